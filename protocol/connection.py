@@ -1,0 +1,115 @@
+"""Sans-IO protocol state for each end of a connection.
+
+The transport feeds received bytes to ``receive_data`` and writes whatever
+``send`` returns; these objects never touch a socket. Which requests may be
+sent in which state is one table:
+
+=================  =========================================
+state              requests accepted from the client
+=================  =========================================
+``AWAIT_HELLO``    ``hello``
+``OPEN``           every request except ``hello``
+``CLOSED``         none
+=================  =========================================
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from .errors import Code, FrameError, ProtocolError
+from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, encode_frame
+from .messages import Hello, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
+
+__all__ = ["State", "ServerConnection", "ClientConnection"]
+
+
+class State(enum.Enum):
+    """Where a connection is in its life."""
+
+    AWAIT_HELLO = "await_hello"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class ServerConnection:
+    """The server's end: bytes in, validated requests out.
+
+    ``receive_data`` returns requests and :class:`ProtocolError` values in the
+    order they arrived; a fatal error (bad framing) closes the connection and
+    is always last. The caller answers errors with :meth:`error_frame`.
+
+    Args:
+        max_frame_bytes: the largest frame body accepted, in bytes.
+    """
+
+    def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+        self._decoder = FrameDecoder(max_frame_bytes=max_frame_bytes)
+        self.state = State.AWAIT_HELLO
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes of an incomplete frame waiting for the rest."""
+        return self._decoder.buffered_bytes
+
+    def receive_data(self, data: bytes) -> list[Request | ProtocolError]:
+        """Feed received bytes; return the requests and errors they complete."""
+        if self.state is State.CLOSED:
+            return []
+        events: list[Request | ProtocolError] = []
+        try:
+            frames = self._decoder.feed(data)
+        except FrameError as exc:
+            self.state = State.CLOSED
+            return [exc]
+        for frame in frames:
+            events.append(self._parse(frame))
+        return events
+
+    def _parse(self, frame: dict[str, Any]) -> Request | ProtocolError:
+        try:
+            request = parse_request(frame)
+        except ProtocolError as exc:
+            return exc
+        is_hello = isinstance(request, Hello)
+        if is_hello != (self.state is State.AWAIT_HELLO):
+            text = "hello was already received" if is_hello else "say hello first"
+            return ProtocolError(Code.HANDSHAKE_REQUIRED, text, request_id=request.id)
+        return request
+
+    def accept_hello(self) -> None:
+        """Mark the handshake done: from now on, every request but ``hello`` is accepted."""
+        self.state = State.OPEN
+
+    def send(self, message: Message) -> bytes:
+        """Return the frame for a reply or push."""
+        return encode_frame(to_wire(message))
+
+    def close(self) -> None:
+        """Stop accepting data."""
+        self.state = State.CLOSED
+
+
+class ClientConnection:
+    """The client's end: requests in, bytes out; bytes in, server messages out.
+
+    Args:
+        max_frame_bytes: the largest frame body accepted from the server, in bytes.
+            Views of big boards are larger than requests, hence the roomier default.
+    """
+
+    def __init__(self, *, max_frame_bytes: int = 4 * DEFAULT_MAX_FRAME_BYTES) -> None:
+        self._decoder = FrameDecoder(max_frame_bytes=max_frame_bytes)
+
+    def send(self, request: Request) -> bytes:
+        """Return the frame for ``request``."""
+        return encode_frame(to_wire(request))
+
+    def receive_data(self, data: bytes) -> list[ServerMessage]:
+        """Feed received bytes; return the server messages they complete.
+
+        Raises:
+            ProtocolError: the server sent bad framing or an invalid message.
+        """
+        return [parse_server_message(frame) for frame in self._decoder.feed(data)]

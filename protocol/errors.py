@@ -1,0 +1,112 @@
+"""Error codes carried by ``error`` messages, and the protocol's exceptions.
+
+Codes are stable strings: clients may branch on them. The human ``message``
+beside a code may change wording at any time.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["Code", "ProtocolError", "FrameError", "MessageError"]
+
+
+class Code(StrEnum):
+    """Every error code the server sends, with when it is sent."""
+
+    BAD_FRAME = "bad_frame"
+    """The bytes are not a frame: oversize length, bad MessagePack, not a map. The connection is closed."""
+    BAD_MESSAGE = "bad_message"
+    """The frame is a map but not a valid message (unknown type, missing or mistyped field)."""
+    UNSUPPORTED_VERSION = "unsupported_version"
+    """``hello`` asked for a protocol version the server cannot speak. The connection is closed."""
+    HANDSHAKE_REQUIRED = "handshake_required"
+    """A request other than ``hello`` came before the handshake, or ``hello`` came twice."""
+    BAD_PASSWORD = "bad_password"
+    """The server needs a password and ``hello`` had none or a wrong one. The connection is closed."""
+    BAD_NAME = "bad_name"
+    """The player name is empty, too long, or has control or look-alike whitespace characters."""
+    NAME_TAKEN = "name_taken"
+    """Another connected player already uses that name."""
+    BAD_TOKEN = "bad_token"
+    """``hello`` carried a resume token this server does not know."""
+    UNKNOWN_GAME = "unknown_game"
+    """``create_table`` named a game the server does not have."""
+    BAD_OPTION = "bad_option"
+    """A game option, the seed or the time control is unknown, mistyped or out of range."""
+    NO_SUCH_TABLE = "no_such_table"
+    """No table has that id."""
+    TABLE_FULL = "table_full"
+    """Both seats are taken (or the seat asked for is)."""
+    ALREADY_SEATED = "already_seated"
+    """The player already holds a seat at that table."""
+    NOT_SEATED = "not_seated"
+    """The action needs a seat at that table and the player holds none."""
+    NOT_AT_TABLE = "not_at_table"
+    """The player neither sits at nor watches that table."""
+    NOT_STARTED = "not_started"
+    """The game waits for its second player."""
+    GAME_OVER = "game_over"
+    """The game at that table has ended."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """A move came from the seat that is not to move."""
+    STALE_PLY = "stale_ply"
+    """The move named a ply other than the current one (the client's view is out of date)."""
+    ILLEGAL_MOVE = "illegal_move"
+    """The rules engine refused the move; the message names the rule."""
+    BAD_ACTION = "bad_action"
+    """A table action (draw offer, takeback, rematch) that makes no sense now."""
+    TOO_MANY_TABLES = "too_many_tables"
+    """The player already holds as many tables as the server allows."""
+    RATE_LIMITED = "rate_limited"
+    """Too many requests too fast; the request was dropped."""
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    """The server or this address has too many connections. The connection is closed."""
+    TIMEOUT = "timeout"
+    """The peer was silent, stalled mid-frame, or never said ``hello``. The connection is closed."""
+    SHUTTING_DOWN = "shutting_down"
+    """The server is stopping."""
+    INTERNAL_ERROR = "internal_error"
+    """The server failed to handle a request; nothing was changed."""
+
+
+class ProtocolError(Exception):
+    """A peer broke the protocol.
+
+    Attributes:
+        code: the :class:`Code` to report.
+        message: a human explanation naming what was wrong.
+        field: the offending field's path (``"id"``, ``"options.size"``) if known.
+        request_id: the ``id`` of the request that failed, if one could be read.
+        fatal: whether the connection must be closed.
+    """
+
+    def __init__(
+        self,
+        code: Code,
+        message: str,
+        *,
+        field: str | None = None,
+        request_id: int | None = None,
+        fatal: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.request_id = request_id
+        self.fatal = fatal
+
+
+class FrameError(ProtocolError):
+    """The byte stream is not valid framing; always fatal."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(Code.BAD_FRAME, message, fatal=True)
+
+
+class MessageError(ProtocolError):
+    """A frame decoded to a map that is not a valid message."""
+
+    def __init__(self, message: str, *, field: str | None = None, request_id: int | None = None) -> None:
+        super().__init__(Code.BAD_MESSAGE, message, field=field, request_id=request_id)

@@ -1,0 +1,103 @@
+"""Length-prefixed MessagePack framing, without I/O.
+
+A frame is a 4-byte big-endian unsigned length ``N`` followed by exactly ``N``
+bytes holding one MessagePack map. :class:`FrameDecoder` takes bytes as they
+arrive and yields decoded maps; it refuses an oversize frame as soon as its
+length prefix is read, before buffering its body.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import msgpack
+
+from .errors import FrameError
+
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "HEADER_BYTES", "FrameDecoder", "encode_frame"]
+
+DEFAULT_MAX_FRAME_BYTES = 65536
+"""Largest frame body accepted by default, in bytes (64 KiB)."""
+
+HEADER_BYTES = 4
+_HEADER = struct.Struct(">I")
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"MessagePack extension type {code} is not allowed")
+
+
+def encode_frame(payload: dict[str, Any]) -> bytes:
+    """Return ``payload`` packed as one frame (length prefix + MessagePack map).
+
+    Raises:
+        TypeError: if ``payload`` holds something MessagePack cannot encode.
+    """
+    body = msgpack.packb(payload, use_bin_type=True)
+    return _HEADER.pack(len(body)) + body
+
+
+def decode_body(body: bytes) -> dict[str, Any]:
+    """Decode one frame body into a map.
+
+    Raises:
+        FrameError: if the body is not exactly one MessagePack map with text keys.
+    """
+    try:
+        obj = msgpack.unpackb(body, raw=False, strict_map_key=True, ext_hook=_refuse_ext)
+    except msgpack.ExtraData:
+        raise FrameError("the frame holds more than one MessagePack object") from None
+    except Exception as exc:  # msgpack raises several unrelated types for bad data
+        raise FrameError(f"the frame is not valid MessagePack ({exc})") from None
+    if not isinstance(obj, dict):
+        raise FrameError(f"a frame must hold a MessagePack map, not {type(obj).__name__}")
+    return obj
+
+
+class FrameDecoder:
+    """Turns a byte stream into decoded frame bodies.
+
+    Args:
+        max_frame_bytes: the largest body accepted, in bytes.
+
+    After a :class:`FrameError` the decoder is broken: every later call
+    raises again, since the stream can no longer be trusted.
+    """
+
+    def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+        self.max_frame_bytes = max_frame_bytes
+        self._buffer = bytearray()
+        self._error: FrameError | None = None
+
+    @property
+    def buffered_bytes(self) -> int:
+        """How many bytes of an incomplete frame are waiting."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """Add ``data`` and return every map completed by it, in order.
+
+        Raises:
+            FrameError: an oversize length prefix or a body that is not one map.
+        """
+        if self._error is not None:
+            raise self._error
+        self._buffer += data
+        frames: list[dict[str, Any]] = []
+        try:
+            while len(self._buffer) >= HEADER_BYTES:
+                (length,) = _HEADER.unpack_from(self._buffer)
+                if length > self.max_frame_bytes:
+                    raise FrameError(f"frame of {length} bytes exceeds the limit of {self.max_frame_bytes} bytes")
+                end = HEADER_BYTES + length
+                if len(self._buffer) < end:
+                    break
+                body = bytes(self._buffer[HEADER_BYTES:end])
+                del self._buffer[:end]
+                frames.append(decode_body(body))
+        except FrameError as exc:
+            self._error = exc
+            self._buffer.clear()
+            raise
+        return frames

@@ -1,0 +1,311 @@
+"""Every message of the Parlour protocol, declared once.
+
+Each message is a frozen msgspec struct whose ``type`` tag is the string on
+the wire. Requests (client to server) carry an ``id`` that the server's reply
+echoes; pushes (server to client, unprompted) carry none. Incoming maps are
+validated against these declarations by :func:`parse_request` and
+:func:`parse_server_message`, which raise :class:`MessageError` naming the bad
+field. ``PROTOCOL.md`` documents each message with an example.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Union
+
+import msgspec
+from msgspec import Meta
+
+from .errors import MessageError
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "MAX_NAME_CHARS",
+    "MAX_MOVE_CHARS",
+    "MAX_CHAT_CHARS",
+    "Message",
+    "Request",
+    "ServerMessage",
+    "to_wire",
+    "parse_request",
+    "parse_server_message",
+    "REQUEST_TYPES",
+    "SERVER_TYPES",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol version this code speaks (``hello.version``)."""
+
+MAX_NAME_CHARS = 24
+MAX_MOVE_CHARS = 64
+MAX_CHAT_CHARS = 500
+MAX_TOKEN_CHARS = 128
+
+RequestId = Annotated[int, Meta(ge=0, le=2**53)]
+TableId = Annotated[int, Meta(ge=1, le=2**53)]
+Seat = Annotated[int, Meta(ge=0, le=1)]
+Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME_CHARS)]
+MoveText = Annotated[str, Meta(min_length=1, max_length=MAX_MOVE_CHARS)]
+ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_CHARS)]
+Token = Annotated[str, Meta(max_length=MAX_TOKEN_CHARS)]
+GameName = Annotated[str, Meta(min_length=1, max_length=32)]
+Options = Annotated[dict[str, Any], Meta(max_length=32)]
+Seed = Union[Annotated[str, Meta(max_length=256)], Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)], None]
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
+    """Base of every message; ``type`` on the wire is the class's ``tag``."""
+
+
+# --- requests: client to server -------------------------------------------------
+
+
+class Hello(Message, tag="hello"):
+    """Opens a session. Must be the first request on a connection."""
+
+    id: RequestId
+    version: int
+    name: Name
+    token: Token | None = None
+    password: Annotated[str, Meta(max_length=256)] | None = None
+
+
+class ListTables(Message, tag="list_tables"):
+    """Asks for every table in the lobby."""
+
+    id: RequestId
+
+
+class CreateTable(Message, tag="create_table"):
+    """Creates a table; the creator sits in ``seat`` (``None``: does not sit)."""
+
+    id: RequestId
+    game: GameName
+    options: Options = {}
+    seed: Seed = None
+    seat: Seat | None = 0
+
+
+class JoinTable(Message, tag="join_table"):
+    """Takes a free seat (``seat`` ``None``: whichever is free)."""
+
+    id: RequestId
+    table: TableId
+    seat: Seat | None = None
+
+
+class WatchTable(Message, tag="watch_table"):
+    """Becomes a spectator of a table."""
+
+    id: RequestId
+    table: TableId
+
+
+class LeaveTable(Message, tag="leave_table"):
+    """Gives up a seat (resigning a running game) or stops watching."""
+
+    id: RequestId
+    table: TableId
+
+
+class PlayMove(Message, tag="move"):
+    """Plays ``move`` for the sender's seat; ``ply``, if given, must be the current ply."""
+
+    id: RequestId
+    table: TableId
+    move: MoveText
+    ply: Annotated[int, Meta(ge=0)] | None = None
+
+
+class Resign(Message, tag="resign"):
+    """Resigns the game at a table where the sender is seated."""
+
+    id: RequestId
+    table: TableId
+
+
+class Ping(Message, tag="ping"):
+    """Asks for a ``pong``; also keeps the connection alive."""
+
+    id: RequestId
+
+
+Request = Union[Hello, ListTables, CreateTable, JoinTable, WatchTable, LeaveTable, PlayMove, Resign, Ping]
+REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
+
+
+# --- server to client -------------------------------------------------------------
+
+
+class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A table as the lobby shows it.
+
+    ``seats`` holds the two players' names (``None``: free); ``status`` is
+    ``"waiting"``, ``"playing"`` or ``"over"``; ``seed`` is ``None`` while it
+    would reveal hidden information.
+    """
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    seats: list[str | None]
+    status: str
+    spectators: int
+    ply: int
+    seed: str | int | None = None
+    outcome: dict[str, Any] | None = None
+
+
+class Welcome(Message, tag="welcome"):
+    """Answers ``hello``: the session is open."""
+
+    id: int
+    protocol: int
+    server: str
+    version: str
+    name: str
+    token: str
+    games: list[dict[str, Any]]
+
+
+class Ok(Message, tag="ok"):
+    """Answers a request that needs nothing back but success."""
+
+    id: int
+
+
+class Pong(Message, tag="pong"):
+    """Answers ``ping``."""
+
+    id: int
+
+
+class Tables(Message, tag="tables"):
+    """Answers ``list_tables``."""
+
+    id: int
+    tables: list[TableInfo]
+
+
+class TableJoined(Message, tag="table_joined"):
+    """Answers ``create_table``, ``join_table`` and ``watch_table``.
+
+    ``seat`` is the sender's seat (``None``: spectator); ``view`` the position
+    as that seat may see it; ``moves`` every move so far in notation.
+    """
+
+    id: int
+    table: TableInfo
+    seat: int | None
+    view: dict[str, Any]
+    moves: list[str]
+
+
+class Error(Message, tag="error"):
+    """A request failed (``id`` set) or the connection broke the protocol (``id`` ``None``)."""
+
+    code: str
+    message: str
+    id: int | None = None
+    field: str | None = None
+
+
+class TableUpdated(Message, tag="table_updated"):
+    """Push: a table appeared or changed (seats, status, spectators)."""
+
+    table: TableInfo
+
+
+class TableClosed(Message, tag="table_closed"):
+    """Push: a table left the lobby."""
+
+    table: int
+
+
+class Moved(Message, tag="moved"):
+    """Push to a table's players and spectators: a move was played.
+
+    ``view`` is the new position as the receiver may see it; ``forced`` marks a
+    pass the server played because it was the only legal move.
+    """
+
+    table: int
+    seat: int
+    move: str
+    ply: int
+    view: dict[str, Any]
+    forced: bool = False
+
+
+class GameStarted(Message, tag="game_started"):
+    """Push to a table: both seats are taken and play begins."""
+
+    table: int
+    seats: list[str | None]
+    view: dict[str, Any]
+
+
+class GameOver(Message, tag="game_over"):
+    """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``."""
+
+    table: int
+    outcome: dict[str, Any]
+
+
+class Shutdown(Message, tag="shutdown"):
+    """Push: the server is stopping and will close the connection."""
+
+    message: str
+
+
+ServerMessage = Union[
+    Welcome, Ok, Pong, Tables, TableJoined, Error, TableUpdated, TableClosed, Moved, GameStarted, GameOver, Shutdown
+]
+SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
+
+
+# --- conversion ----------------------------------------------------------------------
+
+_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+
+
+def to_wire(message: Message) -> dict[str, Any]:
+    """Return ``message`` as a plain map with its ``type``, ready to pack."""
+    return msgspec.to_builtins(message)
+
+
+def _convert(obj: dict[str, Any], union: Any, known: tuple[type[Message], ...]) -> Any:
+    request_id = obj.get("id") if type(obj.get("id")) is int else None
+    kind = obj.get("type")
+    if kind is None:
+        raise MessageError("message has no 'type' field", field="type", request_id=request_id)
+    if not isinstance(kind, str) or kind not in {cls.__struct_config__.tag for cls in known}:
+        raise MessageError(f"unknown message type {kind!r}", field="type", request_id=request_id)
+    try:
+        return msgspec.convert(obj, union, strict=True)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        match = _PATH.search(text)
+        field = match["path"] if match else None
+        detail = _PATH.sub("", text)
+        where = f"field {field!r}: " if field else ""
+        raise MessageError(f"bad {kind!r} message: {where}{detail}", field=field, request_id=request_id) from None
+
+
+def parse_request(obj: dict[str, Any]) -> Request:
+    """Validate a decoded map as a client request.
+
+    Raises:
+        MessageError: naming the missing or bad field (``field``) and carrying the
+            request's ``id`` when it could be read.
+    """
+    return _convert(obj, Request, REQUEST_TYPES)
+
+
+def parse_server_message(obj: dict[str, Any]) -> ServerMessage:
+    """Validate a decoded map as a server reply or push.
+
+    Raises:
+        MessageError: naming the missing or bad field.
+    """
+    return _convert(obj, ServerMessage, SERVER_TYPES)
