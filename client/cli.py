@@ -1,0 +1,117 @@
+"""The ``parlour`` command: ``parlour serve`` and ``parlour play``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from contextlib import nullcontext
+
+from .connection import DEFAULT_PORT, Client, ServerError
+from .terminal import LineInput, PromptInput, TerminalClient
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """Split ``HOST[:PORT]`` (``[v6]:PORT`` too) into host and port.
+
+    Raises:
+        argparse.ArgumentTypeError: if the port is not a number from 1 to 65535.
+    """
+    host, port = text, DEFAULT_PORT
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest.startswith(":"):
+            port = _port(rest[1:])
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+        port = _port(port_text)
+    return host or "127.0.0.1", port
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"the port must be a number from 1 to 65535, not {text!r}")
+    return int(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``parlour`` command."""
+    from server.cli import add_parser as add_serve
+
+    parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_serve(subparsers)
+    play = subparsers.add_parser(
+        "play",
+        help="connect to a server and play or watch",
+        description="Connect to a Parlour server, see its lobby, and play or watch. Type help once connected.",
+    )
+    play.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    play.add_argument("--name", required=True, help="your player name (unique on the server)")
+    play.set_defaults(run=run_play)
+    return parser
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Run the terminal client; return the exit status."""
+    try:
+        return asyncio.run(_play(args))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _play(args: argparse.Namespace) -> int:
+    host, port = args.address
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        client = await Client.connect(host, port, name=args.name)
+    except ServerError as exc:
+        print(f"The server refused us ({exc.code}): {exc.message}", flush=True)
+        return 2
+    except (OSError, asyncio.TimeoutError) as exc:
+        print(f"Cannot connect to {host}:{port}: {exc}", flush=True)
+        return 1
+    assert client.welcome is not None
+    if interactive:
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        source: LineInput | PromptInput = PromptInput()
+        output_guard = patch_stdout()
+    else:
+        source = LineInput()
+        output_guard = nullcontext()
+    with output_guard:
+        shell = TerminalClient(client, lambda text: print(text, flush=True))
+        print(f"Connected to {client.welcome.server} (Parlour {client.welcome.version}) as {client.name}. Type help.", flush=True)
+        followers = asyncio.create_task(shell.follow_events())
+        await shell.handle("list")
+        try:
+            while (line := await _next_line(source, client)) is not None:
+                if not await shell.handle(line):
+                    break
+        finally:
+            await client.close()
+            await followers
+    return 0
+
+
+async def _next_line(source: LineInput | PromptInput, client: Client) -> str | None:
+    """The next command, or ``None`` at end of input or when the connection closed."""
+    read = asyncio.ensure_future(source.read())
+    closed = asyncio.ensure_future(client.closed.wait())
+    done, _ = await asyncio.wait({read, closed}, return_when=asyncio.FIRST_COMPLETED)
+    closed.cancel()
+    if read in done:
+        return read.result()
+    read.cancel()
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``parlour`` console command."""
+    args = build_parser().parse_args(argv)
+    sys.exit(args.run(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""The async client library every front end is built on.
+
+>>> client = await Client.connect("127.0.0.1", 7420, name="ann")   # doctest: +SKIP
+>>> joined = await client.create_table("othello", {"size": 8})      # doctest: +SKIP
+>>> async for event in client.events():                             # doctest: +SKIP
+...     print(event)
+
+Requests are awaitables that return the server's reply or raise
+:class:`ServerError`; pushes arrive through :meth:`Client.events`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import ssl as ssl_module
+from typing import Any, AsyncIterator
+
+from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
+from protocol import messages as m
+
+__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 7420
+
+
+class ServerError(Exception):
+    """The server refused a request.
+
+    Attributes:
+        code: the stable error code (``"illegal_move"``, ...).
+        message: the server's human explanation.
+        field: the offending field, for ``bad_message``.
+    """
+
+    def __init__(self, error: m.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.code = error.code
+        self.message = error.message
+        self.field = error.field
+
+
+class ConnectionLost(ConnectionError):
+    """The connection closed before a reply arrived."""
+
+
+class Client:
+    """One connection to a Parlour server, after the handshake.
+
+    Build with :meth:`connect`. Attributes after connecting: ``welcome`` (the
+    server's ``welcome`` message), ``name`` and ``token``.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._protocol = ClientConnection()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[m.Message]] = {}
+        self._events: asyncio.Queue[m.Message | None] = asyncio.Queue()
+        self._reader_task = asyncio.create_task(self._read_loop())
+        self.welcome: m.Welcome | None = None
+        self.closed = asyncio.Event()
+        self.close_reason: str | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        host: str,
+        port: int = DEFAULT_PORT,
+        *,
+        name: str,
+        token: str | None = None,
+        password: str | None = None,
+        ssl: ssl_module.SSLContext | None = None,
+        timeout_s: float = 10.0,
+    ) -> "Client":
+        """Open a connection and say hello.
+
+        Raises:
+            OSError: the server cannot be reached.
+            ServerError: the server refused the handshake (``name_taken``, ...).
+        """
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=ssl), timeout_s)
+        client = cls(reader, writer)
+        try:
+            hello = m.Hello(id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password)
+            reply = await asyncio.wait_for(client._request(hello), timeout_s)
+        except BaseException:
+            await client.close()
+            raise
+        assert isinstance(reply, m.Welcome)
+        client.welcome = reply
+        return client
+
+    @property
+    def name(self) -> str:
+        """The name the server knows us by."""
+        assert self.welcome is not None
+        return self.welcome.name
+
+    @property
+    def token(self) -> str:
+        """The session token from ``welcome``."""
+        assert self.welcome is not None
+        return self.welcome.token
+
+    def _next_id(self) -> int:
+        return next(self._ids)
+
+    # --- plumbing --------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        try:
+            while data := await self._reader.read(65536):
+                for message in self._protocol.receive_data(data):
+                    self._route(message)
+            self.close_reason = self.close_reason or "the server closed the connection"
+        except ProtocolError as exc:
+            self.close_reason = f"the server sent bad data: {exc}"
+        except (ConnectionError, OSError) as exc:
+            self.close_reason = f"connection lost: {exc}"
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionLost(self.close_reason or "connection closed"))
+            self._pending.clear()
+            self._events.put_nowait(None)
+            self.closed.set()
+            self._writer.close()
+
+    def _route(self, message: m.Message) -> None:
+        request_id = getattr(message, "id", None)
+        future = self._pending.pop(request_id, None) if request_id is not None else None
+        if future is not None and not future.done():
+            future.set_result(message)
+            return
+        if isinstance(message, m.Shutdown):
+            self.close_reason = f"server shutting down: {message.message}"
+        self._events.put_nowait(message)
+
+    async def _request(self, request: m.Request) -> m.Message:
+        if self.closed.is_set():
+            raise ConnectionLost(self.close_reason or "connection closed")
+        future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
+        self._pending[request.id] = future
+        self._writer.write(self._protocol.send(request))
+        await self._writer.drain()
+        reply = await future
+        if isinstance(reply, m.Error):
+            raise ServerError(reply)
+        return reply
+
+    async def request(self, kind: type[m.Message], **fields: Any) -> m.Message:
+        """Send a request of class ``kind`` with ``fields`` (the id is added) and return the reply.
+
+        Raises:
+            ServerError: the server answered with an error.
+            ConnectionLost: the connection closed first.
+        """
+        return await self._request(kind(id=self._next_id(), **fields))  # type: ignore[call-arg]
+
+    async def send_raw(self, frame: bytes) -> None:
+        """Write bytes as they are (for tests of the server's handling of bad input)."""
+        self._writer.write(frame)
+        await self._writer.drain()
+
+    async def events(self) -> AsyncIterator[m.Message]:
+        """Yield server pushes (and unmatched errors) until the connection closes."""
+        while (event := await self._events.get()) is not None:
+            yield event
+        self._events.put_nowait(None)  # let a later iterator end too
+
+    async def next_event(self, kind: type[m.Message] | tuple[type[m.Message], ...] = m.Message, *, timeout_s: float = 10.0) -> m.Message:
+        """Return the next push of class ``kind``, skipping others.
+
+        Raises:
+            ConnectionLost: the connection closed first.
+            TimeoutError: none came within ``timeout_s`` seconds.
+        """
+
+        async def wait() -> m.Message:
+            async for event in self.events():
+                if isinstance(event, kind):
+                    return event
+            raise ConnectionLost(self.close_reason or "connection closed")
+
+        return await asyncio.wait_for(wait(), timeout_s)
+
+    async def close(self) -> None:
+        """Close the connection and wait for the reader to stop."""
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except (ConnectionError, OSError):
+            pass
+        await asyncio.gather(self._reader_task, return_exceptions=True)
+
+    # --- requests -----------------------------------------------------------------------
+
+    async def list_tables(self) -> list[m.TableInfo]:
+        """Return every table in the lobby."""
+        reply = await self.request(m.ListTables)
+        assert isinstance(reply, m.Tables)
+        return reply.tables
+
+    async def create_table(
+        self, game: str, options: dict[str, Any] | None = None, *, seed: str | int | None = None, seat: int | None = 0
+    ) -> m.TableJoined:
+        """Create a table and sit at ``seat`` (``None``: watch it instead)."""
+        reply = await self.request(m.CreateTable, game=game, options=options or {}, seed=seed, seat=seat)
+        assert isinstance(reply, m.TableJoined)
+        return reply
+
+    async def join_table(self, table: int, seat: int | None = None) -> m.TableJoined:
+        """Take ``seat`` (``None``: any free one) at ``table``."""
+        reply = await self.request(m.JoinTable, table=table, seat=seat)
+        assert isinstance(reply, m.TableJoined)
+        return reply
+
+    async def watch_table(self, table: int) -> m.TableJoined:
+        """Spectate ``table``."""
+        reply = await self.request(m.WatchTable, table=table)
+        assert isinstance(reply, m.TableJoined)
+        return reply
+
+    async def leave_table(self, table: int) -> None:
+        """Leave a seat (forfeiting a running game) or stop watching."""
+        await self.request(m.LeaveTable, table=table)
+
+    async def move(self, table: int, move: str, *, ply: int | None = None) -> None:
+        """Play ``move`` at ``table``; returns once the server accepted it."""
+        await self.request(m.PlayMove, table=table, move=move, ply=ply)
+
+    async def resign(self, table: int) -> None:
+        """Resign the game at ``table``."""
+        await self.request(m.Resign, table=table)
+
+    async def ping(self) -> None:
+        """Round-trip a ``ping``."""
+        await self.request(m.Ping)

@@ -1,0 +1,3 @@
+"""The Parlour server: network, lobby, tables."""
+
+__version__ = "0.1.0"
