@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import sys
 from contextlib import nullcontext
 
@@ -49,6 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
     play.set_defaults(run=run_play)
+    host = subparsers.add_parser(
+        "host",
+        help="host a server on this machine and play on it from this terminal",
+        description="Start a server that LAN players can join, and connect to it from this terminal.",
+    )
+    host.add_argument("--name", required=True, help="your player name")
+    host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
+    host.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default: {DEFAULT_PORT})")
+    host.set_defaults(run=run_host)
     return parser
 
 
@@ -60,11 +70,44 @@ def run_play(args: argparse.Namespace) -> int:
         return 0
 
 
+def run_host(args: argparse.Namespace) -> int:
+    """Run a server and the terminal client in one process; return the exit status."""
+    try:
+        return asyncio.run(_host(args))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _host(args: argparse.Namespace) -> int:
+    from server.app import Server, ServerConfig
+    from server.cli import lan_addresses
+
+    server = Server(ServerConfig(host=args.host, port=args.port, server_name=socket.gethostname()))
+    try:
+        await server.start()
+    except OSError as exc:
+        print(f"Cannot listen on {args.host}:{args.port}: {exc}", flush=True)
+        return 1
+    others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
+    print("Hosting. Other players connect with one of:", flush=True)
+    for address in others:
+        print(f"    parlour play {address}:{server.port} --name THEIRNAME", flush=True)
+    try:
+        local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+        return await _session(local, server.port, args.name)
+    finally:
+        await server.close()
+
+
 async def _play(args: argparse.Namespace) -> int:
     host, port = args.address
+    return await _session(host, port, args.name)
+
+
+async def _session(host: str, port: int, name: str) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     try:
-        client = await Client.connect(host, port, name=args.name)
+        client = await Client.connect(host, port, name=name)
     except ServerError as exc:
         print(f"The server refused us ({exc.code}): {exc.message}", flush=True)
         return 2

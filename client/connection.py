@@ -62,6 +62,7 @@ class Client:
         self.welcome: m.Welcome | None = None
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
+        self.closed_by_us = False
 
     @classmethod
     async def connect(
@@ -189,6 +190,8 @@ class Client:
 
     async def close(self) -> None:
         """Close the connection and wait for the reader to stop."""
+        self.close_reason = self.close_reason or "closed by this client"
+        self.closed_by_us = True
         self._writer.close()
         try:
             await self._writer.wait_closed()

@@ -61,6 +61,7 @@ class TerminalClient:
         self.write = write
         self.at: Seating | None = None
         self._changed = asyncio.Condition()
+        self._moved_at_ply = -1  # our turn is over until a view newer than this ply arrives
         self._commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
             "list": self._list,
             "new": self._new,
@@ -145,6 +146,7 @@ class TerminalClient:
 
     async def _sit(self, joined: m.TableJoined) -> None:
         self.at = Seating(joined.table, joined.seat, joined.view, list(joined.moves))
+        self._moved_at_ply = -1
         role = "watching" if joined.seat is None else f"playing {joined.table.game} as {self._seat_name(joined.seat)}"
         self.write(f"At table {joined.table.id}, {role}.")
         if joined.moves:
@@ -180,12 +182,14 @@ class TerminalClient:
             raise UsageError(f"unknown command {text.split()[0]!r}; type help")
         if at.seat is None:
             raise UsageError("spectators cannot move; type help for commands")
+        ply = at.view["ply"]
         await self.client.move(at.table.id, text)
+        self._moved_at_ply = max(self._moved_at_ply, ply)
 
     async def _wait(self, args: list[str]) -> None:
         what = args[0] if args else "turn"
         tests = {
-            "turn": lambda at: at is not None and (at.view.get("legal_moves") is not None or at.view.get("outcome") is not None),
+            "turn": lambda at: at is not None and (self._my_turn(at) or at.view.get("outcome") is not None),
             "start": lambda at: at is not None and at.table.status != "waiting",
             "end": lambda at: at is not None and at.view.get("outcome") is not None,
         }
@@ -193,6 +197,9 @@ class TerminalClient:
             raise UsageError("usage: wait turn|start|end")
         async with self._changed:
             await self._changed.wait_for(lambda: tests[what](self.at) or self.client.closed.is_set())
+
+    def _my_turn(self, at: Seating) -> bool:
+        return at.view.get("legal_moves") is not None and at.view["ply"] > self._moved_at_ply
 
     def _require_table(self) -> Seating:
         if self.at is None:
@@ -206,7 +213,8 @@ class TerminalClient:
         async for event in self.client.events():
             self.on_event(event)
             await self._notify()
-        self.write(f"Disconnected: {self.client.close_reason}")
+        if not self.client.closed_by_us:
+            self.write(f"Disconnected: {self.client.close_reason}")
         await self._notify()
 
     async def _notify(self) -> None:
@@ -225,10 +233,12 @@ class TerminalClient:
             if at is None:
                 self.write(f"lobby: table {event.table} closed")
         elif isinstance(event, m.GameStarted) and at is not None and event.table == at.table.id:
+            already_shown = at.table.status == "playing"  # the joiner's own reply showed it
             at.view = event.view
             at.table = _with(at.table, seats=event.seats, status="playing")
             self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {n}" for i, n in enumerate(event.seats)))
-            self._show()
+            if not already_shown:
+                self._show()
         elif isinstance(event, m.Moved) and at is not None and event.table == at.table.id:
             at.view = event.view
             at.moves.append(event.move)

@@ -1,0 +1,38 @@
+"""Shared fixtures: a real server on 127.0.0.1 with an ephemeral port, and real clients."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from client import Client
+from server.app import Server, ServerConfig
+
+Connect = Callable[..., Awaitable[Client]]
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    """A running in-process server listening on 127.0.0.1 (port chosen by the OS)."""
+    srv = Server(ServerConfig(host="127.0.0.1", port=0, server_name="test"))
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.close()
+
+
+@pytest.fixture
+async def connect(server: Server) -> AsyncIterator[Connect]:
+    """Factory: ``await connect("ann")`` returns a client that has said hello."""
+    clients: list[Client] = []
+
+    async def factory(name: str, **kwargs: object) -> Client:
+        client = await Client.connect("127.0.0.1", server.port, name=name, **kwargs)  # type: ignore[arg-type]
+        clients.append(client)
+        return client
+
+    yield factory
+    for client in clients:
+        await client.close()

@@ -1,0 +1,131 @@
+"""Real processes for end-to-end tests: a ``parlour serve`` and ``parlour play`` clients.
+
+Each process is started with the same Python as the tests (``-m client.cli``),
+talks over real TCP on 127.0.0.1, and is read line by line from its stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import games
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = Path(__file__).resolve().parent / "records"
+
+
+class Process:
+    """A child process whose stdout lines are collected by a reader thread."""
+
+    def __init__(self, *args: str, stdin_text: str | None = None) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.popen = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", *args],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        if stdin_text is not None:
+            self.send(stdin_text)
+
+    def _read(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def send(self, text: str) -> None:
+        """Write ``text`` to the process's stdin."""
+        assert self.popen.stdin is not None
+        self.popen.stdin.write(text)
+        self.popen.stdin.flush()
+
+    def expect(self, pattern: str, timeout_s: float = 30.0) -> re.Match[str]:
+        """Wait for an output line matching ``pattern``; return the match.
+
+        Raises:
+            AssertionError: on timeout or end of output, with the output so far.
+        """
+        regex = re.compile(pattern)
+        for line in self.lines:
+            if match := regex.search(line):
+                return match
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"timed out waiting for {pattern!r}; output:\n" + "\n".join(self.lines)) from None
+            if line is None:
+                raise AssertionError(f"process ended before {pattern!r}; output:\n" + "\n".join(self.lines))
+            self.lines.append(line)
+            if match := regex.search(line):
+                return match
+
+    def finish(self, timeout_s: float = 60.0) -> int:
+        """Close stdin, wait for exit, and return the exit status."""
+        assert self.popen.stdin is not None
+        try:
+            self.popen.stdin.close()
+        except BrokenPipeError:
+            pass
+        status = self.popen.wait(timeout_s)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                line = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+        return status
+
+    def kill(self) -> None:
+        """Stop the process if it still runs."""
+        if self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.wait(10)
+
+
+def start_server(*extra: str) -> tuple[Process, int]:
+    """Start ``parlour serve`` on 127.0.0.1 with an ephemeral port; return it and the port."""
+    server = Process("serve", "--host", "127.0.0.1", "--port", "0", *extra)
+    port = int(server.expect(r"listening on port (\d+)")[1])
+    return server, port
+
+
+def read_record(name: str) -> list[str]:
+    """The moves of a recorded game in ``records/`` (``#`` lines are comments)."""
+    text = (RECORDS / name).read_text()
+    return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
+
+
+def player_scripts(game: str, options: dict[str, object], moves: list[str], seed: str | None = None) -> tuple[list[str], list[str]]:
+    """Each seat's command lines for a recorded game: wait for the turn, then move.
+
+    Forced passes are skipped: the server plays them.
+    """
+    state = games.get(game).new_state(options, seed)
+    scripts: tuple[list[str], list[str]] = ([], [])
+    for move in moves:
+        seat = state.to_move
+        assert seat is not None, "the record continues after the game ended"
+        if move != "pass":
+            scripts[seat].extend(["wait turn", move])
+        state = state.play(move)
+    assert state.outcome is not None, "the record does not reach the end of the game"
+    return scripts
