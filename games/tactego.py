@@ -1,0 +1,527 @@
+"""Tactego: simplified Stratego with hidden pieces.
+
+Source: ``RULES.md``, section "Tactego", distilled from the seed
+``003_6ad92695a6f9013e.txt`` (a CMSC 201 project).
+
+Board ``rows`` x ``cols`` (2..26 each, default 8 x 8). Seat 0 is Red (moves
+first, set up at the top), seat 1 is Blue (set up at the bottom). Both sides
+get the same pieces, given by a pieces file (option ``pieces``, its text):
+one ``STRENGTH COUNT`` or ``F COUNT`` line per kind of piece.
+
+Setup is reproducible exactly as the seed's reference program does it: the
+seed string seeds Python's Mersenne Twister (``random.seed(seed)``), the
+file's lines are expanded in order into a list of tokens (``7 3`` gives three
+``7`` tokens), and ``random.shuffle`` runs on the red list, then on the blue
+list. Red fills row 0 from column 0 across, then row 1, ...; Blue fills the
+last row from column 0 across, then the row above, ... A private
+``random.Random(seed)`` gives the same numbers as the global ``random.seed``.
+
+A move takes one of the mover's non-flag pieces one square in any of the
+eight directions onto a square not holding one of the mover's own pieces.
+Notation ``b2-c3``: column letter from the left, row number from the TOP
+(``a1`` is the top-left square). Input is forgiving: any case, spaces around
+and between the squares, and ``-``, ``x``, ``:``, a space or nothing between
+them (``B2 C3``, ``b2xc3``, ``b2c3``).
+
+Combat (destination holds an enemy piece): equal or higher strength wins,
+lower loses and is removed; any piece attacking a flag captures it; the
+winner stands on the destination. Both pieces become known to both players.
+
+Points where RULES.md and the seed are silent, settled as follows:
+
+* The seed's own input (row and column typed as two numbers) is not listed
+  by RULES.md and would be ambiguous (0- or 1-based), so it is not accepted.
+* A flag that is attacked is always captured (it never defends), as in
+  Stratego; flags never attack since they never move.
+* In a pieces file, ``f`` is accepted for ``F``, leading zeros are dropped
+  (``07`` is strength ``7``) and numbers are limited to 9 digits (any larger
+  count could never fit on a 26 x 26 board anyway).
+* Equal strengths: the attacker wins (the seed's rule 5a; in Stratego both
+  would be removed).
+* Pieces remaining per side, flags remaining per side and the ranks each side
+  has lost are public: the piece set is public and every removal happens in a
+  combat, which reveals both pieces to both players.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import re
+import secrets
+from typing import Any, Mapping, NamedTuple
+
+from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
+
+__all__ = [
+    "DEFAULT_PIECES",
+    "FLAG",
+    "Piece",
+    "PiecesError",
+    "Tactego",
+    "TactegoState",
+    "expand_pieces",
+    "parse_pieces",
+    "setup_board",
+]
+
+FLAG = "F"
+"""The rank token of a flag."""
+
+DEFAULT_PIECES = "10 1\n9 1\n8 2\n7 3\n6 4\n5 4\nF 1\n"
+"""The default pieces file (RULES.md): 16 pieces a side, one flag."""
+
+UNKNOWN = "?"
+"""The rank shown for a piece the viewer may not see."""
+
+_MAX_DIGITS = 9
+_FLAG_STRENGTH = 0
+_NUMBER = re.compile(r"[0-9]+", re.ASCII)
+_MOVE = re.compile(r"\s*([a-z])\s*([0-9]{1,3})\s*(?:[-x:]\s*)?([a-z])\s*([0-9]{1,3})\s*", re.ASCII | re.IGNORECASE)
+_DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+class PiecesError(InvalidOption):
+    """The ``pieces`` option is not a valid pieces file, or does not fit the board.
+
+    The message names the line number (1-based) and what is wrong.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("pieces", message)
+
+
+# --------------------------------------------------------------------------
+# Pieces files
+# --------------------------------------------------------------------------
+
+
+def parse_pieces(text: str) -> list[tuple[str, int]]:
+    """Parse the text of a pieces file (RULES.md "Tactego"; seed "Pieces File Format").
+
+    Each non-blank line is ``STRENGTH COUNT`` (strength a positive integer) or
+    ``F COUNT`` (flags); ``COUNT`` is a positive integer. Lines keep their order.
+
+    Returns:
+        ``[(rank, count), ...]`` in file order; ``rank`` is the canonical token
+        (``"7"``, ``"F"``).
+
+    Raises:
+        PiecesError: naming the line number for a bad line shape, a strength or
+            count that is not a positive integer (or longer than 9 digits), and
+            for a set with no flag.
+
+    >>> parse_pieces("7 3\\nF 1")
+    [('7', 3), ('F', 1)]
+    """
+    kinds: list[tuple[str, int]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 2:
+            raise PiecesError(f"pieces line {number}: expected 'STRENGTH COUNT' or 'F COUNT', got {_clip(line.strip())!r}")
+        rank = FLAG if fields[0].upper() == FLAG else str(_positive(fields[0], number, "strength"))
+        kinds.append((rank, _positive(fields[1], number, "count")))
+    if not any(rank == FLAG for rank, _ in kinds):
+        raise PiecesError("the pieces set has no flag (add a line 'F COUNT')")
+    return kinds
+
+
+def _positive(field: str, number: int, what: str) -> int:
+    """Return ``field`` as a positive integer, or raise PiecesError for line ``number``."""
+    digits = field.lstrip("0")
+    if not _NUMBER.fullmatch(field) or not digits:
+        raise PiecesError(f"pieces line {number}: {what} {_clip(field)!r} is not a positive integer")
+    if len(digits) > _MAX_DIGITS:
+        raise PiecesError(f"pieces line {number}: {what} {_clip(field)!r} is too large (at most {_MAX_DIGITS} digits)")
+    return int(digits)
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters for an error message."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def expand_pieces(kinds: list[tuple[str, int]]) -> list[str]:
+    """Expand ``[(rank, count), ...]`` into one token per piece, in file order.
+
+    This is the seed's "load the pieces from the file in the order that they
+    are given": ``[("7", 2), ("F", 1)]`` gives ``["7", "7", "F"]``.
+    """
+    return [rank for rank, count in kinds for _ in range(count)]
+
+
+def _check_fit(per_side: int, rows: int, cols: int) -> None:
+    """Refuse a set whose two sides would overlap (RULES.md): 2 x ceil(n / cols) > rows."""
+    needed = 2 * math.ceil(per_side / cols)
+    if needed > rows:
+        raise PiecesError(
+            f"{per_side} pieces a side do not fit a {rows}x{cols} board: the two sides would overlap "
+            f"(2 x ceil({per_side} / {cols}) = {needed} rows needed, {rows} available)"
+        )
+
+
+# --------------------------------------------------------------------------
+# Board geometry (cached per size)
+# --------------------------------------------------------------------------
+
+
+class _Geometry:
+    """Square names and one-step neighbours of a ``rows`` x ``cols`` board.
+
+    Squares are indexed ``row * cols + col`` with row 0 at the top.
+    ``steps[i]`` lists ``(j, "from-to")`` for every square ``j`` one step
+    away from ``i``, in a fixed direction order.
+    """
+
+    __slots__ = ("rows", "cols", "names", "steps")
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.rows = rows
+        self.cols = cols
+        self.names = tuple(f"{chr(ord('a') + c)}{r + 1}" for r in range(rows) for c in range(cols))
+        self.steps = tuple(self._steps_from(r, c) for r in range(rows) for c in range(cols))
+
+    def _steps_from(self, row: int, col: int) -> tuple[tuple[int, str], ...]:
+        origin = self.names[row * self.cols + col]
+        steps = []
+        for dr, dc in _DIRECTIONS:
+            r, c = row + dr, col + dc
+            if 0 <= r < self.rows and 0 <= c < self.cols:
+                target = r * self.cols + c
+                steps.append((target, f"{origin}-{self.names[target]}"))
+        return tuple(steps)
+
+
+@functools.lru_cache(maxsize=None)
+def _geometry(rows: int, cols: int) -> _Geometry:
+    return _Geometry(rows, cols)
+
+
+# --------------------------------------------------------------------------
+# Pieces and setup
+# --------------------------------------------------------------------------
+
+
+class Piece(NamedTuple):
+    """One piece on the board.
+
+    Attributes:
+        owner: the seat, 0 (Red) or 1 (Blue).
+        rank: the token, ``"7"`` or ``"F"``.
+        strength: the rank as an integer; 0 for a flag.
+        revealed: whether it has fought, so both players know its rank.
+    """
+
+    owner: int
+    rank: str
+    strength: int
+    revealed: bool = False
+
+    @property
+    def is_flag(self) -> bool:
+        """Whether this piece is a flag (flags never move)."""
+        return self.strength == _FLAG_STRENGTH
+
+
+def _new_piece(owner: int, rank: str) -> Piece:
+    return Piece(owner, rank, _FLAG_STRENGTH if rank == FLAG else int(rank))
+
+
+def setup_board(kinds: list[tuple[str, int]], rows: int, cols: int, seed: str) -> tuple[Piece | None, ...]:
+    """Place both sides exactly as the seed's reference program does.
+
+    ``random.seed(seed)``; expand the lines into a red and a blue token list;
+    shuffle red, then blue; red fills from (0, 0) across each row then down;
+    blue fills from (rows - 1, 0) across each row then up.
+
+    Returns:
+        The board as a flat tuple indexed ``row * cols + col`` (row 0 at the top).
+    """
+    rng = random.Random(seed)
+    red, blue = expand_pieces(kinds), expand_pieces(kinds)
+    rng.shuffle(red)
+    rng.shuffle(blue)
+    board: list[Piece | None] = [None] * (rows * cols)
+    for i, rank in enumerate(red):
+        board[i] = _new_piece(0, rank)
+    for i, rank in enumerate(blue):
+        board[(rows - 1 - i // cols) * cols + i % cols] = _new_piece(1, rank)
+    return tuple(board)
+
+
+def _seed_text(seed: str | int | None) -> str:
+    """The seed as the text given to ``random.seed``; a fresh one when ``None``."""
+    if seed is None:
+        return secrets.token_hex(8)
+    return seed if isinstance(seed, str) else str(seed)
+
+
+# --------------------------------------------------------------------------
+# The game
+# --------------------------------------------------------------------------
+
+
+class Tactego(Game):
+    """Tactego, simplified Stratego with hidden pieces (RULES.md "Tactego").
+
+    Options: ``rows``, ``cols`` (2..26, default 8), ``pieces`` (the text of a
+    pieces file, default :data:`DEFAULT_PIECES`), ``hidden`` (default on) and
+    ``max_plies``. The setup is drawn from the seed (a text; an integer is used
+    as its decimal string; ``None`` draws one, kept as ``state.seed``).
+    """
+
+    name = "tactego"
+    title = "Tactego"
+    seats = ("Red", "Blue")
+    uses_seed = True
+    options = (
+        Option("rows", "int", 8, "board rows (the seed's length)", minimum=2, maximum=26),
+        Option("cols", "int", 8, "board columns (the seed's width)", minimum=2, maximum=26),
+        Option("pieces", "str", None, "the text of a pieces file: 'STRENGTH COUNT' or 'F COUNT' lines", max_length=10000),
+        Option("hidden", "bool", True, "hide enemy strengths until a piece has fought"),
+        MAX_PLIES,
+    )
+
+    def _check_options(self, options: dict[str, Any]) -> None:
+        """Check that the pieces file parses and that the set fits the board.
+
+        Raises:
+            PiecesError: for a bad pieces file or a set whose sides would overlap.
+        """
+        kinds = _kinds(options)
+        _check_fit(sum(count for _, count in kinds), options["rows"], options["cols"])
+
+    def _setup(self, options: dict[str, Any], seed: str | int | None) -> "TactegoState":
+        """The starting position drawn from ``seed`` (Red loses at once if it cannot move)."""
+        kinds = _kinds(options)
+        seed_text = _seed_text(seed)
+        board = setup_board(kinds, options["rows"], options["cols"], seed_text)
+        geometry = _geometry(options["rows"], options["cols"])
+        flags = sum(count for rank, count in kinds if rank == FLAG)
+        per_side = sum(count for _, count in kinds)
+        outcome = None if _has_move(board, geometry, 0) else Outcome(1, "Red has no legal move")
+        return TactegoState(
+            self, options, seed_text, geometry, board, 0, None if outcome else 0, outcome, None,
+            (per_side, per_side), (flags, flags), ((), ()), None,
+        )
+
+    def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
+        """The seed reproduces the hidden setup, so it is secret while ``hidden`` is on."""
+        return options.get("hidden") is not False
+
+
+def _kinds(options: dict[str, Any]) -> list[tuple[str, int]]:
+    text = options["pieces"]
+    return parse_pieces(DEFAULT_PIECES if text is None else text)
+
+
+def _has_move(board: tuple[Piece | None, ...], geometry: _Geometry, seat: int) -> bool:
+    """Whether ``seat`` has at least one legal move on ``board``."""
+    for i, piece in enumerate(board):
+        if piece is None or piece.owner != seat or piece.strength == _FLAG_STRENGTH:
+            continue
+        for j, _ in geometry.steps[i]:
+            target = board[j]
+            if target is None or target.owner != seat:
+                return True
+    return False
+
+
+def _attacker_wins(attacker: Piece, defender: Piece) -> bool:
+    """Combat (seed rule 5): a flag is always captured; equal or higher strength wins."""
+    return defender.strength == _FLAG_STRENGTH or attacker.strength >= defender.strength
+
+
+class TactegoState(State):
+    """A Tactego position (immutable).
+
+    Attributes:
+        seed: the seed text the setup was drawn from (secret while hidden).
+        Plus the :class:`~games.base.State` attributes.
+    """
+
+    __slots__ = (
+        "game", "options", "seed", "ply", "to_move", "outcome", "last_move",
+        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves",
+    )
+
+    def __init__(
+        self,
+        game: Tactego,
+        options: dict[str, Any],
+        seed: str,
+        geometry: _Geometry,
+        board: tuple[Piece | None, ...],
+        ply: int,
+        to_move: int | None,
+        outcome: Outcome | None,
+        last_move: str | None,
+        counts: tuple[int, int],
+        flags: tuple[int, int],
+        lost: tuple[tuple[str, ...], tuple[str, ...]],
+        combat: dict[str, Any] | None,
+    ) -> None:
+        self.game = game
+        self.options = options
+        self.seed = seed
+        self._geometry = geometry
+        self._board = board
+        self.ply = ply
+        self.to_move = to_move
+        self.outcome = outcome
+        self.last_move = last_move
+        self._counts = counts
+        self._flags = flags
+        self._lost = lost
+        self._combat = combat
+        self._moves: list[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"<TactegoState ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
+
+    # -- moves -------------------------------------------------------------
+
+    def legal_moves(self) -> list[str]:
+        """Return every legal move as ``"b2-c3"``, by origin square (row-major) then direction."""
+        if self.to_move is None:
+            return []
+        if self._moves is None:
+            self._moves = self._generate(self.to_move)
+        return list(self._moves)
+
+    def _generate(self, seat: int) -> list[str]:
+        board, moves = self._board, []
+        for i, piece in enumerate(board):
+            if piece is None or piece.owner != seat or piece.strength == _FLAG_STRENGTH:
+                continue
+            for j, text in self._geometry.steps[i]:
+                target = board[j]
+                if target is None or target.owner != seat:
+                    moves.append(text)
+        return moves
+
+    def _play(self, move: str) -> "TactegoState":
+        origin, target = self._parse(move)
+        self._check_move(move, origin, target)
+        return self._apply(origin, target)
+
+    def _parse(self, move: str) -> tuple[int, int]:
+        """Return the (origin, target) square indices of ``move``; raise IllegalMove."""
+        found = _MOVE.fullmatch(move)
+        if found is None:
+            raise IllegalMove(move, "a move is two squares, from and to, like b2-c3 (column letter, row number from the top)")
+        col1, row1, col2, row2 = found.groups()
+        return self._square(move, col1, row1), self._square(move, col2, row2)
+
+    def _square(self, move: str, letter: str, digits: str) -> int:
+        geometry = self._geometry
+        col, row = ord(letter.lower()) - ord("a"), int(digits) - 1
+        if not (0 <= col < geometry.cols and 0 <= row < geometry.rows):
+            raise IllegalMove(move, f"{letter.lower()}{int(digits)} is off the {geometry.rows}x{geometry.cols} board")
+        return row * geometry.cols + col
+
+    def _check_move(self, move: str, origin: int, target: int) -> None:
+        """Raise IllegalMove naming the broken rule (seed rule 4)."""
+        names, piece = self._geometry.names, self._board[origin]
+        if piece is None:
+            raise IllegalMove(move, f"{names[origin]} is empty")
+        if piece.owner != self.to_move:
+            raise IllegalMove(move, f"{names[origin]} is not your piece")
+        if piece.strength == _FLAG_STRENGTH:
+            raise IllegalMove(move, f"{names[origin]} is a flag: flags never move")
+        if all(j != target for j, _ in self._geometry.steps[origin]):
+            raise IllegalMove(move, f"{names[origin]}-{names[target]} is not a one-square step")
+        occupant = self._board[target]
+        if occupant is not None and occupant.owner == self.to_move:
+            raise IllegalMove(move, f"{names[target]} holds your own piece")
+
+    def _apply(self, origin: int, target: int) -> "TactegoState":
+        """Return the state after the (legal) move ``origin``-``target``, combat included."""
+        mover = self.to_move
+        assert mover is not None
+        opponent = 1 - mover
+        board = list(self._board)
+        attacker, defender = board[origin], board[target]
+        assert attacker is not None
+        board[origin] = None
+        counts, flags, lost, combat = self._counts, self._flags, self._lost, None
+        if defender is None:
+            board[target] = attacker
+        else:
+            won = _attacker_wins(attacker, defender)
+            loser = defender if won else attacker
+            board[target] = (attacker if won else defender)._replace(revealed=True)
+            counts = _minus(counts, loser.owner, 1)
+            flags = _minus(flags, loser.owner, 1 if loser.strength == _FLAG_STRENGTH else 0)
+            lost = _append(lost, loser.owner, loser.rank)
+            combat = {
+                "square": self._geometry.names[target],
+                "attacker": attacker.rank,
+                "defender": defender.rank,
+                "attacker_seat": mover,
+                "winner": mover if won else opponent,
+            }
+        text = f"{self._geometry.names[origin]}-{self._geometry.names[target]}"
+        new_board = tuple(board)
+        outcome = self._outcome(new_board, flags, mover)
+        return TactegoState(
+            self.game, self.options, self.seed, self._geometry, new_board, self.ply + 1,
+            None if outcome else opponent, outcome, text, counts, flags, lost, combat,
+        )
+
+    def _outcome(self, board: tuple[Piece | None, ...], flags: tuple[int, int], mover: int) -> Outcome | None:
+        """The result after ``mover`` has moved, checked in the RULES.md order."""
+        opponent = 1 - mover
+        name = self.game.seats[opponent]
+        if flags[opponent] == 0:
+            return Outcome(mover, f"{name} has no flags left")
+        if not _has_move(board, self._geometry, opponent):
+            return Outcome(mover, f"{name} has no legal move")
+        limit = self.options["max_plies"]
+        if limit is not None and self.ply + 1 >= limit:
+            return Outcome(None, f"move limit reached ({limit} plies)")
+        return None
+
+    # -- views -------------------------------------------------------------
+
+    def _visible(self, piece: Piece, seat: int | None) -> bool:
+        """Whether ``seat`` (``None``: spectator) may see ``piece``'s rank."""
+        return not self.options["hidden"] or piece.revealed or piece.owner == seat
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see.
+
+        Keys: ``rows``, ``cols``, ``hidden``; ``board`` (rows top to bottom,
+        each a list of cells: ``None`` or ``[owner, rank]`` with rank ``"7"``,
+        ``"F"`` or ``"?"`` when hidden from the viewer); ``revealed`` (names of
+        squares whose pieces have fought, known to both); ``counts`` and
+        ``flags`` (pieces and flags remaining, per seat); ``lost`` (ranks each
+        seat has lost, in order); ``last_combat`` (``None`` or ``{"square",
+        "attacker", "defender", "attacker_seat", "winner"}`` for a combat on the
+        last move; both ranks were revealed by the combat).
+        """
+        geometry, board = self._geometry, self._board
+        cells = [None if p is None else [p.owner, p.rank if self._visible(p, seat) else UNKNOWN] for p in board]
+        cols = geometry.cols
+        return {
+            "rows": geometry.rows,
+            "cols": cols,
+            "hidden": self.options["hidden"],
+            "board": [cells[r * cols:(r + 1) * cols] for r in range(geometry.rows)],
+            "revealed": [geometry.names[i] for i, p in enumerate(board) if p is not None and p.revealed],
+            "counts": list(self._counts),
+            "flags": list(self._flags),
+            "lost": [list(self._lost[0]), list(self._lost[1])],
+            "last_combat": dict(self._combat) if self._combat is not None else None,
+        }
+
+
+def _minus(pair: tuple[int, int], seat: int, amount: int) -> tuple[int, int]:
+    return (pair[0] - amount, pair[1]) if seat == 0 else (pair[0], pair[1] - amount)
+
+
+def _append(pair: tuple[tuple[str, ...], tuple[str, ...]], seat: int, rank: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return (pair[0] + (rank,), pair[1]) if seat == 0 else (pair[0], pair[1] + (rank,))
