@@ -25,7 +25,11 @@ __all__ = ["TerminalClient", "LineInput", "PromptInput"]
 
 HELP = """Commands:
   list                      show the tables in the lobby
+  games                     the games and their options
   new GAME [key=value ...]  create a table and sit down (games: {games})
+                            text options name a file: pieces=FILE, position=FILE;
+                            seed=TEXT sets the setup seed
+  save FILE                 write the current position to FILE (Nine Men's Morris)
   join ID [SEAT]            take a free seat at table ID (SEAT 0 or 1)
   watch ID                  watch table ID as a spectator
   leave                     leave the current table (resigns a running game)
@@ -72,7 +76,9 @@ class TerminalClient:
             "moves": self._moves,
             "resign": self._resign,
             "wait": self._wait,
+            "save": self._save,
             "help": self._help,
+            "games": self._list_games,
         }
 
     # --- commands --------------------------------------------------------------------
@@ -107,6 +113,17 @@ class TerminalClient:
     async def _help(self, args: list[str]) -> None:
         self.write(HELP.format(games=", ".join(game["name"] for game in self._games())))
 
+    async def _list_games(self, args: list[str]) -> None:
+        lines = []
+        for game in self._games():
+            lines.append(f"{game['name']} — {game['title']} ({game['seats'][0]} vs {game['seats'][1]})")
+            for option in game["options"]:
+                bounds = ""
+                if option["min"] is not None or option["max"] is not None:
+                    bounds = f", {option['min'] if option['min'] is not None else ''}..{option['max'] if option['max'] is not None else ''}"
+                lines.append(f"    {option['name']}={option['type']} (default {option['default']}{bounds}) {option['doc']}")
+        self.write("\n".join(lines))
+
     def _games(self) -> list[dict[str, Any]]:
         assert self.client.welcome is not None
         return self.client.welcome.games
@@ -130,8 +147,9 @@ class TerminalClient:
                 raise UsageError(f"options are key=value, not {word!r}")
             if key == "seed":
                 seed = text
-            else:
-                options[key] = game.option(key).parse_text(text)
+                continue
+            option = game.option(key)
+            options[key] = _read_file(key, text) if option.type == "str" else option.parse_text(text)
         joined = await self.client.create_table(game.name, options, seed=seed)
         self.write(f"Created table {joined.table.id}; waiting for an opponent (they type: join {joined.table.id}).")
         await self._sit(joined)
@@ -171,6 +189,20 @@ class TerminalClient:
             self.write("It is not your turn." if at.seat is not None else "Spectators have no moves.")
         else:
             self.write("Legal moves: " + " ".join(legal))
+
+    async def _save(self, args: list[str]) -> None:
+        at = self._require_table()
+        if len(args) != 1:
+            raise UsageError("usage: save FILE")
+        position = at.view.get("position")
+        if not isinstance(position, str):
+            raise UsageError(f"{at.table.game} positions cannot be saved to a file")
+        try:
+            with open(args[0], "w", encoding="utf-8") as handle:
+                handle.write(position)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args[0]!r}: {exc}") from None
+        self.write(f"Saved the position to {args[0]}.")
 
     async def _resign(self, args: list[str]) -> None:
         at = self._require_table()
@@ -323,6 +355,15 @@ def _with(table: m.TableInfo, **changes: Any) -> m.TableInfo:
     import msgspec
 
     return msgspec.structs.replace(table, **changes)
+
+
+def _read_file(key: str, path: str) -> str:
+    """The text of the file named by a ``key=FILE`` option (pieces, position)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the {key} file {path!r}: {exc}") from None
 
 
 def _table_and_seat(args: list[str]) -> tuple[int, int | None]:

@@ -16,7 +16,7 @@ state              requests accepted from the client
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, Iterator
 
 from .errors import Code, FrameError, ProtocolError
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, encode_frame
@@ -36,7 +36,7 @@ class State(enum.Enum):
 class ServerConnection:
     """The server's end: bytes in, validated requests out.
 
-    ``receive_data`` returns requests and :class:`ProtocolError` values in the
+    ``receive_data`` yields requests and :class:`ProtocolError` values in the
     order they arrived; a fatal error (bad framing) closes the connection and
     is always last. The caller answers errors with :meth:`error_frame`.
 
@@ -53,19 +53,27 @@ class ServerConnection:
         """Bytes of an incomplete frame waiting for the rest."""
         return self._decoder.buffered_bytes
 
-    def receive_data(self, data: bytes) -> list[Request | ProtocolError]:
-        """Feed received bytes; return the requests and errors they complete."""
+    def receive_data(self, data: bytes) -> Iterator[Request | ProtocolError]:
+        """Feed received bytes; yield the requests and errors they complete.
+
+        Requests are validated one at a time as the caller takes them, so an
+        :meth:`accept_hello` between two of them applies to the second.
+        """
         if self.state is State.CLOSED:
-            return []
-        events: list[Request | ProtocolError] = []
+            return
         try:
             frames = self._decoder.feed(data)
         except FrameError as exc:
             self.state = State.CLOSED
-            return [exc]
+            yield exc
+            return
         for frame in frames:
-            events.append(self._parse(frame))
-        return events
+            if self.state is State.CLOSED:
+                return
+            yield self._parse(frame)
+        if self._decoder.error is not None:
+            self.state = State.CLOSED
+            yield self._decoder.error
 
     def _parse(self, frame: dict[str, Any]) -> Request | ProtocolError:
         try:
@@ -112,4 +120,7 @@ class ClientConnection:
         Raises:
             ProtocolError: the server sent bad framing or an invalid message.
         """
-        return [parse_server_message(frame) for frame in self._decoder.feed(data)]
+        messages = [parse_server_message(frame) for frame in self._decoder.feed(data)]
+        if self._decoder.error is not None and not messages:
+            raise self._decoder.error
+        return messages

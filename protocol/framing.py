@@ -49,7 +49,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
     except msgpack.ExtraData:
         raise FrameError("the frame holds more than one MessagePack object") from None
     except Exception as exc:  # msgpack raises several unrelated types for bad data
-        raise FrameError(f"the frame is not valid MessagePack ({exc})") from None
+        raise FrameError(f"the frame is not valid MessagePack ({exc or type(exc).__name__})") from None
     if not isinstance(obj, dict):
         raise FrameError(f"a frame must hold a MessagePack map, not {type(obj).__name__}")
     return obj
@@ -75,8 +75,17 @@ class FrameDecoder:
         """How many bytes of an incomplete frame are waiting."""
         return len(self._buffer)
 
+    @property
+    def error(self) -> FrameError | None:
+        """The framing error that broke the stream, once one has been found."""
+        return self._error
+
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Add ``data`` and return every map completed by it, in order.
+
+        If the data breaks the framing after some complete frames, those
+        frames are returned and the error is kept in :attr:`error`; it is
+        raised by the next call.
 
         Raises:
             FrameError: an oversize length prefix or a body that is not one map.
@@ -99,5 +108,6 @@ class FrameDecoder:
         except FrameError as exc:
             self._error = exc
             self._buffer.clear()
-            raise
+            if not frames:
+                raise
         return frames

@@ -44,7 +44,7 @@ MAX_TOKEN_CHARS = 128
 RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
 Seat = Annotated[int, Meta(ge=0, le=1)]
-Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME_CHARS)]
+Name = Annotated[str, Meta(max_length=256)]  # the server checks names itself (bad_name)
 MoveText = Annotated[str, Meta(min_length=1, max_length=MAX_MOVE_CHARS)]
 ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_CHARS)]
 Token = Annotated[str, Meta(max_length=MAX_TOKEN_CHARS)]
@@ -267,6 +267,7 @@ SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore
 # --- conversion ----------------------------------------------------------------------
 
 _PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+_MISSING = re.compile(r"missing required field `(?P<path>[^`]*)`")
 
 
 def to_wire(message: Message) -> dict[str, Any]:
@@ -285,7 +286,7 @@ def _convert(obj: dict[str, Any], union: Any, known: tuple[type[Message], ...]) 
         return msgspec.convert(obj, union, strict=True)
     except msgspec.ValidationError as exc:
         text = str(exc)
-        match = _PATH.search(text)
+        match = _PATH.search(text) or _MISSING.search(text)
         field = match["path"] if match else None
         detail = _PATH.sub("", text)
         where = f"field {field!r}: " if field else ""

@@ -10,7 +10,6 @@ is it legal, apply, tell everyone concerned.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import secrets
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from protocol.messages import (
 )
 
 from . import __version__
+from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .table import Played, RequestError, Table
 
@@ -89,7 +89,7 @@ class Server:
         self.peers: set[Peer] = set()
         self.names: dict[str, Peer] = {}
         self.tables: dict[int, Table] = {}
-        self._table_ids = itertools.count(1)
+        self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._closing = False
@@ -196,7 +196,7 @@ class Server:
             else:
                 reply = await self._dispatch[type(request)](peer, request, then)
         except RequestError as exc:
-            reply = Error(id=request.id, code=exc.code, message=exc.message)
+            reply = Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
         except ProtocolError as exc:
             self._protocol_error(peer, exc)
             return
@@ -210,8 +210,8 @@ class Server:
 
     def _disconnected(self, peer: Peer) -> None:
         self.peers.discard(peer)
-        if peer.name is not None and self.names.get(peer.name) is peer:
-            del self.names[peer.name]
+        if peer.name is not None and self.names.get(name_key(peer.name)) is peer:
+            del self.names[name_key(peer.name)]
         for table_id in list(peer.seats) + list(peer.watching):
             table = self.tables.get(table_id)
             if table is not None:
@@ -228,14 +228,17 @@ class Server:
                 request_id=hello.id,
                 fatal=True,
             )
-        name = hello.name.strip()
-        if not name.isprintable() or name != hello.name:
-            raise RequestError(Code.BAD_NAME, "a name must be printable, with no leading or trailing spaces")
-        if name in self.names:
+        if peer.name is not None:
+            raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
+        try:
+            name = check_name(hello.name)
+        except NameError_ as exc:
+            raise RequestError(Code.BAD_NAME, str(exc)) from None
+        if name_key(name) in self.names:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
         peer.name = name
         peer.token = secrets.token_urlsafe(24)
-        self.names[name] = peer
+        self.names[name_key(name)] = peer
         peer.protocol.accept_hello()
         log.info("%s is %s", peer.address, name)
         return Welcome(
@@ -269,11 +272,10 @@ class Server:
         return Tables(id=request.id, tables=[table.info() for table in self.tables.values()])
 
     async def _create_table(self, peer: Peer, request: CreateTable, then: list[Push]) -> Message:
-        seed = request.seed
-        table_id = next(self._table_ids)
-        if seed is None:
-            seed = secrets.token_hex(8)
-        table = Table.create(table_id, request.game, request.options, seed)
+        seed = request.seed if request.seed is not None else secrets.token_hex(8)
+        table = Table.create(self._next_table_id, request.game, request.options, seed)
+        table_id = self._next_table_id
+        self._next_table_id += 1
         self.tables[table_id] = table
         seat = None
         if request.seat is not None:
@@ -319,16 +321,18 @@ class Server:
         table = self._table(request.table)
         if table.id not in peer.seats and table.id not in peer.watching:
             raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
-        self._leave(peer, table, reason="left the table")
+        then.append(lambda: self._leave(peer, table, reason="left the table"))
         return Ok(id=request.id)
 
     def _leave(self, peer: Peer, table: Table, reason: str) -> None:
+        """Take ``peer`` away from ``table``, forfeiting a running game it plays in."""
+        if table.id in peer.seats and table.status == "playing":
+            outcome = table.forfeit(peer.seats[table.id], f"{reason} (game forfeited)")
+            self._announce_outcome(table, outcome, lobby=False)
         peer.seats.pop(table.id, None)
         peer.watching.discard(table.id)
-        seat = table.unseat(peer)
-        if seat is not None and table.status == "playing":
-            self._announce_outcome(table, table.forfeit(seat, f"{reason} (game forfeited)"))
-        if table.is_empty() and (table.status != "playing"):
+        table.unseat(peer)
+        if table.is_empty() and table.status != "playing":
             del self.tables[table.id]
             self._broadcast_lobby(TableClosed(table=table.id))
         else:
@@ -353,15 +357,14 @@ class Server:
                 member.send(message)
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
-        else:
-            self._table_changed(table)
 
-    def _announce_outcome(self, table: Table, outcome: games.Outcome) -> None:
+    def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
         message = GameOver(table=table.id, outcome=outcome.to_dict())
         for member, _seat in table.members():
             member.send(message)
-        self._table_changed(table)
+        if lobby:
+            self._table_changed(table)
 
     async def _resign(self, peer: Peer, request: Resign, then: list[Push]) -> Message:
         table = self._table(request.table)

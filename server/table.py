@@ -28,12 +28,14 @@ class RequestError(Exception):
     Attributes:
         code: the stable error code.
         message: a human explanation.
+        field: the request field at fault (``"options.size"``), if one is.
     """
 
-    def __init__(self, code: Code, message: str) -> None:
+    def __init__(self, code: Code, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +88,8 @@ class Table:
             resolved = game.resolve_options(options)
             state = game.new_state(resolved, seed)
         except games.InvalidOption as exc:
-            raise RequestError(Code.BAD_OPTION, str(exc)) from None
+            field = "seed" if exc.option == "seed" else f"options.{exc.option}" if exc.option else "options"
+            raise RequestError(Code.BAD_OPTION, str(exc), field) from None
         return cls(table_id, game, resolved, seed, state)
 
     # --- status ------------------------------------------------------------------

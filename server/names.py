@@ -1,0 +1,42 @@
+"""Player names: what is allowed, and when two names are the same person.
+
+A name is 1 to 24 characters, printable, with no leading, trailing or doubled
+spaces and no whitespace other than the plain space, so no one can pass for
+someone else by look-alike spacing or control characters. Two names that are
+equal after NFKC normalisation and case folding are the same name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from protocol.messages import MAX_NAME_CHARS
+
+__all__ = ["NameError_", "check_name", "name_key"]
+
+
+class NameError_(ValueError):
+    """A name that is not allowed; the message says why."""
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if it is allowed.
+
+    Raises:
+        NameError_: empty, too long, control or format characters, or odd spacing.
+    """
+    if not name:
+        raise NameError_("a name cannot be empty")
+    if len(name) > MAX_NAME_CHARS:
+        raise NameError_(f"a name has at most {MAX_NAME_CHARS} characters, not {len(name)}")
+    for char in name:
+        if char != " " and (char.isspace() or unicodedata.category(char)[0] in "CZ"):
+            raise NameError_(f"a name cannot contain the character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})")
+    if name != name.strip() or "  " in name:
+        raise NameError_("a name cannot start or end with a space or hold two spaces in a row")
+    return name
+
+
+def name_key(name: str) -> str:
+    """The form two names are compared in: NFKC-normalised and case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
