@@ -114,6 +114,16 @@ def read_record(name: str) -> list[str]:
     return [word for line in text.splitlines() if not line.startswith("#") for word in line.split()]
 
 
+def read_record_headers(name: str) -> dict[str, str]:
+    """The ``# key: value`` comment lines of a record (``options`` holds JSON)."""
+    headers = {}
+    for line in (RECORDS / name).read_text().splitlines():
+        key, sep, value = line.removeprefix("# ").partition(": ")
+        if line.startswith("# ") and sep and key.isidentifier():
+            headers[key] = value
+    return headers
+
+
 def player_scripts(game: str, options: dict[str, object], moves: list[str], seed: str | None = None) -> tuple[list[str], list[str]]:
     """Each seat's command lines for a recorded game: wait for the turn, then move.
 

@@ -24,12 +24,13 @@ def test_two_players_and_a_spectator_finish_a_recorded_game() -> None:
         table = black.expect(r"Created table (\d+)")[1]
         black.send("\n".join(["wait start", *black_script, "wait end", "quit", ""]))
 
+        watcher = Process("play", address, "--name", "cy", stdin_text=f"watch {table}\nwait end\nquit\n")
+        clients.append(watcher)
+        watcher.expect(rf"At table {table}, watching")
+
         white = Process("play", address, "--name", "bob", stdin_text=f"join {table}\n")
         clients.append(white)
         white.send("\n".join([*white_script, "wait end", "quit", ""]))
-
-        watcher = Process("play", address, "--name", "cy", stdin_text=f"watch {table}\nwait end\nquit\n")
-        clients.append(watcher)
 
         results = []
         for client in clients:
