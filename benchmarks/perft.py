@@ -1,0 +1,230 @@
+"""Rules-engine benchmark: perft counts and random-playout rates per game.
+
+For each game, at its default options (games with a chance setup get the
+seed ``"bench"``), it measures:
+
+- perft: the leaves of the move tree to a fixed depth (``games.perft.perft``),
+  the seconds taken and the leaves per second; where the count is known
+  (Othello's published table) it is checked, and a mismatch makes the exit
+  status 1;
+- random playouts: complete games of uniformly random legal moves, drawn
+  from ``random.Random(seed)``, played for a fixed time budget; it reports
+  games per second and the mean plies per game. A playout still running
+  after ``PLAYOUT_PLY_CAP`` plies (games that can cycle) is stopped and
+  counted as capped.
+
+Usage::
+
+    python benchmarks/perft.py                      # every game at its default depth
+    python benchmarks/perft.py --games othello --depth 9
+    python benchmarks/perft.py --seconds 5 --seed 7
+
+Games that ``games.get`` does not know are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import games  # noqa: E402
+from games.base import State  # noqa: E402
+from games.perft import perft  # noqa: E402
+
+DEFAULT_DEPTHS: dict[str, int] = {
+    "othello": 8,
+    "nimble": 4,
+    "hexapawn": 6,  # size 3: the whole game tree
+    "mingmang": 3,
+    "morris": 4,
+    "tactego": 3,
+}
+"""Perft depth (plies) per game, in the order the table lists them."""
+
+KNOWN_LEAVES: dict[tuple[str, int], int] = {
+    ("othello", 1): 4,
+    ("othello", 2): 12,
+    ("othello", 3): 56,
+    ("othello", 4): 244,
+    ("othello", 5): 1396,
+    ("othello", 6): 8200,
+    ("othello", 7): 55092,
+    ("othello", 8): 390216,
+    ("othello", 9): 3005288,
+    ("othello", 10): 24571284,
+}
+"""Published perft counts from the default start position, by (game, depth)."""
+
+SETUP_SEED = "bench"
+"""The setup seed given to games with chance (``Game.uses_seed``)."""
+
+PLAYOUT_SECONDS = 2.0
+"""Default time budget for random playouts, per game (seconds)."""
+
+PLAYOUT_SEED = 2024
+"""Default seed of the ``random.Random`` that picks playout moves."""
+
+PLAYOUT_PLY_CAP = 10_000
+"""Plies after which a random playout is stopped and counted as capped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One game's measurements.
+
+    Attributes:
+        game: the game's short name.
+        depth: perft depth in plies.
+        leaves: perft leaf count.
+        perft_s: seconds spent in perft.
+        playouts: complete (or capped) random games played.
+        capped: how many of them hit ``PLAYOUT_PLY_CAP``.
+        plies: plies played over all playouts.
+        playout_s: seconds spent in playouts (at least the budget).
+    """
+
+    game: str
+    depth: int
+    leaves: int
+    perft_s: float
+    playouts: int
+    capped: int
+    plies: int
+    playout_s: float
+
+    @property
+    def leaves_per_s(self) -> float:
+        """Perft leaves per second."""
+        return self.leaves / self.perft_s if self.perft_s > 0 else float("inf")
+
+    @property
+    def games_per_s(self) -> float:
+        """Random playouts per second."""
+        return self.playouts / self.playout_s if self.playout_s > 0 else float("inf")
+
+    @property
+    def plies_per_game(self) -> float:
+        """Mean plies per random playout."""
+        return self.plies / self.playouts if self.playouts else 0.0
+
+    def check(self) -> str:
+        """Return ``"OK"``, ``"MISMATCH (expected N)"`` or ``"-"`` (no known count)."""
+        expected = KNOWN_LEAVES.get((self.game, self.depth))
+        if expected is None:
+            return "-"
+        return "OK" if expected == self.leaves else f"MISMATCH (expected {expected})"
+
+
+def start_state(game: games.Game) -> State:
+    """Return ``game``'s start at default options (seed ``"bench"`` if it uses one)."""
+    return game.new_state(None, seed=SETUP_SEED if game.uses_seed else None)
+
+
+def time_perft(state: State, depth: int) -> tuple[int, float]:
+    """Return ``(leaves, seconds)`` of ``perft(state, depth)``."""
+    began = time.perf_counter()
+    leaves = perft(state, depth)
+    return leaves, time.perf_counter() - began
+
+
+def random_playouts(state: State, seconds: float, seed: int) -> tuple[int, int, int, float]:
+    """Play random games from ``state`` until ``seconds`` have passed.
+
+    Each game runs to its end (or ``PLAYOUT_PLY_CAP`` plies); the clock is
+    checked between games, so the time taken can exceed the budget by one game.
+
+    Returns:
+        ``(games, capped, plies, elapsed seconds)``.
+    """
+    rng = random.Random(seed)
+    played = capped = plies = 0
+    began = time.perf_counter()
+    while True:
+        position, length = state, 0
+        while position.outcome is None and length < PLAYOUT_PLY_CAP:
+            position = position.play(rng.choice(position.legal_moves()))
+            length += 1
+        played += 1
+        plies += length
+        capped += position.outcome is None
+        elapsed = time.perf_counter() - began
+        if elapsed >= seconds:
+            return played, capped, plies, elapsed
+
+
+def bench(game: games.Game, depth: int, seconds: float, seed: int) -> Result:
+    """Measure perft at ``depth`` and random playouts for ``seconds`` for ``game``."""
+    state = start_state(game)
+    leaves, perft_s = time_perft(state, depth)
+    playouts, capped, plies, playout_s = random_playouts(state, seconds, seed)
+    return Result(game.name, depth, leaves, perft_s, playouts, capped, plies, playout_s)
+
+
+HEADER = (
+    f"{'game':<10} {'depth':>5} {'leaves':>12} {'perft s':>8} {'leaves/s':>10} "
+    f"{'check':<8} {'games/s':>9} {'plies/game':>10} {'capped':>6}"
+)
+
+
+def format_row(result: Result) -> str:
+    """Return one line of the table for ``result``."""
+    return (
+        f"{result.game:<10} {result.depth:>5} {result.leaves:>12} {result.perft_s:>8.3f} "
+        f"{result.leaves_per_s:>10.0f} {result.check():<8} {result.games_per_s:>9.1f} "
+        f"{result.plies_per_game:>10.1f} {result.capped:>6}"
+    )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Read the command line."""
+    parser = argparse.ArgumentParser(description="Perft counts and random-playout rates of the rules engines.")
+    parser.add_argument(
+        "--games",
+        default=",".join(DEFAULT_DEPTHS),
+        help="comma-separated game names (default: %(default)s)",
+    )
+    parser.add_argument("--depth", type=int, default=None, help="perft depth for every game (default: per game)")
+    parser.add_argument(
+        "--seconds", type=float, default=PLAYOUT_SECONDS, help="random-playout budget per game (default: %(default)s)"
+    )
+    parser.add_argument("--seed", type=int, default=PLAYOUT_SEED, help="seed of the playout moves (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if args.depth is not None and args.depth < 0:
+        parser.error("--depth must be at least 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the table; return 1 if a known count mismatches."""
+    args = parse_args(argv)
+    names = [name.strip() for name in args.games.split(",") if name.strip()]
+    results = []
+    print(HEADER)
+    for name in names:
+        try:
+            game = games.get(name)
+        except games.UnknownGame:
+            print(f"{name:<10} skipped: not a registered game")
+            continue
+        depth = args.depth if args.depth is not None else DEFAULT_DEPTHS.get(name, 3)
+        result = bench(game, depth, args.seconds, args.seed)
+        results.append(result)
+        print(format_row(result), flush=True)
+    print()
+    for result in results:
+        expected = KNOWN_LEAVES.get((result.game, result.depth))
+        if expected is not None:
+            print(f"check: {result.game} perft({result.depth}) = {result.leaves}, expected {expected}: {result.check()}")
+    return 1 if any(r.check().startswith("MISMATCH") for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,517 @@
+"""Othello ("Black & White"): place a disc, flip every flanked line.
+
+Source: ``RULES.md``, section "Othello"; seed ``002_e6146ce5720fcbb1.txt``
+(sections 2 and 3: placing and capturing, starting position, skipping the
+turn, game over, display).
+
+>>> state = Othello().new_state()
+>>> state.legal_moves()
+['d3', 'c4', 'f5', 'e6']
+>>> state = state.play("D3")
+>>> state.last_move, state.disc_counts()
+('d3', (4, 1))
+
+Board and notation: ``size`` x ``size`` squares (``size`` even, 6..16,
+default 8). A square is written as a lowercase column letter from the left
+and a row number from the TOP: ``a1`` is the top-left corner. A forced pass is
+written ``pass``. Input is forgiving about case and spaces (``" D 3 "``).
+
+Representation (python-chess style): each colour is one bitboard, a plain
+Python ``int`` in which bit ``row * size + col`` is set where that colour has
+a disc (row 0 is the top row). Everything fast is in two primitives,
+:func:`_placing_moves` and :func:`_flips`, which shift bitboards along the
+eight directions; the per-size shift amounts and edge masks live in a cached
+:class:`_Geometry`.
+
+Points settled here where RULES.md and the seed are silent or open:
+
+- The game ends as soon as neither side can place a disc, right after the
+  move that caused it; no pass moves are played out first. A ``pass`` is
+  legal only when the side to move cannot place but the opponent can, and it
+  is then the only legal move (RULES.md: "the engine's only legal move is
+  then ``pass``").
+- The end reason is checked in the seed's order: ``"elimination"`` (a side
+  has no disc left), then ``"board full"``, else ``"mutual blocking"``. A full
+  board of one colour therefore ends by elimination. The score is always
+  ``(black discs, white discs)``; more discs wins and equal is a draw (after
+  an elimination the side with no disc always has fewer).
+- Legal moves are listed in board order: row by row from the top, left to
+  right within a row.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .base import Game, IllegalMove, InvalidOption, Option, Outcome, State
+
+__all__ = ["Othello", "OthelloState"]
+
+_COLUMNS = "abcdefghijklmnop"
+_SQUARE = re.compile(r"([a-z])(\d+)")
+_NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
+_EMPTY = "."
+_PASS = "pass"
+
+BLACK = 0
+"""Seat of Black, who moves first."""
+WHITE = 1
+"""Seat of White."""
+
+
+# ---------------------------------------------------------------------------
+# Geometry and bitboard primitives
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _Geometry:
+    """Everything about one board size that the primitives need.
+
+    Attributes:
+        size: squares per side.
+        full: bitboard with every square set.
+        steps: ``(shift, mask)`` for four directions, each used both ways:
+            a left shift (``<<``) by 1, size - 1, size, size + 1 goes east,
+            south-west, south, south-east; a right shift (``>>``) goes west,
+            north-east, north, north-west. ``mask`` keeps the squares a
+            flanked run may cross in that direction (the inner columns for
+            directions that move sideways, else the whole board), which also
+            stops runs wrapping from one row to the next.
+        names: square name by bit index (``names[0] == "a1"``).
+        index: bit index by canonical square name.
+    """
+
+    size: int
+    full: int
+    steps: tuple[tuple[int, int], ...]
+    names: tuple[str, ...]
+    index: dict[str, int]
+
+
+@functools.lru_cache(maxsize=None)
+def _geometry(size: int) -> _Geometry:
+    """Return the (cached) geometry of a ``size`` x ``size`` board, size 1..16."""
+    full = (1 << (size * size)) - 1
+    first_col = sum(1 << (row * size) for row in range(size))
+    last_col = first_col << (size - 1)
+    inner = full & ~first_col & ~last_col
+    steps = ((1, inner), (size - 1, inner), (size, full), (size + 1, inner))
+    names = tuple(f"{_COLUMNS[i % size]}{i // size + 1}" for i in range(size * size))
+    return _Geometry(size, full, steps, names, {name: i for i, name in enumerate(names)})
+
+
+def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
+    """Return the bitboard of empty squares where ``own`` can place a disc.
+
+    A square qualifies when, in some direction, one or more ``opp`` discs run
+    from it to an ``own`` disc. Each direction follows the runs outward from
+    the ``own`` discs ("dumb7fill", stopping as soon as every run has ended).
+    """
+    empty = geo.full & ~(own | opp)
+    moves = 0
+    for step, mask in geo.steps:
+        crossable = opp & mask
+        run = frontier = (own << step) & crossable
+        while frontier:
+            frontier = (frontier << step) & crossable
+            run |= frontier
+        moves |= run << step
+    for step, mask in geo.steps:
+        crossable = opp & mask
+        run = frontier = (own >> step) & crossable
+        while frontier:
+            frontier = (frontier >> step) & crossable
+            run |= frontier
+        moves |= run >> step
+    return moves & empty
+
+
+def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
+    """Return the ``opp`` discs flipped by ``own`` placing on bitboard ``square``.
+
+    Walks each of the eight directions from ``square`` over ``opp`` discs and
+    keeps the run when an ``own`` disc closes it. Zero means the square
+    flanks nothing (an illegal placement).
+    """
+    flips = 0
+    for step, mask in geo.steps:
+        crossable = opp & mask
+        run = 0
+        probe = square << step
+        while probe & crossable:
+            run |= probe
+            probe <<= step
+        if probe & own:
+            flips |= run
+    for step, mask in geo.steps:
+        crossable = opp & mask
+        run = 0
+        probe = square >> step
+        while probe & crossable:
+            run |= probe
+            probe >>= step
+        if probe & own:
+            flips |= run
+    return flips
+
+
+def _start_bitboards(size: int) -> tuple[int, int]:
+    """Return ``(black, white)`` for the start: the four centre squares.
+
+    For size 8: White on d4 and e5, Black on e4 and d5 (RULES.md; seed 2.2).
+    """
+    low, high = size // 2 - 1, size // 2
+    black = (1 << (low * size + high)) | (1 << (high * size + low))
+    white = (1 << (low * size + low)) | (1 << (high * size + high))
+    return black, white
+
+
+def _final_outcome(black: int, white: int, geo: _Geometry) -> Outcome:
+    """Return the outcome of a position where neither side can place a disc.
+
+    The reason is ``"elimination"``, ``"board full"`` or ``"mutual
+    blocking"``, checked in that order (seed 2.4); more discs wins, equal
+    is a draw; ``score`` is ``(black discs, white discs)``.
+    """
+    blacks, whites = black.bit_count(), white.bit_count()
+    if not blacks or not whites:
+        reason = "elimination"
+    elif blacks + whites == geo.size * geo.size:
+        reason = "board full"
+    else:
+        reason = "mutual blocking"
+    winner = BLACK if blacks > whites else WHITE if whites > blacks else None
+    return Outcome(winner, reason, (blacks, whites))
+
+
+# ---------------------------------------------------------------------------
+# Game and State
+# ---------------------------------------------------------------------------
+
+
+class Othello(Game):
+    """Othello ("Black & White") on an even board from 6x6 to 16x16.
+
+    Options (RULES.md, "Othello"):
+        size: squares per side, an even integer from 6 to 16 (default 8).
+
+    Seats: 0 = Black (moves first), 1 = White. No chance in the setup.
+    """
+
+    name = "othello"
+    title = "Black & White (Othello)"
+    seats = ("Black", "White")
+    options = (
+        Option("size", "int", 8, "squares per side of the board (even)", minimum=6, maximum=16),
+    )
+    uses_seed = False
+
+    def _check_options(self, options: dict[str, Any]) -> None:
+        """Refuse an odd ``size`` (the start needs the four centre squares).
+
+        Raises:
+            InvalidOption: naming ``size`` when it is odd.
+        """
+        size = options["size"]
+        if size % 2:
+            raise InvalidOption("size", f"option 'size' must be an even integer from 6 to 16, not {size}")
+
+    def _setup(self, options: dict[str, Any], seed: str | int | None) -> "OthelloState":
+        """Return the starting position: four centre discs, Black to move."""
+        size = options["size"]
+        black, white = _start_bitboards(size)
+        return OthelloState(self, options, _geometry(size), black, white, BLACK, 0, None)
+
+
+_GAME = Othello()
+
+
+class OthelloState(State):
+    """An immutable Othello position.
+
+    Attributes (besides those of :class:`~games.base.State`):
+        black: bitboard of Black's discs; bit ``row * size + col``, row 0 at
+            the top (so bit 0 is ``a1``).
+        white: bitboard of White's discs, same layout.
+        size: squares per side.
+
+    Build positions with ``Othello().new_state(...)``, :meth:`play`, or
+    :meth:`from_diagram` (any legal-looking arrangement, for tests and the
+    seed's examples).
+    """
+
+    __slots__ = (
+        "game", "options", "ply", "to_move", "outcome", "last_move",
+        "black", "white", "size", "_geo", "_side", "_moves", "_legal",
+    )
+
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping[str, Any],
+        geo: _Geometry,
+        black: int,
+        white: int,
+        side: int,
+        ply: int,
+        last_move: str | None,
+    ) -> None:
+        """Build a position with ``side`` due to move (internal; see :meth:`from_diagram`).
+
+        Works out whether ``side`` can place, must pass, or whether neither
+        side can move (then the game is over and ``to_move`` is ``None``).
+        """
+        self.game = game
+        self.options = options
+        self.ply = ply
+        self.last_move = last_move
+        self.black = black
+        self.white = white
+        self.size = geo.size
+        self._geo = geo
+        self._side = side
+        self._legal: tuple[str, ...] | None = None
+        own, opp = (black, white) if side == BLACK else (white, black)
+        self._moves = _placing_moves(own, opp, geo)
+        if self._moves or _placing_moves(opp, own, geo):
+            self.to_move: int | None = side
+            self.outcome: Outcome | None = None
+        else:
+            self.to_move = None
+            self.outcome = _final_outcome(black, white, geo)
+
+    # -- building positions from text --------------------------------------
+
+    @classmethod
+    def from_diagram(cls, diagram: str, to_move: int = BLACK, ply: int = 0) -> "OthelloState":
+        """Build a position from a text diagram (for tests and the seed's examples).
+
+        Args:
+            diagram: one line per row, top row first; ``X`` (Black), ``O``
+                (White) or ``.`` (empty) per square, case-insensitive, spaces
+                ignored. A header line of column letters and leading row
+                numbers are skipped, so :meth:`diagram` output and the board
+                part of :func:`client.render.othello.render` output read back. Blank lines are
+                ignored. The board size is the number of rows.
+            to_move: the seat due to move, 0 (Black) or 1 (White). If that
+                side cannot place but the other can, the position is a forced
+                pass; if neither can, the game is over.
+            ply: the ply number to give the position (default 0).
+
+        Returns:
+            The position, with ``last_move`` ``None`` and options ``{"size": n}``.
+
+        Raises:
+            ValueError: if the rows are not ``n`` squares each for an even
+                ``n`` from 6 to 16, a character is not ``X``/``O``/``.``, the
+                board has no disc, or ``to_move``/``ply`` is out of range.
+
+        >>> s = OthelloState.from_diagram('''
+        ...   A B C D E F
+        ... 1 . . . . . .
+        ... 2 . . . . . .
+        ... 3 . . O X . .
+        ... 4 . . X O . .
+        ... 5 . . . . . .
+        ... 6 . . . . . .
+        ... ''')
+        >>> s.size, s.legal_moves()
+        (6, ['c2', 'b3', 'e4', 'd5'])
+        """
+        if to_move not in (BLACK, WHITE):
+            raise ValueError(f"to_move must be 0 (Black) or 1 (White), not {to_move!r}")
+        if type(ply) is not int or ply < 0:
+            raise ValueError(f"ply must be a non-negative integer, not {ply!r}")
+        rows = _diagram_rows(diagram)
+        size = len(rows)
+        if size % 2 or not 6 <= size <= 16:
+            raise ValueError(f"a diagram needs an even number of rows from 6 to 16, not {size}")
+        black = white = 0
+        for row, text in enumerate(rows, start=1):
+            if len(text) != size:
+                raise ValueError(f"row {row} has {len(text)} squares; a {size}x{size} board needs {size}")
+            for col, char in enumerate(text):
+                bit = 1 << ((row - 1) * size + col)
+                if char == "X":
+                    black |= bit
+                elif char == "O":
+                    white |= bit
+        if not black | white:
+            raise ValueError("a diagram needs at least one disc")
+        return cls(_GAME, {"size": size}, _geometry(size), black, white, to_move, ply, None)
+
+    def diagram(self) -> str:
+        """Return the board as text that :meth:`from_diagram` reads back.
+
+        One line per row, top first, ``X``/``O``/``.`` per square, no spaces.
+        """
+        return "\n".join(self.rows())
+
+    # -- queries ----------------------------------------------------------
+
+    def rows(self) -> list[str]:
+        """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``."""
+        size, black, white = self.size, self.black, self.white
+        rows = []
+        for row in range(size):
+            chars = []
+            for col in range(size):
+                bit = 1 << (row * size + col)
+                chars.append("X" if black & bit else "O" if white & bit else _EMPTY)
+            rows.append("".join(chars))
+        return rows
+
+    def disc_at(self, square: str) -> int | None:
+        """Return the seat whose disc is on ``square`` (e.g. ``"d4"``), or ``None`` if empty.
+
+        Raises:
+            IllegalMove: if ``square`` is not a square of this board.
+        """
+        index = self._square_index(square)
+        bit = 1 << index
+        return BLACK if self.black & bit else WHITE if self.white & bit else None
+
+    def disc_counts(self) -> tuple[int, int]:
+        """Return ``(black discs, white discs)`` on the board."""
+        return self.black.bit_count(), self.white.bit_count()
+
+    @property
+    def must_pass(self) -> bool:
+        """Whether the side to move cannot place a disc and must play ``pass``."""
+        return self.outcome is None and not self._moves
+
+    def legal_moves(self) -> list[str]:
+        """Return the legal moves: squares in board order, ``["pass"]``, or ``[]`` when over."""
+        legal = self._legal
+        if legal is None:
+            if self.outcome is not None:
+                legal = ()
+            elif not self._moves:
+                legal = (_PASS,)
+            else:
+                legal = _squares(self._moves, self._geo.names)
+            self._legal = legal
+        return list(legal)
+
+    # -- moves -------------------------------------------------------------
+
+    def _play(self, move: str) -> "OthelloState":
+        """Place a disc on ``move`` or play a forced ``pass``.
+
+        Raises:
+            IllegalMove: ``"d3 is occupied"``, ``"d3 flips nothing"``,
+                ``"z9 is off the 8x8 board"``, ``"'xyz' is not a square
+                (...)"`` or ``"pass is allowed only when no disc can be
+                placed"``.
+        """
+        index = self._geo.index.get(move)
+        if index is None:
+            text = "".join(move.split()).lower()
+            if text == _PASS:
+                return self._pass(move)
+            index = self._square_index(move)
+        return self._place(index, move)
+
+    def _square_index(self, move: str) -> int:
+        """Return the bit index of the square written ``move`` (forgiving).
+
+        Raises:
+            IllegalMove: if the text is not a square or is off the board.
+        """
+        text = "".join(move.split()).lower()
+        index = self._geo.index.get(text)
+        if index is not None:
+            return index
+        match = _SQUARE.fullmatch(text)
+        if match is None:
+            raise IllegalMove(move, f"{move.strip()!r} is not a square ({_NOTATION_HELP})")
+        size, col, digits = self.size, ord(match[1]) - ord("a"), match[2].lstrip("0") or "0"
+        row = int(digits) - 1 if len(digits) <= 3 else size
+        if col < size and 0 <= row < size:
+            return row * size + col
+        raise IllegalMove(move, f"{match[1]}{digits} is off the {size}x{size} board")
+
+    def _place(self, index: int, move: str) -> "OthelloState":
+        """Place a disc of the side to move on bit ``index``."""
+        square = 1 << index
+        geo = self._geo
+        if not square & self._moves:
+            raise IllegalMove(move, self._why_not(index))
+        if self._side == BLACK:
+            flips = _flips(square, self.black, self.white, geo)
+            black, white = self.black | square | flips, self.white ^ flips
+        else:
+            flips = _flips(square, self.white, self.black, geo)
+            black, white = self.black ^ flips, self.white | square | flips
+        return OthelloState(self.game, self.options, geo, black, white, 1 - self._side, self.ply + 1, geo.names[index])
+
+    def _why_not(self, index: int) -> str:
+        """Return why the side to move cannot place on bit ``index``."""
+        name = self._geo.names[index]
+        if (self.black | self.white) >> index & 1:
+            return f"{name} is occupied"
+        if not self._moves:
+            return f"{name} flips nothing; {self.game.seats[self._side]} must pass"
+        return f"{name} flips nothing"
+
+    def _pass(self, move: str) -> "OthelloState":
+        """Play a forced pass: only when no disc can be placed."""
+        if self._moves:
+            raise IllegalMove(move, "pass is allowed only when no disc can be placed")
+        return OthelloState(
+            self.game, self.options, self._geo, self.black, self.white, 1 - self._side, self.ply + 1, _PASS
+        )
+
+    # -- views -------------------------------------------------------------
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """Return the Othello part of the view; the same for every seat.
+
+        Keys: ``size`` (int), ``board`` (list of ``size`` strings of
+        ``X``/``O``/``.``, top row first), ``discs`` (``[black, white]``),
+        ``must_pass`` (bool: the side to move cannot place a disc) and
+        ``last_move`` (str or ``None``).
+        """
+        return {
+            "size": self.size,
+            "board": self.rows(),
+            "discs": list(self.disc_counts()),
+            "must_pass": self.must_pass,
+            "last_move": self.last_move,
+        }
+
+    def __repr__(self) -> str:
+        return f"<OthelloState size={self.size} ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
+
+
+def _squares(bitboard: int, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the names of the squares set in ``bitboard``, in board order."""
+    squares = []
+    while bitboard:
+        low = bitboard & -bitboard
+        squares.append(names[low.bit_length() - 1])
+        bitboard ^= low
+    return tuple(squares)
+
+
+def _diagram_rows(diagram: str) -> list[str]:
+    """Return the square rows of a diagram: spaces, header and row numbers removed.
+
+    Raises:
+        ValueError: if a row holds a character other than ``X``, ``O`` or ``.``.
+    """
+    rows = []
+    for line in diagram.splitlines():
+        text = "".join(line.split()).upper()
+        if not text or text == _COLUMNS[: len(text)].upper():
+            continue
+        text = text.lstrip("0123456789")
+        bad = set(text) - {"X", "O", _EMPTY}
+        if bad:
+            raise ValueError(f"diagram line {line.strip()!r} has {sorted(bad)[0]!r}; use X, O or .")
+        rows.append(text)
+    return rows
