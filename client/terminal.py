@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 import games
 from protocol import messages as m
 
-from .connection import Client, ConnectionLost, ServerError
+from .connection import Client, ServerError
 from .render import render
 
 __all__ = ["TerminalClient", "LineInput", "PromptInput"]
