@@ -108,3 +108,25 @@ def test_illegal_move_and_bad_option_leave_the_table_unchanged(tmp_path: Path) -
     finally:
         player.kill()
         server.kill()
+
+
+def test_morris_starts_from_a_position_file_and_refuses_a_malformed_one(tmp_path: Path) -> None:
+    position = "1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0\n7\n7\n1\n"
+    good = tmp_path / "good.txt"
+    good.write_text(position)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1, 1, 0\n7\n7\n1\n")
+    server, port = start_server()
+    player = Process("play", f"127.0.0.1:{port}", "--name", "ann")
+    try:
+        player.send(f"new morris position={bad}\n")
+        player.expect(r"error \(bad_option\): position line 1: expected 24 point values")
+        player.send(f"new morris position={good}\nmoves\n")
+        player.expect(r"Created table 1")
+        player.expect(r"7 in hand")
+        player.send(f"save {tmp_path / 'copy.txt'}\nquit\n")
+        assert player.finish() == 0
+        assert (tmp_path / "copy.txt").read_text() == position
+    finally:
+        player.kill()
+        server.kill()
