@@ -1,4 +1,4 @@
-"""The ``parlour`` command: ``parlour serve`` and ``parlour play``."""
+"""The ``parlour`` command: ``serve``, ``play``, ``host`` and ``games``."""
 
 from __future__ import annotations
 
@@ -37,11 +37,13 @@ def _port(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``parlour`` command."""
+    from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve(subparsers)
+    add_games(subparsers)
     play = subparsers.add_parser(
         "play",
         help="connect to a server and play or watch",

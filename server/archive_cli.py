@@ -1,0 +1,145 @@
+"""``parlour games``: list the finished games in a server's database, or export one.
+
+``parlour games [--db PATH] [--limit N] [--offset N]`` prints one line per
+finished game, the most recent first; ``parlour games --export ID`` prints
+that game (finished or not) as a plain-text record (:mod:`games.record`).
+
+It reads the database a running server is writing (WAL lets both work at
+once). Like the server, it upgrades a database from an older Parlour and
+refuses one from a newer Parlour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+import games
+from games.record import format_record
+
+from .store import ArchiveEntry, Store, StoreError, default_db_path
+
+__all__ = ["add_parser", "run", "describe_result"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``games`` subcommand to the ``parlour`` command."""
+    parser = subparsers.add_parser(
+        "games",
+        help="list the finished games in a server's archive, or export one",
+        description="List the finished games stored by 'parlour serve', most recent first, "
+        "or print one game as a plain-text record.",
+    )
+    parser.add_argument(
+        "--db", type=Path, default=None, metavar="PATH", help=f"the server's database (default: {default_db_path()})"
+    )
+    parser.add_argument("--export", type=int, default=None, metavar="ID", help="print game ID as a plain-text record")
+    parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games (default: 50)")
+    parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games (default: 0)")
+    parser.set_defaults(run=run)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, not {text!r}")
+    return int(text)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """List the archive or export one game, as ``args`` asks; return the exit status.
+
+    Args:
+        args: ``db`` (path or ``None`` for the default), ``export`` (id or
+            ``None``), ``limit`` and ``offset``.
+        out, err: where to write (default: ``sys.stdout`` and ``sys.stderr``).
+
+    Returns:
+        0 on success (an empty archive included); 1 if the database cannot be
+        opened or the game to export does not exist.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    path = Path(args.db) if args.db is not None else default_db_path()
+    if not path.exists():
+        print(f"No games yet: {path} does not exist ('parlour serve --db {path}' creates it).", file=err)
+        return 1 if args.export is not None else 0
+    try:
+        store = Store.open(path)
+    except StoreError as exc:
+        print(f"Cannot read the archive: {exc}", file=err)
+        return 1
+    try:
+        if args.export is not None:
+            table = store.load(args.export)
+            if table is None:
+                print(f"There is no game {args.export} in {path}.", file=err)
+                return 1
+            out.write(format_record(store.to_record(table)))
+            return 0
+        entries = store.archive(limit=args.limit, offset=args.offset)
+    finally:
+        store.close_sync()
+    _print_archive(entries, path, args.limit, args.offset, out)
+    return 0
+
+
+def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: int, out: TextIO) -> None:
+    if not entries:
+        print(f"No finished games in {path}" + (f" after the first {offset}." if offset else "."), file=out)
+        return
+    header = ("ID", "GAME", "PLAYERS", "RESULT", "PLIES", "FINISHED (UTC)")
+    rows = [
+        (
+            str(entry.id),
+            entry.game,
+            " vs ".join(name or "?" for name in entry.players),
+            describe_result(entry.game, entry.players, entry.result),
+            str(entry.plies),
+            _when(entry.finished),
+        )
+        for entry in entries
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    right = {0, 4}
+    for row in [header, *rows]:
+        cells = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        print("  ".join(cells).rstrip(), file=out)
+    if len(entries) == limit:
+        print(f"(more may follow: --offset {offset + limit})", file=out)
+
+
+def describe_result(game: str, players: tuple[str | None, str | None], result: dict[str, Any] | None) -> str:
+    """Say how a game ended, e.g. ``"bob (White) won: more discs, 22-42"`` or ``"draw: no legal move"``."""
+    if not result:
+        return "-"
+    winner = result.get("winner")
+    reason = result.get("reason") or ""
+    score = result.get("score")
+    if winner in (0, 1):
+        colour = _seat_name(game, winner)
+        name = players[winner]
+        who = f"{name} ({colour})" if name else colour
+        text = f"{who} won"
+    else:
+        text = "draw"
+    if reason:
+        text += f": {reason}"
+    if isinstance(score, list) and len(score) == 2:
+        text += f"{',' if reason else ':'} {score[0]}-{score[1]}"
+    return text
+
+
+def _seat_name(game: str, seat: int) -> str:
+    try:
+        return games.get(game).seats[seat]
+    except games.UnknownGame:
+        return f"seat {seat}"
+
+
+def _when(unix_time: float | None) -> str:
+    if unix_time is None:
+        return "-"
+    return datetime.fromtimestamp(unix_time, timezone.utc).strftime("%Y-%m-%d %H:%M")

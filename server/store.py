@@ -1,0 +1,926 @@
+"""Persistence in SQLite: sessions, tables, every move, and the archive.
+
+One :class:`Store` owns one database file in WAL mode. Writes go through a
+single writer thread that commits in groups: every write queued while the
+previous commit was on its way to disk goes into the next transaction, and
+each caller's ``await`` returns only after that transaction's ``COMMIT`` has
+returned. With ``synchronous=FULL`` (the default) that means the WAL has been
+fsynced, so a move acknowledged after ``await store.append_move(...)`` survives
+a crash or power loss; ``NORMAL`` survives a crash of the process (SIGKILL) but
+may lose the last commits on power loss.
+
+Reads (startup, archive queries) are synchronous, on a second connection; in
+WAL mode they never block the writer and see only committed data.
+
+The schema has a version (``PRAGMA user_version``) and an application id
+(``PRAGMA application_id``). Opening a file runs the :data:`MIGRATIONS` it
+has not had yet, each in its own transaction; a file from a newer Parlour, a
+non-Parlour SQLite database or a file that is not SQLite at all is refused
+with :class:`SchemaError` and left untouched.
+
+Usage::
+
+    store = Store.open(default_db_path())
+    await store.start()
+    await store.create_table(TableRow(id=1, game="othello", options={"size": 8}, seed=None, created=time.time()))
+    await store.append_move(1, MoveRow(ply=1, seat=0, move="d3", at=time.time()))
+    await store.close()
+
+Times are Unix times in seconds (``time.time()``), stored as REAL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import queue
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+from games.record import GameRecord, RecordedMove
+
+__all__ = [
+    "APPLICATION_ID",
+    "ArchiveEntry",
+    "MIGRATIONS",
+    "Migration",
+    "MoveRow",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "SYNCHRONOUS_MODES",
+    "SchemaError",
+    "Statement",
+    "Store",
+    "StoreError",
+    "StoredTable",
+    "TableRow",
+    "append_move_sql",
+    "create_table_sql",
+    "default_db_path",
+    "delete_session_sql",
+    "delete_table_sql",
+    "iso_utc",
+    "save_session_sql",
+    "table_to_record",
+    "truncate_moves_sql",
+    "update_table_sql",
+]
+
+log = logging.getLogger(__name__)
+
+Statement = tuple[str, tuple[Any, ...]]
+"""One SQL statement with its ``?`` parameters, as :meth:`Store.write` takes it."""
+
+APPLICATION_ID = 0x50524C52
+"""``PRAGMA application_id`` of a Parlour database (the bytes ``PRLR``)."""
+
+STATUSES = ("waiting", "playing", "over")
+"""The values of a table's ``status``."""
+
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+"""The values :meth:`Store.open` accepts for ``synchronous`` (SQLite's ``PRAGMA synchronous``)."""
+
+
+class StoreError(Exception):
+    """The database cannot be opened, or a write failed (the cause is chained)."""
+
+
+class SchemaError(StoreError):
+    """The file is not a Parlour database this version can use: newer, foreign or not SQLite."""
+
+
+def default_db_path() -> Path:
+    """Return the default database file: ``parlour.sqlite3`` in the user's data directory.
+
+    The directory is not created here; :meth:`Store.open` creates it.
+    """
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("parlour")) / "parlour.sqlite3"
+
+
+def iso_utc(unix_time: float) -> str:
+    """Return a Unix time as ISO-8601 UTC text with milliseconds, e.g. ``2024-05-01T12:00:05.123Z``."""
+    moment = datetime.fromtimestamp(unix_time, timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --- schema and migrations ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema: what turns version ``version - 1`` into ``version``.
+
+    Attributes:
+        version: the schema version after this step (1, 2, ...).
+        doc: what the step changes, for humans and for error messages.
+        statements: the SQL to run, in order, inside one transaction.
+    """
+
+    version: int
+    doc: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "sessions, tables and moves",
+        (
+            """CREATE TABLE sessions (
+                token   TEXT PRIMARY KEY,
+                name    TEXT NOT NULL,
+                created REAL NOT NULL
+            )""",
+            """CREATE TABLE tables (
+                id           INTEGER PRIMARY KEY,
+                game         TEXT NOT NULL,
+                options      TEXT NOT NULL,               -- JSON object
+                seed         TEXT,                        -- NULL: no seed
+                seed_is_int  INTEGER NOT NULL DEFAULT 0,  -- 1: seed holds the decimal digits of an int
+                time_control TEXT,                        -- 'MINUTES+INCREMENT' or NULL
+                seat0_name   TEXT,
+                seat1_name   TEXT,
+                seat0_token  TEXT,
+                seat1_token  TEXT,
+                status       TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
+                created      REAL NOT NULL,
+                started      REAL,
+                finished     REAL,
+                outcome      TEXT,                        -- JSON like Outcome.to_dict(), or NULL
+                clocks       TEXT                         -- JSON clock state, or NULL
+            )""",
+            "CREATE INDEX tables_by_status_finished ON tables (status, finished)",
+            """CREATE TABLE moves (
+                table_id INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                ply      INTEGER NOT NULL,
+                seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),
+                move     TEXT NOT NULL,
+                forced   INTEGER NOT NULL DEFAULT 0,
+                at       REAL NOT NULL,
+                clock_ms INTEGER,                         -- the mover's remaining time after the move
+                PRIMARY KEY (table_id, ply)
+            ) WITHOUT ROWID""",
+        ),
+    ),
+)
+"""Every schema step in order; a new version appends one (never edit a released step)."""
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+"""The schema version this Parlour writes."""
+
+
+# --- rows -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """One stored ply.
+
+    Attributes:
+        ply: the ply number from 1 (the position after it has ``state.ply == ply``).
+        seat: the seat that moved (0 or 1).
+        move: the canonical notation (``state.last_move``).
+        at: when the server accepted it, Unix time in seconds.
+        forced: whether the server played it as the only legal move (a pass).
+        clock_ms: the mover's remaining time after the move, in milliseconds,
+            or ``None`` without a time control.
+    """
+
+    ply: int
+    seat: int
+    move: str
+    at: float
+    forced: bool = False
+    clock_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.ply) is not int or self.ply < 1:
+            raise ValueError(f"ply must be a positive integer, not {self.ply!r}")
+        if self.seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, not {self.seat!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One stored table, without its moves.
+
+    ``options``, ``outcome`` and ``clocks`` are kept as plain JSON values
+    (tuples become lists), so a row equals the row loaded back.
+
+    Attributes:
+        id: the lobby id (positive).
+        game: the game's short name.
+        options: the resolved options.
+        seed: the setup seed; an ``int`` comes back as an ``int``, a ``str`` as a ``str``.
+        created: when the table was created, Unix time in seconds.
+        time_control: ``"MINUTES+INCREMENT"`` or ``None`` (no clock).
+        seat_names: the player names in seat 0 and 1 (``None``: free).
+        seat_tokens: the session tokens of the seated players (``None``: free).
+        status: ``"waiting"``, ``"playing"`` or ``"over"``.
+        started: when play began (both seats filled), or ``None``.
+        finished: when the game ended, or ``None``.
+        outcome: how it ended, shaped like :meth:`games.Outcome.to_dict`, or ``None``.
+        clocks: the clock state as the server chooses to save it, or ``None``.
+    """
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    seed: str | int | None
+    created: float
+    time_control: str | None = None
+    seat_names: tuple[str | None, str | None] = (None, None)
+    seat_tokens: tuple[str | None, str | None] = (None, None)
+    status: str = "waiting"
+    started: float | None = None
+    finished: float | None = None
+    outcome: dict[str, Any] | None = None
+    clocks: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {self.status!r}")
+        if self.seed is not None and type(self.seed) not in (int, str):
+            raise ValueError(f"the seed must be a text, an integer or None, not {self.seed!r}")
+        object.__setattr__(self, "seat_names", _pair("seat_names", self.seat_names))
+        object.__setattr__(self, "seat_tokens", _pair("seat_tokens", self.seat_tokens))
+        object.__setattr__(self, "options", _plain(self.options))
+        object.__setattr__(self, "outcome", _plain(self.outcome))
+        object.__setattr__(self, "clocks", _plain(self.clocks))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A table as loaded back: its row and its moves in ply order.
+
+    Attributes:
+        row: the table's fields.
+        moves: every stored ply, ``moves[i].ply == i + 1`` unless plies were lost.
+    """
+
+    row: TableRow
+    moves: tuple[MoveRow, ...] = ()
+
+    @property
+    def id(self) -> int:
+        """The table's id."""
+        return self.row.id
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveEntry:
+    """One finished game as the archive lists it.
+
+    Attributes:
+        id: the table id (``parlour games --export ID``).
+        game: the game's short name.
+        options: the resolved options.
+        players: the names in seat 0 and 1.
+        result: how it ended (like :meth:`games.Outcome.to_dict`), or ``None``.
+        plies: how many plies were played (forced passes included).
+        created: when the table was created, Unix time.
+        finished: when the game ended, Unix time, or ``None``.
+    """
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    players: tuple[str | None, str | None]
+    result: dict[str, Any] | None
+    plies: int
+    created: float
+    finished: float | None
+
+
+def _pair(name: str, value: Sequence[str | None]) -> tuple[str | None, str | None]:
+    pair = tuple(value)
+    if len(pair) != 2 or any(item is not None and not isinstance(item, str) for item in pair):
+        raise ValueError(f"{name} must be two texts or None, not {value!r}")
+    return pair
+
+
+def _plain(value: Any) -> Any:
+    return None if value is None else json.loads(_dump(value))
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+
+
+def _dump_or_none(value: Any) -> str | None:
+    return None if value is None else _dump(value)
+
+
+# --- statements -----------------------------------------------------------------------------
+# The typed helpers of Store are these statements passed to Store.write(). Pass several
+# to one write() to make them atomic, e.g. the last move and the table's new status.
+
+_TABLE_COLUMNS = (
+    "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
+    "seat1_token, status, created, started, finished, outcome, clocks"
+)
+
+_UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "finished", "clocks", "time_control")
+
+
+def create_table_sql(row: TableRow) -> Statement:
+    """The statement that inserts ``row`` (fails if the id exists)."""
+    seed = None if row.seed is None else str(row.seed)
+    return (
+        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+        (
+            row.id, row.game, _dump(row.options), seed, type(row.seed) is int, row.time_control,
+            *row.seat_names, *row.seat_tokens, row.status, row.created, row.started, row.finished,
+            _dump_or_none(row.outcome), _dump_or_none(row.clocks),
+        ),
+    )  # fmt: skip
+
+
+def append_move_sql(table_id: int, move: MoveRow) -> Statement:
+    """The statement that stores ``move`` (fails if that ply is stored already)."""
+    return (
+        "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (table_id, move.ply, move.seat, move.move, move.forced, move.at, move.clock_ms),
+    )
+
+
+def update_table_sql(table_id: int, **fields: Any) -> Statement:
+    """The statement that changes some of a table's fields.
+
+    Args:
+        table_id: the table.
+        **fields: any of ``status``, ``seat_names``, ``seat_tokens`` (pairs),
+            ``outcome``, ``clocks`` (JSON maps or ``None``), ``started``,
+            ``finished`` (Unix times or ``None``), ``time_control``.
+
+    Raises:
+        TypeError: for an unknown field or no field at all.
+        ValueError: for a bad status or a seat pair that is not a pair.
+    """
+    unknown = sorted(set(fields) - set(_UPDATABLE))
+    if unknown:
+        raise TypeError(f"update_table() got unknown fields {', '.join(unknown)} (known: {', '.join(_UPDATABLE)})")
+    if not fields:
+        raise TypeError("update_table() needs at least one field")
+    columns: list[str] = []
+    values: list[Any] = []
+    for name, value in fields.items():
+        if name == "status" and value not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {value!r}")
+        if name in ("seat_names", "seat_tokens"):
+            prefix = name.split("_")[1][:-1]  # "name" / "token"
+            columns += [f"seat0_{prefix}", f"seat1_{prefix}"]
+            values += _pair(name, value)
+        elif name in ("outcome", "clocks"):
+            columns.append(name)
+            values.append(_dump_or_none(value))
+        else:
+            columns.append(name)
+            values.append(value)
+    assignments = ", ".join(f"{column} = ?" for column in columns)
+    return f"UPDATE tables SET {assignments} WHERE id = ?", (*values, table_id)
+
+
+def truncate_moves_sql(table_id: int, after_ply: int) -> Statement:
+    """The statement that deletes every move of the table after ``after_ply`` (a takeback)."""
+    return "DELETE FROM moves WHERE table_id = ? AND ply > ?", (table_id, after_ply)
+
+
+def delete_table_sql(table_id: int) -> Statement:
+    """The statement that deletes a table and (by cascade) its moves."""
+    return "DELETE FROM tables WHERE id = ?", (table_id,)
+
+
+def save_session_sql(token: str, name: str, created: float | None = None) -> Statement:
+    """The statement that stores a session, or renames it if the token exists."""
+    return (
+        "INSERT INTO sessions (token, name, created) VALUES (?, ?, ?) "
+        "ON CONFLICT (token) DO UPDATE SET name = excluded.name",
+        (token, name, time.time() if created is None else created),
+    )
+
+
+def delete_session_sql(token: str) -> Statement:
+    """The statement that forgets a session."""
+    return "DELETE FROM sessions WHERE token = ?", (token,)
+
+
+# --- the store --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Job:
+    statements: tuple[Statement, ...]
+    future: asyncio.Future[None]
+    loop: asyncio.AbstractEventLoop
+
+
+_STOP = object()
+T = TypeVar("T")
+
+
+class Store:
+    """A Parlour database: one writer thread with group commit, one read connection.
+
+    Build it with :meth:`open`, then ``await start()`` before writing and
+    ``await close()`` at the end (or use ``async with Store.open(path) as store``).
+    Writes are made from one asyncio event loop.
+
+    Attributes:
+        path: the database file.
+        synchronous: the ``PRAGMA synchronous`` mode of the writer.
+        commits: transactions committed so far (each holds one or more writes).
+        writes: writes (calls to :meth:`write`) committed so far.
+    """
+
+    def __init__(self, path: Path, writer: sqlite3.Connection, reader: sqlite3.Connection, synchronous: str) -> None:
+        """Use :meth:`open`."""
+        self.path = path
+        self.synchronous = synchronous
+        self.commits = 0
+        self.writes = 0
+        self._writer = writer
+        self._reader = reader
+        self._read_lock = threading.Lock()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        # Held by the writer thread while it gathers and commits a batch. Tests hold it
+        # to make writes pile up, so that they land in one batch deterministically.
+        self._writer_gate = threading.Lock()
+
+    # --- opening and closing ---------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout_s: float = 5.0) -> "Store":
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+
+        Args:
+            path: the database file; missing parent directories are created.
+            synchronous: ``"FULL"`` (fsync every commit: survives power loss),
+                ``"NORMAL"`` (survives a process crash, not a power loss),
+                ``"OFF"`` or ``"EXTRA"``; see SQLite's ``PRAGMA synchronous``.
+            busy_timeout_s: how long to wait for another process holding the
+                write lock (a second server on the same file, say).
+
+        Raises:
+            SchemaError: if the file is not an SQLite database, is another
+                program's database, or has a newer schema than this Parlour's;
+                or if a migration fails (the file is left at its old version).
+            StoreError: if the file cannot be opened or WAL mode cannot be set.
+            ValueError: for an unknown ``synchronous`` mode.
+        """
+        mode = synchronous.upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
+        db = Path(path)
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory of {db}: {exc}") from exc
+        writer = _connect(db, busy_timeout_s)
+        reader: sqlite3.Connection | None = None
+        try:
+            _prepare(writer, db, MIGRATIONS)
+            writer.execute(f"PRAGMA synchronous = {mode}")
+            writer.execute("PRAGMA foreign_keys = ON")
+            reader = _connect(db, busy_timeout_s)
+            reader.execute("PRAGMA query_only = ON")
+        except sqlite3.Error as exc:
+            writer.close()
+            if reader is not None:
+                reader.close()
+            raise StoreError(f"cannot open {db}: {exc}") from exc
+        except BaseException:
+            writer.close()
+            raise
+        return cls(db, writer, reader, mode)
+
+    async def start(self) -> None:
+        """Start the writer thread. Idempotent.
+
+        Raises:
+            StoreError: if the store is closed.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="parlour-store-writer", daemon=True)
+            self._thread.start()
+
+    async def close(self) -> None:
+        """Commit every write already queued, stop the writer thread, close the database. Idempotent.
+
+        Writes made after ``close()`` was called raise :class:`StoreError`.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            await asyncio.to_thread(self._thread.join)
+        self._close_connections()
+
+    def close_sync(self) -> None:
+        """Like :meth:`close`, blocking the calling thread; for scripts and commands without an event loop.
+
+        Do not call it from a running event loop while writes are queued: it
+        blocks the loop until the writer has committed them.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join()
+        self._close_connections()
+
+    def _close_connections(self) -> None:
+        with self._read_lock:
+            self._reader.close()
+        self._writer.close()
+
+    async def __aenter__(self) -> "Store":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- writing -------------------------------------------------------------------------------
+
+    async def write(self, *statements: Statement) -> None:
+        """Run ``statements`` in the writer thread and return once they are committed.
+
+        The statements of one call are atomic: all committed or none. They share
+        a transaction with whatever other writes were queued at the same moment
+        (group commit); this call returns only after that ``COMMIT`` returned.
+
+        One bad write (a duplicate ply, say) fails only its own caller: when a
+        statement fails, the shared transaction is rolled back, that write
+        fails, and the other writes of the group are retried together, in the
+        order they were made. The effect is that of running each write alone,
+        in order, with fewer transactions. If ``BEGIN`` or ``COMMIT`` itself
+        fails (the file is locked by another process beyond the busy timeout,
+        the disk is full), every write of the group fails with that error.
+
+        Cancelling the caller does not withdraw the write: it is committed anyway.
+
+        Raises:
+            StoreError: if the write failed (the SQLite error is the cause), or
+                the store is not started or is closed.
+            TypeError: if a statement is not a ``(sql, params)`` pair.
+        """
+        for statement in statements:
+            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
+                raise TypeError(f"a statement must be a (sql, params) pair, not {statement!r}")
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self._thread is None:
+            raise StoreError("the store is not started: await store.start() first")
+        if not statements:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._queue.put(_Job(statements, future, loop))
+        await future
+
+    async def create_table(self, row: TableRow) -> None:
+        """Store a new table (see :func:`create_table_sql`)."""
+        await self.write(create_table_sql(row))
+
+    async def append_move(self, table_id: int, move: MoveRow) -> None:
+        """Store one ply (see :func:`append_move_sql`)."""
+        await self.write(append_move_sql(table_id, move))
+
+    async def update_table(self, table_id: int, **fields: Any) -> None:
+        """Change some of a table's fields (see :func:`update_table_sql` for the names).
+
+        Raises:
+            TypeError, ValueError: at once, before anything is queued, for bad fields.
+        """
+        await self.write(update_table_sql(table_id, **fields))
+
+    async def truncate_moves(self, table_id: int, after_ply: int) -> None:
+        """Delete the table's moves after ``after_ply`` (a takeback)."""
+        await self.write(truncate_moves_sql(table_id, after_ply))
+
+    async def delete_table(self, table_id: int) -> None:
+        """Delete a table and its moves (a table closed before its game began)."""
+        await self.write(delete_table_sql(table_id))
+
+    async def save_session(self, token: str, name: str) -> None:
+        """Store a session token and its player name (renaming it if the token exists)."""
+        await self.write(save_session_sql(token, name))
+
+    async def delete_session(self, token: str) -> None:
+        """Forget a session token."""
+        await self.write(delete_session_sql(token))
+
+    # --- the writer thread ----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            with self._writer_gate:
+                batch = [first]
+                while True:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                jobs = [job for job in batch if job is not _STOP]
+                if jobs:
+                    self._commit_batch(jobs)
+            if len(jobs) != len(batch):
+                return
+
+    def _commit_batch(self, jobs: list[_Job]) -> None:
+        """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together."""
+        pending = list(jobs)
+        while pending:
+            culprit, error = self._transaction(pending)
+            if error is None:
+                for job in pending:
+                    _settle(job, None)
+                return
+            if culprit is None:  # BEGIN or COMMIT failed: nothing to single out, the whole group fails
+                log.error("a group commit of %d writes failed: %s", len(pending), error)
+                for job in pending:
+                    _settle(job, error)
+                return
+            _settle(culprit, error)
+            pending.remove(culprit)
+            if pending:
+                log.warning("a write failed (%s); retrying the %d other writes of its group", error, len(pending))
+
+    def _transaction(self, jobs: list[_Job]) -> tuple[_Job | None, StoreError | None]:
+        """Run ``jobs`` in one transaction.
+
+        Returns:
+            ``(None, None)`` once committed; else the error that rolled it back,
+            with the job whose statement failed (``None`` if BEGIN or COMMIT failed).
+        """
+        connection = self._writer
+        culprit: _Job | None = None
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            for job in jobs:
+                culprit = job
+                for sql, params in job.statements:
+                    connection.execute(sql, params)
+            culprit = None
+            connection.execute("COMMIT")
+        except Exception as exc:  # sqlite3.Error, or a parameter SQLite cannot bind
+            if connection.in_transaction:
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.exception("ROLLBACK failed")
+            error = StoreError(f"the write failed: {exc}")
+            error.__cause__ = exc
+            return culprit, error
+        self.commits += 1
+        self.writes += len(jobs)
+        return None, None
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``query`` in one read transaction (one consistent snapshot)."""
+        with self._read_lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            self._reader.execute("BEGIN")
+            try:
+                return query(self._reader)
+            finally:
+                self._reader.execute("COMMIT")
+
+    def sessions(self) -> dict[str, str]:
+        """Return every stored session: player name by token."""
+        return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
+
+    def unfinished_tables(self) -> list[StoredTable]:
+        """Return every table whose game is not over, by id, each with its moves in ply order."""
+
+        def query(db: sqlite3.Connection) -> list[StoredTable]:
+            rows = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status != 'over' ORDER BY id").fetchall()
+            moves: dict[int, list[MoveRow]] = {row[0]: [] for row in rows}
+            for table_id, *move in db.execute(
+                "SELECT m.table_id, m.ply, m.seat, m.move, m.forced, m.at, m.clock_ms FROM moves AS m "
+                "JOIN tables AS t ON t.id = m.table_id WHERE t.status != 'over' ORDER BY m.table_id, m.ply"
+            ):
+                moves[table_id].append(_move_row(move))
+            return [StoredTable(_table_row(row), tuple(moves[row[0]])) for row in rows]
+
+        return self._read(query)
+
+    def load(self, table_id: int) -> StoredTable | None:
+        """Return the table with its moves in ply order, or ``None`` if there is no such table."""
+
+        def query(db: sqlite3.Connection) -> StoredTable | None:
+            row = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)).fetchone()
+            if row is None:
+                return None
+            moves = db.execute(
+                "SELECT ply, seat, move, forced, at, clock_ms FROM moves WHERE table_id = ? ORDER BY ply", (table_id,)
+            )
+            return StoredTable(_table_row(row), tuple(_move_row(move) for move in moves))
+
+        return self._read(query)
+
+    def archive(self, limit: int = 50, offset: int = 0) -> list[ArchiveEntry]:
+        """Return finished games, the most recently finished first.
+
+        Args:
+            limit: at most this many entries.
+            offset: skip this many of the most recent first (for paging).
+
+        Raises:
+            ValueError: if ``limit`` or ``offset`` is negative.
+        """
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must not be negative, not {limit} and {offset}")
+
+        def query(db: sqlite3.Connection) -> list[ArchiveEntry]:
+            rows = db.execute(
+                "SELECT id, game, options, seat0_name, seat1_name, outcome, "
+                "(SELECT count(*) FROM moves WHERE table_id = tables.id), created, finished "
+                "FROM tables WHERE status = 'over' ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            )
+            return [
+                ArchiveEntry(
+                    id=row[0],
+                    game=row[1],
+                    options=json.loads(row[2]),
+                    players=(row[3], row[4]),
+                    result=None if row[5] is None else json.loads(row[5]),
+                    plies=row[6],
+                    created=row[7],
+                    finished=row[8],
+                )
+                for row in rows
+            ]
+
+        return self._read(query)
+
+    def next_table_id(self) -> int:
+        """Return one more than the largest stored table id (1 for an empty database).
+
+        Meant for startup: writes still queued are not seen. The id of a deleted
+        table with the largest id is given out again.
+        """
+        return self._read(lambda db: int(db.execute("SELECT coalesce(max(id), 0) + 1 FROM tables").fetchone()[0]))
+
+    def to_record(self, table: StoredTable) -> GameRecord:
+        """Return the table's game as a plain-text-ready :class:`GameRecord` (times in ISO-8601 UTC).
+
+        Raises:
+            games.record.RecordError: if the stored plies are not numbered 1, 2, 3, ...
+        """
+        return table_to_record(table)
+
+
+def table_to_record(table: StoredTable) -> GameRecord:
+    """Return a stored table's game as a :class:`GameRecord` (see :meth:`Store.to_record`)."""
+    row = table.row
+    return GameRecord(
+        game=row.game,
+        options=row.options,
+        seed=row.seed,
+        players=row.seat_names,
+        result=row.outcome,
+        started_at=None if row.started is None else iso_utc(row.started),
+        finished_at=None if row.finished is None else iso_utc(row.finished),
+        moves=tuple(RecordedMove(m.ply, m.seat, m.move, iso_utc(m.at), m.forced) for m in table.moves),
+    )
+
+
+def _settle(job: _Job, error: StoreError | None) -> None:
+    """Resolve ``job``'s future from the writer thread, on its own loop."""
+
+    def settle() -> None:
+        if job.future.done():  # the caller was cancelled; the write stands
+            return
+        if error is None:
+            job.future.set_result(None)
+        else:
+            job.future.set_exception(error)
+
+    try:
+        job.loop.call_soon_threadsafe(settle)
+    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        pass
+
+
+def _table_row(row: Sequence[Any]) -> TableRow:
+    (table_id, game, options, seed, seed_is_int, time_control, name0, name1, token0, token1,
+     status, created, started, finished, outcome, clocks) = row  # fmt: skip
+    return TableRow(
+        id=table_id,
+        game=game,
+        options=json.loads(options),
+        seed=None if seed is None else int(seed) if seed_is_int else seed,
+        created=created,
+        time_control=time_control,
+        seat_names=(name0, name1),
+        seat_tokens=(token0, token1),
+        status=status,
+        started=started,
+        finished=finished,
+        outcome=None if outcome is None else json.loads(outcome),
+        clocks=None if clocks is None else json.loads(clocks),
+    )
+
+
+def _move_row(row: Sequence[Any]) -> MoveRow:
+    ply, seat, move, forced, at, clock_ms = row
+    return MoveRow(ply=ply, seat=seat, move=move, at=at, forced=bool(forced), clock_ms=clock_ms)
+
+
+# --- opening ------------------------------------------------------------------------------------
+
+
+def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
+    try:
+        # isolation_level=None: no implicit transactions; BEGIN and COMMIT are ours.
+        return sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path}: {exc}") from exc
+
+
+def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration]) -> None:
+    """Check that ``path`` is a usable Parlour database, set WAL, run missing migrations."""
+    steps = sorted(migrations, key=lambda step: step.version)
+    newest = steps[-1].version if steps else 0
+    try:
+        version, app_id, tables = _inspect(connection)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise SchemaError(f"{path} is not a Parlour database: it is not an SQLite file ({exc})") from exc
+    if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or tables):
+        described = f"application id {app_id:#x}, " if app_id else ""
+        raise SchemaError(
+            f"{path} is an SQLite database of some other program ({described}schema version {version}, "
+            f"tables: {', '.join(tables) or 'none'}), not a Parlour one; choose another file"
+        )
+    if version > newest:
+        raise SchemaError(
+            f"database schema version {version} is newer than this Parlour supports ({newest}); upgrade Parlour"
+        )
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
+    for step in steps:
+        _migrate(connection, path, step)
+
+
+def _inspect(connection: sqlite3.Connection) -> tuple[int, int, list[str]]:
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    app_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    tables = [
+        name
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    return version, app_id, tables
+
+
+def _migrate(connection: sqlite3.Connection, path: Path, step: Migration) -> None:
+    """Apply ``step`` if the file is one version below it; atomic; safe against a concurrent opener."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version >= step.version:
+            connection.execute("COMMIT")
+            return
+        if version != step.version - 1:
+            raise SchemaError(f"{path} has schema version {version}, and no step leads from it to {step.version}")
+        for statement in step.statements:
+            connection.execute(statement)
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        connection.execute(f"PRAGMA user_version = {step.version}")
+        connection.execute("COMMIT")
+    except BaseException as exc:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        if isinstance(exc, SchemaError) or not isinstance(exc, sqlite3.Error):
+            raise
+        raise SchemaError(
+            f"upgrading {path} to schema version {step.version} ({step.doc}) failed: {exc}; "
+            "the file is unchanged"
+        ) from exc
+    log.info("%s: schema upgraded to version %d (%s)", path, step.version, step.doc)
