@@ -7,6 +7,7 @@ import asyncio
 import socket
 import sys
 from contextlib import nullcontext
+from typing import Any
 
 from .connection import DEFAULT_PORT, Client, ServerError
 from .terminal import LineInput, PromptInput, TerminalClient
@@ -126,24 +127,54 @@ async def _session(host: str, port: int, name: str) -> int:
         source = LineInput()
         output_guard = nullcontext()
     with output_guard:
-        shell = TerminalClient(client, lambda text: print(text, flush=True))
+        shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port))
         print(f"Connected to {client.welcome.server} (Parlour {client.welcome.version}) as {client.name}. Type help.", flush=True)
         followers = asyncio.create_task(shell.follow_events())
         await shell.handle("list")
         try:
-            while (line := await _next_line(source, client)) is not None:
+            while (line := await _next_line(source, shell.finished)) is not None:
                 if not await shell.handle(line):
                     break
         finally:
-            await client.close()
-            await followers
+            await shell.client.close()
+            followers.cancel()  # it may be waiting to reconnect
+            await asyncio.gather(followers, return_exceptions=True)
     return 0
 
 
-async def _next_line(source: LineInput | PromptInput, client: Client) -> str | None:
-    """The next command, or ``None`` at end of input or when the connection closed."""
+RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Waits between reconnection attempts; the last one repeats."""
+RECONNECT_GIVE_UP_S = 300.0
+"""Stop trying after this long without a connection."""
+
+
+def _reconnector(host: str, port: int) -> Any:
+    """A function that resumes a session by its token, retrying with backoff."""
+
+    async def reconnect(token: str, say: Any) -> Client | None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RECONNECT_GIVE_UP_S
+        attempt = 0
+        while loop.time() < deadline:
+            delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+            attempt += 1
+            await asyncio.sleep(delay)
+            try:
+                return await Client.connect(host, port, name="-", token=token, timeout_s=5.0)
+            except ServerError as exc:
+                say(f"The server refused to resume the session ({exc.code}): {exc.message}")
+                return None
+            except (OSError, asyncio.TimeoutError):
+                say(f"Reconnect attempt {attempt} failed; next try in {RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]:.1f} s")
+        return None
+
+    return reconnect
+
+
+async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | None:
+    """The next command, or ``None`` at end of input or once the connection is gone for good."""
     read = asyncio.ensure_future(source.read())
-    closed = asyncio.ensure_future(client.closed.wait())
+    closed = asyncio.ensure_future(finished.wait())
     done, _ = await asyncio.wait({read, closed}, return_when=asyncio.FIRST_COMPLETED)
     closed.cancel()
     if read in done:

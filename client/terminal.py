@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 import games
 from protocol import messages as m
 
-from .connection import Client, ServerError
+from .connection import Client, ConnectionLost, ServerError
 from .render import render
 
 __all__ = ["TerminalClient", "LineInput", "PromptInput"]
@@ -52,17 +52,25 @@ class Seating:
     moves: list[str] = field(default_factory=list)
 
 
+Reconnect = Callable[[str, Callable[[str], None]], Awaitable["Client | None"]]
+
+
 class TerminalClient:
     """Reads commands, sends requests, and prints what the server pushes.
 
     Args:
         client: a connected :class:`Client`.
         write: prints one block of text (a line or a board).
+        reconnect: resumes the session from its token after a lost connection
+            (``None``: do not try); returns the new client, or ``None`` to give up.
     """
 
-    def __init__(self, client: Client, write: Callable[[str], None]) -> None:
+    def __init__(self, client: Client, write: Callable[[str], None], reconnect: Reconnect | None = None) -> None:
         self.client = client
         self.write = write
+        self.reconnect = reconnect
+        self.gone = False  # the connection is lost for good
+        self.finished = asyncio.Event()  # set with gone
         self.at: Seating | None = None
         self._changed = asyncio.Condition()
         self._moved_at_ply = -1  # our turn is over until a view newer than this ply arrives
@@ -104,6 +112,8 @@ class TerminalClient:
                 await self._move(line)
         except ServerError as exc:
             self.write(f"error ({exc.code}): {exc.message}")
+        except ConnectionLost:
+            self.write("not connected to the server right now; try again in a moment")
         except games.GameError as exc:
             self.write(f"error: {exc}")
         except UsageError as exc:
@@ -228,7 +238,7 @@ class TerminalClient:
         if what not in tests:
             raise UsageError("usage: wait turn|start|end")
         async with self._changed:
-            await self._changed.wait_for(lambda: tests[what](self.at) or self.client.closed.is_set())
+            await self._changed.wait_for(lambda: tests[what](self.at) or self.gone)
 
     def _my_turn(self, at: Seating) -> bool:
         return at.view.get("legal_moves") is not None and at.view["ply"] > self._moved_at_ply
@@ -241,13 +251,38 @@ class TerminalClient:
     # --- pushes ----------------------------------------------------------------------
 
     async def follow_events(self) -> None:
-        """Print every server push until the connection closes."""
-        async for event in self.client.events():
-            self.on_event(event)
-            await self._notify()
+        """Print every server push; after a lost connection, resume the session with backoff."""
+        while True:
+            async for event in self.client.events():
+                self.on_event(event)
+                await self._notify()
+            if self.client.closed_by_us or self.reconnect is None:
+                break
+            self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
+            client = await self.reconnect(self.client.token, self.write)
+            if client is None:
+                break
+            self.client = client
+            self.write("Reconnected; your seats and tables are back.")
+            await self._rewatch()
         if not self.client.closed_by_us:
             self.write(f"Disconnected: {self.client.close_reason}")
+        self.gone = True
+        self.finished.set()
         await self._notify()
+
+    async def _rewatch(self) -> None:
+        """Watch again after a reconnect (a restarted server does not remember spectators)."""
+        at = self.at
+        if at is None or at.seat is not None:
+            return
+        try:
+            joined = await self.client.watch_table(at.table.id)
+        except (ServerError, ConnectionLost) as exc:
+            self.write(f"Could not watch table {at.table.id} again: {exc}")
+            return
+        self.at = Seating(joined.table, None, joined.view, list(joined.moves))
+        self._show()
 
     async def _notify(self) -> None:
         async with self._changed:
@@ -282,6 +317,15 @@ class TerminalClient:
             at.view.pop("legal_moves", None)
             at.table = _with(at.table, status="over", outcome=event.outcome)
             self.write(self._result_line(event.outcome))
+        elif isinstance(event, m.Resumed):
+            if event.seat is not None or at is None or at.table.id == event.table.id:
+                self.at = Seating(event.table, event.seat, event.view, list(event.moves))
+                self._moved_at_ply = -1
+                self._show()
+        elif isinstance(event, m.PlayerAway) and at is not None and event.table == at.table.id:
+            self.write(f"{event.name} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return.")
+        elif isinstance(event, m.PlayerBack) and at is not None and event.table == at.table.id:
+            self.write(f"{event.name} is back.")
         elif isinstance(event, m.Error):
             self.write(f"error ({event.code}): {event.message}")
         elif isinstance(event, m.Shutdown):

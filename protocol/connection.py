@@ -20,7 +20,9 @@ from typing import Any, Iterator
 
 from .errors import Code, FrameError, ProtocolError
 from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, encode_frame
-from .messages import Hello, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
+from .messages import SERVER_TYPES, Hello, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
+
+SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
 
 __all__ = ["State", "ServerConnection", "ClientConnection"]
 
@@ -38,7 +40,7 @@ class ServerConnection:
 
     ``receive_data`` yields requests and :class:`ProtocolError` values in the
     order they arrived; a fatal error (bad framing) closes the connection and
-    is always last. The caller answers errors with :meth:`error_frame`.
+    is always last. The caller answers each error with an ``error`` message.
 
     Args:
         max_frame_bytes: the largest frame body accepted, in bytes.
@@ -117,10 +119,17 @@ class ClientConnection:
     def receive_data(self, data: bytes) -> list[ServerMessage]:
         """Feed received bytes; return the server messages they complete.
 
+        Messages of a ``type`` this client does not know are skipped, so a
+        newer server's additions do not break an older client.
+
         Raises:
-            ProtocolError: the server sent bad framing or an invalid message.
+            ProtocolError: the server sent bad framing or an invalid message of
+                a known type (after the valid messages before it were returned
+                by an earlier call, or are lost with the connection).
         """
-        messages = [parse_server_message(frame) for frame in self._decoder.feed(data)]
-        if self._decoder.error is not None and not messages:
-            raise self._decoder.error
+        messages = []
+        for frame in self._decoder.feed(data):
+            if frame.get("type") not in SERVER_TAGS:
+                continue
+            messages.append(parse_server_message(frame))
         return messages

@@ -52,7 +52,32 @@ def decode_body(body: bytes) -> dict[str, Any]:
         raise FrameError(f"the frame is not valid MessagePack ({exc or type(exc).__name__})") from None
     if not isinstance(obj, dict):
         raise FrameError(f"a frame must hold a MessagePack map, not {type(obj).__name__}")
+    _check_plain(obj, MAX_NESTING)
     return obj
+
+
+MAX_NESTING = 32
+"""Deepest nesting of maps and arrays accepted inside a frame."""
+
+_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def _check_plain(value: Any, depth: int) -> None:
+    """Refuse what msgpack decodes that no message may hold: byte-string keys, timestamps, deep nesting."""
+    if isinstance(value, _SCALARS):
+        return
+    if depth == 0:
+        raise FrameError(f"the frame nests maps and arrays deeper than {MAX_NESTING} levels")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise FrameError(f"map keys must be text, not {type(key).__name__}")
+            _check_plain(item, depth - 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_plain(item, depth - 1)
+    else:
+        raise FrameError(f"MessagePack {type(value).__name__} values are not allowed")
 
 
 class FrameDecoder:

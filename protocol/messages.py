@@ -166,6 +166,7 @@ class Welcome(Message, tag="welcome"):
     name: str
     token: str
     games: list[dict[str, Any]]
+    resumed: bool = False
 
 
 class Ok(Message, tag="ok"):
@@ -252,6 +253,32 @@ class GameOver(Message, tag="game_over"):
     outcome: dict[str, Any]
 
 
+class Resumed(Message, tag="resumed"):
+    """Push after a resuming ``welcome``: one per table the session sits at or watches."""
+
+    table: TableInfo
+    seat: int | None
+    view: dict[str, Any]
+    moves: list[str]
+
+
+class PlayerAway(Message, tag="player_away"):
+    """Push to a table: a seated player lost their connection; the seat is forfeited in ``forfeit_in_s`` seconds."""
+
+    table: int
+    seat: int
+    name: str
+    forfeit_in_s: float
+
+
+class PlayerBack(Message, tag="player_back"):
+    """Push to a table: a player who was away has resumed."""
+
+    table: int
+    seat: int
+    name: str
+
+
 class Shutdown(Message, tag="shutdown"):
     """Push: the server is stopping and will close the connection."""
 
@@ -259,7 +286,21 @@ class Shutdown(Message, tag="shutdown"):
 
 
 ServerMessage = Union[
-    Welcome, Ok, Pong, Tables, TableJoined, Error, TableUpdated, TableClosed, Moved, GameStarted, GameOver, Shutdown
+    Welcome,
+    Ok,
+    Pong,
+    Tables,
+    TableJoined,
+    Error,
+    TableUpdated,
+    TableClosed,
+    Moved,
+    GameStarted,
+    GameOver,
+    Resumed,
+    PlayerAway,
+    PlayerBack,
+    Shutdown,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -31,10 +32,13 @@ from protocol.messages import (
     Moved,
     Ok,
     Ping,
+    PlayerAway,
+    PlayerBack,
     PlayMove,
     Pong,
     Request,
     Resign,
+    Resumed,
     Shutdown,
     TableClosed,
     TableJoined,
@@ -48,6 +52,20 @@ from protocol.messages import (
 from . import __version__
 from .names import NameError_, check_name, name_key
 from .peer import Peer
+from .session import Session, new_token
+from .store import (
+    MoveRow,
+    Statement,
+    Store,
+    StoredTable,
+    TableRow,
+    append_move_sql,
+    create_table_sql,
+    delete_session_sql,
+    delete_table_sql,
+    save_session_sql,
+    update_table_sql,
+)
 from .table import Played, RequestError, Table
 
 __all__ = ["Server", "ServerConfig"]
@@ -55,7 +73,7 @@ __all__ = ["Server", "ServerConfig"]
 log = logging.getLogger(__name__)
 
 Push = Callable[[], None]
-Handler = Callable[[Peer, Any, list[Push]], Awaitable[Message]]
+Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +84,8 @@ class ServerConfig:
         host: address to listen on (``"0.0.0.0"``: every IPv4 interface).
         port: TCP port (0: pick a free one).
         server_name: shown to clients in ``welcome``.
+        db_path: the SQLite database; ``None`` keeps nothing (tests, benchmarks).
+        grace_s: how long a disconnected player's seat is held before forfeit.
         max_frame_bytes: largest request frame accepted.
         send_queue_frames: outgoing frames a slow reader may have waiting.
     """
@@ -73,22 +93,28 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 7420
     server_name: str = "parlour"
+    db_path: str | None = None
+    grace_s: float = 60.0
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
     send_queue_frames: int = 256
 
 
 class Server:
-    """A Parlour server: lobby, tables and connections.
+    """A Parlour server: lobby, tables, sessions and connections.
 
     Use ``await server.start()``, then ``await server.close()``; or
-    ``await server.serve_forever()``.
+    ``await server.serve_forever()``. With a ``db_path`` every accepted
+    change is committed to SQLite before anyone hears of it, and unfinished
+    tables and sessions come back at the next start.
     """
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.peers: set[Peer] = set()
-        self.names: dict[str, Peer] = {}
+        self.sessions: dict[str, Session] = {}  # token -> session
+        self.names: dict[str, Session] = {}  # name_key -> session holding the name
         self.tables: dict[int, Table] = {}
+        self.store: Store | None = None
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -107,8 +133,32 @@ class Server:
     # --- lifecycle ------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start listening."""
+        """Open the database (restoring what it holds) and start listening.
+
+        Raises:
+            server.store.SchemaError: the database cannot be used.
+            OSError: the address cannot be bound.
+        """
+        if self.config.db_path is not None:
+            self.store = Store.open(self.config.db_path)
+            await self.store.start()
+            self._restore(self.store)
         self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port)
+
+    def _restore(self, store: Store) -> None:
+        for token, name in store.sessions().items():
+            session = Session(name=name, token=token)
+            self.sessions[token] = session
+        for stored in store.unfinished_tables():
+            table = restore_table(stored, self.sessions)
+            self.tables[table.id] = table
+            for seat, holder in enumerate(table.seats):
+                if holder is not None:
+                    holder.seats[table.id] = seat
+                    self.names.setdefault(name_key(holder.name), holder)
+                    self._hold_seat(table, seat, holder)
+        self._next_table_id = store.next_table_id()
+        log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
 
     @property
     def sockets(self) -> list[tuple[str, int]]:
@@ -129,12 +179,15 @@ class Server:
         await self._server.serve_forever()
 
     async def close(self, reason: str = "the server is shutting down") -> None:
-        """Tell every client, close every connection and stop listening. Idempotent."""
+        """Tell every client, close every connection, flush the database. Idempotent."""
         if self._closing:
             return
         self._closing = True
         if self._server is not None:
             self._server.close()
+        for table in self.tables.values():
+            for timer in table.grace.values():
+                timer.cancel()
         for peer in list(self.peers):
             peer.send(Shutdown(message=reason))
             peer.close()
@@ -144,6 +197,13 @@ class Server:
         await asyncio.gather(*self._handlers, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+        if self.store is not None:
+            await self.store.close()
+
+    async def _persist(self, *statements: Statement) -> None:
+        """Commit ``statements`` in one transaction (grouped with concurrent ones); no-op without a database."""
+        if self.store is not None and statements:
+            await self.store.write(*statements)
 
     # --- connections -------------------------------------------------------------------
 
@@ -157,13 +217,12 @@ class Server:
         log.info("connection from %s", peer.address)
         try:
             await self._pump(reader, peer)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        except asyncio.CancelledError:
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         except Exception:
             log.exception("connection %s failed", peer.address)
         finally:
+            self.peers.discard(peer)
             self._disconnected(peer)
             peer.close()
             await peer.wait_closed()
@@ -192,9 +251,10 @@ class Server:
         then: list[Push] = []
         try:
             if isinstance(request, Hello):
-                reply = self._hello(peer, request)
+                reply = await self._hello(peer, request, then)
             else:
-                reply = await self._dispatch[type(request)](peer, request, then)
+                assert peer.session is not None
+                reply = await self._dispatch[type(request)](peer.session, request, then)
         except RequestError as exc:
             reply = Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
         except ProtocolError as exc:
@@ -209,18 +269,86 @@ class Server:
                 push()
 
     def _disconnected(self, peer: Peer) -> None:
-        self.peers.discard(peer)
-        if peer.name is not None and self.names.get(name_key(peer.name)) is peer:
-            del self.names[name_key(peer.name)]
-        for table_id in list(peer.seats) + list(peer.watching):
+        session = peer.session
+        if session is None or session.peer is not peer:
+            return  # never said hello, or already replaced by a resumed connection
+        session.peer = None
+        log.info("%s (%s) disconnected", peer.address, session.name)
+        if self._closing:
+            return
+        for table_id in list(session.watching):
             table = self.tables.get(table_id)
             if table is not None:
-                self._leave(peer, table, reason="left the server")
-        log.info("%s (%s) disconnected", peer.address, peer.name)
+                self._unwatch(session, table)
+        for table_id, seat in list(session.seats.items()):
+            table = self.tables.get(table_id)
+            if table is not None and table.outcome is None:
+                self._hold_seat(table, seat, session)
+            elif table is not None:
+                self._vacate(session, table)
+        if not session.seats:
+            self._forget(session)
+
+    def _forget(self, session: Session) -> None:
+        """Drop a session that holds nothing: its name is free again, its token dead."""
+        if self.names.get(name_key(session.name)) is session:
+            del self.names[name_key(session.name)]
+        if self.sessions.pop(session.token, None) is not None and self.store is not None:
+            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
+
+    # --- grace period -------------------------------------------------------------------
+
+    def _hold_seat(self, table: Table, seat: int, session: Session) -> None:
+        """Keep an absent player's seat for the grace period, then forfeit it."""
+        grace_s = self.config.grace_s
+        loop = asyncio.get_running_loop()
+        table.grace[seat] = loop.call_later(grace_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
+        for member, _ in table.members():
+            member.send(PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=grace_s))
+
+    async def _grace_over(self, table: Table, seat: int) -> None:
+        async with table.lock:
+            table.grace.pop(seat, None)
+            holder = table.seats[seat]
+            if holder is None or holder.connected or self.tables.get(table.id) is not table:
+                return
+            if table.status == "playing":
+                if 1 - seat in table.moved:
+                    outcome = table.forfeit(seat, "abandoned the game")
+                else:
+                    outcome = games.Outcome(winner=None, reason=f"{table.game.seats[seat]} abandoned before the opponent moved")
+                await self._persist(_ended_sql(table, outcome))
+                table.end(outcome)
+                self._announce_outcome(table, outcome, lobby=False)
+            self._vacate(holder, table)
+            if not holder.seats and not holder.connected:
+                self._forget(holder)
+
+    def _vacate(self, session: Session, table: Table) -> None:
+        """Take ``session`` out of its seat at a table that is not running."""
+        session.seats.pop(table.id, None)
+        table.unseat(session)
+        if table.status == "waiting" and self.store is not None:
+            asyncio.ensure_future(self._persist(_seats_sql(table)))
+        self._close_if_empty(table)
+
+    def _unwatch(self, session: Session, table: Table) -> None:
+        session.watching.discard(table.id)
+        table.spectators.discard(session)
+        self._close_if_empty(table)
+
+    def _close_if_empty(self, table: Table) -> None:
+        if table.is_empty() and table.status != "playing":
+            if self.tables.pop(table.id, None) is not None:
+                if table.status == "waiting" and self.store is not None:
+                    asyncio.ensure_future(self._persist(delete_table_sql(table.id)))
+                self._broadcast_lobby(TableClosed(table=table.id))
+        else:
+            self._table_changed(table)
 
     # --- handshake ----------------------------------------------------------------------
 
-    def _hello(self, peer: Peer, hello: Hello) -> Message:
+    async def _hello(self, peer: Peer, hello: Hello, then: list[Push]) -> Message:
         if hello.version != PROTOCOL_VERSION:
             raise ProtocolError(
                 Code.UNSUPPORTED_VERSION,
@@ -228,28 +356,73 @@ class Server:
                 request_id=hello.id,
                 fatal=True,
             )
-        if peer.name is not None:
+        if peer.session is not None:
             raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
-        try:
-            name = check_name(hello.name)
-        except NameError_ as exc:
-            raise RequestError(Code.BAD_NAME, str(exc)) from None
-        if name_key(name) in self.names:
-            raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
-        peer.name = name
-        peer.token = secrets.token_urlsafe(24)
-        self.names[name_key(name)] = peer
+        if hello.token is not None:
+            session = await self._resume(peer, hello.token, then)
+        else:
+            session = await self._new_session(peer, hello.name)
+        peer.session = session
         peer.protocol.accept_hello()
-        log.info("%s is %s", peer.address, name)
         return Welcome(
             id=hello.id,
             protocol=PROTOCOL_VERSION,
             server=self.config.server_name,
             version=__version__,
-            name=name,
-            token=peer.token,
+            name=session.name,
+            token=session.token,
             games=[games.get(n).describe() for n in games.names()],
+            resumed=hello.token is not None,
         )
+
+    async def _new_session(self, peer: Peer, name: str) -> Session:
+        try:
+            name = check_name(name)
+        except NameError_ as exc:
+            raise RequestError(Code.BAD_NAME, str(exc)) from None
+        if name_key(name) in self.names:
+            raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
+        session = Session(name=name, token=new_token(), peer=peer)
+        self.names[name_key(name)] = session
+        self.sessions[session.token] = session
+        await self._persist(save_session_sql(session.token, session.name))
+        log.info("%s is %s", peer.address, name)
+        return session
+
+    async def _resume(self, peer: Peer, token: str, then: list[Push]) -> Session:
+        session = self.sessions.get(token)
+        if session is None:
+            raise RequestError(Code.BAD_TOKEN, "this server does not know that session token (it may have expired)")
+        old_peer, session.peer = session.peer, peer
+        if old_peer is not None:
+            old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
+            old_peer.close()
+        # A fresh token: the one just used is worthless from now on.
+        del self.sessions[token]
+        session.token = new_token()
+        self.sessions[session.token] = session
+        statements = [delete_session_sql(token), save_session_sql(session.token, session.name)]
+        statements += [_seats_sql(self.tables[t]) for t in session.seats if t in self.tables]
+        await self._persist(*statements)
+        log.info("%s resumed %s", peer.address, session.name)
+        for table_id, seat in session.seats.items():
+            table = self.tables[table_id]
+            timer = table.grace.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            then.append(lambda table=table, seat=seat: self._welcome_back(session, table, seat))
+        for table_id in session.watching:
+            table = self.tables[table_id]
+            then.append(lambda table=table: self._welcome_back(session, table, None))
+        return session
+
+    def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
+        assert session.peer is not None
+        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves)))
+        if seat is not None:
+            for member, _ in table.members():
+                if member is not session.peer:
+                    member.send(PlayerBack(table=table.id, seat=seat, name=session.name))
 
     # --- lobby --------------------------------------------------------------------------
 
@@ -262,43 +435,51 @@ class Server:
     def _broadcast_lobby(self, message: Message) -> None:
         frame = encode_frame(to_wire(message))
         for peer in list(self.peers):
-            if peer.name is not None:
+            if peer.session is not None:
                 peer.send_frame(frame)
 
     def _table_changed(self, table: Table) -> None:
         self._broadcast_lobby(TableUpdated(table=table.info()))
 
-    async def _list_tables(self, peer: Peer, request: ListTables, then: list[Push]) -> Message:
+    async def _list_tables(self, session: Session, request: ListTables, then: list[Push]) -> Message:
         return Tables(id=request.id, tables=[table.info() for table in self.tables.values()])
 
-    async def _create_table(self, peer: Peer, request: CreateTable, then: list[Push]) -> Message:
+    async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
         seed = request.seed if request.seed is not None else secrets.token_hex(8)
         table = Table.create(self._next_table_id, request.game, request.options, seed)
-        table_id = self._next_table_id
         self._next_table_id += 1
-        self.tables[table_id] = table
         seat = None
         if request.seat is not None:
-            seat = table.sit(peer, request.seat)
-            peer.seats[table_id] = seat
+            seat = table.sit(session, request.seat)
+        await self._persist(create_table_sql(_table_row(table)))
+        self.tables[table.id] = table
+        if seat is not None:
+            session.seats[table.id] = seat
         else:
-            table.spectators.add(peer)
-            peer.watching.add(table_id)
-        log.info("%s created table %d (%s %s)", peer.name, table_id, table.game.name, table.options)
+            table.spectators.add(session)
+            session.watching.add(table.id)
+        log.info("%s created table %d (%s %s)", session.name, table.id, table.game.name, table.options)
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, seat)
 
     def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
         return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
 
-    async def _join_table(self, peer: Peer, request: JoinTable, then: list[Push]) -> Message:
+    async def _join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
         table = self._table(request.table)
-        seat = table.sit(peer, request.seat)
-        peer.seats[table.id] = seat
-        peer.watching.discard(table.id)
-        if table.ready_to_start():
-            table.started = True
-            then.append(lambda: self._start(table))
+        async with table.lock:
+            seat = table.sit(session, request.seat)
+            starting = table.ready_to_start()
+            try:
+                await self._persist(_seats_sql(table, status="playing" if starting else "waiting"))
+            except BaseException:
+                table.unseat(session)
+                raise
+            session.seats[table.id] = seat
+            session.watching.discard(table.id)
+            if starting:
+                table.started = True
+                then.append(lambda: self._start(table))
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, seat)
 
@@ -308,41 +489,46 @@ class Server:
         for member, seat in table.members():
             member.send(GameStarted(table=table.id, seats=list(table.seat_names), view=views.get(seat)))
 
-    async def _watch_table(self, peer: Peer, request: WatchTable, then: list[Push]) -> Message:
+    async def _watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
         table = self._table(request.table)
-        if table.id in peer.seats:
+        if table.id in session.seats:
             raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
-        table.spectators.add(peer)
-        peer.watching.add(table.id)
+        table.spectators.add(session)
+        session.watching.add(table.id)
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, None)
 
-    async def _leave_table(self, peer: Peer, request: LeaveTable, then: list[Push]) -> Message:
+    async def _leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
         table = self._table(request.table)
-        if table.id not in peer.seats and table.id not in peer.watching:
+        if table.id in session.watching:
+            then.append(lambda: self._unwatch(session, table))
+            return Ok(id=request.id)
+        if table.id not in session.seats:
             raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
-        then.append(lambda: self._leave(peer, table, reason="left the table"))
+        async with table.lock:
+            outcome = None
+            if table.status == "playing":
+                outcome = table.forfeit(session.seats[table.id], "left the table (game forfeited)")
+                await self._persist(_ended_sql(table, outcome))
+                table.end(outcome)
+        if outcome is not None:
+            then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
+        then.append(lambda: self._vacate(session, table))
         return Ok(id=request.id)
-
-    def _leave(self, peer: Peer, table: Table, reason: str) -> None:
-        """Take ``peer`` away from ``table``, forfeiting a running game it plays in."""
-        if table.id in peer.seats and table.status == "playing":
-            outcome = table.forfeit(peer.seats[table.id], f"{reason} (game forfeited)")
-            self._announce_outcome(table, outcome, lobby=False)
-        peer.seats.pop(table.id, None)
-        peer.watching.discard(table.id)
-        table.unseat(peer)
-        if table.is_empty() and table.status != "playing":
-            del self.tables[table.id]
-            self._broadcast_lobby(TableClosed(table=table.id))
-        else:
-            self._table_changed(table)
 
     # --- play ---------------------------------------------------------------------------
 
-    async def _play_move(self, peer: Peer, request: PlayMove, then: list[Push]) -> Message:
+    async def _play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         table = self._table(request.table)
-        played = table.play(peer, request.move, request.ply)
+        async with table.lock:
+            played = table.plan_move(session, request.move, request.ply)
+            now = time.time()
+            statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+            final = played[-1].state.outcome
+            if final is not None:
+                statements.append(_ended_sql(table, final))
+            await self._persist(*statements)
+            table.apply(played)
         then.append(lambda: self._announce_moves(table, played))
         return Ok(id=request.id)
 
@@ -366,14 +552,75 @@ class Server:
         if lobby:
             self._table_changed(table)
 
-    async def _resign(self, peer: Peer, request: Resign, then: list[Push]) -> Message:
+    async def _resign(self, session: Session, request: Resign, then: list[Push]) -> Message:
         table = self._table(request.table)
-        outcome = table.resign(peer)
+        async with table.lock:
+            outcome = table.resign(session)
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)
 
-    async def _ping(self, peer: Peer, request: Ping, then: list[Push]) -> Message:
+    async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
+
+
+def _table_row(table: Table) -> TableRow:
+    return TableRow(
+        id=table.id,
+        game=table.game.name,
+        options=table.options,
+        seed=table.seed,
+        created=table.created_at,
+        seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
+        seat_tokens=_seat_tokens(table),
+        status=table.status,
+    )
+
+
+def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
+    first, second = (holder.token if holder is not None else None for holder in table.seats)
+    return first, second
+
+
+def _seats_sql(table: Table, status: str | None = None) -> Statement:
+    fields: dict[str, Any] = {"seat_names": tuple(table.seat_names), "seat_tokens": _seat_tokens(table)}
+    if status is not None:
+        fields["status"] = status
+        if status == "playing":
+            fields["started"] = time.time()
+    return update_table_sql(table.id, **fields)
+
+
+def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
+    return update_table_sql(table.id, status="over", outcome=outcome.to_dict(), finished=time.time())
+
+
+def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
+    """Rebuild a live table from the database: its position replayed move by move.
+
+    Raises:
+        games.GameError: the stored game no longer replays (an engine changed).
+    """
+    row = stored.row
+    table = Table.create(row.id, row.game, row.options, row.seed)
+    table.created_at = row.created
+    table.started = row.status == "playing"
+    table.seat_names = list(row.seat_names)
+    for seat, token in enumerate(row.seat_tokens):
+        holder = sessions.get(token) if token is not None else None
+        if holder is None and row.seat_names[seat] is not None:
+            holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
+            sessions[holder.token] = holder
+        table.seats[seat] = holder
+    state = table.state
+    played = []
+    for move in stored.moves:
+        state = state.play(move.move)
+        played.append(Played(move.seat, move.move, move.ply, move.forced, state))
+    if played:
+        table.apply(played)
+    return table
 
 
 class _ViewCache:

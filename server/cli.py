@@ -9,6 +9,7 @@ import signal
 import socket
 
 from .app import Server, ServerConfig
+from .store import SchemaError, default_db_path
 
 log = logging.getLogger("parlour.serve")
 
@@ -25,6 +26,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every IPv4 interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--name", default=socket.gethostname(), help="server name shown to players (default: this host's name)")
+    storage = parser.add_mutually_exclusive_group()
+    storage.add_argument("--db", metavar="PATH", help=f"SQLite database for tables, sessions and the archive (default: {default_db_path()})")
+    storage.add_argument("--no-db", action="store_true", help="keep nothing on disk (games are lost when the server stops)")
+    parser.add_argument("--grace", type=float, default=60.0, metavar="SECONDS", help="how long a disconnected player's seat is held (default: 60)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
     parser.set_defaults(run=run)
 
@@ -44,9 +49,16 @@ def lan_addresses() -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run the server described by ``args``; return the exit status."""
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = ServerConfig(host=args.host, port=args.port, server_name=args.name)
+    if args.grace < 0:
+        log.error("--grace must be zero or more seconds, not %s", args.grace)
+        return 2
+    db_path = None if args.no_db else (args.db or str(default_db_path()))
+    config = ServerConfig(host=args.host, port=args.port, server_name=args.name, db_path=db_path, grace_s=args.grace)
     try:
         asyncio.run(_serve(config))
+    except SchemaError as exc:
+        log.error("cannot use the database %s: %s", db_path, exc)
+        return 1
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", args.host, args.port, exc)
         return 1
@@ -58,7 +70,8 @@ async def _serve(config: ServerConfig) -> None:
     await server.start()
     port = server.port
     hosts = lan_addresses() if config.host in ("0.0.0.0", "::", "") else [config.host]
-    print(f"Parlour server {config.server_name!r} listening on port {port}. Players connect with:", flush=True)
+    where = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    print(f"Parlour server {config.server_name!r} listening on port {port} ({where}). Players connect with:", flush=True)
     for host in hosts:
         print(f"    parlour play {host}:{port} --name YOURNAME", flush=True)
     stop = asyncio.Event()

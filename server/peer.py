@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from protocol import Message, ServerConnection
 
@@ -23,10 +24,7 @@ class Peer:
 
     Attributes:
         address: ``"host:port"`` of the remote end, for logs.
-        name: the player name, set by ``hello``.
-        token: the session token sent in ``welcome``.
-        seats: table id to the seat held there.
-        watching: ids of the tables this peer spectates.
+        session: the :class:`server.session.Session` it speaks for, once ``hello`` succeeded.
     """
 
     def __init__(
@@ -39,10 +37,7 @@ class Peer:
         peername = writer.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
         self.protocol = protocol
-        self.name: str | None = None
-        self.token: str | None = None
-        self.seats: dict[int, int] = {}
-        self.watching: set[int] = set()
+        self.session: Any = None  # the Session this connection speaks for, after hello
         self._writer = writer
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=send_queue_frames)
         self._writer_task = asyncio.create_task(self._drain(), name=f"writer {self.address}")
@@ -55,7 +50,7 @@ class Peer:
         try:
             self._queue.put_nowait(self.protocol.send(message))
         except asyncio.QueueFull:
-            log.warning("%s (%s) is not reading; disconnecting", self.address, self.name)
+            log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
 
     def send_frame(self, frame: bytes) -> None:
@@ -65,7 +60,7 @@ class Peer:
         try:
             self._queue.put_nowait(frame)
         except asyncio.QueueFull:
-            log.warning("%s (%s) is not reading; disconnecting", self.address, self.name)
+            log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
 
     async def _drain(self) -> None:
@@ -103,5 +98,8 @@ class Peer:
         except (asyncio.TimeoutError, asyncio.CancelledError):
             self.abort()
 
+    def _who(self) -> str:
+        return self.session.name if self.session is not None else "?"
+
     def __repr__(self) -> str:
-        return f"<Peer {self.name or '?'} {self.address}>"
+        return f"<Peer {self._who()} {self.address}>"

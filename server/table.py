@@ -9,6 +9,8 @@ connection only ever receives what its seat may see.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,7 @@ from protocol import Code
 from protocol.messages import TableInfo
 
 from .peer import Peer
+from .session import Session
 
 __all__ = ["RequestError", "Table", "Played"]
 
@@ -67,11 +70,15 @@ class Table:
         self.seed = seed
         self.state = state
         self.moves: list[str] = []
-        self.seats: list[Peer | None] = [None, None]
+        self.seats: list[Session | None] = [None, None]
         self.seat_names: list[str | None] = [None, None]
-        self.spectators: set[Peer] = set()
+        self.spectators: set[Session] = set()
         self.started = False
-        self.resigned: Outcome | None = None
+        self.ended: Outcome | None = None
+        self.lock = asyncio.Lock()  # one state-changing request at a time, persistence included
+        self.grace: dict[int, asyncio.TimerHandle] = {}  # seat -> forfeit timer while its player is away
+        self.created_at = time.time()
+        self.moved: set[int] = set()  # seats that have played a move of their own
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None) -> "Table":
@@ -96,8 +103,8 @@ class Table:
 
     @property
     def outcome(self) -> Outcome | None:
-        """How the game ended (by the rules or by resignation), or ``None``."""
-        return self.resigned or self.state.outcome
+        """How the game ended (by the rules or by a table action), or ``None``."""
+        return self.ended or self.state.outcome
 
     @property
     def status(self) -> str:
@@ -124,27 +131,27 @@ class Table:
 
     def members(self) -> list[tuple[Peer, int | None]]:
         """Every connected peer at the table, with its seat (``None``: spectator)."""
-        seated = [(peer, seat) for seat, peer in enumerate(self.seats) if peer is not None]
-        return seated + [(peer, None) for peer in self.spectators]
+        seated = [(s.peer, seat) for seat, s in enumerate(self.seats) if s is not None and s.peer is not None]
+        return seated + [(s.peer, None) for s in self.spectators if s.peer is not None]
 
     def view_for(self, seat: int | None) -> dict[str, Any]:
-        """The current view for ``seat``, with the table-level outcome (resignation) folded in."""
+        """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in."""
         view = self.state.view(seat)
-        if self.resigned is not None:
-            view["outcome"] = self.resigned.to_dict()
+        if self.ended is not None:
+            view["outcome"] = self.ended.to_dict()
             view["to_move"] = None
             view.pop("legal_moves", None)
         return view
 
     # --- seating ------------------------------------------------------------------
 
-    def sit(self, peer: Peer, seat: int | None) -> int:
-        """Seat ``peer`` at ``seat`` (``None``: the first free seat); return the seat.
+    def sit(self, peer: Session, seat: int | None) -> int:
+        """Seat a session at ``seat`` (``None``: the first free seat); return the seat.
 
         Raises:
             RequestError: ``already_seated``, ``table_full`` or ``game_over``.
         """
-        if self.outcome is not None:
+        if self.started and self.outcome is not None:
             raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over")
         if peer in self.seats:
             raise RequestError(Code.ALREADY_SEATED, f"you already sit at table {self.id}")
@@ -164,8 +171,8 @@ class Table:
         """Whether both seats are now filled and play has not begun."""
         return not self.started and all(name is not None for name in self.seat_names)
 
-    def unseat(self, peer: Peer) -> int | None:
-        """Remove ``peer`` from its seat or the spectators; return the seat it held."""
+    def unseat(self, peer: Session) -> int | None:
+        """Remove a session from its seat or the spectators; return the seat it held."""
         self.spectators.discard(peer)
         if peer not in self.seats:
             return None
@@ -176,13 +183,13 @@ class Table:
         return seat
 
     def is_empty(self) -> bool:
-        """Whether nobody is connected to the table any more."""
-        return not self.spectators and all(peer is None for peer in self.seats)
+        """Whether nobody sits at or watches the table any more."""
+        return not self.spectators and all(holder is None for holder in self.seats)
 
     # --- play ---------------------------------------------------------------------
 
-    def seat_of(self, peer: Peer) -> int:
-        """Return the seat ``peer`` holds here.
+    def seat_of(self, peer: Session) -> int:
+        """Return the seat a session holds here.
 
         Raises:
             RequestError: ``not_seated``.
@@ -197,11 +204,13 @@ class Table:
         if not self.started:
             raise RequestError(Code.NOT_STARTED, f"table {self.id} is waiting for a second player")
 
-    def play(self, peer: Peer, move: str, ply: int | None) -> list[Played]:
-        """Play ``move`` for ``peer``'s seat, then any forced passes that follow.
+    def plan_move(self, peer: Session, move: str, ply: int | None) -> list[Played]:
+        """Check ``move`` for a session's seat and work out the plies it leads to.
+
+        Nothing changes until :meth:`apply` (the server persists in between).
 
         Returns:
-            The plies applied, the player's own first.
+            The plies to apply: the player's own first, then any forced passes.
 
         Raises:
             RequestError: ``not_seated``, ``not_started``, ``game_over``,
@@ -217,21 +226,24 @@ class Table:
             state = self.state.play(move)
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
-        played = [self._advance(seat, state, forced=False)]
-        while self.state.outcome is None and self.state.legal_moves() == ["pass"]:
-            mover = self.state.to_move
+        played = [_played(seat, state, forced=False)]
+        while state.outcome is None and state.legal_moves() == ["pass"]:
+            mover = state.to_move
             assert mover is not None
-            played.append(self._advance(mover, self.state.play("pass"), forced=True))
+            state = state.play("pass")
+            played.append(_played(mover, state, forced=True))
         return played
 
-    def _advance(self, seat: int, state: State, *, forced: bool) -> Played:
-        assert state.last_move is not None
-        self.state = state
-        self.moves.append(state.last_move)
-        return Played(seat, state.last_move, state.ply, forced, state)
+    def apply(self, played: list[Played]) -> None:
+        """Make planned plies the table's true state."""
+        for ply in played:
+            self.moves.append(ply.move)
+            if not ply.forced:
+                self.moved.add(ply.seat)
+        self.state = played[-1].state
 
-    def resign(self, peer: Peer, reason: str = "resignation") -> Outcome:
-        """End the game with ``peer``'s seat losing.
+    def resign(self, peer: Session, reason: str = "resigned") -> Outcome:
+        """The outcome of a session's seat resigning (applied by :meth:`end`).
 
         Raises:
             RequestError: ``not_seated``, ``not_started`` or ``game_over``.
@@ -241,9 +253,19 @@ class Table:
         return self.forfeit(seat, reason)
 
     def forfeit(self, seat: int, reason: str) -> Outcome:
-        """End a running game with ``seat`` losing for ``reason``."""
-        self.resigned = Outcome(winner=1 - seat, reason=f"{self.game.seats[seat]} {reason}")
-        return self.resigned
+        """The outcome of ``seat`` losing for ``reason`` (applied by :meth:`end`)."""
+        return Outcome(winner=1 - seat, reason=f"{self.game.seats[seat]} {reason}")
+
+    def end(self, outcome: Outcome) -> None:
+        """End a running game by a table action (resignation, abandonment, agreement)."""
+        self.ended = outcome
+        for timer in self.grace.values():
+            timer.cancel()
+        self.grace.clear()
+
+def _played(seat: int, state: State, *, forced: bool) -> Played:
+    assert state.last_move is not None
+    return Played(seat, state.last_move, state.ply, forced, state)
 
 
 def _wire_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -11,11 +11,14 @@ from server.app import Server, ServerConfig
 
 Connect = Callable[..., Awaitable[Client]]
 
+GRACE_S = 0.3
+"""How long the test server holds a disconnected player's seat."""
+
 
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     """A running in-process server listening on 127.0.0.1 (port chosen by the OS)."""
-    srv = Server(ServerConfig(host="127.0.0.1", port=0, server_name="test"))
+    srv = Server(ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=GRACE_S))
     await srv.start()
     try:
         yield srv

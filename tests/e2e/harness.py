@@ -101,9 +101,13 @@ class Process:
             self.popen.wait(10)
 
 
-def start_server(*extra: str) -> tuple[Process, int]:
-    """Start ``parlour serve`` on 127.0.0.1 with an ephemeral port; return it and the port."""
-    server = Process("serve", "--host", "127.0.0.1", "--port", "0", *extra)
+def start_server(*extra: str, port: int = 0) -> tuple[Process, int]:
+    """Start ``parlour serve`` on 127.0.0.1 (an ephemeral port by default); return it and the port.
+
+    Without ``--db`` in ``extra`` the server keeps nothing on disk.
+    """
+    storage = () if "--db" in extra else ("--no-db",)
+    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra)
     port = int(server.expect(r"listening on port (\d+)")[1])
     return server, port
 
@@ -124,12 +128,17 @@ def read_record_headers(name: str) -> dict[str, str]:
     return headers
 
 
-def player_scripts(game: str, options: dict[str, object], moves: list[str], seed: str | None = None) -> tuple[list[str], list[str]]:
+def player_scripts(
+    game: str, options: dict[str, object], moves: list[str], seed: str | None = None, *, after: list[str] | None = None, to_end: bool = True
+) -> tuple[list[str], list[str]]:
     """Each seat's command lines for a recorded game: wait for the turn, then move.
 
-    Forced passes are skipped: the server plays them.
+    ``after`` are moves already played before these. Forced passes are
+    skipped: the server plays them.
     """
     state = games.get(game).new_state(options, seed)
+    for move in after or []:
+        state = state.play(move)
     scripts: tuple[list[str], list[str]] = ([], [])
     for move in moves:
         seat = state.to_move
@@ -137,5 +146,5 @@ def player_scripts(game: str, options: dict[str, object], moves: list[str], seed
         if move != "pass":
             scripts[seat].extend(["wait turn", move])
         state = state.play(move)
-    assert state.outcome is not None, "the record does not reach the end of the game"
+    assert state.outcome is not None or not to_end, "the record does not reach the end of the game"
     return scripts

@@ -20,6 +20,7 @@ from client import Client
 from protocol import PROTOCOL_VERSION, encode_frame
 from protocol import messages as m
 
+from ..conftest import GRACE_S
 from .conftest import TIMEOUT_S, Raw, refused
 
 OTHELLO = games.get("othello")
@@ -369,17 +370,19 @@ async def test_move_after_a_natural_end_is_game_over(connect) -> None:
     await refused(bob.move(game.id, "a1"), "game_over")
 
 
-async def test_disconnect_mid_game_forfeits(trio) -> None:
+async def test_disconnect_mid_game_forfeits_once_the_grace_period_lapses(trio) -> None:
     ann, bob, cat = trio
     game = await Game.start(ann, bob, cat)
     await game.play("d3")
     await game.play("c3")
     await bob.close()
     for client in (ann, cat):
+        away = await next_of(client, m.PlayerAway)
+        assert (away.table, away.seat, away.name) == (game.id, 1, "bob") and away.forfeit_in_s == GRACE_S
         over = await next_of(client, m.GameOver)
         assert over.table == game.id
         assert over.outcome["winner"] == 0
-        assert "White" in over.outcome["reason"] and "forfeit" in over.outcome["reason"]
+        assert over.outcome["reason"] == "White abandoned the game"
     info = await table_info(cat, game.id)
     assert info.status == "over" and info.seats == ["ann", "bob"] and info.ply == 2
     await refused(ann.move(game.id, game.state.legal_moves()[0]), "game_over")
