@@ -152,14 +152,14 @@ class Client:
             raise ServerError(reply)
         return reply
 
-    async def request(self, kind: type[m.Message], **fields: Any) -> m.Message:
-        """Send a request of class ``kind`` with ``fields`` (the id is added) and return the reply.
+    async def request(self, message_class: type[m.Message], /, **fields: Any) -> m.Message:
+        """Send a request of class ``message_class`` with ``fields`` (the id is added) and return the reply.
 
         Raises:
             ServerError: the server answered with an error.
             ConnectionLost: the connection closed first.
         """
-        return await self._request(kind(id=self._next_id(), **fields))  # type: ignore[call-arg]
+        return await self._request(message_class(id=self._next_id(), **fields))  # type: ignore[call-arg]
 
     async def send_raw(self, frame: bytes) -> None:
         """Write bytes as they are (for tests of the server's handling of bad input)."""
@@ -208,10 +208,21 @@ class Client:
         return reply.tables
 
     async def create_table(
-        self, game: str, options: dict[str, Any] | None = None, *, seed: str | int | None = None, seat: int | None = 0
+        self,
+        game: str,
+        options: dict[str, Any] | None = None,
+        *,
+        seed: str | int | None = None,
+        seat: int | None = 0,
+        time_control: str | None = None,
     ) -> m.TableJoined:
-        """Create a table and sit at ``seat`` (``None``: watch it instead)."""
-        reply = await self.request(m.CreateTable, game=game, options=options or {}, seed=seed, seat=seat)
+        """Create a table and sit at ``seat`` (``None``: watch it instead).
+
+        ``time_control`` is ``"MINUTES+INCREMENT"`` (e.g. ``"5+3"``) or ``None`` for no clock.
+        """
+        reply = await self.request(
+            m.CreateTable, game=game, options=options or {}, seed=seed, seat=seat, time_control=time_control
+        )
         assert isinstance(reply, m.TableJoined)
         return reply
 
@@ -238,6 +249,30 @@ class Client:
     async def resign(self, table: int) -> None:
         """Resign the game at ``table``."""
         await self.request(m.Resign, table=table)
+
+    async def offer(self, table: int, kind: str, *, plies: int = 1) -> None:
+        """Offer a ``"draw"``, ask for a ``"takeback"`` of ``plies`` plies, or offer a ``"rematch"``."""
+        await self.request(m.Offer, table=table, kind=kind, plies=plies)
+
+    async def answer(self, table: int, kind: str, accept: bool) -> None:
+        """Accept or decline the opponent's pending offer of ``kind``."""
+        await self.request(m.Answer, table=table, kind=kind, accept=accept)
+
+    async def say(self, text: str, table: int | None = None) -> None:
+        """Chat at ``table``, or in the lobby when ``table`` is ``None``."""
+        await self.request(m.Say, text=text, table=table)
+
+    async def list_archive(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """Finished games on the server, newest first."""
+        reply = await self.request(m.ListArchive, limit=limit, offset=offset)
+        assert isinstance(reply, m.Archive)
+        return reply.games
+
+    async def get_record(self, table: int) -> str:
+        """The plain-text record of finished game ``table``."""
+        reply = await self.request(m.GetRecord, table=table)
+        assert isinstance(reply, m.Record)
+        return reply.text
 
     async def ping(self) -> None:
         """Round-trip a ``ping``."""

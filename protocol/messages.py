@@ -11,7 +11,7 @@ field. ``PROTOCOL.md`` documents each message with an example.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
 from msgspec import Meta
@@ -50,6 +50,8 @@ ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_CHARS)]
 Token = Annotated[str, Meta(max_length=MAX_TOKEN_CHARS)]
 GameName = Annotated[str, Meta(min_length=1, max_length=32)]
 Options = Annotated[dict[str, Any], Meta(max_length=32)]
+OfferKind = Literal["draw", "takeback", "rematch"]
+TimeControlText = Annotated[str, Meta(max_length=32)]
 Seed = Union[Annotated[str, Meta(max_length=256)], Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)], None]
 
 
@@ -84,6 +86,7 @@ class CreateTable(Message, tag="create_table"):
     options: Options = {}
     seed: Seed = None
     seat: Seat | None = 0
+    time_control: TimeControlText | None = None
 
 
 class JoinTable(Message, tag="join_table"):
@@ -124,13 +127,69 @@ class Resign(Message, tag="resign"):
     table: TableId
 
 
+class Offer(Message, tag="offer"):
+    """Offers the opponent a ``draw``, asks to take back ``plies`` plies (``takeback``), or offers a ``rematch``."""
+
+    id: RequestId
+    table: TableId
+    kind: OfferKind
+    plies: Annotated[int, Meta(ge=1, le=10_000)] = 1
+
+
+class Answer(Message, tag="answer"):
+    """Accepts or declines the opponent's pending offer of ``kind``."""
+
+    id: RequestId
+    table: TableId
+    kind: OfferKind
+    accept: bool
+
+
+class Say(Message, tag="say"):
+    """Chat: to a table's players and spectators, or to the whole lobby (``table`` ``None``)."""
+
+    id: RequestId
+    text: ChatText
+    table: TableId | None = None
+
+
+class ListArchive(Message, tag="list_archive"):
+    """Asks for finished games, newest first."""
+
+    id: RequestId
+    limit: Annotated[int, Meta(ge=1, le=200)] = 50
+    offset: Annotated[int, Meta(ge=0)] = 0
+
+
+class GetRecord(Message, tag="get_record"):
+    """Asks for the plain-text record of a finished game."""
+
+    id: RequestId
+    table: TableId
+
+
 class Ping(Message, tag="ping"):
     """Asks for a ``pong``; also keeps the connection alive."""
 
     id: RequestId
 
 
-Request = Union[Hello, ListTables, CreateTable, JoinTable, WatchTable, LeaveTable, PlayMove, Resign, Ping]
+Request = Union[
+    Hello,
+    ListTables,
+    CreateTable,
+    JoinTable,
+    WatchTable,
+    LeaveTable,
+    PlayMove,
+    Resign,
+    Offer,
+    Answer,
+    Say,
+    ListArchive,
+    GetRecord,
+    Ping,
+]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
 
@@ -154,6 +213,8 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
     ply: int
     seed: str | int | None = None
     outcome: dict[str, Any] | None = None
+    time_control: str | None = None
+    clock: dict[str, Any] | None = None
 
 
 class Welcome(Message, tag="welcome"):
@@ -236,6 +297,7 @@ class Moved(Message, tag="moved"):
     ply: int
     view: dict[str, Any]
     forced: bool = False
+    clock: dict[str, Any] | None = None
 
 
 class GameStarted(Message, tag="game_started"):
@@ -279,6 +341,69 @@ class PlayerBack(Message, tag="player_back"):
     name: str
 
 
+class Offered(Message, tag="offered"):
+    """Push to a table: ``seat`` offers a draw, asks for a takeback of ``plies``, or offers a rematch."""
+
+    table: int
+    seat: int
+    kind: str
+    plies: int = 1
+
+
+class Answered(Message, tag="answered"):
+    """Push to a table: the offer of ``kind`` was accepted, declined, or lapsed (``accepted`` false, ``lapsed`` true)."""
+
+    table: int
+    kind: str
+    accepted: bool
+    lapsed: bool = False
+
+
+class TakenBack(Message, tag="taken_back"):
+    """Push to a table: the last ``plies`` plies were taken back; ``view`` and ``moves`` are the position now."""
+
+    table: int
+    plies: int
+    view: dict[str, Any]
+    moves: list[str]
+    clock: dict[str, Any] | None = None
+
+
+class RematchStarted(Message, tag="rematch_started"):
+    """Push to both players: a rematch with seats swapped is ready at ``table``."""
+
+    previous: int
+    table: TableInfo
+    seat: int
+    view: dict[str, Any]
+
+
+class Chat(Message, tag="chat"):
+    """Push: ``name`` said ``text`` at ``table`` (``None``: in the lobby)."""
+
+    name: str
+    text: str
+    table: int | None = None
+
+
+class Archive(Message, tag="archive"):
+    """Answers ``list_archive``: finished games, newest first.
+
+    Each game: ``id``, ``game``, ``options``, ``players`` (two names),
+    ``result`` (an outcome map), ``plies``, ``finished`` (ISO-8601 UTC).
+    """
+
+    id: int
+    games: list[dict[str, Any]]
+
+
+class Record(Message, tag="record"):
+    """Answers ``get_record``: the game as a plain-text record (see ``games.record``)."""
+
+    id: int
+    text: str
+
+
 class Shutdown(Message, tag="shutdown"):
     """Push: the server is stopping and will close the connection."""
 
@@ -300,6 +425,13 @@ ServerMessage = Union[
     Resumed,
     PlayerAway,
     PlayerBack,
+    Offered,
+    Answered,
+    TakenBack,
+    RematchStarted,
+    Chat,
+    Archive,
+    Record,
     Shutdown,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]

@@ -19,17 +19,26 @@ from typing import Any, Awaitable, Callable
 import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError, ServerConnection
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES, encode_frame
+from games.record import format_record
 from protocol.messages import (
+    Answer,
+    Answered,
+    Archive,
+    Chat,
     CreateTable,
     Error,
     GameOver,
     GameStarted,
     Hello,
+    GetRecord,
     JoinTable,
     LeaveTable,
+    ListArchive,
     ListTables,
     Message,
     Moved,
+    Offer,
+    Offered,
     Ok,
     Ping,
     PlayerAway,
@@ -37,13 +46,17 @@ from protocol.messages import (
     PlayMove,
     Pong,
     Request,
+    Record,
+    RematchStarted,
     Resign,
     Resumed,
+    Say,
     Shutdown,
     TableClosed,
     TableJoined,
     Tables,
     TableUpdated,
+    TakenBack,
     WatchTable,
     Welcome,
     to_wire,
@@ -53,7 +66,9 @@ from . import __version__
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
+from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .store import (
+    ArchiveEntry,
     MoveRow,
     Statement,
     Store,
@@ -63,7 +78,9 @@ from .store import (
     create_table_sql,
     delete_session_sql,
     delete_table_sql,
+    iso_utc,
     save_session_sql,
+    truncate_moves_sql,
     update_table_sql,
 )
 from .table import Played, RequestError, Table
@@ -127,6 +144,11 @@ class Server:
             LeaveTable: self._leave_table,
             PlayMove: self._play_move,
             Resign: self._resign,
+            Offer: self._offer,
+            Answer: self._answer,
+            Say: self._say,
+            ListArchive: self._list_archive,
+            GetRecord: self._get_record,
             Ping: self._ping,
         }
 
@@ -157,6 +179,7 @@ class Server:
                     holder.seats[table.id] = seat
                     self.names.setdefault(name_key(holder.name), holder)
                     self._hold_seat(table, seat, holder)
+            self._schedule_flag(table)
         self._next_table_id = store.next_table_id()
         log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
 
@@ -446,7 +469,12 @@ class Server:
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
         seed = request.seed if request.seed is not None else secrets.token_hex(8)
+        try:
+            control = TimeControl.parse(request.time_control)
+        except TimeControlError as exc:
+            raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         table = Table.create(self._next_table_id, request.game, request.options, seed)
+        table.set_time_control(control)
         self._next_table_id += 1
         seat = None
         if request.seat is not None:
@@ -485,6 +513,8 @@ class Server:
 
     def _start(self, table: Table) -> None:
         log.info("table %d starts: %s vs %s", table.id, *table.seat_names)
+        table.start_clock()
+        self._schedule_flag(table)
         views = _ViewCache(table)
         for member, seat in table.members():
             member.send(GameStarted(table=table.id, seats=list(table.seat_names), view=views.get(seat)))
@@ -522,15 +552,169 @@ class Server:
         table = self._table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
+            try:
+                table.press_clock(played)
+            except FlagFell as fell:
+                await self._flag_fell(table, fell.seat)
+                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
             now = time.time()
             statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
             final = played[-1].state.outcome
             if final is not None:
                 statements.append(_ended_sql(table, final))
+            if table.clock is not None:
+                statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
             await self._persist(*statements)
             table.apply(played)
+            lapsed = table.lapse_offers(played[0].seat)
+            if final is not None:
+                table.stop_clock()
+            else:
+                self._schedule_flag(table)
         then.append(lambda: self._announce_moves(table, played))
+        for kind in lapsed:
+            then.append(lambda kind=kind: self._to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
         return Ok(id=request.id)
+
+    # --- clocks -------------------------------------------------------------------------
+
+    def _schedule_flag(self, table: Table) -> None:
+        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
+        if table.flag_timer is not None:
+            table.flag_timer.cancel()
+            table.flag_timer = None
+        clock = table.clock
+        if clock is None or clock.running is None or table.outcome is not None:
+            return
+        now = time.monotonic()
+        flag_at = clock.flag_time(now)
+        assert flag_at is not None
+        delay = max(0.0, flag_at - now) + 0.001
+        loop = asyncio.get_running_loop()
+        table.flag_timer = loop.call_later(delay, lambda: asyncio.ensure_future(self._check_flag(table)))
+
+    async def _check_flag(self, table: Table) -> None:
+        async with table.lock:
+            clock = table.clock
+            if clock is None or table.outcome is not None:
+                return
+            seat = clock.flagged(time.monotonic())
+            if seat is None:
+                self._schedule_flag(table)
+                return
+            await self._flag_fell(table, seat)
+
+    async def _flag_fell(self, table: Table, seat: int) -> None:
+        """End the game: ``seat`` lost on time (called with the table lock held)."""
+        outcome = table.forfeit(seat, "ran out of time")
+        await self._persist(_ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()))
+        table.end(outcome)
+        self._announce_outcome(table, outcome)
+
+    # --- offers, chat, archive ------------------------------------------------------------
+
+    def _to_table(self, table: Table, message: Message) -> None:
+        frame = encode_frame(to_wire(message))
+        for member, _seat in table.members():
+            member.send_frame(frame)
+
+    async def _offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
+        table = self._table(request.table)
+        async with table.lock:
+            opponent_offer = table.offers.get(request.kind)
+            if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
+                # Offering what the opponent already offers is accepting it (as on lichess).
+                return await self._accept(session, table, request.kind, request.id, then)
+            seat = table.offer(session, request.kind, request.plies)
+        message = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
+        then.append(lambda: self._to_table(table, message))
+        return Ok(id=request.id)
+
+    async def _answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
+        table = self._table(request.table)
+        async with table.lock:
+            if request.accept:
+                return await self._accept(session, table, request.kind, request.id, then)
+            table.take_offer(session, request.kind)
+        message = Answered(table=table.id, kind=request.kind, accepted=False)
+        then.append(lambda: self._to_table(table, message))
+        return Ok(id=request.id)
+
+    async def _accept(self, session: Session, table: Table, kind: str, request_id: int, then: list[Push]) -> Message:
+        """Carry out the opponent's offer of ``kind`` (called with the table lock held)."""
+        if kind != "rematch":
+            table.check_running()
+        _seat, plies = table.take_offer(session, kind)
+        then.append(lambda: self._to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
+        if kind == "draw":
+            outcome = games.Outcome(winner=None, reason="draw by agreement")
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
+            then.append(lambda: self._announce_outcome(table, outcome))
+        elif kind == "takeback":
+            state, taken = table.plan_takeback(plies)
+            await self._persist(truncate_moves_sql(table.id, state.ply))
+            table.apply_takeback(state, taken)
+            table.start_clock()
+            self._schedule_flag(table)
+            then.append(lambda: self._announce_takeback(table, taken))
+        else:
+            rematch = await self._rematch(table)
+            then.append(lambda: self._announce_rematch(table, rematch))
+        return Ok(id=request_id)
+
+    def _announce_takeback(self, table: Table, plies: int) -> None:
+        views = _ViewCache(table)
+        clock = table.clock_snapshot()
+        for member, seat in table.members():
+            member.send(TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=list(table.moves), clock=clock))
+
+    async def _rematch(self, old: Table) -> Table:
+        """A new table with the same game and seats swapped, both players seated."""
+        seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
+        table = Table.create(self._next_table_id, old.game.name, old.options, seed)
+        self._next_table_id += 1
+        table.set_time_control(old.clock.control if old.clock is not None else None)
+        for seat, holder in enumerate(reversed(old.seats)):
+            if holder is not None:
+                table.sit(holder, seat)
+        table.started = True
+        await self._persist(create_table_sql(_table_row(table)))
+        self.tables[table.id] = table
+        for seat, holder in enumerate(table.seats):
+            if holder is not None:
+                holder.seats[table.id] = seat
+        table.start_clock()
+        self._schedule_flag(table)
+        return table
+
+    def _announce_rematch(self, old: Table, table: Table) -> None:
+        info = table.info()
+        for member, seat in table.members():
+            assert seat is not None
+            member.send(RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
+        self._table_changed(table)
+
+    async def _say(self, session: Session, request: Say, then: list[Push]) -> Message:
+        message = Chat(name=session.name, text=request.text, table=request.table)
+        if request.table is None:
+            then.append(lambda: self._broadcast_lobby(message))
+        else:
+            table = self._table(request.table)
+            if table.id not in session.seats and table.id not in session.watching:
+                raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
+            then.append(lambda: self._to_table(table, message))
+        return Ok(id=request.id)
+
+    async def _list_archive(self, session: Session, request: ListArchive, then: list[Push]) -> Message:
+        entries = self.store.archive(request.limit, request.offset) if self.store is not None else []
+        return Archive(id=request.id, games=[_archive_entry(entry) for entry in entries])
+
+    async def _get_record(self, session: Session, request: GetRecord, then: list[Push]) -> Message:
+        stored = self.store.load(request.table) if self.store is not None else None
+        if stored is None or stored.row.status != "over":
+            raise RequestError(Code.NO_SUCH_TABLE, f"there is no finished game {request.table} in the archive")
+        return Record(id=request.id, text=format_record(self.store.to_record(stored)))  # type: ignore[union-attr]
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         members = table.members()
@@ -538,8 +722,10 @@ class Server:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             views = _ViewCache(table, ply.state)
+            clock = table.clock_snapshot()
             for member, seat in members:
-                message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat))
+                view = views.get(seat)
+                message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=view, clock=clock)
                 member.send(message)
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
@@ -572,10 +758,23 @@ def _table_row(table: Table) -> TableRow:
         options=table.options,
         seed=table.seed,
         created=table.created_at,
+        time_control=str(table.clock.control) if table.clock is not None else None,
         seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
         seat_tokens=_seat_tokens(table),
         status=table.status,
     )
+
+
+def _archive_entry(entry: ArchiveEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "game": entry.game,
+        "options": entry.options,
+        "players": list(entry.players),
+        "result": entry.result,
+        "plies": entry.plies,
+        "finished": iso_utc(entry.finished) if entry.finished is not None else None,
+    }
 
 
 def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
@@ -604,6 +803,10 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
     """
     row = stored.row
     table = Table.create(row.id, row.game, row.options, row.seed)
+    if row.time_control is not None and row.clocks:
+        table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
+    elif row.time_control is not None:
+        table.set_time_control(TimeControl.parse(row.time_control))
     table.created_at = row.created
     table.started = row.status == "playing"
     table.seat_names = list(row.seat_names)

@@ -19,6 +19,7 @@ from games import Game, IllegalMove, Outcome, State
 from protocol import Code
 from protocol.messages import TableInfo
 
+from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
 
@@ -79,6 +80,9 @@ class Table:
         self.grace: dict[int, asyncio.TimerHandle] = {}  # seat -> forfeit timer while its player is away
         self.created_at = time.time()
         self.moved: set[int] = set()  # seats that have played a move of their own
+        self.offers: dict[str, tuple[int, int]] = {}  # kind -> (offering seat, plies)
+        self.clock: Clock | None = None
+        self.flag_timer: asyncio.TimerHandle | None = None
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None) -> "Table":
@@ -127,7 +131,13 @@ class Table:
             ply=self.state.ply,
             seed=None if secret else self.seed,
             outcome=outcome.to_dict() if outcome is not None else None,
+            time_control=str(self.clock.control) if self.clock is not None else None,
+            clock=self.clock_snapshot(),
         )
+
+    def clock_snapshot(self) -> dict[str, Any] | None:
+        """Both clocks now (``remaining_ms``, ``running``, ``control``), or ``None`` untimed."""
+        return self.clock.snapshot(time.monotonic()) if self.clock is not None else None
 
     def members(self) -> list[tuple[Peer, int | None]]:
         """Every connected peer at the table, with its seat (``None``: spectator)."""
@@ -198,7 +208,8 @@ class Table:
             raise RequestError(Code.NOT_SEATED, f"you do not hold a seat at table {self.id}")
         return self.seats.index(peer)
 
-    def _check_running(self) -> None:
+    def check_running(self) -> None:
+        """Raise ``game_over`` or ``not_started`` unless the game is being played."""
         if self.outcome is not None:
             raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over")
         if not self.started:
@@ -217,7 +228,7 @@ class Table:
                 ``not_your_turn``, ``stale_ply`` or ``illegal_move`` (with the rule).
         """
         seat = self.seat_of(peer)
-        self._check_running()
+        self.check_running()
         if self.state.to_move != seat:
             raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
         if ply is not None and ply != self.state.ply:
@@ -242,6 +253,84 @@ class Table:
                 self.moved.add(ply.seat)
         self.state = played[-1].state
 
+    # --- offers ---------------------------------------------------------------------
+
+    def offer(self, peer: Session, kind: str, plies: int) -> int:
+        """Record ``kind`` offered by a session's seat; return the seat.
+
+        Raises:
+            RequestError: ``not_seated``, ``not_started``, ``game_over`` or
+                ``bad_action`` (an offer that makes no sense now).
+        """
+        seat = self.seat_of(peer)
+        if kind == "rematch":
+            if not self.started or self.outcome is None:
+                raise RequestError(Code.BAD_ACTION, "a rematch can be offered once the game is over")
+        else:
+            self.check_running()
+        if kind == "takeback" and plies > len(self.moves):
+            raise RequestError(Code.BAD_ACTION, f"only {len(self.moves)} plies have been played; cannot take back {plies}")
+        pending = self.offers.get(kind)
+        if pending is not None and pending[0] == seat:
+            raise RequestError(Code.BAD_ACTION, f"you already made a {kind} offer; wait for the answer")
+        self.offers[kind] = (seat, plies)
+        return seat
+
+    def take_offer(self, peer: Session, kind: str) -> tuple[int, int]:
+        """Remove and return the opponent's pending offer of ``kind`` as (seat, plies).
+
+        Raises:
+            RequestError: ``not_seated`` or ``bad_action`` (no such offer from the opponent).
+        """
+        seat = self.seat_of(peer)
+        pending = self.offers.get(kind)
+        if pending is None or pending[0] == seat:
+            raise RequestError(Code.BAD_ACTION, f"there is no {kind} offer from your opponent to answer")
+        del self.offers[kind]
+        return pending
+
+    def lapse_offers(self, mover: int) -> list[str]:
+        """Drop offers a move makes stale: the mover's draw offer and any takeback request."""
+        lapsed = []
+        if self.offers.get("draw", (None,))[0] == mover:
+            lapsed.append("draw")
+        if "takeback" in self.offers:
+            lapsed.append("takeback")
+        for kind in lapsed:
+            del self.offers[kind]
+        return lapsed
+
+    def plan_takeback(self, plies: int) -> tuple[State, int]:
+        """The position ``plies`` plies back, and how many plies that really takes back.
+
+        Forced passes left at the end are taken back too, since the server
+        would only play them again.
+        """
+        keep = len(self.moves) - plies
+        states = [self.game.new_state(self.options, self.seed)]
+        for move in self.moves[:keep]:
+            states.append(states[-1].play(move))
+        while keep > 0 and self.moves[keep - 1] == "pass":
+            keep -= 1
+            states.pop()
+        return states[-1], len(self.moves) - keep
+
+    def apply_takeback(self, state: State, plies: int) -> None:
+        """Make a planned takeback the table's true state."""
+        del self.moves[len(self.moves) - plies:]
+        self.state = state
+        self.moved = self._movers()
+        self.offers.clear()
+
+    def _movers(self) -> set[int]:
+        state = self.game.new_state(self.options, self.seed)
+        movers = set()
+        for move in self.moves:
+            if move != "pass" and state.to_move is not None:
+                movers.add(state.to_move)
+            state = state.play(move)
+        return movers
+
     def resign(self, peer: Session, reason: str = "resigned") -> Outcome:
         """The outcome of a session's seat resigning (applied by :meth:`end`).
 
@@ -249,7 +338,7 @@ class Table:
             RequestError: ``not_seated``, ``not_started`` or ``game_over``.
         """
         seat = self.seat_of(peer)
-        self._check_running()
+        self.check_running()
         return self.forfeit(seat, reason)
 
     def forfeit(self, seat: int, reason: str) -> Outcome:
@@ -262,6 +351,46 @@ class Table:
         for timer in self.grace.values():
             timer.cancel()
         self.grace.clear()
+        self.stop_clock()
+        self.offers.pop("draw", None)
+        self.offers.pop("takeback", None)
+
+    # --- clock ----------------------------------------------------------------------
+
+    def set_time_control(self, control: TimeControl | None) -> None:
+        """Give the table a clock (``None``: untimed). Call before play starts."""
+        self.clock = Clock(control) if control is not None else None
+
+    def start_clock(self) -> None:
+        """Start the clock of the seat to move (game start, takeback, restart)."""
+        if self.clock is not None and self.state.to_move is not None:
+            now = time.monotonic()
+            if self.clock.running is not None:
+                self.clock.stop(now)
+            self.clock.start(self.state.to_move, now)
+
+    def stop_clock(self) -> None:
+        """Stop the clock for good and drop the flag timer."""
+        if self.flag_timer is not None:
+            self.flag_timer.cancel()
+            self.flag_timer = None
+        if self.clock is not None and self.clock.running is not None:
+            self.clock.stop(time.monotonic())
+
+    def press_clock(self, played: list[Played]) -> None:
+        """Charge the mover's time for ``played`` (forced passes cost nothing).
+
+        Raises:
+            FlagFell: the mover's flag fell before the move arrived.
+        """
+        if self.clock is None:
+            return
+        now = time.monotonic()
+        self.clock.press(played[0].seat, now)
+        for ply in played[1:]:
+            self.clock.pass_turn(ply.seat, 1 - ply.seat, now)
+        if played[-1].state.outcome is not None:
+            self.clock.stop(now)
 
 def _played(seat: int, state: State, *, forced: bool) -> Played:
     assert state.last_move is not None

@@ -45,6 +45,15 @@ REQUESTS: list[m.Message] = [
     m.PlayMove(id=11, table=1, move="d3"),
     m.PlayMove(id=12, table=1, move="x" * 64, ply=0),
     m.Resign(id=13, table=1),
+    m.Offer(id=14, table=1, kind="draw"),
+    m.Offer(id=15, table=1, kind="takeback", plies=3),
+    m.Answer(id=16, table=1, kind="rematch", accept=True),
+    m.Say(id=17, text="hello"),
+    m.Say(id=18, text="gg", table=2),
+    m.ListArchive(id=19),
+    m.ListArchive(id=20, limit=10, offset=30),
+    m.GetRecord(id=21, table=5),
+    m.CreateTable(id=22, game="othello", time_control="5+3"),
     m.Ping(id=0),
     m.Ping(id=2**53),
 ]
@@ -71,6 +80,14 @@ SERVER_MESSAGES: list[m.Message] = [
     m.Resumed(table=TABLE, seat=None, view=VIEW, moves=[]),
     m.PlayerAway(table=3, seat=1, name="bob", forfeit_in_s=60.0),
     m.PlayerBack(table=3, seat=1, name="bob"),
+    m.Offered(table=3, seat=0, kind="takeback", plies=2),
+    m.Answered(table=3, kind="draw", accepted=False, lapsed=True),
+    m.TakenBack(table=3, plies=2, view=VIEW, moves=["d3"], clock={"remaining_ms": [1000, 2000], "running": 1, "control": "5+3"}),
+    m.RematchStarted(previous=3, table=TABLE, seat=1, view=VIEW),
+    m.Chat(name="ann", text="hi"),
+    m.Chat(name="ann", text="gg", table=3),
+    m.Archive(id=10, games=[{"id": 1, "game": "othello", "plies": 60}]),
+    m.Record(id=11, text="Game: othello\n"),
     m.Shutdown(message="bye"),
 ]
 
@@ -88,12 +105,14 @@ def test_protocol_constants() -> None:
 
 def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
-        "hello", "list_tables", "create_table", "join_table", "watch_table", "leave_table", "move", "resign", "ping",
+        "hello", "list_tables", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
+        "offer", "answer", "say", "list_archive", "get_record", "ping",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
         "table_updated", "table_closed", "moved", "game_started", "game_over",
-        "resumed", "player_away", "player_back", "shutdown",
+        "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
+        "chat", "archive", "record", "shutdown",
     ]
 
 
@@ -465,6 +484,14 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.PlayMove: st.builds(m.PlayMove, id=request_ids, table=table_ids, move=st.text(min_size=1, max_size=64),
                           ply=st.none() | st.integers(min_value=0, max_value=2**63 - 1)),
     m.Resign: st.builds(m.Resign, id=request_ids, table=table_ids),
+    m.Offer: st.builds(m.Offer, id=request_ids, table=table_ids, kind=st.sampled_from(["draw", "takeback", "rematch"]),
+                       plies=st.integers(min_value=1, max_value=10_000)),
+    m.Answer: st.builds(m.Answer, id=request_ids, table=table_ids, kind=st.sampled_from(["draw", "takeback", "rematch"]),
+                        accept=st.booleans()),
+    m.Say: st.builds(m.Say, id=request_ids, text=st.text(min_size=1, max_size=500), table=st.none() | table_ids),
+    m.ListArchive: st.builds(m.ListArchive, id=request_ids, limit=st.integers(min_value=1, max_value=200),
+                             offset=st.integers(min_value=0, max_value=2**31)),
+    m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
 }
 valid_requests = st.one_of(*REQUEST_STRATEGIES.values())

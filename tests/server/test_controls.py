@@ -1,0 +1,250 @@
+"""Game controls, clocks, chat and the archive, over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+
+import games
+from client import Client
+from games.record import parse_record, replay
+from protocol import messages as m
+from server.app import Server, ServerConfig
+
+from .conftest import TIMEOUT_S, refused
+
+
+async def _game(connect: Any, *, time_control: str | None = None, watcher: bool = True) -> tuple[Client, Client, Client | None, int]:
+    ann, bob = await connect("ann"), await connect("bob")
+    table = (await ann.create_table("othello", time_control=time_control)).table.id
+    cat = None
+    if watcher:
+        cat = await connect("cat")
+        await cat.watch_table(table)
+    await bob.join_table(table)
+    return ann, bob, cat, table
+
+
+async def _next(client: Client, kind: type[m.Message]) -> Any:
+    return await client.next_event(kind, timeout_s=TIMEOUT_S)
+
+
+# --- draw ---------------------------------------------------------------------------------
+
+
+async def test_draw_offer_accepted_ends_the_game_for_everyone(connect) -> None:
+    ann, bob, cat, table = await _game(connect)
+    await ann.offer(table, "draw")
+    offered = await _next(bob, m.Offered)
+    assert (offered.seat, offered.kind) == (0, "draw")
+    assert (await _next(cat, m.Offered)).kind == "draw"
+    await bob.answer(table, "draw", True)
+    for client in (ann, bob, cat):
+        over = await _next(client, m.GameOver)
+        assert over.outcome == {"winner": None, "reason": "draw by agreement", "score": None}
+
+
+async def test_draw_offer_declined_and_refusals(connect) -> None:
+    ann, bob, cat, table = await _game(connect)
+    await refused(ann.answer(table, "draw", True), "bad_action")  # nothing offered
+    await ann.offer(table, "draw")
+    await refused(ann.offer(table, "draw"), "bad_action")  # twice
+    await refused(ann.answer(table, "draw", True), "bad_action")  # own offer
+    await refused(cat.offer(table, "draw"), "not_seated")
+    await refused(cat.answer(table, "draw", True), "not_seated")
+    await bob.answer(table, "draw", False)
+    answered = await _next(ann, m.Answered)
+    assert (answered.kind, answered.accepted, answered.lapsed) == ("draw", False, False)
+    await refused(bob.answer(table, "draw", True), "bad_action")  # already answered
+
+
+async def test_draw_offer_lapses_when_the_offerer_moves(connect) -> None:
+    ann, bob, _cat, table = await _game(connect)
+    await ann.offer(table, "draw")
+    await ann.move(table, "d3")
+    lapsed = await _next(bob, m.Answered)
+    assert lapsed.kind == "draw" and lapsed.lapsed and not lapsed.accepted
+    await refused(bob.answer(table, "draw", True), "bad_action")
+
+
+async def test_offering_a_draw_back_accepts_it(connect) -> None:
+    ann, bob, _cat, table = await _game(connect)
+    await ann.offer(table, "draw")
+    await bob.offer(table, "draw")
+    assert (await _next(ann, m.GameOver)).outcome["reason"] == "draw by agreement"
+
+
+# --- takeback ----------------------------------------------------------------------------
+
+
+async def test_takeback_accepted_restores_the_position_for_everyone(connect) -> None:
+    ann, bob, cat, table = await _game(connect)
+    await ann.move(table, "d3")
+    await bob.move(table, "c3")
+    await ann.move(table, "c4")
+    await ann.offer(table, "takeback", plies=2)
+    await refused(ann.offer(table, "takeback", plies=1), "bad_action")
+    await bob.answer(table, "takeback", True)
+    expected = games.get("othello").new_state().play("d3")
+    for client, seat in ((ann, 0), (bob, 1), (cat, None)):
+        taken = await _next(client, m.TakenBack)
+        assert taken.plies == 2 and taken.moves == ["d3"]
+        assert taken.view == expected.view(seat)
+    await bob.move(table, "e3")  # white to move again, with a different move
+
+
+async def test_takeback_refusals(connect) -> None:
+    ann, bob, cat, table = await _game(connect)
+    await refused(ann.offer(table, "takeback"), "bad_action")  # nothing played
+    await ann.move(table, "d3")
+    await refused(ann.offer(table, "takeback", plies=2), "bad_action")
+    await refused(cat.offer(table, "takeback"), "not_seated")
+    await ann.offer(table, "takeback")
+    await bob.move(table, "c3")  # a move makes the request stale
+    assert (await _next(ann, m.Answered)).lapsed
+    await refused(bob.answer(table, "takeback", True), "bad_action")
+
+
+# --- rematch -----------------------------------------------------------------------------
+
+
+async def test_rematch_swaps_seats(connect) -> None:
+    ann, bob, _cat, table = await _game(connect)
+    await refused(ann.offer(table, "rematch"), "bad_action")  # game still running
+    await ann.resign(table)
+    await _next(bob, m.GameOver)
+    await bob.offer(table, "rematch")
+    assert (await _next(ann, m.Offered)).kind == "rematch"
+    await ann.answer(table, "rematch", True)
+    for client, seat in ((ann, 1), (bob, 0)):
+        started = await _next(client, m.RematchStarted)
+        assert started.previous == table and started.seat == seat
+        assert started.table.seats == ["bob", "ann"] and started.table.status == "playing"
+    new_table = started.table.id
+    await bob.move(new_table, "d3")
+    await refused(ann.move(table, "d3"), "game_over")
+
+
+# --- clocks ------------------------------------------------------------------------------
+
+
+async def test_time_control_is_validated(connect) -> None:
+    ann = await connect("ann")
+    error = await refused(ann.create_table("othello", time_control="5-3"), "bad_option")
+    assert error.field == "time_control"
+
+
+async def test_clock_increment_and_snapshot(connect) -> None:
+    ann, bob, cat, table = await _game(connect, time_control="1+2")
+    started = await _next(cat, m.GameStarted)
+    info = (await cat.list_tables())[0]
+    assert info.time_control == "1+2" and info.clock["running"] == 0
+    assert 55_000 < info.clock["remaining_ms"][0] <= 60_000
+    await ann.move(table, "d3")
+    moved = await _next(cat, m.Moved)
+    assert moved.clock["running"] == 1
+    assert 60_000 < moved.clock["remaining_ms"][0] <= 62_000, "the Fischer increment is added after the move"
+    assert started.table == table
+
+
+async def test_flag_falls_for_a_silent_player(connect) -> None:
+    ann, bob, cat, table = await _game(connect, time_control="0.01+0")  # 0.6 s each
+    await ann.move(table, "d3")
+    for client in (ann, bob, cat):
+        over = await client.next_event(m.GameOver, timeout_s=TIMEOUT_S)
+        assert over.outcome["winner"] == 0 and over.outcome["reason"] == "White ran out of time"
+    await refused(bob.move(table, "c3"), "game_over")
+
+
+# --- chat --------------------------------------------------------------------------------
+
+
+async def test_table_and_lobby_chat(connect) -> None:
+    ann, bob, cat, table = await _game(connect)
+    dan = await connect("dan")
+    await ann.say("good luck", table)
+    for client in (ann, bob, cat):  # the sender sees its own line too
+        said = await _next(client, m.Chat)
+        assert (said.name, said.text, said.table) == ("ann", "good luck", table)
+    await dan.say("anyone for nimble?")
+    for client in (ann, bob, cat):
+        said = await _next(client, m.Chat)
+        assert (said.name, said.text, said.table) == ("dan", "anyone for nimble?", None)
+    await refused(dan.say("hi", table), "not_at_table")
+    error = await refused(dan.request(m.Say, text="x" * (m.MAX_CHAT_CHARS + 1)), "bad_message")
+    assert error.field == "text"
+
+
+# --- archive -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def persistent(tmp_path: Path) -> AsyncIterator[Server]:
+    srv = Server(ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=0.3))
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.close()
+
+
+async def test_archive_lists_finished_games_and_their_records_replay(persistent: Server) -> None:
+    ann = await Client.connect("127.0.0.1", persistent.port, name="ann")
+    bob = await Client.connect("127.0.0.1", persistent.port, name="bob")
+    try:
+        table = (await ann.create_table("othello", {"size": 6})).table.id
+        await bob.join_table(table)
+        state = games.get("othello").new_state({"size": 6})
+        for _ in range(6):
+            move = state.legal_moves()[0]
+            await (ann if state.to_move == 0 else bob).move(table, move)
+            state = state.play(move)
+        await ann.resign(table)
+        await refused(ann.get_record(table + 100), "no_such_table")
+        entries = await bob.list_archive()
+        assert [(e["id"], e["game"], e["players"], e["plies"]) for e in entries] == [(table, "othello", ["ann", "bob"], 6)]
+        assert entries[0]["result"]["winner"] == 1
+        record = parse_record(await bob.get_record(table))
+        positions = replay(record)
+        assert positions[-1].view(None) == state.view(None)
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_archive_is_empty_without_a_database(connect) -> None:
+    ann = await connect("ann")
+    assert await ann.list_archive() == []
+
+
+async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) -> None:
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
+    first = Server(config)
+    await first.start()
+    ann = await Client.connect("127.0.0.1", first.port, name="ann")
+    bob = await Client.connect("127.0.0.1", first.port, name="bob")
+    table = (await ann.create_table("othello", time_control="5+0")).table.id
+    await bob.join_table(table)
+    await ann.move(table, "d3")
+    tokens = ann.token, bob.token
+    await ann.close()
+    await bob.close()
+    await first.close()
+
+    second = Server(config)
+    await second.start()
+    try:
+        restored = second.tables[table]
+        assert restored.moves == ["d3"] and restored.status == "playing"
+        assert restored.clock is not None and restored.clock.running == 1
+        back = await Client.connect("127.0.0.1", second.port, name="-", token=tokens[1])
+        resumed = await back.next_event(m.Resumed, timeout_s=TIMEOUT_S)
+        assert resumed.seat == 1 and resumed.moves == ["d3"] and resumed.table.clock["running"] == 1
+        await back.move(table, resumed.view["legal_moves"][0])
+        await back.close()
+    finally:
+        await second.close()
+    await asyncio.sleep(0)
