@@ -118,16 +118,16 @@ async def _session(host: str, port: int, name: str) -> int:
         print(f"Cannot connect to {host}:{port}: {exc}", flush=True)
         return 1
     assert client.welcome is not None
+    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port))
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        source: LineInput | PromptInput = PromptInput()
+        source: LineInput | PromptInput = PromptInput(toolbar=shell.status_line)
         output_guard = patch_stdout()
     else:
         source = LineInput()
         output_guard = nullcontext()
     with output_guard:
-        shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port))
         print(f"Connected to {client.welcome.server} (Parlour {client.welcome.version}) as {client.name}. Type help.", flush=True)
         followers = asyncio.create_task(shell.follow_events())
         await shell.handle("list")

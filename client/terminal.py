@@ -1,55 +1,109 @@
 """The terminal front end: a lobby and game shell built on :class:`client.Client`.
 
 With a TTY it reads commands with prompt_toolkit, so server pushes print above
-the prompt without clobbering what the user is typing. With stdin piped it
-reads one command per line and prints plain text, so it can be scripted; the
-``wait`` command lets a script wait for its turn.
+the prompt without clobbering what the user is typing, and a bottom toolbar
+shows the clocks counting down. With stdin piped it reads one command per line
+and prints plain text, so it can be scripted; the ``wait`` command lets a
+script wait for its turn.
+
+Everything that comes from another user (names, chat, record headers) goes
+through :func:`client.sanitize.printable` before it is printed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from datetime import datetime
+from typing import Any, Awaitable, Callable, Sequence
 
 import games
+from games.record import GameRecord, RecordError, parse_record, replay
 from protocol import messages as m
 
 from .connection import Client, ConnectionLost, ServerError
 from .render import render
+from .sanitize import printable, printable_lines
 
-__all__ = ["TerminalClient", "LineInput", "PromptInput"]
+__all__ = ["TerminalClient", "LineInput", "PromptInput", "describe_table", "describe_archived", "format_clock"]
 
 HELP = """Commands:
   list                      show the tables in the lobby
   games                     the games and their options
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
-                            seed=TEXT sets the setup seed
+                            seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
+                            adds a clock (e.g. tc=5+3; default: no clock)
   save FILE                 write the current position to FILE (Nine Men's Morris)
   join ID [SEAT]            take a free seat at table ID (SEAT 0 or 1)
   watch ID                  watch table ID as a spectator
   leave                     leave the current table (resigns a running game)
-  board                     show the current position again
+  board                     show the current position again (the replay's while replaying)
   moves                     list your legal moves
+Game controls (players):
   resign                    resign the current game
+  draw                      offer your opponent a draw (lapses when you move)
+  takeback [N]              ask to take back your last N plies (default 1)
+  rematch                   after the game, offer a rematch with seats swapped
+  accept / decline [KIND]   answer your opponent's latest offer (KIND: draw,
+                            takeback or rematch, if several are pending)
+Chat:
+  say TEXT                  chat at your table (in the lobby when at no table)
+  shout TEXT                chat in the lobby
+Archive:
+  archive [N]               the server's last N finished games (default 20)
+  replay ID | replay FILE   step through finished game ID, or a record file
+                            while replaying: forward|f [N], back|b [N], first,
+                            last, goto N, stop (leave the replay)
+  export ID FILE            save the record of finished game ID to FILE
+Other:
   wait turn|start|end       (scripts) wait for your turn, the start or the end
   help                      this text
   quit                      leave the server
 Anything else is a move in the game's notation, e.g. d3."""
 
+OFFER_KINDS = ("draw", "takeback", "rematch")
+_OFFER_NOUNS = {"draw": "draw offer", "takeback": "takeback request", "rematch": "rematch offer"}
+_RAW_COMMANDS = ("say", "shout")  # the rest of the line is the text, quotes and all
+_REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
+
 
 @dataclass
 class Seating:
-    """What the terminal knows of the table it is at."""
+    """What the terminal knows of the table it is at.
+
+    ``clock`` is the last clock snapshot the server sent (``None``: untimed)
+    and ``clock_at`` the local monotonic time it arrived; ``offer`` is the
+    opponent's latest pending offer, the one ``accept`` and ``decline`` answer.
+    """
 
     table: m.TableInfo
     seat: int | None
     view: dict[str, Any]
     moves: list[str] = field(default_factory=list)
+    clock: dict[str, Any] | None = None
+    clock_at: float = 0.0
+    offer: m.Offered | None = None
+
+
+@dataclass
+class Replaying:
+    """A recorded game being stepped through: every position, and the one shown."""
+
+    label: str
+    record: GameRecord
+    states: list[games.State]
+    index: int = 0
+
+    @property
+    def last(self) -> int:
+        """The number of plies (the index of the final position)."""
+        return len(self.states) - 1
 
 
 Reconnect = Callable[[str, Callable[[str], None]], Awaitable["Client | None"]]
@@ -63,15 +117,24 @@ class TerminalClient:
         write: prints one block of text (a line or a board).
         reconnect: resumes the session from its token after a lost connection
             (``None``: do not try); returns the new client, or ``None`` to give up.
+        now: the monotonic clock used to count the clocks down between updates.
     """
 
-    def __init__(self, client: Client, write: Callable[[str], None], reconnect: Reconnect | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        write: Callable[[str], None],
+        reconnect: Reconnect | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.client = client
         self.write = write
         self.reconnect = reconnect
+        self.now = now
         self.gone = False  # the connection is lost for good
         self.finished = asyncio.Event()  # set with gone
         self.at: Seating | None = None
+        self.replaying: Replaying | None = None
         self._changed = asyncio.Condition()
         self._moved_at_ply = -1  # our turn is over until a view newer than this ply arrives
         self._commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
@@ -83,6 +146,24 @@ class TerminalClient:
             "board": self._board,
             "moves": self._moves,
             "resign": self._resign,
+            "draw": self._draw,
+            "takeback": self._takeback,
+            "rematch": self._rematch,
+            "accept": self._accept,
+            "decline": self._decline,
+            "say": self._say,
+            "shout": self._shout,
+            "archive": self._archive,
+            "replay": self._replay,
+            "export": self._export,
+            "forward": self._forward,
+            "f": self._forward,
+            "back": self._back,
+            "b": self._back,
+            "first": self._first,
+            "last": self._last,
+            "goto": self._goto,
+            "stop": self._stop,
             "wait": self._wait,
             "save": self._save,
             "help": self._help,
@@ -96,26 +177,32 @@ class TerminalClient:
         line = line.strip()
         if not line or line.startswith("#"):
             return True
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            self.write(f"cannot read that line: {exc}")
-            return True
-        command = words[0].lower()
+        head, *rest = line.split(None, 1)
+        if head.lower() in _RAW_COMMANDS:
+            command, words = head.lower(), rest  # the text as typed: quotes and apostrophes are chat
+        else:
+            try:
+                words = shlex.split(line)
+            except ValueError as exc:
+                self.write(f"cannot read that line: {exc}")
+                return True
+            command, words = words[0].lower(), words[1:]
         if command in ("quit", "exit"):
             return False
         action = self._commands.get(command)
+        if command in _REPLAY_ONLY and self.replaying is None:
+            action = None
         try:
             if action is not None:
-                await action(words[1:])
+                await action(words)
             else:
                 await self._move(line)
         except ServerError as exc:
-            self.write(f"error ({exc.code}): {exc.message}")
+            self.write(f"error ({exc.code}): {printable_lines(exc.message)}")
         except ConnectionLost:
             self.write("not connected to the server right now; try again in a moment")
         except games.GameError as exc:
-            self.write(f"error: {exc}")
+            self.write(f"error: {printable_lines(str(exc))}")
         except UsageError as exc:
             self.write(str(exc))
         return True
@@ -132,6 +219,7 @@ class TerminalClient:
                 if option["min"] is not None or option["max"] is not None:
                     bounds = f", {option['min'] if option['min'] is not None else ''}..{option['max'] if option['max'] is not None else ''}"
                 lines.append(f"    {option['name']}={option['type']} (default {option['default']}{bounds}) {option['doc']}")
+        lines.append("Any game: seed=TEXT (the setup seed), tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3)")
         self.write("\n".join(lines))
 
     def _games(self) -> list[dict[str, Any]]:
@@ -147,10 +235,11 @@ class TerminalClient:
 
     async def _new(self, args: list[str]) -> None:
         if not args:
-            raise UsageError("usage: new GAME [key=value ...], e.g. new othello size=8")
+            raise UsageError("usage: new GAME [key=value ...] [tc=MINUTES+INCREMENT], e.g. new othello size=8 tc=5+3")
         game = games.get(args[0].lower())
         options: dict[str, Any] = {}
         seed: str | None = None
+        time_control: str | None = None
         for word in args[1:]:
             key, sep, text = word.partition("=")
             if not sep:
@@ -158,9 +247,12 @@ class TerminalClient:
             if key == "seed":
                 seed = text
                 continue
+            if key == "tc":
+                time_control = None if text.lower() in ("", "none", "-") else text
+                continue
             option = game.option(key)
             options[key] = _read_file(key, text) if option.type == "str" else option.parse_text(text)
-        joined = await self.client.create_table(game.name, options, seed=seed)
+        joined = await self.client.create_table(game.name, options, seed=seed, time_control=time_control)
         self.write(f"Created table {joined.table.id}; waiting for an opponent (they type: join {joined.table.id}).")
         await self._sit(joined)
 
@@ -173,14 +265,17 @@ class TerminalClient:
         await self._sit(await self.client.watch_table(table_id))
 
     async def _sit(self, joined: m.TableJoined) -> None:
-        self.at = Seating(joined.table, joined.seat, joined.view, list(joined.moves))
+        self.at = self._seating(joined.table, joined.seat, joined.view, joined.moves)
         self._moved_at_ply = -1
         role = "watching" if joined.seat is None else f"playing {joined.table.game} as {self._seat_name(joined.seat)}"
         self.write(f"At table {joined.table.id}, {role}.")
         if joined.moves:
-            self.write("Moves so far: " + " ".join(joined.moves))
+            self.write("Moves so far: " + " ".join(printable(move) for move in joined.moves))
         self._show()
         await self._notify()
+
+    def _seating(self, table: m.TableInfo, seat: int | None, view: dict[str, Any], moves: Sequence[str]) -> Seating:
+        return Seating(table, seat, view, list(moves), clock=table.clock, clock_at=self.now())
 
     async def _leave(self, args: list[str]) -> None:
         at = self._require_table()
@@ -189,6 +284,9 @@ class TerminalClient:
         self.at = None
 
     async def _board(self, args: list[str]) -> None:
+        if self.replaying is not None:
+            self._show_replay()
+            return
         self._require_table()
         self._show()
 
@@ -207,11 +305,7 @@ class TerminalClient:
         position = at.view.get("position")
         if not isinstance(position, str):
             raise UsageError(f"{at.table.game} positions cannot be saved to a file")
-        try:
-            with open(args[0], "w", encoding="utf-8") as handle:
-                handle.write(position)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args[0]!r}: {exc}") from None
+        _write_file(args[0], position)
         self.write(f"Saved the position to {args[0]}.")
 
     async def _resign(self, args: list[str]) -> None:
@@ -219,6 +313,11 @@ class TerminalClient:
         await self.client.resign(at.table.id)
 
     async def _move(self, text: str) -> None:
+        if self.replaying is not None:
+            raise UsageError(
+                f"You are replaying {self.replaying.label}: type stop to leave the replay before you play a move "
+                "(forward, back, first, last and goto N step through the replay)."
+            )
         at = self.at
         if at is None:
             raise UsageError(f"unknown command {text.split()[0]!r}; type help")
@@ -247,6 +346,223 @@ class TerminalClient:
         if self.at is None:
             raise UsageError("you are not at a table: use new, join or watch first")
         return self.at
+
+    def _require_seat(self, what: str) -> Seating:
+        at = self._require_table()
+        if at.seat is None:
+            raise UsageError(f"only the players can {what}; you are watching table {at.table.id}")
+        return at
+
+    # --- game controls ---------------------------------------------------------------
+
+    async def _draw(self, args: list[str]) -> None:
+        at = self._require_seat("offer a draw")
+        await self.client.offer(at.table.id, "draw")
+        self.write(f"You offered a draw; waiting for {self._opponent(at)} to accept or decline.")
+
+    async def _takeback(self, args: list[str]) -> None:
+        plies = _count(args, "usage: takeback [N] (the number of plies to take back, default 1)")
+        at = self._require_seat("ask for a takeback")
+        await self.client.offer(at.table.id, "takeback", plies=plies)
+        self.write(
+            f"You asked to take back {_plies(plies)}; waiting for {self._opponent(at)} to accept or decline."
+        )
+
+    async def _rematch(self, args: list[str]) -> None:
+        at = self._require_seat("offer a rematch")
+        await self.client.offer(at.table.id, "rematch")
+        self.write(f"You offered a rematch with seats swapped; waiting for {self._opponent(at)} to answer.")
+
+    async def _accept(self, args: list[str]) -> None:
+        await self._answer(args, accept=True)
+
+    async def _decline(self, args: list[str]) -> None:
+        await self._answer(args, accept=False)
+
+    async def _answer(self, args: list[str], accept: bool) -> None:
+        verb = "accept" if accept else "decline"
+        at = self._require_seat(f"{verb} an offer")
+        if args:
+            kind = args[0].lower()
+            if kind not in OFFER_KINDS or len(args) > 1:
+                raise UsageError(f"usage: {verb} [draw|takeback|rematch]")
+        elif at.offer is not None:
+            kind = at.offer.kind
+        else:
+            raise UsageError("There is no offer to answer.")
+        await self.client.answer(at.table.id, kind, accept)
+        if at.offer is not None and at.offer.kind == kind:
+            at.offer = None
+
+    # --- chat ------------------------------------------------------------------------
+
+    async def _say(self, args: list[str]) -> None:
+        text = _chat_text(args, "say")
+        await self.client.say(text, table=self.at.table.id if self.at is not None else None)
+
+    async def _shout(self, args: list[str]) -> None:
+        await self.client.say(_chat_text(args, "shout"), table=None)
+
+    # --- archive and replay ------------------------------------------------------------
+
+    async def _archive(self, args: list[str]) -> None:
+        limit = _count(args, "usage: archive [N] (how many of the latest finished games, default 20)", default=20)
+        entries = await self.client.list_archive(min(limit, 200))
+        if not entries:
+            self.write("No finished games on this server yet.")
+            return
+        lines = ["Finished games, newest first:"]
+        lines += [describe_archived(entry) for entry in entries]
+        lines.append("Type replay ID to step through one, or export ID FILE to save its record.")
+        self.write("\n".join(lines))
+
+    async def _replay(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise UsageError("usage: replay ID (a finished game, see archive) or replay FILE (a record file)")
+        target = args[0]
+        game_id = _game_id(target)
+        if game_id is not None and not os.path.exists(target):
+            text = await self.client.get_record(game_id)
+            label = f"game {game_id}"
+        else:
+            text = _read_file("record", target)
+            label = printable(target)
+        try:
+            record = parse_record(text)
+            states = replay(record)
+        except RecordError as exc:
+            raise UsageError(f"cannot replay {label}: {printable_lines(str(exc))}") from None
+        self.replaying = Replaying(label, record, states)
+        self._show_replay()
+
+    async def _export(self, args: list[str]) -> None:
+        game_id = _game_id(args[0]) if len(args) == 2 else None
+        if game_id is None:
+            raise UsageError("usage: export ID FILE, e.g. export 12 game12.txt")
+        text = await self.client.get_record(game_id)
+        _write_file(args[1], text)
+        self.write(f"Exported the record of game {game_id} to {args[1]}.")
+
+    def _require_replay(self) -> Replaying:
+        if self.replaying is None:
+            raise UsageError("You are not replaying a game: type replay ID or replay FILE first (archive lists the games).")
+        return self.replaying
+
+    async def _forward(self, args: list[str]) -> None:
+        replaying = self._require_replay()
+        self._replay_to(replaying.index + _count(args, "usage: forward [N]"))
+
+    async def _back(self, args: list[str]) -> None:
+        replaying = self._require_replay()
+        self._replay_to(replaying.index - _count(args, "usage: back [N]"))
+
+    async def _first(self, args: list[str]) -> None:
+        self._require_replay()
+        self._replay_to(0)
+
+    async def _last(self, args: list[str]) -> None:
+        self._replay_to(self._require_replay().last)
+
+    async def _goto(self, args: list[str]) -> None:
+        replaying = self._require_replay()
+        try:
+            ply = int(args[0]) if len(args) == 1 else -1
+        except ValueError:
+            ply = -1
+        if not 0 <= ply <= replaying.last:
+            raise UsageError(f"usage: goto N, with N from 0 to {replaying.last}")
+        self._replay_to(ply)
+
+    async def _stop(self, args: list[str]) -> None:
+        replaying = self._require_replay()
+        self.replaying = None
+        at = self.at
+        back = f" You are at table {at.table.id}; type board to see it." if at is not None else ""
+        self.write(f"Stopped the replay of {replaying.label}.{back}")
+
+    def _replay_to(self, index: int) -> None:
+        replaying = self.replaying
+        assert replaying is not None
+        index = max(0, min(index, replaying.last))
+        if index == replaying.index:
+            where = "the start" if index == 0 else "the end" if index == replaying.last else f"ply {index}"
+            self.write(f"Already at {where} of {replaying.label} (ply {index}/{replaying.last}).")
+            return
+        replaying.index = index
+        self._show_replay()
+
+    def _show_replay(self) -> None:
+        replaying = self.replaying
+        if replaying is None:
+            return
+        record, index = replaying.record, replaying.index
+        state = replaying.states[index]
+        seats = _game_seats(record.game)
+        players = "  vs  ".join(f"{seats[i]}: {_name(record.players[i], '?')}" for i in (0, 1))
+        lines = [f"Replay of {replaying.label} · {printable(record.game)} · {players}", render(state.view(None), None)]
+        if index > 0:
+            played = record.moves[index - 1]
+            lines.append(f"Ply {index}: {seats[played.seat]} played {printable(played.move)}" + (" (forced)" if played.forced else ""))
+        if index == replaying.last:
+            result = record.result or (state.outcome.to_dict() if state.outcome is not None else None)
+            if result is not None:
+                lines.append("Recorded result: " + _outcome_text(result, seats))
+            else:
+                lines.append("The record ends here, with no result.")
+        elif state.to_move is not None:
+            lines.append(f"{seats[state.to_move]} to move.")
+        lines.append(f"Replay of {replaying.label}: ply {index}/{replaying.last} — forward [N], back [N], first, last, goto N, stop")
+        self.write("\n".join(lines))
+
+    # --- status line -------------------------------------------------------------------
+
+    def status_line(self) -> str:
+        """One line for the prompt's bottom toolbar: the table, its clocks counting down, a pending offer.
+
+        Called every half second by prompt_toolkit; never raises.
+        """
+        try:
+            parts: list[str] = []
+            at = self.at
+            if at is not None:
+                parts.append(f"Table {at.table.id} · {at.table.game}")
+                if at.clock is not None:
+                    parts.append(self._clock_text(at))
+                if at.offer is not None:
+                    parts.append(f"{self._player(at.offer.seat)}'s {_OFFER_NOUNS.get(at.offer.kind, at.offer.kind)}: accept or decline")
+            replaying = self.replaying
+            if replaying is not None:
+                parts.append(f"Replay of {replaying.label}: ply {replaying.index}/{replaying.last}")
+            return "  |  ".join(parts)
+        except Exception:  # a toolbar that raises would take the prompt down
+            return ""
+
+    def _clock_text(self, at: Seating) -> str:
+        assert at.clock is not None
+        seats = (self._seat_name(0), self._seat_name(1))
+        try:
+            return format_clock(at.clock, seats, self.now() - at.clock_at)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return "Clock: (unreadable snapshot from the server)"
+
+    def _set_clock(self, at: Seating, snapshot: dict[str, Any] | None) -> None:
+        if snapshot is not None:
+            at.clock = snapshot
+            at.clock_at = self.now()
+
+    def _stop_clock(self, at: Seating) -> None:
+        """Freeze the local countdown (the game is over)."""
+        clock = at.clock
+        if clock is None or clock.get("running") is None:
+            return
+        elapsed_ms = round((self.now() - at.clock_at) * 1000)
+        try:
+            remaining = [int(ms) for ms in clock["remaining_ms"]]
+            seat = clock["running"]
+            remaining[seat] = max(0, remaining[seat] - elapsed_ms)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return
+        self._set_clock(at, dict(clock, remaining_ms=remaining, running=None))
 
     # --- pushes ----------------------------------------------------------------------
 
@@ -281,7 +597,7 @@ class TerminalClient:
         except (ServerError, ConnectionLost) as exc:
             self.write(f"Could not watch table {at.table.id} again: {exc}")
             return
-        self.at = Seating(joined.table, None, joined.view, list(joined.moves))
+        self.at = self._seating(joined.table, None, joined.view, joined.moves)
         self._show()
 
     async def _notify(self) -> None:
@@ -291,45 +607,106 @@ class TerminalClient:
     def on_event(self, event: m.Message) -> None:
         """Update what the terminal knows from one push, and show it."""
         at = self.at
+        here = at is not None and getattr(event, "table", None) == at.table.id
         if isinstance(event, m.TableUpdated):
             if at is not None and event.table.id == at.table.id:
                 at.table = event.table
+                self._set_clock(at, event.table.clock)
             elif at is None:
                 self.write("lobby: " + describe_table(event.table))
         elif isinstance(event, m.TableClosed):
             if at is None:
                 self.write(f"lobby: table {event.table} closed")
-        elif isinstance(event, m.GameStarted) and at is not None and event.table == at.table.id:
+        elif isinstance(event, m.GameStarted) and here:
+            assert at is not None
             already_shown = at.table.status == "playing"  # the joiner's own reply showed it
             at.view = event.view
             at.table = _with(at.table, seats=event.seats, status="playing")
-            self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {n}" for i, n in enumerate(event.seats)))
+            self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {_name(n)}" for i, n in enumerate(event.seats)))
             if not already_shown:
                 self._show()
-        elif isinstance(event, m.Moved) and at is not None and event.table == at.table.id:
+        elif isinstance(event, m.Moved) and here:
+            assert at is not None
             at.view = event.view
             at.moves.append(event.move)
+            self._set_clock(at, event.clock)
+            if at.offer is not None and at.offer.seat == event.seat:
+                at.offer = None  # an offer lapses when its maker moves
             who = self._seat_name(event.seat)
-            self.write(f"{who} must pass." if event.forced else f"{who} played {event.move}.")
+            self.write(f"{who} must pass." if event.forced else f"{who} played {printable(event.move)}.")
             self._show()
-        elif isinstance(event, m.GameOver) and at is not None and event.table == at.table.id:
+        elif isinstance(event, m.GameOver) and here:
+            assert at is not None
             at.view = dict(at.view, outcome=event.outcome, to_move=None)
             at.view.pop("legal_moves", None)
             at.table = _with(at.table, status="over", outcome=event.outcome)
+            self._stop_clock(at)
+            if at.offer is not None and at.offer.kind != "rematch":
+                at.offer = None
             self.write(self._result_line(event.outcome))
+            if at.seat is not None:
+                self.write("Type rematch to offer a rematch with seats swapped, or leave.")
+        elif isinstance(event, m.Offered) and here:
+            assert at is not None
+            self._on_offered(at, event)
+        elif isinstance(event, m.Answered) and here:
+            assert at is not None
+            if at.offer is not None and at.offer.kind == event.kind:
+                at.offer = None
+            noun = _OFFER_NOUNS.get(event.kind, f"{printable(event.kind)} offer")
+            verdict = "lapsed" if event.lapsed else "was accepted" if event.accepted else "was declined"
+            self.write(f"The {noun} {verdict}.")
+        elif isinstance(event, m.TakenBack) and here:
+            assert at is not None
+            at.view = event.view
+            at.moves = list(event.moves)
+            at.table = _with(at.table, ply=event.view.get("ply", at.table.ply))
+            at.offer = None
+            self._set_clock(at, event.clock)
+            self._moved_at_ply = -1  # the ply went back: the turn is ours again if the view says so
+            self.write(f"{_plies(event.plies).capitalize()} taken back.")
+            self._show()
+        elif isinstance(event, m.RematchStarted):
+            if at is None or at.table.id == event.previous:
+                self.at = self._seating(event.table, event.seat, event.view, [])
+                self._moved_at_ply = -1
+                self.write(f"Rematch at table {event.table.id}: you play {self._seat_name(event.seat)} this time.")
+                self._show()
+            else:
+                self.write(f"The rematch of table {event.previous} is ready at table {event.table.id}; type join {event.table.id} to go there.")
+        elif isinstance(event, m.Chat):
+            where = "[lobby]" if event.table is None else f"[table {event.table}]"
+            self.write(f"{where} {printable(event.name)}: {printable(event.text)}")
         elif isinstance(event, m.Resumed):
             if event.seat is not None or at is None or at.table.id == event.table.id:
-                self.at = Seating(event.table, event.seat, event.view, list(event.moves))
+                self.at = self._seating(event.table, event.seat, event.view, event.moves)
                 self._moved_at_ply = -1
                 self._show()
-        elif isinstance(event, m.PlayerAway) and at is not None and event.table == at.table.id:
-            self.write(f"{event.name} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return.")
-        elif isinstance(event, m.PlayerBack) and at is not None and event.table == at.table.id:
-            self.write(f"{event.name} is back.")
+        elif isinstance(event, m.PlayerAway) and here:
+            self.write(
+                f"{printable(event.name)} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return."
+            )
+        elif isinstance(event, m.PlayerBack) and here:
+            self.write(f"{printable(event.name)} is back.")
         elif isinstance(event, m.Error):
-            self.write(f"error ({event.code}): {event.message}")
+            self.write(f"error ({printable(event.code)}): {printable_lines(event.message)}")
         elif isinstance(event, m.Shutdown):
-            self.write(f"The server is shutting down: {event.message}")
+            self.write(f"The server is shutting down: {printable_lines(event.message)}")
+
+    def _on_offered(self, at: Seating, event: m.Offered) -> None:
+        if event.seat == at.seat:
+            return  # our own offer: the command already said so
+        who = self._player(event.seat)
+        what = {
+            "draw": "offers a draw",
+            "takeback": f"asks to take back {_plies(event.plies)}",
+            "rematch": "offers a rematch with seats swapped",
+        }.get(event.kind, f"offers {printable(event.kind)}")
+        if at.seat is None:
+            self.write(f"{who} {what}.")
+            return
+        at.offer = event
+        self.write(f"{who} {what} — type accept or decline")
 
     # --- drawing ---------------------------------------------------------------------
 
@@ -342,18 +719,29 @@ class TerminalClient:
                 return str(game["seats"][seat])
         return f"seat {seat}"
 
+    def _player(self, seat: int) -> str:
+        """The (sanitised) name of the player in ``seat`` at the current table, or the seat's colour."""
+        at = self.at
+        name = at.table.seats[seat] if at is not None and 0 <= seat < len(at.table.seats) else None
+        return printable(name) if name else self._seat_name(seat)
+
+    def _opponent(self, at: Seating) -> str:
+        return self._player(1 - at.seat) if at.seat is not None else "your opponent"
+
     def _show(self) -> None:
         at = self.at
         if at is None:
             return
         view = at.view
-        names = [n or "(free)" for n in at.table.seats]
+        names = [_name(n) for n in at.table.seats]
         lines = [
             f"Table {at.table.id} · {at.table.game} · "
             + "  vs  ".join(f"{self._seat_name(i)}: {names[i]}" for i in (0, 1)),
             render(view, at.seat),
-            f"Turn {view['ply'] + 1}",
         ]
+        if at.clock is not None:
+            lines.append(self._clock_text(at))
+        lines.append(f"Turn {view['ply'] + 1}")
         outcome = view.get("outcome")
         if outcome is not None:
             lines.append(self._result_line(outcome))
@@ -363,15 +751,11 @@ class TerminalClient:
             mover = view["to_move"]
             lines.append(f"It is the turn of {self._seat_name(mover)} ({names[mover]})" + (" — your turn" if mover == at.seat else ""))
             if mover == at.seat:
-                lines.append("Commands: type a move (e.g. " + _example(view) + "), moves, resign, leave, help, quit")
+                lines.append("Commands: type a move (e.g. " + _example(view) + "), moves, draw, takeback, resign, say, leave, help, quit")
         self.write("\n".join(lines))
 
     def _result_line(self, outcome: dict[str, Any]) -> str:
-        score = outcome.get("score")
-        tail = f" ({score[0]}–{score[1]})" if score else ""
-        if outcome.get("winner") is None:
-            return f"Result: draw — {outcome['reason']}{tail}"
-        return f"Result: {self._seat_name(outcome['winner'])} wins — {outcome['reason']}{tail}"
+        return "Result: " + _outcome_text(outcome, (self._seat_name(0), self._seat_name(1)))
 
 
 class UsageError(Exception):
@@ -379,10 +763,102 @@ class UsageError(Exception):
 
 
 def describe_table(table: m.TableInfo) -> str:
-    """One lobby line: id, game, options, seats, status, spectators."""
-    options = " ".join(f"{k}={_short(v)}" for k, v in table.options.items() if v is not None)
-    seats = " vs ".join(name or "(free)" for name in table.seats)
-    return f"#{table.id} {table.game} {options} — {seats} — {table.status}, ply {table.ply}, {table.spectators} watching"
+    """One lobby line: id, game, options, clock, seats, status, spectators (sanitised: names come from users)."""
+    words = [f"{printable(str(k))}={printable(_short(v))}" for k, v in table.options.items() if v is not None]
+    if table.time_control:
+        words.append(f"tc={printable(table.time_control)}")
+    seats = " vs ".join(_name(name) for name in table.seats)
+    return (
+        f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
+        f"{printable(table.status)}, ply {table.ply}, {table.spectators} watching"
+    )
+
+
+def describe_archived(entry: dict[str, Any]) -> str:
+    """One line of the archive: id, game, players, result, plies, when it finished (sanitised)."""
+    game = printable(str(entry.get("game", "?")))
+    seats = _game_seats(game)
+    players = list(entry.get("players") or [])[:2]
+    players += [None] * (2 - len(players))
+    names = " vs ".join(f"{seats[i]} {_name(players[i], '?')}" for i in (0, 1))
+    result = entry.get("result")
+    result_text = _outcome_text(result, seats) if isinstance(result, dict) else "no result"
+    options = entry.get("options") or {}
+    words = "".join(f" {printable(str(k))}={printable(_short(v))}" for k, v in options.items() if v is not None)
+    plies = entry.get("plies")
+    return (
+        f"#{entry.get('id', '?')} {game}{words} — {names} — {result_text} — "
+        f"{plies if plies is not None else '?'} plies — finished {_when(entry.get('finished'))}"
+    )
+
+
+def format_clock(snapshot: dict[str, Any], seat_names: Sequence[str], elapsed_s: float) -> str:
+    """The clock line for a snapshot, counted down locally.
+
+    Args:
+        snapshot: ``{"remaining_ms": [int, int], "running": 0 | 1 | None, "control": "5+3"}``
+            as the server sent it.
+        seat_names: the two seats' names (``("Black", "White")``).
+        elapsed_s: seconds since the snapshot arrived; taken off the running seat.
+
+    >>> format_clock({"remaining_ms": [272_000, 300_000], "running": 0, "control": "5+3"}, ("Black", "White"), 0.4)
+    'Clock: Black 4:31 · White 5:00 (running: Black)'
+    """
+    remaining = [int(ms) for ms in snapshot["remaining_ms"]]
+    running = snapshot.get("running")
+    if running in (0, 1):
+        remaining[running] -= max(0, round(elapsed_s * 1000))
+    text = f"Clock: {seat_names[0]} {_clock_time(remaining[0])} · {seat_names[1]} {_clock_time(remaining[1])}"
+    if running in (0, 1):
+        text += f" (running: {seat_names[running]})"
+    return text
+
+
+def _clock_time(ms: int) -> str:
+    """``m:ss`` (``h:mm:ss`` from an hour; ``0:ss.t`` under ten seconds), rounded down."""
+    ms = max(0, ms)
+    if ms < 10_000:
+        return f"0:{ms // 1000:02d}.{ms % 1000 // 100}"
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+def _outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:
+    score = outcome.get("score")
+    tail = f" ({score[0]}–{score[1]})" if score else ""
+    reason = printable(str(outcome.get("reason", "")))
+    winner = outcome.get("winner")
+    if winner is None:
+        return f"draw — {reason}{tail}"
+    who = seats[winner] if winner in (0, 1) else f"seat {winner}"
+    return f"{who} wins — {reason}{tail}"
+
+
+def _game_seats(name: str) -> tuple[str, str]:
+    try:
+        seats = games.get(name).seats
+    except games.GameError:
+        return ("seat 0", "seat 1")
+    return (seats[0], seats[1])
+
+
+def _name(name: str | None, missing: str = "(free)") -> str:
+    return printable(name) if name else missing
+
+
+def _when(text: Any) -> str:
+    if not isinstance(text, str):
+        return "?"
+    try:
+        return datetime.fromisoformat(text).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return printable(text)
+
+
+def _plies(count: int) -> str:
+    return f"{count} ply" if count == 1 else f"{count} plies"
 
 
 def _short(value: Any) -> str:
@@ -402,12 +878,20 @@ def _with(table: m.TableInfo, **changes: Any) -> m.TableInfo:
 
 
 def _read_file(key: str, path: str) -> str:
-    """The text of the file named by a ``key=FILE`` option (pieces, position)."""
+    """The text of the file named by a ``key=FILE`` option (pieces, position) or command."""
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the {key} file {path!r}: {exc}") from None
+
+
+def _write_file(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {exc}") from None
 
 
 def _table_and_seat(args: list[str]) -> tuple[int, int | None]:
@@ -417,6 +901,30 @@ def _table_and_seat(args: list[str]) -> tuple[int, int | None]:
     except (IndexError, ValueError):
         raise UsageError("usage: join ID [SEAT] / watch ID, e.g. join 3") from None
     return table_id, seat
+
+
+def _game_id(text: str) -> int | None:
+    """The game id in ``12`` or ``#12``, or ``None`` when ``text`` is not one."""
+    digits = text[1:] if text.startswith("#") else text
+    return int(digits) if digits.isascii() and digits.isdigit() and int(digits) >= 1 else None
+
+
+def _count(args: list[str], usage: str, default: int = 1) -> int:
+    """The optional positive count in ``args`` (``default`` when absent)."""
+    if not args:
+        return default
+    if len(args) > 1 or not (args[0].isascii() and args[0].isdigit()) or int(args[0]) < 1:
+        raise UsageError(usage)
+    return int(args[0])
+
+
+def _chat_text(args: list[str], command: str) -> str:
+    text = args[0].strip() if args else ""
+    if not text:
+        raise UsageError(f"usage: {command} TEXT")
+    if len(text) > m.MAX_CHAT_CHARS:
+        raise UsageError(f"a chat line holds at most {m.MAX_CHAT_CHARS} characters, not {len(text)}")
+    return text
 
 
 # --- input sources -------------------------------------------------------------------
@@ -442,12 +950,22 @@ class LineInput:
 
 
 class PromptInput:
-    """Reads lines with prompt_toolkit, keeping the prompt below printed output."""
+    """Reads lines with prompt_toolkit, keeping the prompt below printed output.
 
-    def __init__(self, prompt: str = "> ") -> None:
+    Args:
+        prompt: the prompt text.
+        toolbar: returns the text of a bottom toolbar (e.g.
+            :meth:`TerminalClient.status_line`), redrawn every half second so
+            the clocks count down; ``None``: no toolbar.
+    """
+
+    def __init__(self, prompt: str = "> ", toolbar: Callable[[], str] | None = None) -> None:
         from prompt_toolkit import PromptSession
 
-        self._session: Any = PromptSession(prompt)
+        extra: dict[str, Any] = {}
+        if toolbar is not None:
+            extra = {"bottom_toolbar": toolbar, "refresh_interval": 0.5}
+        self._session: Any = PromptSession(prompt, **extra)
 
     async def read(self) -> str | None:
         """The next line, or ``None`` when the user pressed Ctrl-D."""

@@ -8,43 +8,47 @@ from pathlib import Path
 
 from .harness import ROOT, Process, player_scripts, read_record, start_server
 
-SPLIT = 24  # moves played before the crash
+SPLITS = (24, 41)  # moves each table has played when the server is killed
 
 
-def test_sigkill_restart_resume_and_finish(tmp_path: Path) -> None:
+def test_sigkill_restart_resume_and_finish_several_games(tmp_path: Path) -> None:
     db = str(tmp_path / "parlour.sqlite3")
     moves = read_record("othello_8x8.txt")
-    before = player_scripts("othello", {"size": 8}, moves[:SPLIT], to_end=False)
-    after = player_scripts("othello", {"size": 8}, moves[SPLIT:], after=moves[:SPLIT])
-
     server, port = start_server("--db", db, "--grace", "60")
+    address = f"127.0.0.1:{port}"
     clients: list[Process] = []
+    tables = []
     try:
-        ann = Process("play", f"127.0.0.1:{port}", "--name", "ann", stdin_text="new othello\n")
-        clients.append(ann)
-        ann.expect(r"Created table 1")
-        ann.send("\n".join(["wait start", *before[0], ""]))
-        watcher = Process("play", f"127.0.0.1:{port}", "--name", "cy", stdin_text="watch 1\n")
-        clients.append(watcher)
-        watcher.expect(r"At table 1, watching")
-        bob = Process("play", f"127.0.0.1:{port}", "--name", "bob", stdin_text="join 1\n")
-        clients.append(bob)
-        bob.send("\n".join([*before[1], ""]))
-        last = moves[SPLIT - 1]
-        for client in clients:
-            client.expect(rf"played {last}\.")
+        for index, split in enumerate(SPLITS):
+            black_name, white_name = f"black{index}", f"white{index}"
+            before = player_scripts("othello", {}, moves[:split], to_end=False)
+            black = Process("play", address, "--name", black_name, stdin_text="new othello\n")
+            table = black.expect(r"Created table (\d+)")[1]
+            black.send("\n".join(["wait start", *before[0], ""]))
+            watcher = Process("play", address, "--name", f"watcher{index}", stdin_text=f"watch {table}\n")
+            watcher.expect(rf"At table {table}, watching")
+            white = Process("play", address, "--name", white_name, stdin_text=f"join {table}\n")
+            white.send("\n".join([*before[1], ""]))
+            clients += [black, white, watcher]
+            tables.append((table, split, black, white, watcher))
+        for _table, split, *players in tables:
+            for client in players:
+                client.expect(rf"played {moves[split - 1]}\.")
 
-        server.popen.kill()  # SIGKILL: no goodbye, no flush beyond what was committed
+        server.popen.kill()  # SIGKILL: no goodbye; only what was committed survives
         server.popen.wait(10)
         server, _ = start_server("--db", db, "--grace", "60", port=port)
-        server.expect(r"restored 1 unfinished tables")
-        for client in clients:
-            client.expect(r"Reconnected", timeout_s=60)
-            client.expect(rf"Turn {SPLIT + 1}")
+        server.expect(rf"restored {len(SPLITS)} unfinished tables")
+        for _table, split, *players in tables:
+            for client in players:
+                client.expect(r"Reconnected", timeout_s=60)
+                client.expect(rf"Turn {split + 1}")
 
-        ann.send("\n".join([*after[0], "wait end", "quit", ""]))
-        bob.send("\n".join([*after[1], "wait end", "quit", ""]))
-        watcher.send("wait end\nquit\n")
+        for _table, split, black, white, watcher in tables:
+            after = player_scripts("othello", {}, moves[split:], after=moves[:split])
+            black.send("\n".join([*after[0], "wait end", "quit", ""]))
+            white.send("\n".join([*after[1], "wait end", "quit", ""]))
+            watcher.send("wait end\nquit\n")
         for client in clients:
             assert client.expect(r"^Result: .*", timeout_s=90)[0] == "Result: White wins — board full (22–42)"
             assert client.finish() == 0
@@ -53,10 +57,10 @@ def test_sigkill_restart_resume_and_finish(tmp_path: Path) -> None:
             client.kill()
         server.kill()
 
-    export = subprocess.run(
-        [sys.executable, "-m", "client.cli", "games", "--db", db, "--export", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
-    ).stdout
-    recorded = [line.split()[1] for line in export.splitlines() if line[:1].isdigit()]
-    assert recorded == moves, "every acknowledged move is in the archive, in order"
-    assert "Player-0: ann" in export and "Player-1: bob" in export
+    for table, *_ in tables:
+        export = subprocess.run(
+            [sys.executable, "-m", "client.cli", "games", "--db", db, "--export", table],
+            cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
+        ).stdout
+        recorded = [line.split()[1] for line in export.splitlines() if line[:1].isdigit()]
+        assert recorded == moves, "every acknowledged move is in the archive, in order"
