@@ -11,6 +11,7 @@ from typing import Any
 
 from .connection import DEFAULT_PORT, Client, ServerError
 from .terminal import LineInput, PromptInput, TerminalClient
+from .tokens import TokenStore
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -85,7 +86,10 @@ async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
     from server.cli import lan_addresses
 
-    server = Server(ServerConfig(host=args.host, port=args.port, server_name=socket.gethostname()))
+    from server.store import default_db_path
+
+    config = ServerConfig(host=args.host, port=args.port, server_name=socket.gethostname(), db_path=str(default_db_path()))
+    server = Server(config)
     try:
         await server.start()
     except OSError as exc:
@@ -102,6 +106,24 @@ async def _host(args: argparse.Namespace) -> int:
         await server.close()
 
 
+async def _connect(host: str, port: int, name: str, tokens: TokenStore) -> Client:
+    """Connect as ``name``, resuming the session this machine last had there if it is still alive."""
+    token = tokens.get(host, port, name)
+    if token is not None:
+        try:
+            client = await Client.connect(host, port, name=name, token=token)
+        except ServerError as exc:
+            if exc.code != "bad_token":
+                raise
+            tokens.put(host, port, name, None)
+        else:
+            tokens.put(host, port, name, client.token)
+            return client
+    client = await Client.connect(host, port, name=name)
+    tokens.put(host, port, name, client.token)
+    return client
+
+
 async def _play(args: argparse.Namespace) -> int:
     host, port = args.address
     return await _session(host, port, args.name)
@@ -109,8 +131,9 @@ async def _play(args: argparse.Namespace) -> int:
 
 async def _session(host: str, port: int, name: str) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    tokens = TokenStore()
     try:
-        client = await Client.connect(host, port, name=name)
+        client = await _connect(host, port, name, tokens)
     except ServerError as exc:
         print(f"The server refused us ({exc.code}): {exc.message}", flush=True)
         return 2
@@ -118,7 +141,7 @@ async def _session(host: str, port: int, name: str) -> int:
         print(f"Cannot connect to {host}:{port}: {exc}", flush=True)
         return 1
     assert client.welcome is not None
-    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port))
+    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port, name, tokens))
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -148,7 +171,7 @@ RECONNECT_GIVE_UP_S = 300.0
 """Stop trying after this long without a connection."""
 
 
-def _reconnector(host: str, port: int) -> Any:
+def _reconnector(host: str, port: int, name: str, tokens: TokenStore) -> Any:
     """A function that resumes a session by its token, retrying with backoff."""
 
     async def reconnect(token: str, say: Any) -> Client | None:
@@ -160,7 +183,9 @@ def _reconnector(host: str, port: int) -> Any:
             attempt += 1
             await asyncio.sleep(delay)
             try:
-                return await Client.connect(host, port, name="-", token=token, timeout_s=5.0)
+                client = await Client.connect(host, port, name=name, token=token, timeout_s=5.0)
+                tokens.put(host, port, name, client.token)
+                return client
             except ServerError as exc:
                 say(f"The server refused to resume the session ({exc.code}): {exc.message}")
                 return None

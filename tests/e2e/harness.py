@@ -11,6 +11,7 @@ import queue
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -19,13 +20,15 @@ import games
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = Path(__file__).resolve().parent / "records"
+DATA_HOME = tempfile.mkdtemp(prefix="parlour-e2e-")
+"""The clients' user data directory (remembered tokens), apart from the real one."""
 
 
 class Process:
     """A child process whose stdout lines are collected by a reader thread."""
 
     def __init__(self, *args: str, stdin_text: str | None = None) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", XDG_DATA_HOME=DATA_HOME)
         self.popen = subprocess.Popen(
             [sys.executable, "-m", "client.cli", *args],
             cwd=ROOT,

@@ -64,3 +64,28 @@ def test_sigkill_restart_resume_and_finish_several_games(tmp_path: Path) -> None
         ).stdout
         recorded = [line.split()[1] for line in export.splitlines() if line[:1].isdigit()]
         assert recorded == moves, "every acknowledged move is in the archive, in order"
+
+
+def test_a_restarted_client_resumes_its_seat_with_the_remembered_token() -> None:
+    server, port = start_server("--grace", "60")
+    address = f"127.0.0.1:{port}"
+    ann = Process("play", address, "--name", "ann", stdin_text="new othello\nwait start\nd3\n")
+    bob = Process("play", address, "--name", "bob")
+    try:
+        ann.expect(r"Created table 1")
+        bob.send("join 1\n")
+        bob.expect(r"Black played d3\.")
+        ann.popen.kill()  # the laptop's client dies; its seat is held
+        bob.expect(r"ann lost their connection; their seat is forfeited in 60 s")
+        ann = Process("play", address, "--name", "ann", stdin_text="moves\n")
+        ann.expect(r"Table 1 · othello · Black: ann")
+        bob.expect(r"ann is back\.")
+        bob.send("c3\n")
+        ann.expect(r"White played c3\.")
+        ann.send("quit\n")
+        bob.send("quit\n")
+        assert ann.finish() == 0 and bob.finish() == 0
+    finally:
+        ann.kill()
+        bob.kill()
+        server.kill()
