@@ -52,7 +52,7 @@ class ServerProcess:
 
     def start(self, timeout_s: float = 20.0) -> int:
         command = [
-            sys.executable, "-m", "client.cli", "serve",
+            sys.executable, "-m", "client.cli", "serve", "--no-db",
             "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING",
         ]
         env = dict(os.environ, PYTHONUNBUFFERED="1")

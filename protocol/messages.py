@@ -158,7 +158,7 @@ class ListArchive(Message, tag="list_archive"):
 
     id: RequestId
     limit: Annotated[int, Meta(ge=1, le=200)] = 50
-    offset: Annotated[int, Meta(ge=0)] = 0
+    offset: Annotated[int, Meta(ge=0, le=2**31)] = 0
 
 
 class GetRecord(Message, tag="get_record"):

@@ -179,7 +179,12 @@ class Server:
                     holder.seats[table.id] = seat
                     self.names.setdefault(name_key(holder.name), holder)
                     self._hold_seat(table, seat, holder)
+            if table.status == "playing" and table.clock is not None and table.clock.running is None:
+                table.start_clock()
             self._schedule_flag(table)
+        for session in [s for s in self.sessions.values() if not s.seats]:
+            del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved
+            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
         self._next_table_id = store.next_table_id()
         log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
 
@@ -350,6 +355,7 @@ class Server:
     def _vacate(self, session: Session, table: Table) -> None:
         """Take ``session`` out of its seat at a table that is not running."""
         session.seats.pop(table.id, None)
+        table.offers.pop("rematch", None)
         table.unseat(session)
         if table.status == "waiting" and self.store is not None:
             asyncio.ensure_future(self._persist(_seats_sql(table)))
@@ -670,7 +676,15 @@ class Server:
             member.send(TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=list(table.moves), clock=clock))
 
     async def _rematch(self, old: Table) -> Table:
-        """A new table with the same game and seats swapped, both players seated."""
+        """A new table with the same game and seats swapped, both players seated.
+
+        Raises:
+            RequestError: ``bad_action`` if a player has left or the rematch was already played.
+        """
+        if old.rematch is not None:
+            raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
+        if any(holder is None for holder in old.seats):
+            raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
         table = Table.create(self._next_table_id, old.game.name, old.options, seed)
         self._next_table_id += 1
@@ -681,6 +695,7 @@ class Server:
         table.started = True
         await self._persist(create_table_sql(_table_row(table)))
         self.tables[table.id] = table
+        old.rematch = table.id
         for seat, holder in enumerate(table.seats):
             if holder is not None:
                 holder.seats[table.id] = seat
@@ -735,6 +750,11 @@ class Server:
         message = GameOver(table=table.id, outcome=outcome.to_dict())
         for member, _seat in table.members():
             member.send(message)
+        for holder in list(table.seats):
+            if holder is not None and not holder.connected:
+                self._vacate(holder, table)  # nobody waits for an absent player of a finished game
+                if not holder.seats:
+                    self._forget(holder)
         if lobby:
             self._table_changed(table)
 

@@ -83,6 +83,7 @@ class Table:
         self.offers: dict[str, tuple[int, int]] = {}  # kind -> (offering seat, plies)
         self.clock: Clock | None = None
         self.flag_timer: asyncio.TimerHandle | None = None
+        self.rematch: int | None = None  # the table where this game's rematch is played
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None) -> "Table":
@@ -303,17 +304,18 @@ class Table:
     def plan_takeback(self, plies: int) -> tuple[State, int]:
         """The position ``plies`` plies back, and how many plies that really takes back.
 
-        Forced passes left at the end are taken back too, since the server
-        would only play them again.
+        A forced pass is never left as the next thing to play: if going back
+        ``plies`` would stop just before one, it is kept (the server would
+        only play it again).
         """
         keep = len(self.moves) - plies
-        states = [self.game.new_state(self.options, self.seed)]
+        state = self.game.new_state(self.options, self.seed)
         for move in self.moves[:keep]:
-            states.append(states[-1].play(move))
-        while keep > 0 and self.moves[keep - 1] == "pass":
-            keep -= 1
-            states.pop()
-        return states[-1], len(self.moves) - keep
+            state = state.play(move)
+        while keep < len(self.moves) and state.legal_moves() == ["pass"]:
+            state = state.play(self.moves[keep])
+            keep += 1
+        return state, len(self.moves) - keep
 
     def apply_takeback(self, state: State, plies: int) -> None:
         """Make a planned takeback the table's true state."""

@@ -248,3 +248,55 @@ async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) ->
     finally:
         await second.close()
     await asyncio.sleep(0)
+
+
+async def test_rematch_refused_once_the_opponent_left_or_already_played(connect) -> None:
+    ann, bob, _cat, table = await _game(connect, watcher=False)
+    await ann.resign(table)
+    await bob.offer(table, "rematch")
+    await bob.leave_table(table)
+    await refused(ann.answer(table, "rematch", True), "bad_action")  # the offer left with bob
+    carl, dan = await connect("carl"), await connect("dan")
+    second = (await carl.create_table("othello")).table.id
+    await dan.join_table(second)
+    await carl.resign(second)
+    await carl.offer(second, "rematch")
+    await dan.answer(second, "rematch", True)
+    await _next(carl, m.RematchStarted)
+    await dan.offer(second, "rematch")
+    await refused(carl.answer(second, "rematch", True), "bad_action")
+
+
+async def test_game_ending_during_the_grace_period_frees_the_absent_name(connect, server: Server) -> None:
+    server.config = type(server.config)(**{name: getattr(server.config, name) for name in server.config.__slots__} | {"grace_s": 30.0})
+    ann, bob, _cat, table = await _game(connect, watcher=False)
+    await ann.move(table, "d3")
+    await bob.close()
+    await _next(ann, m.PlayerAway)
+    await ann.resign(table)
+    await _next(ann, m.GameOver)
+    again = await connect("bob")  # the name is free: nobody waits for bob any more
+    assert again.name == "bob"
+
+
+async def test_timed_game_restored_before_its_first_move_can_be_played(tmp_path: Path) -> None:
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
+    first = Server(config)
+    await first.start()
+    ann = await Client.connect("127.0.0.1", first.port, name="ann")
+    bob = await Client.connect("127.0.0.1", first.port, name="bob")
+    table = (await ann.create_table("othello", time_control="1+0")).table.id
+    await bob.join_table(table)
+    token = ann.token
+    await ann.close()
+    await bob.close()
+    await first.close()
+    second = Server(config)
+    await second.start()
+    try:
+        back = await Client.connect("127.0.0.1", second.port, name="ann", token=token)
+        await back.move(table, "d3")
+        assert second.tables[table].clock.running == 1  # type: ignore[union-attr]
+        await back.close()
+    finally:
+        await second.close()
