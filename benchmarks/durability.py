@@ -52,7 +52,7 @@ for _path in (ROOT, HERE):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from roundtrip import play_pair  # noqa: E402
+from roundtrip import ServerProcess, play_pair  # noqa: E402
 
 _PORT_LINE = re.compile(r"listening on port (\d+)")
 _STORE_LINE = re.compile(r"store: (\d+) commits, (\d+) writes")
@@ -71,13 +71,13 @@ main(sys.argv[1:])
 """
 
 
-class BenchServer:
-    """``parlour serve`` on 127.0.0.1 with a free port, in a child process, with or without a database."""
+class BenchServer(ServerProcess):
+    """``parlour serve`` in a child process, with or without a database, reporting its commits and CPU time."""
 
     def __init__(self, db_path: Path | None) -> None:
+        storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
+        super().__init__(launcher=["-c", _BOOT], storage=storage)
         self.db_path = db_path
-        self.proc: subprocess.Popen[str] | None = None
-        self.port = 0
         self.commits: int | None = None
         self.writes: int | None = None
         self.cpu_s: float | None = None  # the server's CPU time between mark() and stop()
@@ -95,27 +95,6 @@ class BenchServer:
     def mark(self) -> None:
         """Start counting the server's CPU time from now."""
         self._cpu_mark = self.cpu_time()
-
-    def start(self, timeout_s: float = 20.0) -> int:
-        storage = ["--no-db"] if self.db_path is None else ["--db", str(self.db_path)]
-        command = [
-            sys.executable, "-c", _BOOT, "serve", "--host", "127.0.0.1", "--port", "0",
-            "--name", "bench", "--log-level", "WARNING", *storage,
-        ]  # fmt: skip
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            match = _PORT_LINE.search(line)
-            if match:
-                self.port = int(match[1])
-                return self.port
-        self.stop()
-        raise RuntimeError("the server did not report its port")
 
     def stop(self) -> None:
         """SIGTERM (the server closes its connections and flushes the store), then read what it printed."""

@@ -44,17 +44,25 @@ _PORT_LINE = re.compile(r"listening on port (\d+)")
 
 
 class ServerProcess:
-    """``parlour serve`` on 127.0.0.1 with a free port, in a child process."""
+    """``parlour serve`` on 127.0.0.1 with a free port, in a child process.
 
-    def __init__(self) -> None:
+    Args:
+        launcher: how to start the ``parlour`` command (default ``python -m client.cli``).
+        storage: the storage arguments (default ``--no-db``).
+    """
+
+    def __init__(self, launcher: list[str] | None = None, storage: list[str] | None = None) -> None:
+        self.launcher = launcher or ["-m", "client.cli"]
+        self.storage = storage or ["--no-db"]
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
 
     def start(self, timeout_s: float = 20.0) -> int:
+        """Start the server; return the port it reported."""
         command = [
-            sys.executable, "-m", "client.cli", "serve", "--no-db",
+            sys.executable, *self.launcher, "serve", *self.storage,
             "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING",
-        ]
+        ]  # fmt: skip
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
