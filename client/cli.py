@@ -109,17 +109,10 @@ async def _host(args: argparse.Namespace) -> int:
 async def _connect(host: str, port: int, name: str, tokens: TokenStore) -> Client:
     """Connect as ``name``, resuming the session this machine last had there if it is still alive."""
     token = tokens.get(host, port, name)
-    if token is not None:
-        try:
-            client = await Client.connect(host, port, name=name, token=token)
-        except ServerError as exc:
-            if exc.code != "bad_token":
-                raise
-            tokens.put(host, port, name, None)
-        else:
-            tokens.put(host, port, name, client.token)
-            return client
-    client = await Client.connect(host, port, name=name)
+    if token is None:
+        client = await Client.connect(host, port, name=name)
+    else:
+        client = await _resume_or_renew(host, port, name, token)
     tokens.put(host, port, name, client.token)
     return client
 
@@ -179,21 +172,32 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore) -> Any:
         deadline = loop.time() + RECONNECT_GIVE_UP_S
         attempt = 0
         while loop.time() < deadline:
-            delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+            await asyncio.sleep(RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)])
             attempt += 1
-            await asyncio.sleep(delay)
             try:
-                client = await Client.connect(host, port, name=name, token=token, timeout_s=5.0)
-                tokens.put(host, port, name, client.token)
-                return client
+                client = await _resume_or_renew(host, port, name, token)
             except ServerError as exc:
-                say(f"The server refused to resume the session ({exc.code}): {exc.message}")
+                say(f"The server refused us ({exc.code}): {exc.message}")
                 return None
             except (OSError, asyncio.TimeoutError):
-                say(f"Reconnect attempt {attempt} failed; next try in {RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]:.1f} s")
+                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+                say(f"Reconnect attempt {attempt} failed; next try in {next_s:.1f} s")
+                continue
+            tokens.put(host, port, name, client.token)
+            return client
         return None
 
     return reconnect
+
+
+async def _resume_or_renew(host: str, port: int, name: str, token: str) -> Client:
+    """Resume the session; if the server no longer knows it (it held no seat), start a new one as ``name``."""
+    try:
+        return await Client.connect(host, port, name=name, token=token, timeout_s=5.0)
+    except ServerError as exc:
+        if exc.code != "bad_token":
+            raise
+    return await Client.connect(host, port, name=name, timeout_s=5.0)
 
 
 async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | None:
