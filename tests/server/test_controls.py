@@ -220,20 +220,30 @@ async def test_archive_is_empty_without_a_database(connect) -> None:
     assert await ann.list_archive() == []
 
 
-async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) -> None:
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
+async def _timed_game_then_stop(config: ServerConfig, time_control: str, moves: list[str]) -> tuple[int, str, str]:
+    """On a fresh server with ``config``: ann and bob play ``moves`` at a timed table; then all stops.
+
+    Returns:
+        The table id and ann's and bob's tokens.
+    """
     first = Server(config)
     await first.start()
     ann = await Client.connect("127.0.0.1", first.port, name="ann")
     bob = await Client.connect("127.0.0.1", first.port, name="bob")
-    table = (await ann.create_table("othello", time_control="5+0")).table.id
+    table = (await ann.create_table("othello", time_control=time_control)).table.id
     await bob.join_table(table)
-    await ann.move(table, "d3")
+    for index, move in enumerate(moves):
+        await (ann, bob)[index % 2].move(table, move)
     tokens = ann.token, bob.token
     await ann.close()
     await bob.close()
     await first.close()
+    return table, *tokens
 
+
+async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) -> None:
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
+    table, *tokens = await _timed_game_then_stop(config, "5+0", ["d3"])
     second = Server(config)
     await second.start()
     try:
@@ -281,16 +291,7 @@ async def test_game_ending_during_the_grace_period_frees_the_absent_name(connect
 
 async def test_timed_game_restored_before_its_first_move_can_be_played(tmp_path: Path) -> None:
     config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
-    first = Server(config)
-    await first.start()
-    ann = await Client.connect("127.0.0.1", first.port, name="ann")
-    bob = await Client.connect("127.0.0.1", first.port, name="bob")
-    table = (await ann.create_table("othello", time_control="1+0")).table.id
-    await bob.join_table(table)
-    token = ann.token
-    await ann.close()
-    await bob.close()
-    await first.close()
+    table, token, _ = await _timed_game_then_stop(config, "1+0", [])
     second = Server(config)
     await second.start()
     try:
