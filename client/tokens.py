@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import IO
 
 import platformdirs
 
@@ -37,18 +38,33 @@ class TokenStore:
         return self._load().get(f"{host}:{port} {name}")
 
     def put(self, host: str, port: int, name: str, token: str | None) -> None:
-        """Remember ``token`` (``None``: forget it). Failures to write are ignored."""
-        data = self._load()
+        """Remember ``token`` (``None``: forget it). Failures to write are ignored.
+
+        Several clients on one machine may write at once: the read-modify-write
+        holds an exclusive lock on ``tokens.lock`` so no client's token is lost.
+        """
         key = f"{host}:{port} {name}"
-        if token is None:
-            data.pop(key, None)
-        else:
-            data[key] = token
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            os.chmod(temporary, 0o600)
-            temporary.replace(self.path)
+            with open(self.path.with_suffix(".lock"), "a") as lock:
+                _lock(lock)
+                data = self._load()
+                if token is None:
+                    data.pop(key, None)
+                else:
+                    data[key] = token
+                temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+                temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
+                os.chmod(temporary, 0o600)
+                temporary.replace(self.path)
         except OSError:
             pass
+
+
+def _lock(handle: IO[str]) -> None:
+    """Take an exclusive lock on ``handle`` until it is closed (no-op where fcntl is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: concurrent clients on one machine may lose a token
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)

@@ -1,4 +1,7 @@
-"""Every game through real processes: two terminal clients play a recorded game, one watches."""
+"""Every game through real processes: two terminal clients play a recorded game, one watches.
+
+All three must see the same result, the engine's, with its score where the game has one.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import games
 
 from .harness import Process, player_scripts, read_record, read_record_headers, start_server
 
-GAMES = [name for name in ("nimble", "hexapawn", "mingmang", "morris", "tactego") if name in games.names()]
+GAMES = games.names()
 
 
 def _new_command(game: str, options: dict[str, Any], seed: str | None, tmp_path: Path) -> str:
@@ -39,6 +42,17 @@ def _expected_result(game: str, options: dict[str, Any], seed: str | None, moves
     return state
 
 
+def _passing_seats(game: str, options: dict[str, Any], seed: str | None, moves: list[str]) -> list[int]:
+    state = games.get(game).new_state(options, seed)
+    seats = []
+    for move in moves:
+        if move == "pass":
+            assert state.to_move is not None
+            seats.append(state.to_move)
+        state = state.play(move)
+    return seats
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_recorded_game_through_real_processes(game: str, tmp_path: Path) -> None:
     record = f"{game}.txt"
@@ -49,8 +63,12 @@ def test_recorded_game_through_real_processes(game: str, tmp_path: Path) -> None
     final = _expected_result(game, options, seed, moves)
     first, second = player_scripts(game, options, moves, seed)
     seat_names = games.get(game).seats
-    winner = final.outcome.winner if final.outcome else None
+    assert final.outcome is not None
+    winner, score = final.outcome.winner, final.outcome.score
     expected = f"Result: {seat_names[winner]} wins — {final.outcome.reason}" if winner is not None else "Result: draw"
+    if score is not None:
+        expected += f" ({score[0]}–{score[1]})"
+    forced_passes = [seat_names[s] for s in _passing_seats(game, options, seed, moves)]
 
     server, port = start_server()
     address = f"127.0.0.1:{port}"
@@ -72,6 +90,8 @@ def test_recorded_game_through_real_processes(game: str, tmp_path: Path) -> None
             assert client.expect(r"^Result: .*", timeout_s=90)[0].startswith(expected)
             assert client.finish() == 0
             assert not any(line.startswith("error") for line in client.lines), client.lines
+        passes = [line.removesuffix(" must pass.") for line in watcher.lines if line.endswith(" must pass.")]
+        assert passes == forced_passes, "the server plays and announces every forced pass"
         if game == "morris":
             assert (tmp_path / "final.txt").read_text() == final.view(None)["position"]
     finally:

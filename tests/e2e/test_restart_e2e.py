@@ -13,7 +13,7 @@ SPLITS = (24, 41)  # moves each table has played when the server is killed
 
 def test_sigkill_restart_resume_and_finish_several_games(tmp_path: Path) -> None:
     db = str(tmp_path / "parlour.sqlite3")
-    moves = read_record("othello_8x8.txt")
+    moves = read_record("othello.txt")
     server, port = start_server("--db", db, "--grace", "60")
     address = f"127.0.0.1:{port}"
     clients: list[Process] = []
