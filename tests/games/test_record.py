@@ -15,7 +15,7 @@ import games
 import games.record
 from games.record import GameRecord, RecordedMove, RecordError, format_record, parse_record, replay
 
-E2E_RECORD = Path(__file__).parent.parent / "e2e" / "records" / "othello_8x8.txt"
+E2E_RECORD = Path(__file__).parent.parent / "e2e" / "records" / "othello.txt"
 
 
 # --- strategies ---------------------------------------------------------------------
