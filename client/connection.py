@@ -19,6 +19,8 @@ from typing import Any, AsyncIterator
 from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
 from protocol import messages as m
 
+from .tls import check_fingerprint
+
 __all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 7420
@@ -74,15 +76,28 @@ class Client:
         token: str | None = None,
         password: str | None = None,
         ssl: ssl_module.SSLContext | None = None,
+        fingerprint: str | None = None,
         timeout_s: float = 10.0,
     ) -> "Client":
         """Open a connection and say hello.
 
+        Args:
+            ssl: a client TLS context (see :mod:`client.tls`); ``None`` for plain TCP.
+            fingerprint: the server certificate's pinned SHA-256 fingerprint; the
+                connection is refused if it presents another (needs ``ssl``).
+
         Raises:
-            OSError: the server cannot be reached.
+            OSError: the server cannot be reached, or TLS failed (``ssl.SSLError``,
+                :class:`client.tls.FingerprintMismatch`).
             ServerError: the server refused the handshake (``name_taken``, ...).
         """
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=ssl), timeout_s)
+        if fingerprint is not None:
+            try:
+                check_fingerprint(writer, fingerprint)
+            except BaseException:
+                writer.close()
+                raise
         client = cls(reader, writer)
         try:
             hello = m.Hello(id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password)

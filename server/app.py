@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import ssl as ssl_module
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError, ServerConnection
-from protocol.framing import DEFAULT_MAX_FRAME_BYTES, encode_frame
+from protocol.framing import encode_frame
 from games.record import format_record
 from protocol.messages import (
     Answer,
@@ -63,6 +64,7 @@ from protocol.messages import (
 )
 
 from . import __version__
+from .limits import Limits
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
@@ -103,8 +105,9 @@ class ServerConfig:
         server_name: shown to clients in ``welcome``.
         db_path: the SQLite database; ``None`` keeps nothing (tests, benchmarks).
         grace_s: how long a disconnected player's seat is held before forfeit.
-        max_frame_bytes: largest request frame accepted.
-        send_queue_frames: outgoing frames a slow reader may have waiting.
+        limits: what one client may cost (:class:`server.limits.Limits`).
+        password: if set, ``hello`` must carry it (``bad_password`` otherwise).
+        ssl: a server TLS context (see :mod:`server.tls`); ``None`` speaks plain TCP.
     """
 
     host: str = "0.0.0.0"
@@ -112,8 +115,9 @@ class ServerConfig:
     server_name: str = "parlour"
     db_path: str | None = None
     grace_s: float = 60.0
-    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
-    send_queue_frames: int = 256
+    limits: Limits = Limits()
+    password: str | None = None
+    ssl: ssl_module.SSLContext | None = None
 
 
 class Server:
@@ -165,7 +169,7 @@ class Server:
             self.store = Store.open(self.config.db_path)
             await self.store.start()
             self._restore(self.store)
-        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port)
+        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, ssl=self.config.ssl)
 
     def _restore(self, store: Store) -> None:
         for token, name in store.sessions().items():
@@ -239,8 +243,8 @@ class Server:
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
-        protocol = ServerConnection(max_frame_bytes=self.config.max_frame_bytes)
-        peer = Peer(writer, protocol, send_queue_frames=self.config.send_queue_frames)
+        protocol = ServerConnection(max_frame_bytes=self.config.limits.max_frame_bytes)
+        peer = Peer(writer, protocol, send_queue_frames=self.config.limits.send_queue_frames)
         self.peers.add(peer)
         log.info("connection from %s", peer.address)
         try:

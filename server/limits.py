@@ -1,0 +1,115 @@
+"""What one client may cost the server: the limits, and the token bucket behind the request rate.
+
+Every limit has a safe default and a ``parlour serve`` flag; ``docs/SECURITY.md``
+lists them with the error code each one answers with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from protocol.framing import DEFAULT_MAX_FRAME_BYTES
+from protocol.messages import MAX_CHAT_CHARS, MAX_NAME_CHARS
+
+__all__ = ["Limits", "LimitError", "TokenBucket"]
+
+
+class LimitError(ValueError):
+    """A limit was set to a value that cannot work; the message names the limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-connection and per-server limits; units are in the names.
+
+    Attributes:
+        max_frame_bytes: largest request frame body (``bad_frame``, connection closed).
+        max_name_chars: longest player name, at most the protocol's 24 (``bad_name``).
+        max_chat_chars: longest chat line, at most the protocol's 500 (``bad_message``).
+        max_tables_per_client: seats plus watched tables one session may hold (``too_many_tables``).
+        max_connections: open connections in all (``too_many_connections``, closed at once).
+        max_connections_per_address: open connections from one IP address (``too_many_connections``).
+        requests_per_s: steady request rate of one connection (token bucket refill).
+        request_burst: requests a connection may send at once before it is slowed (bucket size).
+        flood_timeout_s: how long a connection may be kept slowed before it is
+            closed (``rate_limited``).
+        heartbeat_s: the server sends ``heartbeat`` after this long without sending
+            anything; clients are asked to ``ping`` as often.
+        idle_timeout_s: a connection that sends nothing for this long is closed
+            (``timeout``): silent or half-open.
+        handshake_timeout_s: a connection must complete ``hello`` within this long (``timeout``).
+        stall_timeout_s: a frame whose first bytes arrived must be complete within
+            this long (``timeout``): the slowloris defence.
+        send_queue_frames: outgoing frames a slow reader may have waiting before it is dropped.
+    """
+
+    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    max_name_chars: int = MAX_NAME_CHARS
+    max_chat_chars: int = MAX_CHAT_CHARS
+    max_tables_per_client: int = 16
+    max_connections: int = 1024
+    max_connections_per_address: int = 32
+    requests_per_s: float = 50.0
+    request_burst: int = 100
+    flood_timeout_s: float = 10.0
+    heartbeat_s: float = 15.0
+    idle_timeout_s: float = 45.0
+    handshake_timeout_s: float = 10.0
+    stall_timeout_s: float = 10.0
+    send_queue_frames: int = 256
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if not value > 0:
+                raise LimitError(f"{spec.name} must be more than 0, not {value}")
+        if self.max_name_chars > MAX_NAME_CHARS:
+            raise LimitError(f"max_name_chars cannot exceed the protocol's {MAX_NAME_CHARS}, not {self.max_name_chars}")
+        if self.max_chat_chars > MAX_CHAT_CHARS:
+            raise LimitError(f"max_chat_chars cannot exceed the protocol's {MAX_CHAT_CHARS}, not {self.max_chat_chars}")
+        if self.idle_timeout_s <= self.heartbeat_s:
+            raise LimitError(
+                f"idle_timeout_s ({self.idle_timeout_s}) must be longer than heartbeat_s ({self.heartbeat_s}),"
+                " or healthy idle clients would be dropped"
+            )
+
+    @property
+    def tick_s(self) -> float:
+        """How often the server checks deadlines: fine enough for the shortest timeout."""
+        shortest = min(self.heartbeat_s, self.idle_timeout_s, self.handshake_timeout_s, self.stall_timeout_s)
+        return min(1.0, max(0.02, shortest / 4))
+
+
+class TokenBucket:
+    """A token bucket: ``burst`` tokens, refilled at ``rate`` per second.
+
+    Pure: the caller passes the time (seconds on a monotonic clock).
+
+    Args:
+        rate: tokens added per second (> 0).
+        burst: the bucket's size, and its content at ``now``.
+        now: the current time.
+    """
+
+    __slots__ = ("rate", "burst", "_tokens", "_at")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> float:
+        """Spend one token; return how many seconds to wait before acting (0.0: act now).
+
+        A wait means the bucket was empty: the caller should hold the request
+        back that long, which is the rate the bucket allows.
+        """
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        self._tokens -= 1.0
+        return 0.0 if self._tokens >= 0.0 else -self._tokens / self.rate
+
+    def tokens(self, now: float) -> float:
+        """Tokens available at ``now`` (negative while requests are being held back)."""
+        return min(self.burst, self._tokens + (now - self._at) * self.rate)
