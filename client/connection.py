@@ -61,6 +61,8 @@ class Client:
         self._pending: dict[int, asyncio.Future[m.Message]] = {}
         self._events: asyncio.Queue[m.Message | None] = asyncio.Queue()
         self._reader_task = asyncio.create_task(self._read_loop())
+        self._keepalive_task: asyncio.Task[None] | None = None
+        self._last_received = self._last_sent = asyncio.get_running_loop().time()
         self.welcome: m.Welcome | None = None
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
@@ -107,6 +109,8 @@ class Client:
             raise
         assert isinstance(reply, m.Welcome)
         client.welcome = reply
+        if reply.heartbeat_s is not None and reply.idle_timeout_s is not None:
+            client._keepalive_task = asyncio.create_task(client._keep_alive(reply.heartbeat_s, reply.idle_timeout_s))
         return client
 
     @property
@@ -129,6 +133,7 @@ class Client:
     async def _read_loop(self) -> None:
         try:
             while data := await self._reader.read(65536):
+                self._last_received = asyncio.get_running_loop().time()
                 for message in self._protocol.receive_data(data):
                     self._route(message)
             self.close_reason = self.close_reason or "the server closed the connection"
@@ -151,6 +156,8 @@ class Client:
         if future is not None and not future.done():
             future.set_result(message)
             return
+        if isinstance(message, (m.Heartbeat, m.Pong)):
+            return  # liveness only: a keep-alive pong has no waiter
         if isinstance(message, m.Shutdown):
             self.close_reason = f"server shutting down: {message.message}"
         self._events.put_nowait(message)
@@ -160,12 +167,34 @@ class Client:
             raise ConnectionLost(self.close_reason or "connection closed")
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = future
-        self._writer.write(self._protocol.send(request))
+        self._send(request)
         await self._writer.drain()
         reply = await future
         if isinstance(reply, m.Error):
             raise ServerError(reply)
         return reply
+
+    def _send(self, request: m.Request) -> None:
+        self._writer.write(self._protocol.send(request))
+        self._last_sent = asyncio.get_running_loop().time()
+
+    async def _keep_alive(self, heartbeat_s: float, idle_timeout_s: float) -> None:
+        """Ping when we have been quiet for most of ``heartbeat_s``; give up on a server silent for ``idle_timeout_s``.
+
+        A server that stops answering (a half-open connection, a hung
+        machine) is noticed within ``idle_timeout_s`` seconds: the connection
+        is aborted, so :attr:`closed` is set and front ends can reconnect.
+        """
+        loop = asyncio.get_running_loop()
+        while not self.closed.is_set():
+            await asyncio.sleep(heartbeat_s / 3)
+            now = loop.time()
+            if now - self._last_received > idle_timeout_s:
+                self.close_reason = f"the server sent nothing for {idle_timeout_s:g} s"
+                self._writer.transport.abort()
+                return
+            if now - self._last_sent >= heartbeat_s * 2 / 3 and not self._writer.is_closing():
+                self._send(m.Ping(id=self._next_id()))
 
     async def request(self, message_class: type[m.Message], /, **fields: Any) -> m.Message:
         """Send a request of class ``message_class`` with ``fields`` (the id is added) and return the reply.
@@ -207,6 +236,8 @@ class Client:
         """Close the connection and wait for the reader to stop."""
         self.close_reason = self.close_reason or "closed by this client"
         self.closed_by_us = True
+        if self._keepalive_task is not None:
+            self._keepalive_task.cancel()
         self._writer.close()
         try:
             await self._writer.wait_closed()

@@ -228,6 +228,10 @@ class Welcome(Message, tag="welcome"):
     token: str
     games: list[dict[str, Any]]
     resumed: bool = False
+    heartbeat_s: float | None = None
+    """The client should send something (``ping`` will do) at least this often, in seconds."""
+    idle_timeout_s: float | None = None
+    """The server closes a connection it hears nothing from for this long, in seconds."""
 
 
 class Ok(Message, tag="ok"):
@@ -410,6 +414,10 @@ class Shutdown(Message, tag="shutdown"):
     message: str
 
 
+class Heartbeat(Message, tag="heartbeat"):
+    """Push: the server is alive; sent when it has had nothing else to send for ``welcome.heartbeat_s``."""
+
+
 ServerMessage = Union[
     Welcome,
     Ok,
@@ -433,6 +441,7 @@ ServerMessage = Union[
     Archive,
     Record,
     Shutdown,
+    Heartbeat,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

@@ -10,6 +10,8 @@ is it legal, apply, tell everyone concerned.
 from __future__ import annotations
 
 import asyncio
+import collections
+import hmac
 import logging
 import secrets
 import ssl as ssl_module
@@ -32,6 +34,7 @@ from protocol.messages import (
     GameStarted,
     Hello,
     GetRecord,
+    Heartbeat,
     JoinTable,
     LeaveTable,
     ListArchive,
@@ -64,7 +67,7 @@ from protocol.messages import (
 )
 
 from . import __version__
-from .limits import Limits
+from .limits import Limits, TokenBucket
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
@@ -139,6 +142,8 @@ class Server:
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
@@ -169,7 +174,9 @@ class Server:
             self.store = Store.open(self.config.db_path)
             await self.store.start()
             self._restore(self.store)
-        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, ssl=self.config.ssl)
+        tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
+        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+        self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
 
     def _restore(self, store: Store) -> None:
         for token, name in store.sessions().items():
@@ -217,6 +224,8 @@ class Server:
         self._closing = True
         if self._server is not None:
             self._server.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for table in self.tables.values():
             for timer in table.grace.values():
                 timer.cancel()
@@ -242,10 +251,19 @@ class Server:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
+        limits = self.config.limits
+        protocol = ServerConnection(max_frame_bytes=limits.max_frame_bytes)
+        peer = Peer(writer, protocol, send_queue_frames=limits.send_queue_frames)
+        refusal = self._connection_refusal(peer.host)
+        if refusal is not None:
+            log.warning("refusing %s: %s", peer.address, refusal)
+            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
+            peer.close(linger_s=1.0)
+            await peer.wait_closed()
+            return
         self._handlers.add(task)
-        protocol = ServerConnection(max_frame_bytes=self.config.limits.max_frame_bytes)
-        peer = Peer(writer, protocol, send_queue_frames=self.config.limits.send_queue_frames)
         self.peers.add(peer)
+        self._per_address[peer.host] += 1
         log.info("connection from %s", peer.address)
         try:
             await self._pump(reader, peer)
@@ -255,23 +273,88 @@ class Server:
             log.exception("connection %s failed", peer.address)
         finally:
             self.peers.discard(peer)
+            self._per_address[peer.host] -= 1
+            if not self._per_address[peer.host]:
+                del self._per_address[peer.host]
             self._disconnected(peer)
             peer.close()
             await peer.wait_closed()
             self._handlers.discard(task)
 
+    def _connection_refusal(self, host: str) -> str | None:
+        """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
+        limits = self.config.limits
+        if len(self.peers) >= limits.max_connections:
+            return f"the server has its maximum of {limits.max_connections} connections; try again later"
+        if self._per_address[host] >= limits.max_connections_per_address:
+            return f"your address already has the maximum of {limits.max_connections_per_address} connections"
+        return None
+
     async def _pump(self, reader: asyncio.StreamReader, peer: Peer) -> None:
+        limits = self.config.limits
+        throttle = _Throttle(limits)
         while not peer.closed:
+            peer.last_received = time.monotonic()
+            peer.reading = True
             data = await reader.read(65536)
+            peer.reading = False
             if not data:
                 return
+            received_at = peer.last_received = time.monotonic()
+            completed = False
             for event in peer.protocol.receive_data(data):
+                completed = True
+                if not await throttle.admit():
+                    self._drop(peer, Code.RATE_LIMITED, throttle.reason())
+                    return
                 if isinstance(event, ProtocolError):
                     self._protocol_error(peer, event)
                 else:
                     await self._request(peer, event)
                 if peer.closed:
                     return
+            if not peer.protocol.buffered_bytes:
+                peer.partial_since = None
+            elif completed or peer.partial_since is None:
+                peer.partial_since = received_at
+
+    def _drop(self, peer: Peer, code: Code, message: str) -> None:
+        """Tell ``peer`` why, then close its connection."""
+        log.info("closing %s (%s): %s", peer.address, code, message)
+        peer.send(Error(code=code, message=message))
+        peer.close()
+
+    # --- liveness -----------------------------------------------------------------------
+
+    async def _watch_deadlines(self) -> None:
+        """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
+        limits = self.config.limits
+        heartbeat = encode_frame(to_wire(Heartbeat()))
+        while True:
+            await asyncio.sleep(limits.tick_s)
+            now = time.monotonic()
+            for peer in list(self.peers):
+                overdue = self._overdue(peer, now)
+                if overdue is not None:
+                    self._drop(peer, Code.TIMEOUT, overdue)
+                elif peer.session is not None and now - peer.last_sent >= limits.heartbeat_s:
+                    peer.send_frame(heartbeat)
+
+    def _overdue(self, peer: Peer, now: float) -> str | None:
+        """Which deadline ``peer`` missed at ``now``, in words, or ``None``."""
+        limits = self.config.limits
+        if peer.closed:
+            return None
+        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:
+            return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
+        if not peer.reading:
+            return None  # the server is busy with this peer's requests: not the peer's delay
+        if peer.partial_since is not None and now - peer.partial_since > limits.stall_timeout_s:
+            return f"a frame was begun but not finished within {limits.stall_timeout_s:g} s"
+        if now - peer.last_received > limits.idle_timeout_s:
+            return f"nothing received for {limits.idle_timeout_s:g} s (send ping at least every {limits.heartbeat_s:g} s)"
+        return None
+
 
     def _protocol_error(self, peer: Peer, error: ProtocolError) -> None:
         log.info("%s: %s (%s)", peer.address, error.code, error.message)
@@ -391,8 +474,9 @@ class Server:
             )
         if peer.session is not None:
             raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
+        self._check_password(hello)
         if hello.token is not None:
-            session = await self._resume(peer, hello.token, then)
+            session = await self._resume(peer, hello.token, hello.name, then)
         else:
             session = await self._new_session(peer, hello.name)
         peer.session = session
@@ -406,11 +490,23 @@ class Server:
             token=session.token,
             games=[games.get(n).describe() for n in games.names()],
             resumed=hello.token is not None,
+            heartbeat_s=self.config.limits.heartbeat_s,
+            idle_timeout_s=self.config.limits.idle_timeout_s,
         )
+
+    def _check_password(self, hello: Hello) -> None:
+        """Refuse a ``hello`` without the server's password (compared in constant time)."""
+        expected = self.config.password
+        if expected is None:
+            return
+        if hello.password is None:
+            raise ProtocolError(Code.BAD_PASSWORD, "this server needs a password", request_id=hello.id, fatal=True)
+        if not hmac.compare_digest(hello.password.encode(), expected.encode()):
+            raise ProtocolError(Code.BAD_PASSWORD, "wrong password", request_id=hello.id, fatal=True)
 
     async def _new_session(self, peer: Peer, name: str) -> Session:
         try:
-            name = check_name(name)
+            name = check_name(name, self.config.limits.max_name_chars)
         except NameError_ as exc:
             raise RequestError(Code.BAD_NAME, str(exc)) from None
         if name_key(name) in self.names:
@@ -422,10 +518,10 @@ class Server:
         log.info("%s is %s", peer.address, name)
         return session
 
-    async def _resume(self, peer: Peer, token: str, then: list[Push]) -> Session:
+    async def _resume(self, peer: Peer, token: str, name: str, then: list[Push]) -> Session:
         session = self.sessions.get(token)
-        if session is None:
-            raise RequestError(Code.BAD_TOKEN, "this server does not know that session token (it may have expired)")
+        if session is None or name_key(session.name) != name_key(name):
+            raise RequestError(Code.BAD_TOKEN, f"this server has no session {name!r} with that token (it may have expired)")
         old_peer, session.peer = session.peer, peer
         if old_peer is not None:
             old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
@@ -483,6 +579,7 @@ class Server:
             control = TimeControl.parse(request.time_control)
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
+        self._check_room(session)
         table = Table.create(self._next_table_id, request.game, request.options, seed)
         table.set_time_control(control)
         self._next_table_id += 1
@@ -503,8 +600,16 @@ class Server:
     def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
         return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
 
+    def _check_room(self, session: Session) -> None:
+        """Refuse one more table to a session at its limit of seats plus watched tables."""
+        most = self.config.limits.max_tables_per_client
+        if len(session.seats) + len(session.watching) >= most:
+            raise RequestError(Code.TOO_MANY_TABLES, f"you are already at {most} tables, the most this server allows; leave one first")
+
     async def _join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
         table = self._table(request.table)
+        if table.id not in session.watching and table.id not in session.seats:
+            self._check_room(session)
         async with table.lock:
             seat = table.sit(session, request.seat)
             starting = table.ready_to_start()
@@ -533,6 +638,8 @@ class Server:
         table = self._table(request.table)
         if table.id in session.seats:
             raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
+        if table.id not in session.watching:
+            self._check_room(session)
         table.spectators.add(session)
         session.watching.add(table.id)
         then.append(lambda: self._table_changed(table))
@@ -715,6 +822,9 @@ class Server:
         self._table_changed(table)
 
     async def _say(self, session: Session, request: Say, then: list[Push]) -> Message:
+        most = self.config.limits.max_chat_chars
+        if len(request.text) > most:
+            raise RequestError(Code.BAD_MESSAGE, f"a chat line has at most {most} characters, not {len(request.text)}", "text")
         message = Chat(name=session.name, text=request.text, table=request.table)
         if request.table is None:
             then.append(lambda: self._broadcast_lobby(message))
@@ -866,3 +976,30 @@ class _ViewCache:
             view = self._table.view_for(seat) if current else self._state.view(seat)  # type: ignore[union-attr]
             self._views[seat] = view
         return view
+
+
+class _Throttle:
+    """One connection's request rate: a token bucket that slows, then gives up on, a flooder."""
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
+        self._since: float | None = None
+
+    async def admit(self) -> bool:
+        """Wait until the next request may be handled; ``False`` once flooding has lasted too long."""
+        now = time.monotonic()
+        wait_s = self._bucket.take(now)
+        if wait_s <= 0.0:
+            self._since = None
+            return True
+        self._since = self._since if self._since is not None else now
+        if now - self._since > self._limits.flood_timeout_s:
+            return False
+        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+        return True
+
+    def reason(self) -> str:
+        """Why the connection is being closed."""
+        limits = self._limits
+        return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"

@@ -19,16 +19,16 @@ class NameError_(ValueError):
     """A name that is not allowed; the message says why."""
 
 
-def check_name(name: str) -> str:
-    """Return ``name`` if it is allowed.
+def check_name(name: str, max_chars: int = MAX_NAME_CHARS) -> str:
+    """Return ``name`` if it is allowed (at most ``max_chars`` characters).
 
     Raises:
         NameError_: empty, too long, control or format characters, or odd spacing.
     """
     if not name:
         raise NameError_("a name cannot be empty")
-    if len(name) > MAX_NAME_CHARS:
-        raise NameError_(f"a name has at most {MAX_NAME_CHARS} characters, not {len(name)}")
+    if len(name) > max_chars:
+        raise NameError_(f"a name has at most {max_chars} characters, not {len(name)}")
     for char in name:
         if char != " " and (char.isspace() or unicodedata.category(char)[0] in "CZ"):
             raise NameError_(f"a name cannot contain the character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from protocol import Message, ServerConnection
@@ -18,13 +19,23 @@ log = logging.getLogger(__name__)
 DEFAULT_SEND_QUEUE_FRAMES = 256
 """How many outgoing frames may wait for a slow reader before it is dropped."""
 
+CLOSE_LINGER_S = 2.0
+"""After :meth:`Peer.close`, how long queued frames may take to leave before the socket is aborted."""
+
 
 class Peer:
     """A connection's server-side state.
 
     Attributes:
         address: ``"host:port"`` of the remote end, for logs.
+        host: the remote IP address (what connection limits count by).
         session: the :class:`server.session.Session` it speaks for, once ``hello`` succeeded.
+        connected_at, last_received, last_sent: ``time.monotonic()`` seconds of
+            the connection's start, of the last bytes read from it (or of the
+            moment the server was ready to read again), and of the last frame queued to it.
+        partial_since: when the incomplete frame now buffered began, or ``None``.
+        reading: whether the server is waiting for this peer's bytes (timeouts
+            only run then, never while the server itself is busy with its requests).
     """
 
     def __init__(
@@ -36,6 +47,10 @@ class Peer:
     ) -> None:
         peername = writer.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
+        self.host = str(peername[0]) if peername else "?"
+        self.connected_at = self.last_received = self.last_sent = time.monotonic()
+        self.partial_since: float | None = None
+        self.reading = False
         self.protocol = protocol
         self.session: Any = None  # the Session this connection speaks for, after hello
         self._writer = writer
@@ -47,11 +62,7 @@ class Peer:
         """Queue ``message`` for this peer; drop the peer if it stopped reading."""
         if self.closed:
             return
-        try:
-            self._queue.put_nowait(self.protocol.send(message))
-        except asyncio.QueueFull:
-            log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
-            self.abort()
+        self.send_frame(self.protocol.send(message))
 
     def send_frame(self, frame: bytes) -> None:
         """Queue an already encoded frame (shared by a broadcast)."""
@@ -59,6 +70,7 @@ class Peer:
             return
         try:
             self._queue.put_nowait(frame)
+            self.last_sent = time.monotonic()
         except asyncio.QueueFull:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
@@ -73,8 +85,8 @@ class Peer:
         finally:
             self._writer.close()
 
-    def close(self) -> None:
-        """Send what is queued, then close the socket."""
+    def close(self, linger_s: float = CLOSE_LINGER_S) -> None:
+        """Send what is queued, then close the socket; abort it if that takes over ``linger_s`` seconds."""
         if self.closed:
             return
         self.closed = True
@@ -82,6 +94,13 @@ class Peer:
         try:
             self._queue.put_nowait(None)
         except asyncio.QueueFull:
+            self.abort()
+            return
+        asyncio.get_running_loop().call_later(linger_s, self._abort_if_open)
+
+    def _abort_if_open(self) -> None:
+        if not self._writer_task.done() or self._writer.transport.get_write_buffer_size():
+            log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
 
     def abort(self) -> None:

@@ -89,6 +89,8 @@ SERVER_MESSAGES: list[m.Message] = [
     m.Archive(id=10, games=[{"id": 1, "game": "othello", "plies": 60}]),
     m.Record(id=11, text="Game: othello\n"),
     m.Shutdown(message="bye"),
+    m.Heartbeat(),
+    m.Welcome(id=1, protocol=1, server="t", version="1", name="ann", token="tok", games=[], heartbeat_s=15.0, idle_timeout_s=45.0),
 ]
 
 
@@ -112,7 +114,7 @@ def test_wire_type_names() -> None:
         "welcome", "ok", "pong", "tables", "table_joined", "error",
         "table_updated", "table_closed", "moved", "game_started", "game_over",
         "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
-        "chat", "archive", "record", "shutdown",
+        "chat", "archive", "record", "shutdown", "heartbeat",
     ]
 
 

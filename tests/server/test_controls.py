@@ -250,7 +250,7 @@ async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) ->
         restored = second.tables[table]
         assert restored.moves == ["d3"] and restored.status == "playing"
         assert restored.clock is not None and restored.clock.running == 1
-        back = await Client.connect("127.0.0.1", second.port, name="-", token=tokens[1])
+        back = await Client.connect("127.0.0.1", second.port, name="bob", token=tokens[1])
         resumed = await back.next_event(m.Resumed, timeout_s=TIMEOUT_S)
         assert resumed.seat == 1 and resumed.moves == ["d3"] and resumed.table.clock["running"] == 1
         await back.move(table, resumed.view["legal_moves"][0])

@@ -32,7 +32,7 @@ async def test_resume_within_grace_keeps_seat_view_and_name(connect, server: Ser
     assert away.name == "bob" and away.forfeit_in_s == 5.0
     await refused(connect("bob"), "name_taken")  # the name stays reserved for its owner
 
-    back = await Client.connect("127.0.0.1", server.port, name="ignored", token=token)
+    back = await Client.connect("127.0.0.1", server.port, name="BOB", token=token)
     try:
         assert back.welcome is not None and back.welcome.resumed and back.name == "bob"
         assert back.token != token, "the token is replaced at every resume"
@@ -76,7 +76,7 @@ async def test_unknown_token_is_refused(server: Server) -> None:
 async def test_resume_replaces_a_half_open_connection(connect, server: Server) -> None:
     server.config = type(server.config)(**{**_fields(server.config), "grace_s": 5.0})
     ann, bob, _cat, table = await _start_game(connect)
-    thief_or_owner = await Client.connect("127.0.0.1", server.port, name="x", token=bob.token)
+    thief_or_owner = await Client.connect("127.0.0.1", server.port, name="bob", token=bob.token)
     try:
         error = await bob.next_event(m.Error, timeout_s=TIMEOUT_S)
         assert error.code == "bad_token" and "resumed by another connection" in error.message
