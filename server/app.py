@@ -253,7 +253,7 @@ class Server:
         assert task is not None
         limits = self.config.limits
         protocol = ServerConnection(max_frame_bytes=limits.max_frame_bytes)
-        peer = Peer(writer, protocol, send_queue_frames=limits.send_queue_frames)
+        peer = Peer(writer, protocol, send_buffer_bytes=limits.send_buffer_bytes)
         refusal = self._connection_refusal(peer.host)
         if refusal is not None:
             log.warning("refusing %s: %s", peer.address, refusal)

@@ -40,7 +40,7 @@ class Limits:
         handshake_timeout_s: a connection must complete ``hello`` within this long (``timeout``).
         stall_timeout_s: a frame whose first bytes arrived must be complete within
             this long (``timeout``): the slowloris defence.
-        send_queue_frames: outgoing frames a slow reader may have waiting before it is dropped.
+        send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is dropped.
     """
 
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
@@ -56,7 +56,7 @@ class Limits:
     idle_timeout_s: float = 45.0
     handshake_timeout_s: float = 10.0
     stall_timeout_s: float = 10.0
-    send_queue_frames: int = 256
+    send_buffer_bytes: int = 512 * 1024
 
     def __post_init__(self) -> None:
         for spec in fields(self):

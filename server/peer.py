@@ -1,8 +1,9 @@
-"""One connected client, as the server sees it: identity and outgoing queue.
+"""One connected client, as the server sees it: identity, liveness and outgoing bytes.
 
-Writes never block the caller: frames go into a bounded queue that a writer
-task drains to the socket. A peer whose queue is full is not reading, and is
-disconnected rather than allowed to slow anyone else's broadcast.
+Writes never block the caller: a frame goes straight to the transport, which
+sends what the socket takes now and buffers the rest. A peer whose buffer
+grows past its limit is not reading, and is disconnected rather than allowed
+to slow anyone else's broadcast or to hold the server's memory.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from protocol import Message, ServerConnection
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SEND_QUEUE_FRAMES = 256
-"""How many outgoing frames may wait for a slow reader before it is dropped."""
+DEFAULT_SEND_BUFFER_BYTES = 512 * 1024
+"""How many bytes may wait for a slow reader before it is dropped."""
 
 CLOSE_LINGER_S = 2.0
-"""After :meth:`Peer.close`, how long queued frames may take to leave before the socket is aborted."""
+"""After :meth:`Peer.close`, how long buffered frames may take to leave before the socket is aborted."""
 
 
 class Peer:
@@ -32,10 +33,11 @@ class Peer:
         session: the :class:`server.session.Session` it speaks for, once ``hello`` succeeded.
         connected_at, last_received, last_sent: ``time.monotonic()`` seconds of
             the connection's start, of the last bytes read from it (or of the
-            moment the server was ready to read again), and of the last frame queued to it.
+            moment the server was ready to read again), and of the last frame sent to it.
         partial_since: when the incomplete frame now buffered began, or ``None``.
         reading: whether the server is waiting for this peer's bytes (timeouts
             only run then, never while the server itself is busy with its requests).
+        closed: no more frames will be sent.
     """
 
     def __init__(
@@ -43,7 +45,7 @@ class Peer:
         writer: asyncio.StreamWriter,
         protocol: ServerConnection,
         *,
-        send_queue_frames: int = DEFAULT_SEND_QUEUE_FRAMES,
+        send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
     ) -> None:
         peername = writer.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
@@ -53,68 +55,51 @@ class Peer:
         self.reading = False
         self.protocol = protocol
         self.session: Any = None  # the Session this connection speaks for, after hello
-        self._writer = writer
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=send_queue_frames)
-        self._writer_task = asyncio.create_task(self._drain(), name=f"writer {self.address}")
         self.closed = False
+        self._writer = writer
+        self._send_buffer_bytes = send_buffer_bytes
 
     def send(self, message: Message) -> None:
-        """Queue ``message`` for this peer; drop the peer if it stopped reading."""
-        if self.closed:
-            return
-        self.send_frame(self.protocol.send(message))
+        """Send ``message`` to this peer; drop the peer if it stopped reading."""
+        if not self.closed:
+            self.send_frame(self.protocol.send(message))
 
     def send_frame(self, frame: bytes) -> None:
-        """Queue an already encoded frame (shared by a broadcast)."""
+        """Send an already encoded frame (shared by a broadcast)."""
         if self.closed:
             return
-        try:
-            self._queue.put_nowait(frame)
-            self.last_sent = time.monotonic()
-        except asyncio.QueueFull:
+        transport = self._writer.transport
+        transport.write(frame)
+        self.last_sent = time.monotonic()
+        if transport.get_write_buffer_size() > self._send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
 
-    async def _drain(self) -> None:
-        try:
-            while (frame := await self._queue.get()) is not None:
-                self._writer.write(frame)
-                await self._writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            self._writer.close()
-
     def close(self, linger_s: float = CLOSE_LINGER_S) -> None:
-        """Send what is queued, then close the socket; abort it if that takes over ``linger_s`` seconds."""
+        """Send what is buffered, then close the socket; abort it if that takes over ``linger_s`` seconds."""
         if self.closed:
             return
         self.closed = True
         self.protocol.close()
-        try:
-            self._queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.abort()
-            return
+        self._writer.close()
         asyncio.get_running_loop().call_later(linger_s, self._abort_if_open)
 
     def _abort_if_open(self) -> None:
-        if not self._writer_task.done() or self._writer.transport.get_write_buffer_size():
+        if self._writer.transport.get_write_buffer_size():
             log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
 
     def abort(self) -> None:
-        """Close at once, dropping anything queued."""
+        """Close at once, dropping anything buffered."""
         self.closed = True
         self.protocol.close()
-        self._writer_task.cancel()
         self._writer.transport.abort()
 
-    async def wait_closed(self, timeout_s: float = 2.0) -> None:
-        """Wait until the writer has flushed and closed (at most ``timeout_s`` seconds)."""
+    async def wait_closed(self, timeout_s: float = CLOSE_LINGER_S) -> None:
+        """Wait until the socket is closed (at most ``timeout_s`` seconds, then abort it)."""
         try:
-            await asyncio.wait_for(asyncio.shield(self._writer_task), timeout_s)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(self._writer.wait_closed(), timeout_s)
+        except (asyncio.TimeoutError, ConnectionError, OSError):
             self.abort()
 
     def _who(self) -> str:

@@ -1,0 +1,284 @@
+"""Every limit of :class:`server.limits.Limits`, tried over a real socket against a real server.
+
+Each test starts a server with one limit set low, sends what breaks it, and
+checks the error code, that the offender (and only the offender) is slowed or
+closed, and that a well-behaved client on the same server is unaffected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from typing import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from client import Client
+from protocol import PROTOCOL_VERSION, encode_frame
+from protocol import messages as m
+from server.app import Server, ServerConfig
+from server.limits import LimitError, Limits, TokenBucket
+
+from .conftest import Raw, refused
+
+LimitedServer = Callable[..., Awaitable[Server]]
+
+
+@pytest.fixture
+async def limited() -> AsyncIterator[LimitedServer]:
+    """Factory: ``await limited(max_connections=2)`` starts a server with those limits."""
+    started: list[Server] = []
+
+    async def factory(**limits: object) -> Server:
+        server = Server(ServerConfig(host="127.0.0.1", port=0, server_name="limits", grace_s=0.3, limits=Limits(**limits)))  # type: ignore[arg-type]
+        await server.start()
+        started.append(server)
+        return server
+
+    yield factory
+    for server in started:
+        await server.close()
+
+
+async def _raw(server: Server, rcvbuf: int | None = None) -> Raw:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    return Raw(reader, writer)
+
+
+async def _client(server: Server, name: str) -> Client:
+    return await Client.connect("127.0.0.1", server.port, name=name)
+
+
+def _errors(frames: list[dict[str, object]]) -> list[object]:
+    return [frame["code"] for frame in frames if frame["type"] == "error"]
+
+
+# --- the limits themselves ------------------------------------------------------------
+
+
+def test_defaults_are_safe_and_every_field_is_checked() -> None:
+    limits = Limits()
+    assert limits.max_frame_bytes == 65536 and limits.max_connections_per_address <= limits.max_connections
+    assert limits.idle_timeout_s > limits.heartbeat_s
+    with pytest.raises(LimitError, match="requests_per_s must be more than 0"):
+        Limits(requests_per_s=0)
+    with pytest.raises(LimitError, match="max_chat_chars cannot exceed the protocol's 500"):
+        Limits(max_chat_chars=501)
+    with pytest.raises(LimitError, match="idle_timeout_s .* must be longer than heartbeat_s"):
+        Limits(heartbeat_s=10, idle_timeout_s=5)
+
+
+def test_token_bucket_allows_a_burst_then_the_rate() -> None:
+    bucket = TokenBucket(rate=10.0, burst=3, now=0.0)
+    assert [bucket.take(0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert bucket.take(0.0) == pytest.approx(0.1)  # the fourth waits for one token
+    assert bucket.take(0.1) == pytest.approx(0.1)  # and the next one for the one after it
+    assert bucket.take(10.0) == 0.0 and bucket.tokens(10.0) == 2.0  # refilled, never above the burst
+
+
+# --- sizes ------------------------------------------------------------------------------
+
+
+async def test_frame_over_the_configured_size_is_refused_at_its_header(limited: LimitedServer) -> None:
+    server = await limited(max_frame_bytes=1000)
+    conn = await _raw(server)
+    await conn.send_bytes((1001).to_bytes(4, "big"))
+    frames = await conn.expect_closed()
+    assert _errors(frames) == ["bad_frame"] and "1001 bytes exceeds the limit of 1000" in str(frames[0]["message"])
+
+
+async def test_name_longer_than_the_configured_length(limited: LimitedServer) -> None:
+    server = await limited(max_name_chars=8)
+    await refused(_client(server, "ninechars"), "bad_name")
+    assert (await _client(server, "eightchr")).name == "eightchr"
+
+
+async def test_chat_longer_than_the_configured_length(limited: LimitedServer) -> None:
+    server = await limited(max_chat_chars=20)
+    ann, bob = await _client(server, "ann"), await _client(server, "bob")
+    error = await refused(ann.say("x" * 21), "bad_message")
+    assert error.field == "text" and "at most 20 characters" in error.message
+    await ann.say("x" * 20)
+    assert (await bob.next_event(m.Chat)).text == "x" * 20
+
+
+async def test_tables_per_client(limited: LimitedServer) -> None:
+    server = await limited(max_tables_per_client=2)
+    ann, bob = await _client(server, "ann"), await _client(server, "bob")
+    first = (await ann.create_table("nimble")).table.id
+    await ann.create_table("othello", seat=None)  # watching counts too
+    bobs = (await bob.create_table("nimble")).table.id
+    for attempt in (ann.create_table("nimble"), ann.join_table(bobs), ann.watch_table(bobs)):
+        error = await refused(attempt, "too_many_tables")
+        assert "at 2 tables" in error.message
+    assert len(await ann.list_tables()) == 3
+    await ann.leave_table(first)
+    await ann.join_table(bobs)  # room again
+
+
+# --- connections -----------------------------------------------------------------------
+
+
+async def test_connections_in_all(limited: LimitedServer) -> None:
+    server = await limited(max_connections=3)
+    clients = [await _client(server, name) for name in ("a", "b", "c")]
+    extra = await _raw(server)
+    frames = await extra.expect_closed()
+    assert _errors(frames) == ["too_many_connections"] and "maximum of 3 connections" in str(frames[0]["message"])
+    await clients[0].close()
+    await _until(lambda: len(server.peers) == 2)
+    assert (await _client(server, "d")).name == "d"
+    await clients[1].ping()  # the others never noticed
+
+
+async def test_connections_per_address(limited: LimitedServer) -> None:
+    server = await limited(max_connections_per_address=2)
+    first, second = await _raw(server), await _raw(server)
+    frames = await (await _raw(server)).expect_closed()
+    assert _errors(frames) == ["too_many_connections"] and "your address" in str(frames[0]["message"])
+    assert (await first.hello("ann"))["type"] == "welcome"
+    await second.close()
+    await _until(lambda: len(server.peers) == 1)
+    assert (await (await _raw(server)).hello("bob"))["type"] == "welcome"
+
+
+# --- request rate --------------------------------------------------------------------------
+
+
+async def test_a_burst_within_the_limit_is_served_in_full(limited: LimitedServer) -> None:
+    server = await limited(requests_per_s=5, request_burst=20)
+    conn = await _raw(server)
+    await conn.hello("ann")
+    await conn.send_bytes(b"".join(encode_frame({"type": "ping", "id": i}) for i in range(100, 119)))
+    replies = [await conn.recv() for _ in range(19)]
+    assert [r["type"] for r in replies] == ["pong"] * 19
+
+
+async def test_a_flooding_client_is_slowed_then_closed_and_others_are_served(limited: LimitedServer) -> None:
+    server = await limited(requests_per_s=20, request_burst=5, flood_timeout_s=0.5)
+    bystander = await _client(server, "bob")
+    flooder = await _raw(server)
+    await flooder.hello("ann")
+    flood = b"".join(encode_frame({"type": "ping", "id": i}) for i in range(100, 2100))
+    flooder.writer.write(flood)
+    started = time.monotonic()
+    await bystander.ping()  # answered while the flood is being held back
+    frames = await flooder.expect_closed()
+    pongs = [f for f in frames if f["type"] == "pong"]
+    # Unthrottled, all 2000 would be answered; slowed, only the burst and ~20/s until it is dropped.
+    assert 5 < len(pongs) < 5 + 20 * (time.monotonic() - started) + 5 < 2000
+    assert _errors(frames) == ["rate_limited"] and "more than 20 requests per second" in str(frames[-1]["message"])
+    await bystander.ping()
+
+
+# --- backpressure ------------------------------------------------------------------------
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_others_get_every_push(limited: LimitedServer) -> None:
+    server = await limited(send_buffer_bytes=16384, requests_per_s=100000, request_burst=100000)
+    stuck = await _raw(server, rcvbuf=2048)
+    await stuck.hello("stuck")  # and never reads again
+    talker, listener = await _client(server, "talker"), await _client(server, "listener")
+    line = "\N{GRINNING FACE}" * 500  # 2 kB a frame
+    sent = 0
+    deadline = time.monotonic() + 60
+    while any(peer.session is not None and peer.session.name == "stuck" for peer in server.peers):
+        assert time.monotonic() < deadline, "the stuck reader was never dropped"
+        await asyncio.gather(*(talker.say(line) for _ in range(50)))
+        sent += 50
+    for _ in range(sent):  # the listener heard everything, in order, despite the stuck reader
+        chat = await listener.next_event(m.Chat)
+        assert chat.name == "talker" and chat.text == line
+    await listener.ping()
+
+
+# --- liveness ------------------------------------------------------------------------------
+
+
+async def test_no_hello_in_time_is_closed(limited: LimitedServer) -> None:
+    server = await limited(handshake_timeout_s=0.2)
+    conn = await _raw(server)
+    frames = await conn.expect_closed()
+    assert _errors(frames) == ["timeout"] and "no hello within 0.2 s" in str(frames[0]["message"])
+
+
+async def test_half_a_frame_then_a_stall_is_closed(limited: LimitedServer) -> None:
+    server = await limited(stall_timeout_s=0.3, heartbeat_s=5, idle_timeout_s=10)
+    conn = await _raw(server)
+    await conn.hello("ann")
+    frame = encode_frame({"type": "ping", "id": 7})
+    await conn.send_bytes(frame[:6])
+    for byte in frame[6:10]:  # trickling keeps bytes coming, but the frame is not finished in time
+        await asyncio.sleep(0.05)
+        await conn.send_bytes(bytes([byte]))
+    frames = await conn.expect_closed()
+    assert _errors(frames) == ["timeout"] and "begun but not finished within 0.3 s" in str(frames[-1]["message"])
+
+
+async def test_whole_frames_sent_slowly_are_not_a_stall(limited: LimitedServer) -> None:
+    server = await limited(stall_timeout_s=0.3, heartbeat_s=5, idle_timeout_s=10)
+    conn = await _raw(server)
+    await conn.hello("ann")
+    frame = encode_frame({"type": "ping", "id": 7})
+    for _ in range(3):  # each frame in two halves 0.1 s apart, 0.6 s in all
+        await conn.send_bytes(frame[:3])
+        await asyncio.sleep(0.1)
+        await conn.send_bytes(frame[3:])
+        assert (await conn.recv())["type"] == "pong"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_silent_connection_gets_heartbeats_then_is_closed(limited: LimitedServer) -> None:
+    server = await limited(heartbeat_s=0.1, idle_timeout_s=0.5)
+    conn = await _raw(server)
+    welcome = await conn.hello("ann")
+    assert welcome["heartbeat_s"] == 0.1 and welcome["idle_timeout_s"] == 0.5
+    frames = await conn.expect_closed()
+    assert [f["type"] for f in frames[:2]] == ["heartbeat", "heartbeat"]
+    assert _errors(frames) == ["timeout"] and "nothing received for 0.5 s" in str(frames[-1]["message"])
+
+
+async def test_the_client_library_keeps_an_idle_connection_alive(limited: LimitedServer) -> None:
+    server = await limited(heartbeat_s=0.1, idle_timeout_s=0.4)
+    ann = await _client(server, "ann")
+    table = (await ann.create_table("nimble")).table.id
+    await asyncio.sleep(1.2)  # three idle timeouts: pings went out, heartbeats came in
+    assert not ann.closed.is_set()
+    assert [t.id for t in await ann.list_tables()] == [table]
+    await ann.close()
+
+
+async def test_a_silent_seated_player_is_closed_and_its_seat_held(limited: LimitedServer) -> None:
+    server = await limited(heartbeat_s=0.1, idle_timeout_s=0.4)
+    ann = await _client(server, "ann")
+    silent = await _raw(server)
+    await silent.hello("bob")
+    table = (await ann.create_table("nimble")).table.id
+    await silent.request("join_table", table=table)
+    away = await ann.next_event(m.PlayerAway)
+    assert away.name == "bob" and away.table == table
+    assert _errors(await silent.expect_closed()) == ["timeout"]
+
+
+async def _until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Wait for server-side state that no message announces."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition never became true"
+        await asyncio.sleep(0.01)
+
+
+async def test_resume_token_needs_its_own_name(limited: LimitedServer) -> None:
+    server = await limited()
+    ann = await _client(server, "ann")
+    await refused(Client.connect("127.0.0.1", server.port, name="mallory", token=ann.token), "bad_token")
+    await ann.ping()  # the owner's session is untouched
+    conn = await _raw(server)
+    reply = await conn.request("hello", version=PROTOCOL_VERSION, name="Ann", token=ann.token)
+    assert reply["type"] == "welcome" and reply["name"] == "ann"  # names compare case-folded
