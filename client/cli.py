@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
+import ssl
 import sys
 from contextlib import nullcontext
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
-from .connection import DEFAULT_PORT, Client, ServerError
+from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .terminal import LineInput, PromptInput, TerminalClient
+from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
 from .tokens import TokenStore
 
 
@@ -37,10 +41,18 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _fingerprint(text: str) -> str:
+    try:
+        return normalise_fingerprint(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``parlour`` command."""
+    """The argument parser of the ``parlour`` command (see :func:`parse_args` for the checks after parsing)."""
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
+    from server.cli import add_password_arguments, add_tls_server_arguments
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -53,7 +65,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
-    play.set_defaults(run=run_play)
+    tls = play.add_argument_group(
+        "TLS", "For a server started with --tls-cert. Pin its certificate with --tls-fingerprint, or verify it with --tls."
+    )
+    tls.add_argument("--tls", action="store_true", help="use TLS, verifying the server's certificate against the system's certificate authorities")
+    how = tls.add_mutually_exclusive_group()
+    how.add_argument("--tls-ca", metavar="FILE", help="use TLS, verifying the certificate against the authorities in this PEM file instead")
+    how.add_argument(
+        "--tls-fingerprint",
+        metavar="HEX",
+        type=_fingerprint,
+        help="use TLS and accept only the certificate with this SHA-256 fingerprint (the one parlour serve printed)",
+    )
+    add_password_arguments(play, server=False)
+    play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
     host = subparsers.add_parser(
         "host",
         help="host a server on this machine and play on it from this terminal",
@@ -62,8 +87,109 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--name", required=True, help="your player name")
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
     host.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default: {DEFAULT_PORT})")
-    host.set_defaults(run=run_host)
+    add_tls_server_arguments(host)
+    add_password_arguments(host, server=True)
+    host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     return parser
+
+
+def parse_args(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> argparse.Namespace:
+    """Parse and check a ``parlour`` command line; read the files it names and the password.
+
+    Besides argparse's attributes, ``play`` gets ``settings`` (:class:`ConnectSettings`);
+    ``serve`` and ``host`` get ``ssl_context``, ``fingerprint``, ``password`` (and
+    ``serve`` gets ``limits``); ``host`` gets ``settings`` for its own connection.
+
+    Args:
+        environ: where ``PARLOUR_PASSWORD`` is looked up (default: ``os.environ``).
+
+    Raises:
+        SystemExit: status 2, with a usage message, for a command line that cannot work.
+    """
+    from server.cli import UsageError
+
+    args = build_parser().parse_args(argv)
+    finish = getattr(args, "finish", None)
+    if finish is not None:
+        try:
+            finish(args, os.environ if environ is None else environ)
+        except UsageError as exc:
+            args.command_parser.error(str(exc))
+    return args
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectSettings:
+    """How to reach a server, for the first connection and every reconnection.
+
+    Attributes:
+        ssl: a client TLS context (:func:`client.tls.client_context`); ``None`` for plain TCP.
+        fingerprint: the pinned certificate fingerprint (needs a pinned ``ssl`` context).
+        password: the server's password, if it has one.
+    """
+
+    ssl: ssl.SSLContext | None = None
+    fingerprint: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def connect_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of :meth:`Client.connect` these settings stand for."""
+        return {"ssl": self.ssl, "fingerprint": self.fingerprint, "password": self.password}
+
+
+def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    from server.cli import UsageError, read_password
+
+    try:
+        if args.tls_fingerprint is not None:
+            context: ssl.SSLContext | None = client_context(pinned=True)
+        elif args.tls or args.tls_ca is not None:
+            context = client_context(ca_file=args.tls_ca)
+        else:
+            context = None
+    except TLSFileError as exc:
+        raise UsageError(str(exc)) from None
+    args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ))
+
+
+def _finish_host(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    from server.cli import finish_server_arguments
+
+    finish_server_arguments(args, environ)
+    pinned = client_context(pinned=True) if args.ssl_context is not None else None
+    args.settings = ConnectSettings(ssl=pinned, fingerprint=args.fingerprint, password=args.password)
+
+
+def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str:
+    """One line saying why connecting (or saying hello) failed, and what to try.
+
+    Args:
+        exc: what :meth:`Client.connect` raised (``ServerError``, ``OSError``, ``TimeoutError``).
+        settings: the settings that were used, to point at the option to change.
+    """
+    from server.cli import PASSWORD_ENV
+
+    if isinstance(exc, ServerError):
+        if exc.code == "bad_password" and settings.password is None:
+            return f"The server needs a password (bad_password): give it with --password-file FILE or {PASSWORD_ENV}"
+        if exc.code == "bad_password":
+            return f"The server refused the password (bad_password): {exc.message}"
+        return f"The server refused us ({exc.code}): {exc.message}"
+    if isinstance(exc, FingerprintMismatch):
+        return f"TLS fingerprint mismatch: {exc}"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (
+            f"TLS certificate verify failed ({exc.verify_message}): for a server with its own certificate,"
+            " use --tls-ca FILE or --tls-fingerprint HEX (the fingerprint parlour serve printed)"
+        )
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS failed ({exc.reason or exc}): does the server use TLS? If it was started without --tls-cert, connect without --tls"
+    if isinstance(exc, ConnectionLost) and settings.ssl is None:
+        return f"{exc} before answering hello: if the server uses TLS, connect with --tls-fingerprint HEX (or --tls)"
+    if isinstance(exc, TimeoutError):
+        hint = "" if settings.ssl is None else " (does the server use TLS?)"
+        return f"no answer in time{hint}"
+    return str(exc) or type(exc).__name__
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -84,11 +210,18 @@ def run_host(args: argparse.Namespace) -> int:
 
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
-    from server.cli import lan_addresses
+    from server.cli import connect_instructions, lan_addresses
 
     from server.store import default_db_path
 
-    config = ServerConfig(host=args.host, port=args.port, server_name=socket.gethostname(), db_path=str(default_db_path()))
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        server_name=socket.gethostname(),
+        db_path=str(default_db_path()),
+        password=args.password,
+        ssl=args.ssl_context,
+    )
     server = Server(config)
     try:
         await server.start()
@@ -96,45 +229,46 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc}", flush=True)
         return 1
     others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
-    print("Hosting. Other players connect with one of:", flush=True)
-    for address in others:
-        print(f"    parlour play {address}:{server.port} --name THEIRNAME", flush=True)
+    print("Hosting.", flush=True)
+    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None):
+        print(line, flush=True)
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-        return await _session(local, server.port, args.name)
+        return await _session(local, server.port, args.name, args.settings)
     finally:
         await server.close()
 
 
-async def _connect(host: str, port: int, name: str, tokens: TokenStore) -> Client:
+async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Client:
     """Connect as ``name``, resuming the session this machine last had there if it is still alive."""
     token = tokens.get(host, port, name)
     if token is None:
-        client = await Client.connect(host, port, name=name)
+        client = await Client.connect(host, port, name=name, **settings.connect_kwargs())
     else:
-        client = await _resume_or_renew(host, port, name, token)
+        client = await _resume_or_renew(host, port, name, token, settings)
     tokens.put(host, port, name, client.token)
     return client
 
 
 async def _play(args: argparse.Namespace) -> int:
     host, port = args.address
-    return await _session(host, port, args.name)
+    return await _session(host, port, args.name, args.settings)
 
 
-async def _session(host: str, port: int, name: str) -> int:
+async def _session(host: str, port: int, name: str, settings: ConnectSettings) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     tokens = TokenStore()
     try:
-        client = await _connect(host, port, name, tokens)
+        client = await _connect(host, port, name, tokens, settings)
     except ServerError as exc:
-        print(f"The server refused us ({exc.code}): {exc.message}", flush=True)
+        print(describe_connect_error(exc, settings), flush=True)
         return 2
-    except (OSError, asyncio.TimeoutError) as exc:
-        print(f"Cannot connect to {host}:{port}: {exc}", flush=True)
+    except OSError as exc:  # TimeoutError and ssl.SSLError included
+        print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
         return 1
     assert client.welcome is not None
-    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=_reconnector(host, port, name, tokens))
+    reconnect = _reconnector(host, port, name, tokens, settings)
+    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect)
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -164,8 +298,13 @@ RECONNECT_GIVE_UP_S = 300.0
 """Stop trying after this long without a connection."""
 
 
-def _reconnector(host: str, port: int, name: str, tokens: TokenStore) -> Any:
-    """A function that resumes a session by its token, retrying with backoff."""
+def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Any:
+    """A function that resumes a session by its token, retrying with backoff.
+
+    It gives up at once (returning ``None``) when the server refuses the
+    session or the password, or the certificate fails its check: waiting
+    would not change those.
+    """
 
     async def reconnect(token: str, say: Any) -> Client | None:
         loop = asyncio.get_running_loop()
@@ -175,11 +314,14 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore) -> Any:
             await asyncio.sleep(RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)])
             attempt += 1
             try:
-                client = await _resume_or_renew(host, port, name, token)
+                client = await _resume_or_renew(host, port, name, token, settings)
             except ServerError as exc:
-                say(f"The server refused us ({exc.code}): {exc.message}")
+                say(describe_connect_error(exc, settings))
                 return None
-            except (OSError, asyncio.TimeoutError):
+            except (FingerprintMismatch, ssl.SSLCertVerificationError) as exc:
+                say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(exc, settings)}")
+                return None
+            except OSError:  # TimeoutError included
                 next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
                 say(f"Reconnect attempt {attempt} failed; next try in {next_s:.1f} s")
                 continue
@@ -190,14 +332,14 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore) -> Any:
     return reconnect
 
 
-async def _resume_or_renew(host: str, port: int, name: str, token: str) -> Client:
+async def _resume_or_renew(host: str, port: int, name: str, token: str, settings: ConnectSettings) -> Client:
     """Resume the session; if the server no longer knows it (it held no seat), start a new one as ``name``."""
     try:
-        return await Client.connect(host, port, name=name, token=token, timeout_s=5.0)
+        return await Client.connect(host, port, name=name, token=token, timeout_s=5.0, **settings.connect_kwargs())
     except ServerError as exc:
         if exc.code != "bad_token":
             raise
-    return await Client.connect(host, port, name=name, timeout_s=5.0)
+    return await Client.connect(host, port, name=name, timeout_s=5.0, **settings.connect_kwargs())
 
 
 async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | None:
@@ -214,7 +356,7 @@ async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``parlour`` console command."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     sys.exit(args.run(args))
 
 

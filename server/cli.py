@@ -1,15 +1,29 @@
-"""``parlour serve``: run a server until Ctrl-C or SIGTERM."""
+"""``parlour serve``: run a server until Ctrl-C or SIGTERM.
+
+Also the server options ``parlour host`` shares: TLS (``--tls-cert``,
+``--tls-key``), the password (``--password``, ``--password-file``,
+``PARLOUR_PASSWORD``) and one flag per :class:`server.limits.Limits` field.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import logging
+import math
+import re
 import signal
 import socket
+import ssl
+from dataclasses import fields
+from pathlib import Path
+from typing import Mapping
 
 from .app import Server, ServerConfig
+from .limits import LimitError, Limits
 from .store import SchemaError, default_db_path
+from .tls import TLSFileError, certificate_fingerprint, server_context
 
 log = logging.getLogger("parlour.serve")
 
@@ -31,7 +45,182 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     storage.add_argument("--no-db", action="store_true", help="keep nothing on disk (games are lost when the server stops)")
     parser.add_argument("--grace", type=float, default=60.0, metavar="SECONDS", help="how long a disconnected player's seat is held (default: 60)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
-    parser.set_defaults(run=run)
+    add_tls_server_arguments(parser)
+    add_password_arguments(parser, server=True)
+    add_limit_arguments(parser)
+    parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
+
+
+# --- options shared with ``parlour host`` and ``parlour play`` ------------------------------
+
+PASSWORD_ENV = "PARLOUR_PASSWORD"
+"""The environment variable a password may come from (a flag wins over it)."""
+
+MAX_PASSWORD_CHARS = 256
+"""The longest password ``hello`` can carry (``protocol.messages.Hello.password``)."""
+
+
+class UsageError(ValueError):
+    """The command line parsed but cannot work (``parlour`` exits with status 2 and the message)."""
+
+
+def add_tls_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--tls-cert FILE`` and ``--tls-key FILE`` (checked by :func:`read_server_tls`)."""
+    group = parser.add_argument_group("TLS", "Encrypt connections; players then connect with --tls-fingerprint (or --tls).")
+    group.add_argument("--tls-cert", metavar="FILE", help="PEM certificate (chain) to present; needs --tls-key")
+    group.add_argument("--tls-key", metavar="FILE", help="PEM private key of --tls-cert, unencrypted; needs --tls-cert")
+
+
+def add_password_arguments(parser: argparse.ArgumentParser, *, server: bool) -> None:
+    """Add ``--password TEXT`` and ``--password-file FILE`` (read by :func:`read_password`).
+
+    Args:
+        server: word the help for a server that demands the password (else for a client giving it).
+    """
+    what = "players must give this password" if server else "the server's password"
+    group = parser.add_argument_group("password", f"Without these, the {PASSWORD_ENV} environment variable is used if set.")
+    exclusive = group.add_mutually_exclusive_group()
+    exclusive.add_argument(
+        "--password",
+        metavar="TEXT",
+        help=f"{what} (other users of this machine can see it in ps: prefer --password-file or {PASSWORD_ENV})",
+    )
+    exclusive.add_argument("--password-file", metavar="FILE", help=f"{what}, read from FILE (one trailing newline is dropped)")
+
+
+def read_password(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """The password from ``--password``, else ``--password-file``, else ``$PARLOUR_PASSWORD``; ``None`` if none is given.
+
+    Raises:
+        UsageError: the file cannot be read, or the password is empty or too long.
+    """
+    if args.password is not None:
+        password, source = args.password, "--password"
+    elif args.password_file is not None:
+        try:
+            text = Path(args.password_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+            raise UsageError(f"cannot read the password file {args.password_file}: {reason}") from None
+        password, source = text.removesuffix("\n").removesuffix("\r"), f"the password file {args.password_file}"
+    elif PASSWORD_ENV in environ:
+        password, source = environ[PASSWORD_ENV], f"the {PASSWORD_ENV} environment variable"
+    else:
+        return None
+    if not password:
+        raise UsageError(f"the password from {source} is empty; give a non-empty password, or none")
+    if len(password) > MAX_PASSWORD_CHARS:
+        raise UsageError(f"the password from {source} is longer than {MAX_PASSWORD_CHARS} characters")
+    return password
+
+
+def read_server_tls(args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:
+    """The server TLS context and its certificate's fingerprint from ``--tls-cert``/``--tls-key``; ``(None, None)`` without them.
+
+    Raises:
+        UsageError: only one of the two was given, or the files cannot be used.
+    """
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise UsageError("--tls-cert and --tls-key go together: give both, or neither for plain TCP")
+    if args.tls_cert is None:
+        return None, None
+    try:
+        return server_context(args.tls_cert, args.tls_key), certificate_fingerprint(args.tls_cert)
+    except TLSFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def limit_flag(field_name: str) -> str:
+    """The ``parlour serve`` flag of a :class:`Limits` field: ``idle_timeout_s`` is ``--idle-timeout``.
+
+    A trailing ``_s`` (seconds) is dropped, but not from a rate: ``requests_per_s`` is ``--requests-per-s``.
+    """
+    name = field_name if field_name.endswith("_per_s") else field_name.removesuffix("_s")
+    return "--" + name.replace("_", "-")
+
+
+def _unit(field_name: str) -> str:
+    if field_name.endswith("_per_s"):
+        return "per second"
+    for suffix, unit in (("_s", "seconds"), ("_bytes", "bytes"), ("_chars", "characters")):
+        if field_name.endswith(suffix):
+            return unit
+    return "a count"
+
+
+def _limit_descriptions() -> dict[str, str]:
+    """Each field's description from the ``Attributes:`` section of the :class:`Limits` docstring."""
+    names = {spec.name for spec in fields(Limits)}
+    found: dict[str, str] = {}
+    current = None
+    _, _, section = (inspect.getdoc(Limits) or "").partition("Attributes:")
+    for line in section.splitlines():
+        match = re.match(r"\s+(\w+): (.*)", line)
+        if match and match[1] in names:
+            current = match[1]
+            found[current] = match[2]
+        elif current is not None and line.strip():
+            found[current] += " " + line.strip()
+        else:
+            current = None
+    return {name: text.replace("``", "").rstrip(".") for name, text in found.items()}
+
+
+def number(text: str) -> float:
+    """A finite decimal number (argparse ``type``; its name shows in argparse's error)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one option per :class:`Limits` field, in a group "limits" (read by :func:`read_limits`)."""
+    group = parser.add_argument_group("limits", "What one client may cost the server. Every limit must be more than 0.")
+    descriptions = _limit_descriptions()
+    for spec in fields(Limits):
+        default = spec.default
+        unit = _unit(spec.name)
+        metavar = {"seconds": "SECONDS", "per second": "RATE", "bytes": "BYTES", "characters": "CHARS"}.get(unit, "N")
+        description = descriptions.get(spec.name, spec.name.replace("_", " "))
+        if unit == "a count":
+            help_text = f"{description}. Default {default:g}"
+        else:
+            help_text = f"{description}. {'Per second' if unit == 'per second' else f'In {unit}'}; default {default:g}"
+        group.add_argument(
+            limit_flag(spec.name),
+            dest=f"limit_{spec.name}",
+            type=int if isinstance(default, int) else number,
+            metavar=metavar,
+            help=help_text.replace("%", "%%"),
+        )
+
+
+def read_limits(args: argparse.Namespace) -> Limits:
+    """The :class:`Limits` the limit options describe (defaults for those not given).
+
+    Raises:
+        UsageError: a value cannot work; the :class:`LimitError` message, with the flags to change.
+    """
+    given = {spec.name: getattr(args, f"limit_{spec.name}") for spec in fields(Limits)}
+    try:
+        return Limits(**{name: value for name, value in given.items() if value is not None})
+    except LimitError as exc:
+        flags = [limit_flag(spec.name) for spec in fields(Limits) if re.search(rf"\b{spec.name}\b", str(exc))]
+        raise UsageError(f"{exc} (set with {', '.join(flags)})" if flags else str(exc)) from None
+
+
+def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    """Check and read what the TLS, password and limit options name; store ``ssl_context``,
+    ``fingerprint``, ``password`` and ``limits`` on ``args``.
+
+    Raises:
+        UsageError: an option's value cannot be used.
+    """
+    args.ssl_context, args.fingerprint = read_server_tls(args)
+    args.password = read_password(args, environ)
+    if hasattr(args, "limit_max_frame_bytes"):
+        args.limits = read_limits(args)
 
 
 def lan_addresses() -> list[str]:
@@ -53,9 +242,18 @@ def run(args: argparse.Namespace) -> int:
         log.error("--grace must be zero or more seconds, not %s", args.grace)
         return 2
     db_path = None if args.no_db else (args.db or str(default_db_path()))
-    config = ServerConfig(host=args.host, port=args.port, server_name=args.name, db_path=db_path, grace_s=args.grace)
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        server_name=args.name,
+        db_path=db_path,
+        grace_s=args.grace,
+        limits=args.limits,
+        password=args.password,
+        ssl=args.ssl_context,
+    )
     try:
-        asyncio.run(_serve(config))
+        asyncio.run(_serve(config, args.fingerprint))
     except SchemaError as exc:
         log.error("cannot use the database %s: %s", db_path, exc)
         return 1
@@ -65,15 +263,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _serve(config: ServerConfig) -> None:
+def connect_instructions(hosts: list[str], port: int, name: str, fingerprint: str | None, password: bool) -> list[str]:
+    """The lines telling players how to connect: the fingerprint, one ``parlour play`` line per address, the password."""
+    lines = []
+    if fingerprint is not None:
+        lines.append(f"TLS certificate SHA-256 fingerprint: {fingerprint}")
+    pin = f" --tls-fingerprint {fingerprint}" if fingerprint is not None else ""
+    lines.append("Players connect with:" if len(hosts) == 1 else "Players connect with one of:")
+    lines += [f"    parlour play {host}:{port} --name {name}{pin}" for host in hosts]
+    if password:
+        lines.append(f"They also need the password: --password-file FILE, or the {PASSWORD_ENV} environment variable.")
+    return lines
+
+
+async def _serve(config: ServerConfig, fingerprint: str | None = None) -> None:
     server = Server(config)
     await server.start()
     port = server.port
     hosts = lan_addresses() if config.host in ("0.0.0.0", "::", "") else [config.host]
     where = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
-    print(f"Parlour server {config.server_name!r} listening on port {port} ({where}). Players connect with:", flush=True)
-    for host in hosts:
-        print(f"    parlour play {host}:{port} --name YOURNAME", flush=True)
+    security = ("TLS" if config.ssl is not None else "plain TCP") + (", password required" if config.password else ", no password")
+    print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}).", flush=True)
+    for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None):
+        print(line, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
