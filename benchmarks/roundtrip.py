@@ -42,6 +42,11 @@ from protocol import messages as m  # noqa: E402
 
 _PORT_LINE = re.compile(r"listening on port (\d+)")
 
+UNTHROTTLED = ["--requests-per-s", "1000000", "--request-burst", "1000000"]
+"""Server flags that lift the per-connection request rate limit: these
+benchmarks' clients move as fast as the server answers, far above what the
+default limit (50 requests/s) allows one connection."""
+
 
 class ServerProcess:
     """``parlour serve`` on 127.0.0.1 with a free port, in a child process.
@@ -49,11 +54,15 @@ class ServerProcess:
     Args:
         launcher: how to start the ``parlour`` command (default ``python -m client.cli``).
         storage: the storage arguments (default ``--no-db``).
+        options: more ``parlour serve`` flags (e.g. :data:`UNTHROTTLED`); default none.
     """
 
-    def __init__(self, launcher: list[str] | None = None, storage: list[str] | None = None) -> None:
+    def __init__(
+        self, launcher: list[str] | None = None, storage: list[str] | None = None, options: list[str] | None = None
+    ) -> None:
         self.launcher = launcher or ["-m", "client.cli"]
         self.storage = storage or ["--no-db"]
+        self.options = options or []
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
 
@@ -61,7 +70,7 @@ class ServerProcess:
         """Start the server; return the port it reported."""
         command = [
             sys.executable, *self.launcher, "serve", *self.storage,
-            "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING",
+            "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING", *self.options,
         ]  # fmt: skip
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
@@ -207,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         host, _, port_text = args.connect.rpartition(":")
         asyncio.run(run(args, host or "127.0.0.1", int(port_text)))
         return 0
-    server = ServerProcess()
+    server = ServerProcess(options=UNTHROTTLED)
     port = server.start()
     try:
         asyncio.run(run(args, "127.0.0.1", port))
