@@ -10,6 +10,7 @@ from client import Client
 from server.app import Server, ServerConfig
 
 Connect = Callable[..., Awaitable[Client]]
+ConfiguredServer = Callable[..., Awaitable[Server]]
 
 GRACE_S = 0.3
 """How long the test server holds a disconnected player's seat."""
@@ -24,6 +25,23 @@ async def server() -> AsyncIterator[Server]:
         yield srv
     finally:
         await srv.close()
+
+
+@pytest.fixture
+async def configured_server() -> AsyncIterator[ConfiguredServer]:
+    """Factory: ``await configured_server(limits=..., password=...)`` runs a server on 127.0.0.1
+    with those :class:`ServerConfig` fields (an ephemeral port; the test grace period otherwise)."""
+    started: list[Server] = []
+
+    async def factory(**config: object) -> Server:
+        server = Server(ServerConfig(**{"host": "127.0.0.1", "port": 0, "server_name": "test", "grace_s": GRACE_S, **config}))  # type: ignore[arg-type]
+        await server.start()
+        started.append(server)
+        return server
+
+    yield factory
+    for server in started:
+        await server.close()
 
 
 @pytest.fixture

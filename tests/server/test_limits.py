@@ -10,35 +10,26 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Awaitable, Callable
 
 import pytest
 
 from client import Client
 from protocol import PROTOCOL_VERSION, encode_frame
 from protocol import messages as m
-from server.app import Server, ServerConfig
+from server.app import Server
 from server.limits import LimitError, Limits, TokenBucket
 
+from ..conftest import ConfiguredServer
 from .conftest import Raw, refused
 
 LimitedServer = Callable[..., Awaitable[Server]]
 
 
 @pytest.fixture
-async def limited() -> AsyncIterator[LimitedServer]:
+def limited(configured_server: ConfiguredServer) -> LimitedServer:
     """Factory: ``await limited(max_connections=2)`` starts a server with those limits."""
-    started: list[Server] = []
-
-    async def factory(**limits: object) -> Server:
-        server = Server(ServerConfig(host="127.0.0.1", port=0, server_name="limits", grace_s=0.3, limits=Limits(**limits)))  # type: ignore[arg-type]
-        await server.start()
-        started.append(server)
-        return server
-
-    yield factory
-    for server in started:
-        await server.close()
+    return lambda **limits: configured_server(limits=Limits(**limits))
 
 
 async def _raw(server: Server, rcvbuf: int | None = None) -> Raw:

@@ -11,7 +11,7 @@ import hashlib
 import ssl
 import time
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Awaitable, Callable
 
 import pytest
 import trustme
@@ -22,9 +22,10 @@ from client.tokens import TokenStore
 from client.tls import FingerprintMismatch, TLSFileError, client_context
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
-from server.app import Server, ServerConfig
+from server.app import Server
 from server.tls import certificate_fingerprint, server_context
 
+from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw, refused
 
 PASSWORD = "correct horse battery staple"
@@ -53,20 +54,14 @@ StartServer = Callable[..., Awaitable[Server]]
 
 
 @pytest.fixture
-async def start_server(tls: TLSFiles) -> AsyncIterator[StartServer]:
-    """Factory: ``await start_server(password=...)`` runs a TLS server on 127.0.0.1 (``tls=False``: plain TCP)."""
-    servers: list[Server] = []
+def start_server(tls: TLSFiles, configured_server: ConfiguredServer) -> StartServer:
+    """Factory: ``await start_server(password=...)`` runs a TLS server on 127.0.0.1 (``tls_on=False``: plain TCP)."""
 
     async def factory(*, tls_on: bool = True, password: str | None = None) -> Server:
         context = server_context(tls.cert_file, tls.key_file) if tls_on else None
-        server = Server(ServerConfig(host="127.0.0.1", port=0, server_name="tls-test", ssl=context, password=password))
-        await server.start()
-        servers.append(server)
-        return server
+        return await configured_server(server_name="tls-test", ssl=context, password=password)
 
-    yield factory
-    for server in servers:
-        await server.close()
+    return factory
 
 
 async def _nimble_game(first: Client, second: Client) -> m.GameOver:
