@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
+from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
 from .tokens import TokenStore
@@ -278,7 +279,8 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings) -
         source = LineInput()
         output_guard = nullcontext()
     with output_guard:
-        print(f"Connected to {client.welcome.server} (Parlour {client.welcome.version}) as {client.name}. Type help.", flush=True)
+        server, version = printable(client.welcome.server), printable(client.welcome.version)
+        print(f"Connected to {server} (Parlour {version}) as {printable(client.name)}. Type help.", flush=True)
         followers = asyncio.create_task(shell.follow_events())
         await shell.handle("list")
         try:

@@ -219,6 +219,7 @@ class TerminalClient:
                 if option["min"] is not None or option["max"] is not None:
                     bounds = f", {option['min'] if option['min'] is not None else ''}..{option['max'] if option['max'] is not None else ''}"
                 lines.append(f"    {option['name']}={option['type']} (default {option['default']}{bounds}) {option['doc']}")
+        lines = [printable(line) for line in lines]  # the server's text: trusted for rules, not for terminal control
         lines.append("Any game: seed=TEXT (the setup seed), tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3)")
         self.write("\n".join(lines))
 
@@ -767,6 +768,8 @@ def describe_table(table: m.TableInfo) -> str:
     words = [f"{printable(str(k))}={printable(_short(v))}" for k, v in table.options.items() if v is not None]
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
+    if table.seed is not None and table.status == "waiting":
+        words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
     seats = " vs ".join(_name(name) for name in table.seats)
     return (
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "

@@ -581,6 +581,7 @@ class Server:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         self._check_room(session)
         table = Table.create(self._next_table_id, request.game, request.options, seed)
+        table.seed_chosen = request.seed is not None
         table.set_time_control(control)
         self._next_table_id += 1
         seat = None
@@ -600,11 +601,12 @@ class Server:
     def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
         return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
 
-    def _check_room(self, session: Session) -> None:
+    def _check_room(self, session: Session, who: str = "you") -> None:
         """Refuse one more table to a session at its limit of seats plus watched tables."""
         most = self.config.limits.max_tables_per_client
         if len(session.seats) + len(session.watching) >= most:
-            raise RequestError(Code.TOO_MANY_TABLES, f"you are already at {most} tables, the most this server allows; leave one first")
+            verb = "are" if who == "you" else "is"
+            raise RequestError(Code.TOO_MANY_TABLES, f"{who} {verb} already at {most} tables, the most this server allows; leave one first")
 
     async def _join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
         table = self._table(request.table)
@@ -761,7 +763,14 @@ class Server:
         """Carry out the opponent's offer of ``kind`` (called with the table lock held)."""
         if kind != "rematch":
             table.check_running()
-        _seat, plies = table.take_offer(session, kind)
+        offer = table.take_offer(session, kind)
+        if kind == "rematch":
+            try:
+                self._check_rematch(table)
+            except RequestError:
+                table.offers[kind] = offer  # refused: the offer stays pending
+                raise
+        _seat, plies = offer
         then.append(lambda: self._to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
         if kind == "draw":
             outcome = games.Outcome(winner=None, reason="draw by agreement")
@@ -786,16 +795,27 @@ class Server:
         for member, seat in table.members():
             member.send(TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=list(table.moves), clock=clock))
 
+    def _check_rematch(self, old: Table) -> None:
+        """Raise unless the rematch of ``old`` can be played: both players still there and with room for a table.
+
+        Raises:
+            RequestError: ``bad_action`` or ``too_many_tables``.
+        """
+        if old.rematch is not None:
+            raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
+        if any(holder is None for holder in old.seats):
+            raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
+        for holder in old.seats:
+            assert holder is not None
+            self._check_room(holder, who=holder.name)
+
     async def _rematch(self, old: Table) -> Table:
         """A new table with the same game and seats swapped, both players seated.
 
         Raises:
             RequestError: ``bad_action`` if a player has left or the rematch was already played.
         """
-        if old.rematch is not None:
-            raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
-        if any(holder is None for holder in old.seats):
-            raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
+        self._check_rematch(old)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
         table = Table.create(self._next_table_id, old.game.name, old.options, seed)
         self._next_table_id += 1

@@ -84,6 +84,7 @@ class Table:
         self.clock: Clock | None = None
         self.flag_timer: asyncio.TimerHandle | None = None
         self.rematch: int | None = None  # the table where this game's rematch is played
+        self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None) -> "Table":
@@ -119,8 +120,8 @@ class Table:
         return "playing" if self.started else "waiting"
 
     def info(self) -> TableInfo:
-        """Return the table as the lobby shows it (the seed hidden while secret)."""
-        secret = self.outcome is None and self.game.seed_is_secret(self.options)
+        """Return the table as the lobby shows it (the seed hidden while secret, unless a player chose it)."""
+        secret = self.outcome is None and self.game.seed_is_secret(self.options) and not self.seed_chosen
         outcome = self.outcome
         return TableInfo(
             id=self.id,

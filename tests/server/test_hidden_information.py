@@ -73,14 +73,16 @@ def _ranks_seen(view: dict[str, Any]) -> set[tuple[int, int, int, str]]:
 
 async def test_no_hidden_strength_reaches_the_opponent_or_a_spectator(server: Server) -> None:
     red, blue, spectator = [await _connect(server, name) for name in ("red", "blue", "watcher")]
-    joined = await red.request("create_table", game="tactego", options=OPTIONS, seed=SEED)
+    joined = await red.request("create_table", game="tactego", options=OPTIONS)  # the server draws the seed
     table = joined["table"]["id"]
     assert joined["table"]["seed"] is None, "the setup seed would reveal the hidden board"
+    seed = server.tables[table].seed
+    assert isinstance(seed, str) and len(seed) == 16
     await spectator.request("watch_table", table=table)
     await blue.request("join_table", table=table)
 
-    engine = games.get("tactego").new_state(OPTIONS, SEED)
-    open_engine = games.get("tactego").new_state({**OPTIONS, "hidden": False}, SEED)
+    engine = games.get("tactego").new_state(OPTIONS, seed)
+    open_engine = games.get("tactego").new_state({**OPTIONS, "hidden": False}, seed)
     states, open_views = [engine], {0: open_engine.view(None)}
     rng = random.Random(7)
     players = {0: red, 1: blue}
@@ -120,6 +122,20 @@ async def test_no_hidden_strength_reaches_the_opponent_or_a_spectator(server: Se
     for connection in (red, blue, spectator):
         over_at = next(i for i, f in enumerate(connection.frames) if f.get("type") == "game_over")
         before = connection.frames[:over_at]
-        assert SEED not in repr(before)
+        assert seed not in repr(before)
     for connection in (red, blue, spectator):
+        connection.writer.close()
+
+
+async def test_a_seed_chosen_by_a_player_is_shown_to_everyone(server: Server) -> None:
+    """Whoever chooses the seed can work out the whole hidden setup, so the others must be able to as well."""
+    red, blue = [await _connect(server, name) for name in ("red", "blue")]
+    joined = await red.request("create_table", game="tactego", options=OPTIONS, seed=SEED)
+    table = joined["table"]["id"]
+    assert joined["table"]["seed"] == SEED
+    listed = await blue.request("list_tables")
+    assert [t["seed"] for t in listed["tables"] if t["id"] == table] == [SEED]
+    started = await blue.request("join_table", table=table)
+    assert started["table"]["seed"] == SEED and started["table"]["status"] == "playing"
+    for connection in (red, blue):
         connection.writer.close()

@@ -113,6 +113,23 @@ async def test_tables_per_client(limited: LimitedServer) -> None:
     await ann.join_table(bobs)  # room again
 
 
+async def test_a_rematch_needs_room_for_both_players(limited: LimitedServer) -> None:
+    server = await limited(max_tables_per_client=2)
+    ann, bob = await _client(server, "ann"), await _client(server, "bob")
+    table = (await ann.create_table("nimble", {"board": [0, 1]})).table.id
+    await bob.join_table(table)
+    await ann.move(table, "2-1")
+    await ann.next_event(m.GameOver)
+    bob_watched = (await bob.create_table("othello", seat=None)).table.id  # bob is now at 2 tables: this one and the one he watches
+    await ann.offer(table, "rematch")
+    error = await refused(bob.answer(table, "rematch", accept=True), "too_many_tables")
+    assert "bob is already at 2 tables" in error.message
+    assert len(await ann.list_tables()) == 2  # no rematch table was made
+    await bob.leave_table(bob_watched)
+    await bob.answer(table, "rematch", accept=True)  # the offer was still pending
+    assert (await ann.next_event(m.RematchStarted)).previous == table
+
+
 # --- connections -----------------------------------------------------------------------
 
 
