@@ -315,7 +315,9 @@ class Server:
                     return
             if not peer.protocol.buffered_bytes:
                 peer.partial_since = None
-            elif completed or peer.partial_since is None:
+            elif completed:
+                peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
+            elif peer.partial_since is None:
                 peer.partial_since = received_at
 
     def _drop(self, peer: Peer, code: Code, message: str) -> None:
