@@ -94,6 +94,9 @@ __all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger(__name__)
 
+YIELD_EVERY_REQUESTS = 8
+"""A connection's requests handled in a row before other connections get a turn."""
+
 Push = Callable[[], None]
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 
@@ -259,6 +262,7 @@ class Server:
             log.warning("refusing %s: %s", peer.address, refusal)
             peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
             peer.close(linger_s=1.0)
+            await peer.discard_input(reader, 1.0)
             await peer.wait_closed()
             return
         self._handlers.add(task)
@@ -278,6 +282,7 @@ class Server:
                 del self._per_address[peer.host]
             self._disconnected(peer)
             peer.close()
+            await peer.discard_input(reader)
             await peer.wait_closed()
             self._handlers.discard(task)
 
@@ -302,8 +307,10 @@ class Server:
                 return
             received_at = peer.last_received = time.monotonic()
             completed = False
-            for event in peer.protocol.receive_data(data):
+            for count, event in enumerate(peer.protocol.receive_data(data), 1):
                 completed = True
+                if count % YIELD_EVERY_REQUESTS == 0:
+                    await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
                 if not await throttle.admit():
                     self._drop(peer, Code.RATE_LIMITED, throttle.reason())
                     return
@@ -311,8 +318,8 @@ class Server:
                     self._protocol_error(peer, event)
                 else:
                     await self._request(peer, event)
-                if peer.closed:
-                    return
+                if peer.gone:
+                    return  # closed by us, or the client left: its other requests are not worth answering
             if not peer.protocol.buffered_bytes:
                 peer.partial_since = None
             elif completed:
@@ -1013,7 +1020,8 @@ class _Throttle:
         now = time.monotonic()
         wait_s = self._bucket.take(now)
         if wait_s <= 0.0:
-            self._since = None
+            if self._bucket.tokens(now) >= self._bucket.burst / 2:
+                self._since = None  # well below the rate for a while: the flood, if any, is over
             return True
         self._since = self._since if self._since is not None else now
         if now - self._since > self._limits.flood_timeout_s:

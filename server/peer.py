@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from typing import Any
 
 from protocol import Message, ServerConnection
 
 log = logging.getLogger(__name__)
+
+SOCKET_BUFFER_BYTES = 64 * 1024
+"""Kernel send and receive buffer of each accepted socket: fixed, so the kernel
+cannot hide megabytes for a client that does not read, or that floods."""
 
 DEFAULT_SEND_BUFFER_BYTES = 512 * 1024
 """How many bytes may wait for a slow reader before it is dropped."""
@@ -58,6 +63,15 @@ class Peer:
         self.closed = False
         self._writer = writer
         self._send_buffer_bytes = send_buffer_bytes
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+                sock.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
+
+    @property
+    def gone(self) -> bool:
+        """Closed by us, or the connection is closing (the client went away): nothing more to do for it."""
+        return self.closed or self._writer.transport.is_closing()
 
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
@@ -66,9 +80,9 @@ class Peer:
 
     def send_frame(self, frame: bytes) -> None:
         """Send an already encoded frame (shared by a broadcast)."""
-        if self.closed:
-            return
         transport = self._writer.transport
+        if self.closed or transport.is_closing():
+            return
         transport.write(frame)
         self.last_sent = time.monotonic()
         if transport.get_write_buffer_size() > self._send_buffer_bytes:
@@ -76,18 +90,46 @@ class Peer:
             self.abort()
 
     def close(self, linger_s: float = CLOSE_LINGER_S) -> None:
-        """Send what is buffered, then close the socket; abort it if that takes over ``linger_s`` seconds."""
+        """Send what is buffered, then close; the socket is gone at the latest ``linger_s`` seconds later.
+
+        On plain TCP this is a half-close: our side ends after the last frame
+        while the caller reads and discards what the peer still sends
+        (:meth:`discard_input`). Closing a socket with unread input would
+        reset the connection, and the reset can destroy the frames just
+        sent, such as the error that says why.
+        """
         if self.closed:
             return
         self.closed = True
         self.protocol.close()
-        self._writer.close()
-        asyncio.get_running_loop().call_later(linger_s, self._abort_if_open)
+        transport = self._writer.transport
+        try:
+            if transport.can_write_eof() and not transport.is_closing():
+                transport.write_eof()
+            else:
+                self._writer.close()
+        except OSError:  # the peer is already gone
+            self.abort()
+            return
+        asyncio.get_running_loop().call_later(linger_s, self._finish)
 
-    def _abort_if_open(self) -> None:
-        if self._writer.transport.get_write_buffer_size():
+    async def discard_input(self, reader: asyncio.StreamReader, timeout_s: float = CLOSE_LINGER_S) -> None:
+        """After :meth:`close`: read and drop the peer's bytes until it closes too (at most ``timeout_s``), then close."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                while await reader.read(65536):
+                    pass
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+        self._finish()
+
+    def _finish(self) -> None:
+        transport = self._writer.transport
+        if transport.get_write_buffer_size():
             log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
+        else:
+            transport.close()
 
     def abort(self) -> None:
         """Close at once, dropping anything buffered."""
