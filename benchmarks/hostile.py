@@ -70,7 +70,7 @@ import games  # noqa: E402
 from client import Client  # noqa: E402
 from durability import BenchServer, percentile  # noqa: E402
 from protocol import FrameDecoder, FrameError, encode_frame  # noqa: E402
-from roundtrip import UNTHROTTLED, ServerProcess  # noqa: E402
+from roundtrip import UNTHROTTLED, ServerProcess, close_table, skip_forced_passes  # noqa: E402
 
 WARMUP_S = 1.0
 """The first this-many seconds of each phase are not counted (hostiles connecting or leaving)."""
@@ -139,13 +139,8 @@ async def play_one_game(clients: list[Client], rng: random.Random, interval_s: f
         start = time.perf_counter()
         await clients[mover].move(table, move, ply=state.ply)
         samples.append(Sample(start, time.perf_counter() - start))
-        state = state.play(move)
-        while state.outcome is None and state.legal_moves() == ["pass"]:
-            state = state.play("pass")
-    if state.outcome is None:
-        await clients[0].resign(table)
-    for client in clients:
-        await client.leave_table(table)
+        state = skip_forced_passes(state.play(move))
+    await close_table(clients, table, state)
 
 
 # --- hostiles (in the worker process) -----------------------------------------------------------------------

@@ -128,6 +128,21 @@ class Arrivals:
         await asyncio.gather(self._task, return_exceptions=True)
 
 
+def skip_forced_passes(state: games.State) -> games.State:
+    """The state after the forced passes the server plays by itself (none: ``state``)."""
+    while state.outcome is None and state.legal_moves() == ["pass"]:
+        state = state.play("pass")
+    return state
+
+
+async def close_table(clients: list[Client], table: int, state: games.State) -> None:
+    """End a benchmark game: resign it if it is still running, then both players leave."""
+    if state.outcome is None:
+        await clients[0].resign(table)
+    for client in clients:
+        await client.leave_table(table)
+
+
 async def play_pair(
     host: str, port: int, index: int, moves: int, size: int, seed: int, ok_s: list[float], moved_s: list[float]
 ) -> int:
@@ -158,12 +173,8 @@ async def play_pair(
                 moved_s.append(await asyncio.wait_for(seen, 10) - start)
                 played += 1
                 state = after
-                while state.outcome is None and state.legal_moves() == ["pass"]:
-                    state = state.play("pass")
-            if state.outcome is None:
-                await clients[0].resign(table)
-            for client in clients:
-                await client.leave_table(table)
+                state = skip_forced_passes(state)
+            await close_table(clients, table, state)
     finally:
         for arrival in arrivals:
             await arrival.stop()
