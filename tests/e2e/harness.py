@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import games
 
@@ -24,14 +25,31 @@ DATA_HOME = tempfile.mkdtemp(prefix="parlour-e2e-")
 """The clients' user data directory (remembered tokens), apart from the real one."""
 
 
-class Process:
-    """A child process whose stdout lines are collected by a reader thread."""
+CHECKOUT_PARLOUR = (sys.executable, "-m", "client.cli")
+"""The command that runs the checkout's ``parlour`` with the tests' Python."""
 
-    def __init__(self, *args: str, stdin_text: str | None = None) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1", XDG_DATA_HOME=DATA_HOME)
+
+class Process:
+    """A child process whose stdout lines are collected by a reader thread.
+
+    ``program`` is the command that runs ``parlour`` (the checkout's by default),
+    ``cwd`` its working directory and ``environ`` the environment it starts from
+    (this process's by default); output is always unbuffered and the user data
+    directory is :data:`DATA_HOME`.
+    """
+
+    def __init__(
+        self,
+        *args: str,
+        stdin_text: str | None = None,
+        program: Sequence[str] = CHECKOUT_PARLOUR,
+        cwd: Path = ROOT,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        env = dict(os.environ if environ is None else environ, PYTHONUNBUFFERED="1", XDG_DATA_HOME=DATA_HOME)
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", *args],
-            cwd=ROOT,
+            [*program, *args],
+            cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -104,13 +122,14 @@ class Process:
             self.popen.wait(10)
 
 
-def start_server(*extra: str, port: int = 0) -> tuple[Process, int]:
+def start_server(*extra: str, port: int = 0, **process: Any) -> tuple[Process, int]:
     """Start ``parlour serve`` on 127.0.0.1 (an ephemeral port by default); return it and the port.
 
-    Without ``--db`` in ``extra`` the server keeps nothing on disk.
+    Without ``--db`` in ``extra`` the server keeps nothing on disk. ``process``
+    holds :class:`Process`'s keyword options (``program``, ``cwd``, ``environ``).
     """
     storage = () if "--db" in extra else ("--no-db",)
-    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra)
+    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra, **process)
     port = int(server.expect(r"listening on port (\d+)")[1])
     return server, port
 
