@@ -121,7 +121,12 @@ class Client:
 
     @property
     def token(self) -> str:
-        """The session token from ``welcome``."""
+        """The session's resume token, from ``welcome``.
+
+        A session keeps one token for its whole life, so a resume's ``welcome``
+        normally repeats the token used; a client should still keep whatever
+        token ``welcome`` gives (a server may issue a new one).
+        """
         assert self.welcome is not None
         return self.welcome.token
 

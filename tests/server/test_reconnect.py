@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from client import Client, ServerError
+from client.cli import ConnectSettings, _connect, _reconnector
+from client.tokens import TokenStore
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
 from server.app import Server, ServerConfig
@@ -253,6 +255,34 @@ async def test_a_resume_needs_no_write_and_keeps_the_token(configured_server: Co
         assert (resumed.table.id, resumed.seat) == (table, 0)
     finally:
         await back.close()
+
+
+# --- the client library --------------------------------------------------------------------------
+
+
+async def test_the_cli_client_keeps_its_token_and_takes_a_new_one_when_the_session_expired(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    server.config = type(server.config)(**{**_fields(server.config), "grace_s": 5.0})
+    tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
+    ann = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
+    token = ann.token
+    table = (await ann.create_table("othello")).table.id
+    await ann.close()
+    said: list[str] = []
+    again = await _reconnector("127.0.0.1", server.port, "ann", tokens, settings)(token, said.append)
+    assert again is not None and again.welcome is not None and again.welcome.resumed, said
+    assert again.token == token and tokens.get("127.0.0.1", server.port, "ann") == token
+    await again.leave_table(table)
+    await again.close()  # holding nothing, the session is forgotten: the token is dead
+    await _until(lambda: not server.sessions)
+    fresh = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
+    try:
+        assert fresh.welcome is not None and not fresh.welcome.resumed and fresh.token != token
+        assert tokens.get("127.0.0.1", server.port, "ann") == fresh.token, "the new session's token is remembered"
+    finally:
+        await fresh.close()
 
 
 async def _until(condition, timeout_s: float = TIMEOUT_S) -> None:  # type: ignore[no-untyped-def]
