@@ -10,6 +10,7 @@ import pytest
 
 from client import Client, ServerError
 from client.cli import ConnectSettings, _connect, _reconnector
+from client.terminal import TerminalClient
 from client.tokens import TokenStore
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
@@ -283,6 +284,32 @@ async def test_the_cli_client_keeps_its_token_and_takes_a_new_one_when_the_sessi
         assert tokens.get("127.0.0.1", server.port, "ann") == fresh.token, "the new session's token is remembered"
     finally:
         await fresh.close()
+
+
+async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tokens live on, so a taken-over client that reconnected would kick the other out, and so on forever."""
+    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
+    first = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
+    table = (await first.create_table("othello")).table.id
+    said: list[str] = []
+    shell = TerminalClient(first, said.append, reconnect=_reconnector("127.0.0.1", server.port, "ann", tokens, settings))
+    following = asyncio.create_task(shell.follow_events())
+    second = await _connect("127.0.0.1", server.port, "ann", tokens, settings)  # the same player, at another terminal
+    try:
+        assert second.welcome is not None and second.welcome.resumed
+        await asyncio.wait_for(shell.finished.wait(), TIMEOUT_S)
+        assert first.superseded and not any(line.startswith("Reconnected") for line in said), said
+        assert said[-1] == "Disconnected: another connection resumed this session", said
+        assert (await second.next_event(m.Resumed, timeout_s=TIMEOUT_S)).table.id == table
+        await second.ping()
+        assert not second.closed.is_set(), "the new connection keeps the session"
+    finally:
+        await second.close()
+        following.cancel()
+        await asyncio.gather(following, return_exceptions=True)
 
 
 async def _until(condition, timeout_s: float = TIMEOUT_S) -> None:  # type: ignore[no-untyped-def]
