@@ -1,10 +1,15 @@
-"""Resuming a session with its token: seats held through a grace period, then forfeited."""
+"""Resuming a session with its token: seats held through a grace period, then forfeited.
+
+A token lasts as long as its session, so neither a lost ``welcome``, nor a
+server dying after a resume, nor a failed database write can strand a player.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import Any, Awaitable, Callable
 
 import pytest
 
@@ -179,11 +184,12 @@ def _allow_writes(db: Path) -> None:
     other.close()
 
 
-def _resume(conn: Raw, name: str, token: str):  # type: ignore[no-untyped-def]
+def _resume(conn: Raw, name: str, token: str) -> Awaitable[dict[str, Any]]:
+    """Say ``hello`` with a resume token; the reply (``welcome`` or ``error``)."""
     return conn.request("hello", version=PROTOCOL_VERSION, name=name, token=token)
 
 
-async def test_a_hello_whose_commit_fails_leaves_the_name_free(configured_server: ConfiguredServer, raw: RawFactory, tmp_path: Path) -> None:
+async def test_a_hello_whose_commit_fails_leaves_the_name_free(configured_server: ConfiguredServer, tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite3"
     server = await configured_server(db_path=str(db))
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
@@ -312,7 +318,7 @@ async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
         await asyncio.gather(following, return_exceptions=True)
 
 
-async def _until(condition, timeout_s: float = TIMEOUT_S) -> None:  # type: ignore[no-untyped-def]
+async def _until(condition: Callable[[], bool], timeout_s: float = TIMEOUT_S) -> None:
     """Wait (polling every millisecond) until ``condition()`` is true."""
     async with asyncio.timeout(timeout_s):
         while not condition():
