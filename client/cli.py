@@ -247,7 +247,8 @@ async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings
         client = await Client.connect(host, port, name=name, **settings.connect_kwargs())
     else:
         client = await _resume_or_renew(host, port, name, token, settings)
-    tokens.put(host, port, name, client.token)
+    if client.token != token:  # a new session (a resumed one keeps its token)
+        tokens.put(host, port, name, client.token)
     return client
 
 
@@ -327,7 +328,8 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: 
                 next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
                 say(f"Reconnect attempt {attempt} failed; next try in {next_s:.1f} s")
                 continue
-            tokens.put(host, port, name, client.token)
+            if client.token != token:  # the session had expired: a new one, with a new token
+                tokens.put(host, port, name, client.token)
             return client
         return None
 

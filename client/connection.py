@@ -50,7 +50,11 @@ class Client:
     """One connection to a Parlour server, after the handshake.
 
     Build with :meth:`connect`. Attributes after connecting: ``welcome`` (the
-    server's ``welcome`` message), ``name`` and ``token``.
+    server's ``welcome`` message), ``name`` and ``token``. ``superseded``
+    turns true when the server hands the session to another connection that
+    resumed it (``error`` ``bad_token`` without ``id``); the server then
+    closes this one, and resuming from here would only take the session back
+    from the other connection.
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -67,6 +71,7 @@ class Client:
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
         self.closed_by_us = False
+        self.superseded = False
 
     @classmethod
     async def connect(
@@ -121,7 +126,12 @@ class Client:
 
     @property
     def token(self) -> str:
-        """The session token from ``welcome``."""
+        """The session's resume token, from ``welcome``.
+
+        A session keeps one token for its whole life, so a resume's ``welcome``
+        normally repeats the token used; a client should still keep whatever
+        token ``welcome`` gives (a server may issue a new one).
+        """
         assert self.welcome is not None
         return self.welcome.token
 
@@ -160,6 +170,9 @@ class Client:
             return  # liveness only: a keep-alive pong has no waiter
         if isinstance(message, m.Shutdown):
             self.close_reason = f"server shutting down: {message.message}"
+        elif isinstance(message, m.Error) and message.id is None and message.code == "bad_token":
+            self.superseded = True  # the server closes this connection next
+            self.close_reason = "another connection resumed this session"
         self._events.put_nowait(message)
 
     async def _request(self, request: m.Request) -> m.Message:

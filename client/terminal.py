@@ -117,6 +117,8 @@ class TerminalClient:
         write: prints one block of text (a line or a board).
         reconnect: resumes the session from its token after a lost connection
             (``None``: do not try); returns the new client, or ``None`` to give up.
+            Not called when another connection resumed the session (the
+            client is ``superseded``).
         now: the monotonic clock used to count the clocks down between updates.
     """
 
@@ -573,8 +575,8 @@ class TerminalClient:
             async for event in self.client.events():
                 self.on_event(event)
                 await self._notify()
-            if self.client.closed_by_us or self.reconnect is None:
-                break
+            if self.client.closed_by_us or self.client.superseded or self.reconnect is None:
+                break  # superseded: the session lives on in another connection; taking it back would never end
             self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
             client = await self.reconnect(self.client.token, self.write)
             if client is None:

@@ -1,7 +1,9 @@
 """Session tokens kept on disk, so a restarted client resumes its seats.
 
 The file (``tokens.json`` in the user data directory) maps
-``"host:port name"`` to the last token that server gave that name.
+``"host:port name"`` to the last token that server gave that name. A session
+keeps its token for its whole life, so the entry changes only when a new
+session begins (the old one had expired).
 """
 
 from __future__ import annotations

@@ -77,6 +77,7 @@ from .store import (
     MoveRow,
     Statement,
     Store,
+    StoreError,
     StoredTable,
     TableRow,
     append_move_sql,
@@ -140,6 +141,7 @@ class Server:
         self.peers: set[Peer] = set()
         self.sessions: dict[str, Session] = {}  # token -> session
         self.names: dict[str, Session] = {}  # name_key -> session holding the name
+        self._claiming: set[str] = set()  # name_keys of new sessions whose commit is in flight
         self.tables: dict[int, Table] = {}
         self.store: Store | None = None
         self._next_table_id = 1
@@ -485,7 +487,7 @@ class Server:
             raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
         self._check_password(hello)
         if hello.token is not None:
-            session = await self._resume(peer, hello.token, hello.name, then)
+            session = self._resume(peer, hello.token, hello.name, then)
         else:
             session = await self._new_session(peer, hello.name)
         peer.session = session
@@ -514,20 +516,45 @@ class Server:
             raise ProtocolError(Code.BAD_PASSWORD, "wrong password", request_id=hello.id, fatal=True)
 
     async def _new_session(self, peer: Peer, name: str) -> Session:
+        """Open a session for ``name`` with a fresh token, once its row is committed.
+
+        While the commit is in flight the name is reserved (a concurrent
+        ``hello`` gets ``name_taken``); if the commit fails, the name is free
+        again and nothing of the session stays in memory.
+
+        Raises:
+            RequestError: ``bad_name``, ``name_taken``, or ``internal_error``
+                when the database refused the write.
+        """
         try:
             name = check_name(name, self.config.limits.max_name_chars)
         except NameError_ as exc:
             raise RequestError(Code.BAD_NAME, str(exc)) from None
-        if name_key(name) in self.names:
+        key = name_key(name)
+        if key in self.names or key in self._claiming:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
         session = Session(name=name, token=new_token(), peer=peer)
-        self.names[name_key(name)] = session
+        self._claiming.add(key)
+        try:
+            await self._persist(save_session_sql(session.token, session.name))
+        except StoreError as exc:
+            log.error("cannot save the session of %s: %s", name, exc)
+            raise RequestError(
+                Code.INTERNAL_ERROR, f"your session as {name!r} could not be saved (the server's database refused the write); try again"
+            ) from None
+        finally:
+            self._claiming.discard(key)
+        self.names[key] = session
         self.sessions[session.token] = session
-        await self._persist(save_session_sql(session.token, session.name))
         log.info("%s is %s", peer.address, name)
         return session
 
-    async def _resume(self, peer: Peer, token: str, name: str, then: list[Push]) -> Session:
+    def _resume(self, peer: Peer, token: str, name: str, then: list[Push]) -> Session:
+        """Give the session of ``token`` to ``peer``; the token stays the same, nothing is written.
+
+        Raises:
+            RequestError: ``bad_token`` for an unknown token or one of another name.
+        """
         session = self.sessions.get(token)
         if session is None or name_key(session.name) != name_key(name):
             raise RequestError(Code.BAD_TOKEN, f"this server has no session {name!r} with that token (it may have expired)")
@@ -535,13 +562,6 @@ class Server:
         if old_peer is not None:
             old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
             old_peer.close()
-        # A fresh token: the one just used is worthless from now on.
-        del self.sessions[token]
-        session.token = new_token()
-        self.sessions[session.token] = session
-        statements = [delete_session_sql(token), save_session_sql(session.token, session.name)]
-        statements += [_seats_sql(self.tables[t]) for t in session.seats if t in self.tables]
-        await self._persist(*statements)
         log.info("%s resumed %s", peer.address, session.name)
         for table_id, seat in session.seats.items():
             table = self.tables[table_id]

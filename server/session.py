@@ -3,6 +3,12 @@
 A session has a name, a secret resume token, the seats it holds and the
 tables it watches. Its connection (:class:`Peer`) may drop and be replaced by
 a new one that says ``hello`` with the token; the seats stay held meanwhile.
+
+The token is issued once, when the session is created, and stays the same
+for the session's whole life: resuming does not replace it. So a resume whose
+``welcome`` is lost (the connection drops, the server dies) leaves the client
+holding a token that still works. The token dies only when the session is
+forgotten (disconnected and holding no seat).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ class Session:
 
     Attributes:
         name: the player name.
-        token: the current resume token; replaced at every resume.
+        token: the resume token, fixed for the session's life (never replaced).
         peer: the live connection, or ``None`` while disconnected.
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.

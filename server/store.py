@@ -401,7 +401,11 @@ def delete_table_sql(table_id: int) -> Statement:
 
 
 def save_session_sql(token: str, name: str, created: float | None = None) -> Statement:
-    """The statement that stores a session, or renames it if the token exists."""
+    """The statement that stores a session, or renames it if the token exists.
+
+    The server writes a session's row once, when the session is created (its
+    token never changes), and deletes it when the session is forgotten.
+    """
     return (
         "INSERT INTO sessions (token, name, created) VALUES (?, ?, ?) "
         "ON CONFLICT (token) DO UPDATE SET name = excluded.name",

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
+
+from client import Client
+from protocol import PROTOCOL_VERSION, encode_frame
+from protocol import messages as m
 
 from .harness import ROOT, Process, player_scripts, read_record, start_server
 
@@ -88,4 +93,38 @@ def test_a_restarted_client_resumes_its_seat_with_the_remembered_token() -> None
     finally:
         ann.kill()
         bob.kill()
+        server.kill()
+
+
+async def test_a_resume_cut_short_by_sigkill_leaves_the_token_working(tmp_path: Path) -> None:
+    """The server handles a resume, then dies before the client reads its welcome: the token still resumes the seat."""
+    db = str(tmp_path / "parlour.sqlite3")
+    server, port = start_server("--db", db, "--grace", "60")
+    try:
+        ann = await Client.connect("127.0.0.1", port, name="ann")
+        bob = await Client.connect("127.0.0.1", port, name="bob")
+        table = (await ann.create_table("othello")).table.id
+        await bob.join_table(table)
+        await ann.move(table, "d3")
+        token = bob.token
+        await bob.close()
+        await ann.next_event(m.PlayerAway, timeout_s=10)
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(encode_frame({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "bob", "token": token}))
+        await writer.drain()
+        await ann.next_event(m.PlayerBack, timeout_s=10)  # the resume was handled, whatever it wrote committed...
+        server.popen.kill()  # ...and the server dies before bob reads the welcome
+        server.popen.wait(10)
+        writer.close()
+        await ann.close()
+
+        server, port = start_server("--db", db, "--grace", "60")
+        back = await Client.connect("127.0.0.1", port, name="bob", token=token)
+        try:
+            resumed = await back.next_event(m.Resumed, timeout_s=10)
+            assert (resumed.table.id, resumed.seat, resumed.moves) == (table, 1, ["d3"])
+            await back.move(table, resumed.view["legal_moves"][0])
+        finally:
+            await back.close()
+    finally:
         server.kill()
