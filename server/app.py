@@ -583,14 +583,12 @@ class Server:
         return Tables(id=request.id, tables=[table.info() for table in self.tables.values()])
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
-        seed = request.seed if request.seed is not None else secrets.token_hex(8)
         try:
             control = TimeControl.parse(request.time_control)
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         self._check_room(session)
-        table = Table.create(self._next_table_id, request.game, request.options, seed)
-        table.seed_chosen = request.seed is not None
+        table = Table.create(self._next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
         table.set_time_control(control)
         self._next_table_id += 1
         seat = None
@@ -624,14 +622,20 @@ class Server:
         async with table.lock:
             seat = table.sit(session, request.seat)
             starting = table.ready_to_start()
+            deal = table.plan_deal() if starting else None
+            statements = [_seats_sql(table, status="playing" if starting else "waiting")]
+            if deal is not None:
+                statements.append(update_table_sql(table.id, seed=deal[0]))
             try:
-                await self._persist(_seats_sql(table, status="playing" if starting else "waiting"))
+                await self._persist(*statements)
             except BaseException:
                 table.unseat(session)
                 raise
             session.seats[table.id] = seat
             session.watching.discard(table.id)
             if starting:
+                if deal is not None:
+                    table.deal(*deal)
                 table.started = True
                 then.append(lambda: self._start(table))
         then.append(lambda: self._table_changed(table))
@@ -925,6 +929,7 @@ def _table_row(table: Table) -> TableRow:
         seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
         seat_tokens=_seat_tokens(table),
         status=table.status,
+        seed_chosen=table.seed_chosen,
     )
 
 
@@ -965,7 +970,7 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
         games.GameError: the stored game no longer replays (an engine changed).
     """
     row = stored.row
-    table = Table.create(row.id, row.game, row.options, row.seed)
+    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen)
     if row.time_control is not None and row.clocks:
         table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
     elif row.time_control is not None:
@@ -987,6 +992,17 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
     if played:
         table.apply(played)
     return table
+
+
+def _restored_seed(row: TableRow) -> str | int | None:
+    """The seed to rebuild a stored table with: ``None`` (deal at start) for a waiting table's secret setup.
+
+    A secret setup dealt by an older server while the table waited may have
+    been seen by whoever sat there, so it is dealt afresh too.
+    """
+    if row.status == "waiting" and not row.seed_chosen and games.get(row.game).seed_is_secret(row.options):
+        return None
+    return row.seed
 
 
 class _ViewCache:

@@ -62,6 +62,15 @@ def _views(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [frame["view"] for frame in frames if "view" in frame]
 
 
+def _waiting(frame: dict[str, Any]) -> bool:
+    """Whether ``frame`` shows a table whose game has not started."""
+    return isinstance(frame.get("table"), dict) and frame["table"].get("status") == "waiting"
+
+
+def _waiting_views(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _views([frame for frame in frames if _waiting(frame)])
+
+
 def _ranks_seen(view: dict[str, Any]) -> set[tuple[int, int, int, str]]:
     return {
         (view["ply"], r, c, cell[1])
@@ -76,10 +85,11 @@ async def test_no_hidden_strength_reaches_the_opponent_or_a_spectator(server: Se
     joined = await red.request("create_table", game="tactego", options=OPTIONS)  # the server draws the seed
     table = joined["table"]["id"]
     assert joined["table"]["seed"] is None, "the setup seed would reveal the hidden board"
-    seed = server.tables[table].seed
-    assert isinstance(seed, str) and len(seed) == 16
+    assert server.tables[table].seed is None, "the setup is dealt only when the game starts"
     await spectator.request("watch_table", table=table)
     await blue.request("join_table", table=table)
+    seed = server.tables[table].seed
+    assert isinstance(seed, str) and len(seed) == 16
 
     engine = games.get("tactego").new_state(OPTIONS, seed)
     open_engine = games.get("tactego").new_state({**OPTIONS, "hidden": False}, seed)
@@ -99,7 +109,9 @@ async def test_no_hidden_strength_reaches_the_opponent_or_a_spectator(server: Se
     by_ply = {state.ply: state for state in states}
     for connection, seat in ((red, 0), (blue, 1), (spectator, None)):
         assert FrameDecoder(max_frame_bytes=1 << 20).feed(bytes(connection.received)) == connection.frames
-        views = _views(connection.frames)
+        for view in _waiting_views(connection.frames):
+            assert not _ranks_seen(view), "a rank was sent before the game started"
+        views = _views([frame for frame in connection.frames if not _waiting(frame)])
         assert views, "the connection received no position at all"
         assert any(cell is not None and cell[1] == "?" for row in views[0]["board"] for cell in row)
         for view in views:
