@@ -490,6 +490,32 @@ async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.Mon
     assert pragma(db, "user_version") == NEXT.version
 
 
+async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
+    """A file written by the first schema (its own statements, a table stored the old way) opens and upgrades."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    for statement in store_module.MIGRATIONS[0].statements:
+        connection.execute(statement)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 1")
+    connection.execute(
+        "INSERT INTO tables (id, game, options, seed, seed_is_int, seat0_name, seat0_token, status, created) "
+        "VALUES (1, 'tactego', '{\"hidden\":true}', 'abc', 0, 'ann', 'tok', 'waiting', ?)",
+        (T0,),
+    )
+    connection.close()
+    async with Store.open(db) as store:
+        assert pragma(db, "user_version") == SCHEMA_VERSION
+        loaded = store.load(1)
+        assert loaded is not None
+        assert loaded.row == table_row(1, game="tactego", options={"hidden": True}, seed="abc", seat_names=("ann", None), seat_tokens=("tok", None))
+        assert loaded.row.seed_chosen is False
+        await store.create_table(table_row(2, game="tactego", seed="chosen", seed_chosen=True))
+        await store.update_table(1, seed=42)
+    async with Store.open(db) as store:
+        assert store.load(2).row.seed_chosen is True  # type: ignore[union-attr]
+        assert store.load(1).row.seed == 42  # type: ignore[union-attr]
+
+
 def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sqlite3.connect(db).close()  # an empty SQLite file with user_version 0
     monkeypatch.setattr(store_module, "MIGRATIONS", (NEXT, *store_module.MIGRATIONS))  # order given wrongly
