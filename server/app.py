@@ -624,8 +624,9 @@ class Server:
             starting = table.ready_to_start()
             deal = table.plan_deal() if starting else None
             statements = [_seats_sql(table, status="playing" if starting else "waiting")]
-            if deal is not None:
-                statements.append(update_table_sql(table.id, seed=deal[0]))
+            decided = None
+            if starting:
+                decided = _starting_sql(table, deal, statements)
             try:
                 await self._persist(*statements)
             except BaseException:
@@ -638,6 +639,8 @@ class Server:
                     table.deal(*deal)
                 table.started = True
                 then.append(lambda: self._start(table))
+            if decided is not None:
+                then.append(lambda: self._announce_outcome(table, decided, lobby=False))
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, seat)
 
@@ -957,6 +960,17 @@ def _seats_sql(table: Table, status: str | None = None) -> Statement:
         if status == "playing":
             fields["started"] = time.time()
     return update_table_sql(table.id, **fields)
+
+
+def _starting_sql(table: Table, deal: tuple[str, games.State] | None, statements: list[Statement]) -> games.Outcome | None:
+    """Add to ``statements`` what else starting the game writes: the seed dealt now, and
+    the outcome if the starting position is already decided; return that outcome."""
+    if deal is not None:
+        statements.append(update_table_sql(table.id, seed=deal[0]))
+    decided = (deal[1] if deal is not None else table.state).outcome
+    if decided is not None:
+        statements.append(_ended_sql(table, decided))
+    return decided
 
 
 def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:

@@ -127,8 +127,13 @@ class Table:
 
     @property
     def outcome(self) -> Outcome | None:
-        """How the game ended (by the rules or by a table action), or ``None``."""
-        return self.ended or self.state.outcome
+        """How the game ended (by the rules or by a table action), or ``None``.
+
+        ``None`` until play starts, even for a starting position that is
+        already decided (a Tactego Red that cannot move): that outcome takes
+        effect as the game starts.
+        """
+        return self.ended or (self.state.outcome if self.started else None)
 
     @property
     def status(self) -> str:

@@ -314,3 +314,32 @@ async def test_a_drawn_secret_setup_is_stored_as_the_game_starts_and_restored_fr
         assert third.tables[table].view_for(0) == engine.view(0)
     finally:
         await third.close()
+
+
+STUCK = {"rows": 4, "cols": 2, "pieces": "F 3\n5 1\n"}
+"""Tactego options under which many setups leave Red no legal move (seed ``"stuck-0"`` does)."""
+
+
+async def test_a_game_decided_by_its_setup_waits_then_ends_as_it_starts(tmp_path: Path) -> None:
+    assert games.get("tactego").new_state(STUCK, "stuck-0").outcome is not None
+    db = tmp_path / "parlour.sqlite3"
+    server = await _running(db)
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        created = await ann.create_table("tactego", STUCK, seed="stuck-0", seat=0)
+        assert created.table.status == "waiting"
+        assert [info.status for info in await bob.list_tables()] == ["waiting"]
+        await bob.join_table(created.table.id)
+        for player in (ann, bob):
+            await player.next_event(m.GameStarted, timeout_s=5.0)
+            over = await player.next_event(m.GameOver, timeout_s=5.0)
+            assert over.outcome == {"winner": 1, "reason": "Red has no legal move", "score": None}
+        connection = sqlite3.connect(db)
+        stored = connection.execute("SELECT status, outcome FROM tables").fetchall()
+        connection.close()
+        assert stored == [("over", '{"winner":1,"reason":"Red has no legal move","score":null}')]
+    finally:
+        await ann.close()
+        await bob.close()
+        await server.close()
