@@ -840,7 +840,10 @@ class Server:
             if holder is not None:
                 table.sit(holder, seat)
         table.started = True
-        await self._persist(create_table_sql(_table_row(table)))
+        statements = [create_table_sql(_table_row(table))]
+        if table.outcome is not None:  # decided by its setup: over as it starts
+            statements.append(_ended_sql(table, table.outcome))
+        await self._persist(*statements)
         self.tables[table.id] = table
         old.rematch = table.id
         for seat, holder in enumerate(table.seats):
@@ -855,6 +858,8 @@ class Server:
         for member, seat in table.members():
             assert seat is not None
             member.send(RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
+        if table.outcome is not None:
+            self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
 
     async def _say(self, session: Session, request: Say, then: list[Push]) -> Message:

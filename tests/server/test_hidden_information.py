@@ -13,6 +13,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import games
 from client import Client
 from protocol import FrameDecoder, encode_frame
@@ -339,6 +341,45 @@ async def test_a_game_decided_by_its_setup_waits_then_ends_as_it_starts(tmp_path
         stored = connection.execute("SELECT status, outcome FROM tables").fetchall()
         connection.close()
         assert stored == [("over", '{"winner":1,"reason":"Red has no legal move","score":null}')]
+    finally:
+        await ann.close()
+        await bob.close()
+        await server.close()
+
+
+async def _game_over(player: Client, table: int) -> m.GameOver:
+    while (over := await player.next_event(m.GameOver, timeout_s=5.0)).table != table:
+        pass
+    return over
+
+
+async def test_a_rematch_decided_by_its_fresh_setup_ends_as_it_starts(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    server = await _running(db)
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        table = (await ann.create_table("tactego", STUCK, seed="stuck-0", seat=0)).table.id
+        await bob.join_table(table)
+        for _attempt in range(40):  # about half of the fresh setups leave Red no move
+            await ann.offer(table, "rematch")
+            await bob.answer(table, "rematch", True)
+            rematch = (await ann.next_event(m.RematchStarted, timeout_s=5.0)).table.id
+            for player in (ann, bob):
+                await player.leave_table(table)
+            table = rematch
+            if server.tables[table].state.outcome is not None:
+                break
+            await ann.resign(table)
+        else:
+            pytest.fail("no rematch setup left Red without a move")
+        for player in (ann, bob):
+            over = await _game_over(player, table)
+            assert over.outcome["reason"] == "Red has no legal move"
+        connection = sqlite3.connect(db)
+        status = connection.execute("SELECT status FROM tables WHERE id = ?", (table,)).fetchone()
+        connection.close()
+        assert status == ("over",)
     finally:
         await ann.close()
         await bob.close()
