@@ -626,7 +626,8 @@ class Server:
             statements = [_seats_sql(table, status="playing" if starting else "waiting")]
             decided = None
             if starting:
-                decided = _starting_sql(table, deal, statements)
+                more, decided = _starting_sql(table, deal)
+                statements += more
             try:
                 await self._persist(*statements)
             except BaseException:
@@ -967,15 +968,18 @@ def _seats_sql(table: Table, status: str | None = None) -> Statement:
     return update_table_sql(table.id, **fields)
 
 
-def _starting_sql(table: Table, deal: tuple[str, games.State] | None, statements: list[Statement]) -> games.Outcome | None:
-    """Add to ``statements`` what else starting the game writes: the seed dealt now, and
-    the outcome if the starting position is already decided; return that outcome."""
-    if deal is not None:
-        statements.append(update_table_sql(table.id, seed=deal[0]))
+def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[list[Statement], games.Outcome | None]:
+    """What starting the game writes besides the seats and status, and the outcome it starts with.
+
+    Returns:
+        The statements (the seed of ``deal``, a setup dealt now; the outcome,
+        when the starting position is already decided) and that outcome or ``None``.
+    """
+    statements = [update_table_sql(table.id, seed=deal[0])] if deal is not None else []
     decided = (deal[1] if deal is not None else table.state).outcome
     if decided is not None:
         statements.append(_ended_sql(table, decided))
-    return decided
+    return statements, decided
 
 
 def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
