@@ -1,8 +1,10 @@
 """Tactego's hidden strengths never reach a connection that may not see them.
 
-Three raw TCP connections (Red, Blue, a spectator) record every byte the
-server sends them while a whole game is played. Afterwards every frame is
-decoded from those bytes and checked against the true position.
+Raw TCP connections record every byte the server sends them while games are
+played (a whole game; the seat hop before the start). Afterwards every frame
+is decoded from those bytes and checked against the true position. A secret
+setup is dealt only when the game starts; the tests at the end check how the
+seed and ``seed_chosen`` are stored in and restored from a real SQLite file.
 """
 
 from __future__ import annotations
