@@ -603,14 +603,12 @@ class Server:
         return Tables(id=request.id, tables=[table.info() for table in self.tables.values()])
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
-        seed = request.seed if request.seed is not None else secrets.token_hex(8)
         try:
             control = TimeControl.parse(request.time_control)
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         self._check_room(session)
-        table = Table.create(self._next_table_id, request.game, request.options, seed)
-        table.seed_chosen = request.seed is not None
+        table = Table.create(self._next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
         table.set_time_control(control)
         self._next_table_id += 1
         seat = None
@@ -644,16 +642,26 @@ class Server:
         async with table.lock:
             seat = table.sit(session, request.seat)
             starting = table.ready_to_start()
+            deal = table.plan_deal() if starting else None
+            statements = [_seats_sql(table, status="playing" if starting else "waiting")]
+            decided = None
+            if starting:
+                more, decided = _starting_sql(table, deal)
+                statements += more
             try:
-                await self._persist(_seats_sql(table, status="playing" if starting else "waiting"))
+                await self._persist(*statements)
             except BaseException:
                 table.unseat(session)
                 raise
             session.seats[table.id] = seat
             session.watching.discard(table.id)
             if starting:
+                if deal is not None:
+                    table.deal(*deal)
                 table.started = True
                 then.append(lambda: self._start(table))
+            if decided is not None:
+                then.append(lambda: self._announce_outcome(table, decided, lobby=False))
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, seat)
 
@@ -853,7 +861,10 @@ class Server:
             if holder is not None:
                 table.sit(holder, seat)
         table.started = True
-        await self._persist(create_table_sql(_table_row(table)))
+        statements = [create_table_sql(_table_row(table))]
+        if table.outcome is not None:  # decided by its setup: over as it starts
+            statements.append(_ended_sql(table, table.outcome))
+        await self._persist(*statements)
         self.tables[table.id] = table
         old.rematch = table.id
         for seat, holder in enumerate(table.seats):
@@ -868,6 +879,8 @@ class Server:
         for member, seat in table.members():
             assert seat is not None
             member.send(RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
+        if table.outcome is not None:
+            self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
 
     async def _say(self, session: Session, request: Say, then: list[Push]) -> Message:
@@ -945,6 +958,7 @@ def _table_row(table: Table) -> TableRow:
         seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
         seat_tokens=_seat_tokens(table),
         status=table.status,
+        seed_chosen=table.seed_chosen,
     )
 
 
@@ -974,6 +988,20 @@ def _seats_sql(table: Table, status: str | None = None) -> Statement:
     return update_table_sql(table.id, **fields)
 
 
+def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[list[Statement], games.Outcome | None]:
+    """What starting the game writes besides the seats and status, and the outcome it starts with.
+
+    Returns:
+        The statements (the seed of ``deal``, a setup dealt now; the outcome,
+        when the starting position is already decided) and that outcome or ``None``.
+    """
+    statements = [update_table_sql(table.id, seed=deal[0])] if deal is not None else []
+    decided = (deal[1] if deal is not None else table.state).outcome
+    if decided is not None:
+        statements.append(_ended_sql(table, decided))
+    return statements, decided
+
+
 def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
     return update_table_sql(table.id, status="over", outcome=outcome.to_dict(), finished=time.time())
 
@@ -985,7 +1013,7 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
         games.GameError: the stored game no longer replays (an engine changed).
     """
     row = stored.row
-    table = Table.create(row.id, row.game, row.options, row.seed)
+    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen)
     if row.time_control is not None and row.clocks:
         table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
     elif row.time_control is not None:
@@ -1007,6 +1035,17 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
     if played:
         table.apply(played)
     return table
+
+
+def _restored_seed(row: TableRow) -> str | int | None:
+    """The seed to rebuild a stored table with: ``None`` (deal at start) for a waiting table's secret setup.
+
+    A secret setup dealt by an older server while the table waited may have
+    been seen by whoever sat there, so it is dealt afresh too.
+    """
+    if row.status == "waiting" and not row.seed_chosen and games.get(row.game).seed_is_secret(row.options):
+        return None
+    return row.seed
 
 
 class _ViewCache:

@@ -171,6 +171,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             ) WITHOUT ROWID""",
         ),
     ),
+    Migration(
+        2,
+        "whether a player chose a table's seed",
+        ("ALTER TABLE tables ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",),  # 1: chosen, so public
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -230,6 +235,8 @@ class TableRow:
         finished: when the game ended, or ``None``.
         outcome: how it ended, shaped like :meth:`games.Outcome.to_dict`, or ``None``.
         clocks: the clock state as the server chooses to save it, or ``None``.
+        seed_chosen: whether a player chose the seed (then it is public) rather
+            than the server drawing it.
     """
 
     id: int
@@ -245,6 +252,7 @@ class TableRow:
     finished: float | None = None
     outcome: dict[str, Any] | None = None
     clocks: dict[str, Any] | None = None
+    seed_chosen: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -326,21 +334,20 @@ def _dump_or_none(value: Any) -> str | None:
 
 _TABLE_COLUMNS = (
     "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
-    "seat1_token, status, created, started, finished, outcome, clocks"
+    "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen"
 )
 
-_UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "finished", "clocks", "time_control")
+_UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "finished", "clocks", "time_control", "seed")
 
 
 def create_table_sql(row: TableRow) -> Statement:
     """The statement that inserts ``row`` (fails if the id exists)."""
-    seed = None if row.seed is None else str(row.seed)
     return (
-        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 17)})",
         (
-            row.id, row.game, _dump(row.options), seed, type(row.seed) is int, row.time_control,
+            row.id, row.game, _dump(row.options), *_seed_columns(row.seed), row.time_control,
             *row.seat_names, *row.seat_tokens, row.status, row.created, row.started, row.finished,
-            _dump_or_none(row.outcome), _dump_or_none(row.clocks),
+            _dump_or_none(row.outcome), _dump_or_none(row.clocks), row.seed_chosen,
         ),
     )  # fmt: skip
 
@@ -360,11 +367,14 @@ def update_table_sql(table_id: int, **fields: Any) -> Statement:
         table_id: the table.
         **fields: any of ``status``, ``seat_names``, ``seat_tokens`` (pairs),
             ``outcome``, ``clocks`` (JSON maps or ``None``), ``started``,
-            ``finished`` (Unix times or ``None``), ``time_control``.
+            ``finished`` (Unix times or ``None``), ``time_control``, ``seed`` (a
+            text, an integer or ``None``; it keeps its type like
+            :attr:`TableRow.seed`).
 
     Raises:
         TypeError: for an unknown field or no field at all.
-        ValueError: for a bad status or a seat pair that is not a pair.
+        ValueError: for a bad status, a seat pair that is not a pair, or a
+            seed that is neither text, integer nor ``None``.
     """
     unknown = sorted(set(fields) - set(_UPDATABLE))
     if unknown:
@@ -383,11 +393,21 @@ def update_table_sql(table_id: int, **fields: Any) -> Statement:
         elif name in ("outcome", "clocks"):
             columns.append(name)
             values.append(_dump_or_none(value))
+        elif name == "seed":
+            columns += ["seed", "seed_is_int"]
+            values += _seed_columns(value)
         else:
             columns.append(name)
             values.append(value)
     assignments = ", ".join(f"{column} = ?" for column in columns)
     return f"UPDATE tables SET {assignments} WHERE id = ?", (*values, table_id)
+
+
+def _seed_columns(seed: Any) -> tuple[str | None, bool]:
+    """The ``seed`` and ``seed_is_int`` column values of a seed."""
+    if seed is not None and type(seed) not in (int, str):
+        raise ValueError(f"the seed must be a text, an integer or None, not {seed!r}")
+    return (None if seed is None else str(seed)), type(seed) is int
 
 
 def truncate_moves_sql(table_id: int, after_ply: int) -> Statement:
@@ -830,7 +850,7 @@ def _settle(job: _Job, error: StoreError | None) -> None:
 
 def _table_row(row: Sequence[Any]) -> TableRow:
     (table_id, game, options, seed, seed_is_int, time_control, name0, name1, token0, token1,
-     status, created, started, finished, outcome, clocks) = row  # fmt: skip
+     status, created, started, finished, outcome, clocks, seed_chosen) = row  # fmt: skip
     return TableRow(
         id=table_id,
         game=game,
@@ -845,6 +865,7 @@ def _table_row(row: Sequence[Any]) -> TableRow:
         finished=finished,
         outcome=None if outcome is None else json.loads(outcome),
         clocks=None if clocks is None else json.loads(clocks),
+        seed_chosen=bool(seed_chosen),
     )
 
 

@@ -10,6 +10,7 @@ connection only ever receives what its seat may see.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,10 @@ from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
 
-__all__ = ["RequestError", "Table", "Played"]
+__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED"]
+
+PLACEHOLDER_SEED = "placeholder"
+"""The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
 
 
 class RequestError(Exception):
@@ -60,8 +64,10 @@ class Table:
         table_id: the lobby id (positive integer).
         game: the rules engine.
         options: the resolved options.
-        seed: the setup seed (recorded; kept from players while it is secret).
-        state: the starting state.
+        seed: the setup seed (recorded; kept from players while it is secret);
+            ``None`` while a secret setup is not dealt yet.
+        state: the starting state (built from :data:`PLACEHOLDER_SEED` while
+            the setup is not dealt yet).
     """
 
     def __init__(self, table_id: int, game: Game, options: dict[str, Any], seed: str | int | None, state: State) -> None:
@@ -85,10 +91,16 @@ class Table:
         self.flag_timer: asyncio.TimerHandle | None = None
         self.rematch: int | None = None  # the table where this game's rematch is played
         self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
+        self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
 
     @classmethod
-    def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None) -> "Table":
+    def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False) -> "Table":
         """Build a table for a new game.
+
+        ``seed=None`` means the server draws one: at once, or, when the setup
+        is secret, only as play starts (:meth:`plan_deal`); until then the
+        table is not dealt and its state is drawn from :data:`PLACEHOLDER_SEED`,
+        only to show a board.
 
         Raises:
             RequestError: ``unknown_game`` or ``bad_option`` with the engine's reason.
@@ -99,18 +111,29 @@ class Table:
             raise RequestError(Code.UNKNOWN_GAME, str(exc)) from None
         try:
             resolved = game.resolve_options(options)
-            state = game.new_state(resolved, seed)
+            undealt = seed is None and game.seed_is_secret(resolved)
+            if seed is None and not undealt:
+                seed = secrets.token_hex(8)
+            state = game.new_state(resolved, PLACEHOLDER_SEED if undealt else seed)
         except games.InvalidOption as exc:
             field = "seed" if exc.option == "seed" else f"options.{exc.option}" if exc.option else "options"
             raise RequestError(Code.BAD_OPTION, str(exc), field) from None
-        return cls(table_id, game, resolved, seed, state)
+        table = cls(table_id, game, resolved, seed, state)
+        table.seed_chosen = seed_chosen
+        table.dealt = not undealt
+        return table
 
     # --- status ------------------------------------------------------------------
 
     @property
     def outcome(self) -> Outcome | None:
-        """How the game ended (by the rules or by a table action), or ``None``."""
-        return self.ended or self.state.outcome
+        """How the game ended (by the rules or by a table action), or ``None``.
+
+        ``None`` until play starts, even for a starting position that is
+        already decided (a Tactego Red that cannot move): that outcome takes
+        effect as the game starts.
+        """
+        return self.ended or (self.state.outcome if self.started else None)
 
     @property
     def status(self) -> str:
@@ -147,8 +170,12 @@ class Table:
         return seated + [(s.peer, None) for s in self.spectators if s.peer is not None]
 
     def view_for(self, seat: int | None) -> dict[str, Any]:
-        """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in."""
-        view = self.state.view(seat)
+        """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
+
+        Until play starts every seat gets the spectator view: nobody learns
+        any hidden part of a setup before both seats are filled.
+        """
+        view = self.state.view(seat if self.started else None)
         if self.ended is not None:
             view["outcome"] = self.ended.to_dict()
             view["to_move"] = None
@@ -178,6 +205,23 @@ class Table:
         self.seats[seat] = peer
         self.seat_names[seat] = peer.name
         return seat
+
+    def plan_deal(self) -> tuple[str, State] | None:
+        """Draw the secret setup of a table not dealt yet: a fresh seed and its starting state.
+
+        Returns ``None`` when the setup was dealt at creation. Nothing changes
+        until :meth:`deal` (the server persists the seed in between).
+        """
+        if self.dealt:
+            return None
+        seed = secrets.token_hex(8)
+        return seed, self.game.new_state(self.options, seed)
+
+    def deal(self, seed: str, state: State) -> None:
+        """Make a planned deal (see :meth:`plan_deal`) the table's setup."""
+        self.seed = seed
+        self.state = state
+        self.dealt = True
 
     def ready_to_start(self) -> bool:
         """Whether both seats are now filled and play has not begun."""

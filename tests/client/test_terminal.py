@@ -66,7 +66,8 @@ async def _two_at_a_table(connect: Connect) -> tuple[Shell, Shell]:
     assert "Created table 1" in await ann.run("new othello size=6")
     await bob.run("join 1")
     assert ann.term.at is not None and bob.term.at is not None
-    ann.term.at.table = msgspec.structs.replace(ann.term.at.table, seats=["ann", "bob"], status="playing")
+    ann.feed(await ann.next_push(m.GameStarted))  # brings ann's first view with her moves
+    assert ann.term.at.table.status == "playing"
     return ann, bob
 
 

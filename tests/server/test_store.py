@@ -394,7 +394,7 @@ async def test_a_locked_file_fails_the_whole_group(db: Path) -> None:
 async def test_wal_and_schema_version_are_set(store: Store) -> None:
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 1
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 2
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -465,21 +465,21 @@ def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
         Store.open(tmp_path)
 
 
-VERSION_2 = Migration(
-    2,
+NEXT = Migration(
+    SCHEMA_VERSION + 1,
     "a note on every table",
     ("ALTER TABLE tables ADD COLUMN note TEXT", "UPDATE tables SET note = 'from version 1'"),
 )
 
 
 async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    async with Store.open(db) as old:  # a version-1 database written by "the older build"
+    async with Store.open(db) as old:  # a database of the current version, written by "the older build"
         await old.create_table(table_row(1))
         await old.append_move(1, move_row(1))
-    assert pragma(db, "user_version") == 1
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, VERSION_2))
+    assert pragma(db, "user_version") == SCHEMA_VERSION
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, NEXT))
     new = Store.open(db)
-    assert pragma(db, "user_version") == 2
+    assert pragma(db, "user_version") == NEXT.version
     loaded = new.load(1)
     await new.close()
     assert loaded is not None and len(loaded.moves) == 1
@@ -487,23 +487,49 @@ async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.Mon
     assert connection.execute("SELECT note FROM tables").fetchall() == [("from version 1",)]
     connection.close()
     await Store.open(db).close()  # opening again changes nothing
-    assert pragma(db, "user_version") == 2
+    assert pragma(db, "user_version") == NEXT.version
+
+
+async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
+    """A file written by the first schema (its own statements, a table stored the old way) opens and upgrades."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    for statement in store_module.MIGRATIONS[0].statements:
+        connection.execute(statement)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 1")
+    connection.execute(
+        "INSERT INTO tables (id, game, options, seed, seed_is_int, seat0_name, seat0_token, status, created) "
+        "VALUES (1, 'tactego', '{\"hidden\":true}', 'abc', 0, 'ann', 'tok', 'waiting', ?)",
+        (T0,),
+    )
+    connection.close()
+    async with Store.open(db) as store:
+        assert pragma(db, "user_version") == SCHEMA_VERSION
+        loaded = store.load(1)
+        assert loaded is not None
+        assert loaded.row == table_row(1, game="tactego", options={"hidden": True}, seed="abc", seat_names=("ann", None), seat_tokens=("tok", None))
+        assert loaded.row.seed_chosen is False
+        await store.create_table(table_row(2, game="tactego", seed="chosen", seed_chosen=True))
+        await store.update_table(1, seed=42)
+    async with Store.open(db) as store:
+        assert store.load(2).row.seed_chosen is True  # type: ignore[union-attr]
+        assert store.load(1).row.seed == 42  # type: ignore[union-attr]
 
 
 def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sqlite3.connect(db).close()  # an empty SQLite file with user_version 0
-    monkeypatch.setattr(store_module, "MIGRATIONS", (VERSION_2, *store_module.MIGRATIONS))  # order given wrongly
+    monkeypatch.setattr(store_module, "MIGRATIONS", (NEXT, *store_module.MIGRATIONS))  # order given wrongly
     close(Store.open(db))
-    assert pragma(db, "user_version") == 2
+    assert pragma(db, "user_version") == NEXT.version
 
 
 def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     close(Store.open(db))
-    broken = Migration(2, "a broken step", ("ALTER TABLE tables ADD COLUMN note TEXT", "THIS IS NOT SQL"))
+    broken = Migration(SCHEMA_VERSION + 1, "a broken step", ("ALTER TABLE tables ADD COLUMN note TEXT", "THIS IS NOT SQL"))
     monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, broken))
-    with pytest.raises(SchemaError, match=r"upgrading .* to schema version 2 \(a broken step\) failed"):
+    with pytest.raises(SchemaError, match=rf"upgrading .* to schema version {SCHEMA_VERSION + 1} \(a broken step\) failed"):
         Store.open(db)
-    assert pragma(db, "user_version") == 1
+    assert pragma(db, "user_version") == SCHEMA_VERSION
     connection = sqlite3.connect(db)
     columns = [row[1] for row in connection.execute("PRAGMA table_info(tables)")]
     connection.close()
@@ -512,10 +538,11 @@ def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch
 
 def test_a_gap_in_the_migrations_is_refused(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     close(Store.open(db))
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, Migration(3, "skips 2", ("SELECT 1",))))
-    with pytest.raises(SchemaError, match="no step leads from it to 3"):
+    skipping = Migration(SCHEMA_VERSION + 2, "skips a version", ("SELECT 1",))
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, skipping))
+    with pytest.raises(SchemaError, match=f"no step leads from it to {skipping.version}"):
         Store.open(db)
-    assert pragma(db, "user_version") == 1
+    assert pragma(db, "user_version") == SCHEMA_VERSION
 
 
 # --- records -------------------------------------------------------------------------------------
