@@ -199,7 +199,27 @@ def example_problems(text: str) -> list[str]:
                     problems.append(f"{heading}: example {example!r} is written {played!r} by the game")
         if not checked:
             problems.append(f"{heading}: the Notation section has no 'Examples after `new {name}`: ...' paragraph")
+        problems.extend(f"{heading}: {p}" for p in _untested_moves(name, notation))
     return problems
+
+
+NOT_MOVES = ("x", "pass")
+"""Code words a Notation section may use besides moves: the removal mark, and
+Othello's pass, which the server plays (a player never types it)."""
+
+
+def _untested_moves(name: str, notation: str) -> list[str]:
+    """Code in the Notation prose that is neither an option, a known word, nor one of the checked examples."""
+    tested: set[str] = set()
+    prose = []
+    for paragraph in paragraphs(notation):
+        match = _EXAMPLE.match(paragraph)
+        if match is None:
+            prose.append(paragraph)
+        else:
+            tested.update(_CODE.findall(match[3]))
+    known = tested | {option.name for option in games.get(name).options} | set(NOT_MOVES)
+    return [f"{code!r} in the Notation text is not one of the checked examples" for code in _CODE.findall("\n".join(prose)) if code not in known]
 
 
 def _context_state(name: str, section: str, context: list[str]) -> games.State:
@@ -340,6 +360,7 @@ def _broken(document: str, old: str, new: str) -> str:
         ("\n3 2\n2 1\nF 1\n", "\n3 2\n2 1\nF\n", "pieces line 3"),
         ("\n10 1\n9 1\n", "\n10 1\n9 2\n", "standard.txt"),
         ("### Pieces files", "### Pieces", "subsections"),
+        ("joined by a dash:\n  `g7-g4`", "joined by a dash:\n  `d2-d3`", "'d2-d3' in the Notation text"),
     ],
 )
 def test_a_wrong_document_fails(document: str, old: str, new: str, complaint: str) -> None:
