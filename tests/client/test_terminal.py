@@ -496,3 +496,11 @@ async def test_rules_at_a_table_shows_that_games_rules(connect: Connect) -> None
 def test_help_lists_rules_and_the_rules_document() -> None:
     assert "rules [GAME]" in HELP
     assert "docs/RULES.md" in HELP
+
+
+async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> None:
+    """The option texts come from the server; "seed" there means only a random seed."""
+    shell = await _shell(connect, "ann")
+    out = await shell.run("games")
+    assert "superko=bool" in out and "rows=int" in out
+    assert "seed's" not in out
