@@ -36,8 +36,8 @@ __all__ = ["TerminalClient", "LineInput", "PromptInput", "describe_table", "desc
 HELP = """Commands:
   list                      show the tables in the lobby
   games                     the games and their options
-  rules [GAME]              the rules of GAME (default: the game at your table);
-                            all of them are in docs/RULES.md
+  rules [GAME]              the rules of GAME (default: the game you are at or
+                            replaying); all of them are in docs/RULES.md
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
                             seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
@@ -228,7 +228,9 @@ class TerminalClient:
         self.write("\n".join(lines))
 
     async def _rules(self, args: list[str]) -> None:
-        if not args and self.at is not None:
+        if not args and self.replaying is not None:
+            args = [self.replaying.record.game]
+        elif not args and self.at is not None:
             args = [self.at.table.game]
         if not args:
             names = ", ".join(game["name"] for game in self._games())

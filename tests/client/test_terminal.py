@@ -487,10 +487,17 @@ async def test_rules_of_an_unknown_game_is_a_clear_error(connect: Connect) -> No
     assert usage.startswith("usage: rules GAME") and "tactego" in usage
 
 
-async def test_rules_at_a_table_shows_that_games_rules(connect: Connect) -> None:
+async def test_rules_alone_shows_the_game_at_the_table_or_in_the_replay(connect: Connect, tmp_path: Path) -> None:
     shell = await _shell(connect, "ann")
-    await shell.run("new hexapawn")
+    await shell.run("new othello size=6")
+    assert await shell.run("rules") == _doc_section("Othello")
+    record, _ = _hexapawn_record()
+    path = tmp_path / "game.txt"
+    path.write_text(format_record(record))
+    await shell.run(f"replay {path}")
     assert await shell.run("rules") == _doc_section("Hexapawn")
+    await shell.run("stop")
+    assert await shell.run("rules") == _doc_section("Othello")
 
 
 def test_help_lists_rules_and_the_rules_document() -> None:
