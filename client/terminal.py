@@ -28,6 +28,7 @@ from protocol import messages as m
 
 from .connection import Client, ConnectionLost, ServerError
 from .render import render
+from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
 
 __all__ = ["TerminalClient", "LineInput", "PromptInput", "describe_table", "describe_archived", "format_clock"]
@@ -35,6 +36,8 @@ __all__ = ["TerminalClient", "LineInput", "PromptInput", "describe_table", "desc
 HELP = """Commands:
   list                      show the tables in the lobby
   games                     the games and their options
+  rules [GAME]              the rules of GAME (default: the game you are at or
+                            replaying); all of them are in docs/RULES.md
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
                             seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
@@ -69,7 +72,7 @@ Anything else is a move in the game's notation, e.g. d3."""
 
 OFFER_KINDS = ("draw", "takeback", "rematch")
 _OFFER_NOUNS = {"draw": "draw offer", "takeback": "takeback request", "rematch": "rematch offer"}
-_RAW_COMMANDS = ("say", "shout")  # the rest of the line is the text, quotes and all
+_RAW_COMMANDS = ("say", "shout", "rules")  # the rest of the line is the text, quotes and all
 _REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
 
 
@@ -170,6 +173,7 @@ class TerminalClient:
             "save": self._save,
             "help": self._help,
             "games": self._list_games,
+            "rules": self._rules,
         }
 
     # --- commands --------------------------------------------------------------------
@@ -224,6 +228,19 @@ class TerminalClient:
         lines = [printable(line) for line in lines]  # the server's text: trusted for rules, not for terminal control
         lines.append("Any game: seed=TEXT (the setup seed), tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3)")
         self.write("\n".join(lines))
+
+    async def _rules(self, args: list[str]) -> None:
+        if not args and self.replaying is not None:
+            args = [self.replaying.record.game]
+        elif not args and self.at is not None:
+            args = [self.at.table.game]
+        if not args:
+            names = ", ".join(game["name"] for game in self._games())
+            raise UsageError(f"usage: rules GAME, e.g. rules othello (games: {names})")
+        try:
+            self.write(game_rules(" ".join(args)))
+        except RulesNotFound as exc:
+            raise UsageError(str(exc)) from None
 
     def _games(self) -> list[dict[str, Any]]:
         assert self.client.welcome is not None

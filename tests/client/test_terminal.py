@@ -451,3 +451,64 @@ def test_describe_archived() -> None:
 def test_help_lists_the_new_commands() -> None:
     for word in ("tc=", "draw", "takeback [N]", "rematch", "accept", "decline", "say TEXT", "shout TEXT", "archive", "replay ID", "replay FILE", "export ID FILE", "forward", "back", "first", "last", "goto N", "stop"):
         assert word in HELP
+
+
+# --- rules ---------------------------------------------------------------------------
+
+DOCS_RULES = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
+
+
+def _doc_section(heading: str) -> str:
+    """The ``## heading`` section of docs/RULES.md, read here without the client's code."""
+    text = DOCS_RULES.read_text(encoding="utf-8")
+    start = text.index(f"\n## {heading}\n") + 1
+    end = text.find("\n## ", start)
+    return text[start:end if end >= 0 else len(text)].rstrip()
+
+
+async def test_rules_prints_one_games_section(connect: Connect) -> None:
+    shell = await _shell(connect, "ann")
+    out = await shell.run("rules tactego")
+    assert out == _doc_section("Tactego")
+    assert "### Pieces files" in out and "b2-c3" in out
+    assert "## Hexapawn" not in out and "## Othello" not in out
+
+
+async def test_rules_finds_a_game_by_its_title(connect: Connect) -> None:
+    shell = await _shell(connect, "ann")
+    assert await shell.run("rules Nine Men's Morris") == _doc_section("Nine Men's Morris")
+    assert await shell.run("RULES ming mang") == _doc_section("Ming Mang")
+
+
+async def test_rules_of_an_unknown_game_is_a_clear_error(connect: Connect) -> None:
+    shell = await _shell(connect, "ann")
+    out = await shell.run("rules chess")
+    assert out == "no rules for a game called 'chess'; games: othello, nimble, mingmang, morris, tactego, hexapawn"
+    usage = await shell.run("rules")
+    assert usage.startswith("usage: rules GAME") and "tactego" in usage
+
+
+async def test_rules_alone_shows_the_game_at_the_table_or_in_the_replay(connect: Connect, tmp_path: Path) -> None:
+    shell = await _shell(connect, "ann")
+    await shell.run("new othello size=6")
+    assert await shell.run("rules") == _doc_section("Othello")
+    record, _ = _hexapawn_record()
+    path = tmp_path / "game.txt"
+    path.write_text(format_record(record))
+    await shell.run(f"replay {path}")
+    assert await shell.run("rules") == _doc_section("Hexapawn")
+    await shell.run("stop")
+    assert await shell.run("rules") == _doc_section("Othello")
+
+
+def test_help_lists_rules_and_the_rules_document() -> None:
+    assert "rules [GAME]" in HELP
+    assert "docs/RULES.md" in HELP
+
+
+async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> None:
+    """The option texts come from the server; "seed" there means only a random seed."""
+    shell = await _shell(connect, "ann")
+    out = await shell.run("games")
+    assert "superko=bool" in out and "rows=int" in out
+    assert "seed's" not in out
