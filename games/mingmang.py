@@ -197,7 +197,7 @@ class MingMang(Game):
     seats = ("White", "Black")
     options = (
         Option("size", "int", 8, "squares per side of the board", minimum=4, maximum=16),
-        Option("superko", "bool", False, "a move may not repeat an earlier board (the seed's bonus)"),
+        Option("superko", "bool", False, "a move may not repeat an earlier board (an optional rule)"),
         MAX_PLIES,
     )
 

@@ -278,8 +278,8 @@ class Tactego(Game):
     seats = ("Red", "Blue")
     uses_seed = True
     options = (
-        Option("rows", "int", 8, "board rows (the seed's length)", minimum=2, maximum=26),
-        Option("cols", "int", 8, "board columns (the seed's width)", minimum=2, maximum=26),
+        Option("rows", "int", 8, "board rows (the board's length)", minimum=2, maximum=26),
+        Option("cols", "int", 8, "board columns (the board's width)", minimum=2, maximum=26),
         Option("pieces", "str", None, "the text of a pieces file: 'STRENGTH COUNT' or 'F COUNT' lines", max_length=10000),
         Option("hidden", "bool", True, "hide enemy strengths until a piece has fought"),
         MAX_PLIES,
