@@ -884,11 +884,11 @@ class Server:
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         members = table.members()
+        clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             views = _ViewCache(table, ply.state)
-            clock = table.clock_snapshot()
             for member, seat in members:
                 view = views.get(seat)
                 message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=view, clock=clock)

@@ -25,6 +25,9 @@ from .test_play import Game, game_with_pass
 OVER_BOARD = {"board": [3, 0, 0]}
 """A Nimble setup with every pawn on square 1: over before the first move."""
 
+WATCHERS = 60
+"""Spectators enough that sending one ply's pushes to the table takes over a millisecond."""
+
 
 async def _next(client: Client, kind: type[m.Message]) -> Any:
     return await client.next_event(kind, timeout_s=TIMEOUT_S)
@@ -173,3 +176,31 @@ async def test_welcome_announces_the_default_request_rate_on_the_wire(raw: RawFa
     welcome = await conn.hello("ann")
     assert welcome["type"] == "welcome"
     assert (welcome["requests_per_s"], welcome["request_burst"]) == (50.0, 100)
+
+
+# --- the clock of the moved pushes of one request (§7 moved) --------------------------------
+
+
+async def test_every_moved_of_one_request_carries_the_same_clock(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_connections_per_address=200))
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    watchers = [await Client.connect("127.0.0.1", server.port, name=f"w{i}") for i in range(WATCHERS)]
+    try:
+        table = (await ann.create_table("othello", {"size": 6}, time_control="5+1")).table.id
+        for watcher in watchers:  # many receivers: sending one ply's pushes takes a measurable time
+            await watcher.watch_table(table)
+        await bob.join_table(table)
+        _seed, moves = game_with_pass(size=6)
+        first_pass = moves.index("pass")
+        players = (ann, bob)
+        for ply, move in enumerate(moves[:first_pass]):
+            await players[ply % 2].move(table, move)
+        pushes = [await _next(ann, m.Moved) for _ in range(first_pass + 1)]
+        before_pass, the_pass = pushes[-2:]
+        assert the_pass.forced and before_pass.clock is not None
+        assert before_pass.clock == the_pass.clock
+        assert before_pass.clock["running"] == (first_pass - 1) % 2  # the pass gives the turn straight back
+    finally:
+        for client in (ann, bob, *watchers):
+            await client.close()
