@@ -18,6 +18,7 @@ from typing import Any, AsyncIterator
 
 from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
 from protocol import messages as m
+from server.limits import TokenBucket
 
 from .tls import check_fingerprint
 
@@ -54,7 +55,9 @@ class Client:
     turns true when the server hands the session to another connection that
     resumed it (``error`` ``bad_token`` without ``id``); the server then
     closes this one, and resuming from here would only take the session back
-    from the other connection.
+    from the other connection. Requests keep to the request rate ``welcome``
+    announces: past the burst they wait on this side, so the server never
+    holds them back or closes the connection for flooding.
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -67,6 +70,7 @@ class Client:
         self._reader_task = asyncio.create_task(self._read_loop())
         self._keepalive_task: asyncio.Task[None] | None = None
         self._last_received = self._last_sent = asyncio.get_running_loop().time()
+        self._pacer: TokenBucket | None = None  # the server's announced request rate, kept to on our side
         self.welcome: m.Welcome | None = None
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
@@ -114,6 +118,7 @@ class Client:
             raise
         assert isinstance(reply, m.Welcome)
         client.welcome = reply
+        client._keep_to_rate(reply)
         if reply.heartbeat_s is not None and reply.idle_timeout_s is not None:
             client._keepalive_task = asyncio.create_task(client._keep_alive(reply.heartbeat_s, reply.idle_timeout_s))
         return client
@@ -137,6 +142,14 @@ class Client:
 
     def _next_id(self) -> int:
         return next(self._ids)
+
+    def _keep_to_rate(self, welcome: m.Welcome) -> None:
+        """Pace requests to the rate ``welcome`` announces, so the server never has to hold them back."""
+        if welcome.requests_per_s is None or welcome.request_burst is None:
+            return
+        now = asyncio.get_running_loop().time()
+        self._pacer = TokenBucket(welcome.requests_per_s, welcome.request_burst, now)
+        self._pacer.take(now)  # the hello was the first request
 
     # --- plumbing --------------------------------------------------------------------
 
@@ -176,6 +189,9 @@ class Client:
         self._events.put_nowait(message)
 
     async def _request(self, request: m.Request) -> m.Message:
+        wait_s = self._pacer.take(asyncio.get_running_loop().time()) if self._pacer is not None else 0.0
+        if wait_s > 0.0:
+            await asyncio.sleep(wait_s)  # over the server's request rate: wait here rather than in its queue
         if self.closed.is_set():
             raise ConnectionLost(self.close_reason or "connection closed")
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
@@ -207,6 +223,8 @@ class Client:
                 self._writer.transport.abort()
                 return
             if now - self._last_sent >= heartbeat_s * 2 / 3 and not self._writer.is_closing():
+                if self._pacer is not None:
+                    self._pacer.take(now)  # sent at once: a quiet connection has tokens to spare
                 self._send(m.Ping(id=self._next_id()))
 
     async def request(self, message_class: type[m.Message], /, **fields: Any) -> m.Message:

@@ -51,7 +51,8 @@ HELP = """Commands:
 Game controls (players):
   resign                    resign the current game
   draw                      offer your opponent a draw (lapses when you move)
-  takeback [N]              ask to take back your last N plies (default 1)
+  takeback [N]              ask to take back the last N plies (default 1;
+                            forced passes do not count and go too)
   rematch                   after the game, offer a rematch with seats swapped
   accept / decline [KIND]   answer your opponent's latest offer (KIND: draw,
                             takeback or rematch, if several are pending)
@@ -313,7 +314,9 @@ class TerminalClient:
     async def _moves(self, args: list[str]) -> None:
         at = self._require_table()
         legal = at.view.get("legal_moves")
-        if legal is None:
+        if legal is None and at.seat is not None and at.view.get("forced_pass") and at.view.get("to_move") == at.seat:
+            self.write("You must pass; the server passes for you.")
+        elif legal is None:
             self.write("It is not your turn." if at.seat is not None else "Spectators have no moves.")
         else:
             self.write("Legal moves: " + " ".join(legal))
@@ -769,6 +772,10 @@ class TerminalClient:
             lines.append("Waiting for a second player.")
         else:
             mover = view["to_move"]
+            if view.get("forced_pass"):
+                lines.append(f"{self._seat_name(mover)} ({names[mover]}) must pass; the server passes for them.")
+                self.write("\n".join(lines))
+                return
             lines.append(f"It is the turn of {self._seat_name(mover)} ({names[mover]})" + (" — your turn" if mover == at.seat else ""))
             if mover == at.seat:
                 lines.append("Commands: type a move (e.g. " + _example(view) + "), moves, draw, takeback, resign, say, leave, help, quit")

@@ -232,6 +232,10 @@ class Welcome(Message, tag="welcome"):
     """The client should send something (``ping`` will do) at least this often, in seconds."""
     idle_timeout_s: float | None = None
     """The server closes a connection it hears nothing from for this long, in seconds."""
+    requests_per_s: float | None = None
+    """The connection's steady request rate (frames per second) before the server slows it."""
+    request_burst: int | None = None
+    """How many frames the connection may send at once before the steady rate applies."""
 
 
 class Ok(Message, tag="ok"):

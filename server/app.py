@@ -89,7 +89,7 @@ from .store import (
     truncate_moves_sql,
     update_table_sql,
 )
-from .table import Played, RequestError, Table
+from .table import Played, RequestError, Table, view_of
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -503,6 +503,8 @@ class Server:
             resumed=hello.token is not None,
             heartbeat_s=self.config.limits.heartbeat_s,
             idle_timeout_s=self.config.limits.idle_timeout_s,
+            requests_per_s=self.config.limits.requests_per_s,
+            request_burst=self.config.limits.request_burst,
         )
 
     def _check_password(self, hello: Hello) -> None:
@@ -612,6 +614,12 @@ class Server:
         table.set_time_control(control)
         self._next_table_id += 1
         seat = None
+        if request.seat is not None and table.outcome is not None:
+            raise RequestError(
+                Code.GAME_OVER,
+                f"this setup is over before the first move ({table.outcome.reason}); "
+                "create the table with seat null to look at it",
+            )
         if request.seat is not None:
             seat = table.sit(session, request.seat)
         await self._persist(create_table_sql(_table_row(table)))
@@ -909,11 +917,11 @@ class Server:
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         members = table.members()
+        clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             views = _ViewCache(table, ply.state)
-            clock = table.clock_snapshot()
             for member, seat in members:
                 view = views.get(seat)
                 message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=view, clock=clock)
@@ -1061,7 +1069,7 @@ class _ViewCache:
         view = self._views.get(seat)
         if view is None:
             current = self._state is None or self._state is self._table.state
-            view = self._table.view_for(seat) if current else self._state.view(seat)  # type: ignore[union-attr]
+            view = self._table.view_for(seat) if current else view_of(self._state, seat)  # type: ignore[arg-type]
             self._views[seat] = view
         return view
 

@@ -24,7 +24,7 @@ from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
 
-__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED"]
+__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED", "forced_pass_due", "view_of"]
 
 PLACEHOLDER_SEED = "placeholder"
 """The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
@@ -77,6 +77,7 @@ class Table:
         self.seed = seed
         self.state = state
         self.moves: list[str] = []
+        self.forced: list[bool] = []  # per ply of ``moves``: a pass the server played
         self.seats: list[Session | None] = [None, None]
         self.seat_names: list[str | None] = [None, None]
         self.spectators: set[Session] = set()
@@ -175,7 +176,7 @@ class Table:
         Until play starts every seat gets the spectator view: nobody learns
         any hidden part of a setup before both seats are filled.
         """
-        view = self.state.view(seat if self.started else None)
+        view = view_of(self.state, seat if self.started else None)
         if self.ended is not None:
             view["outcome"] = self.ended.to_dict()
             view["to_move"] = None
@@ -190,8 +191,8 @@ class Table:
         Raises:
             RequestError: ``already_seated``, ``table_full`` or ``game_over``.
         """
-        if self.started and self.outcome is not None:
-            raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over")
+        if self.outcome is not None:
+            raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over; watch it to look at it")
         if peer in self.seats:
             raise RequestError(Code.ALREADY_SEATED, f"you already sit at table {self.id}")
         free = [s for s in (0, 1) if self.seats[s] is None and self.seat_names[s] is None]
@@ -284,7 +285,7 @@ class Table:
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
         played = [_played(seat, state, forced=False)]
-        while state.outcome is None and state.legal_moves() == ["pass"]:
+        while forced_pass_due(state):
             mover = state.to_move
             assert mover is not None
             state = state.play("pass")
@@ -295,6 +296,7 @@ class Table:
         """Make planned plies the table's true state."""
         for ply in played:
             self.moves.append(ply.move)
+            self.forced.append(ply.forced)
             if not ply.forced:
                 self.moved.add(ply.seat)
         self.state = played[-1].state
@@ -312,10 +314,12 @@ class Table:
         if kind == "rematch":
             if not self.started or self.outcome is None:
                 raise RequestError(Code.BAD_ACTION, "a rematch can be offered once the game is over")
+            if self.rematch is not None:
+                raise RequestError(Code.BAD_ACTION, f"the game at table {self.id} was already rematched: the rematch is table {self.rematch}")
         else:
             self.check_running()
-        if kind == "takeback" and plies > len(self.moves):
-            raise RequestError(Code.BAD_ACTION, f"only {len(self.moves)} plies have been played; cannot take back {plies}")
+        if kind == "takeback":
+            self._check_takeback(plies)
         pending = self.offers.get(kind)
         if pending is not None and pending[0] == seat:
             raise RequestError(Code.BAD_ACTION, f"you already made a {kind} offer; wait for the answer")
@@ -346,25 +350,48 @@ class Table:
             del self.offers[kind]
         return lapsed
 
-    def plan_takeback(self, plies: int) -> tuple[State, int]:
-        """The position ``plies`` plies back, and how many plies that really takes back.
+    def _check_takeback(self, plies: int) -> None:
+        """Refuse a takeback of more plies than the players have played.
 
-        A forced pass is never left as the next thing to play: if going back
-        ``plies`` would stop just before one, it is kept (the server would
-        only play it again).
+        Raises:
+            RequestError: ``bad_action``, naming how many plies can be taken back.
         """
-        keep = len(self.moves) - plies
+        played = self.forced.count(False)
+        if plies > played:
+            passes = " (forced passes do not count)" if played < len(self.moves) else ""
+            raise RequestError(Code.BAD_ACTION, f"only {played} plies have been played{passes}; cannot take back {plies}")
+
+    def plan_takeback(self, plies: int) -> tuple[State, int]:
+        """The position before the last ``plies`` plies the players played, and how many plies that removes.
+
+        Only the players' own plies are counted; the forced passes among or
+        after them go too, so the takeback always ends on a player's ply and
+        the seat to move is never one that can only pass.
+
+        Returns:
+            ``(state, removed)``: the position to go back to, and the number
+            of plies removed, forced passes included (at least ``plies``).
+
+        Raises:
+            RequestError: ``bad_action`` when fewer than ``plies`` plies were
+                played by the players (the takeback would not be what was asked).
+        """
+        self._check_takeback(plies)
+        keep = len(self.moves)
+        counted = 0
+        while counted < plies:
+            keep -= 1
+            if not self.forced[keep]:
+                counted += 1
         state = self.game.new_state(self.options, self.seed)
         for move in self.moves[:keep]:
             state = state.play(move)
-        while keep < len(self.moves) and state.legal_moves() == ["pass"]:
-            state = state.play(self.moves[keep])
-            keep += 1
         return state, len(self.moves) - keep
 
     def apply_takeback(self, state: State, plies: int) -> None:
         """Make a planned takeback the table's true state."""
         del self.moves[len(self.moves) - plies:]
+        del self.forced[len(self.forced) - plies:]
         self.state = state
         self.moved = self._movers()
         self.offers.clear()
@@ -438,6 +465,25 @@ class Table:
             self.clock.pass_turn(ply.seat, 1 - ply.seat, now)
         if played[-1].state.outcome is not None:
             self.clock.stop(now)
+
+
+def forced_pass_due(state: State) -> bool:
+    """Whether the seat to move in ``state`` can only pass, so the server plays the pass itself."""
+    return state.outcome is None and state.legal_moves() == ["pass"]
+
+
+def view_of(state: State, seat: int | None) -> dict[str, Any]:
+    """The view of ``state`` for ``seat`` (``None``: a spectator) as the server sends it.
+
+    A pass the server is about to play is nobody's to choose: such a view has
+    ``"forced_pass": true`` and no ``legal_moves``, for every receiver.
+    """
+    view = state.view(seat)
+    if forced_pass_due(state):
+        view.pop("legal_moves", None)
+        view["forced_pass"] = True
+    return view
+
 
 def _played(seat: int, state: State, *, forced: bool) -> Played:
     assert state.last_move is not None

@@ -167,6 +167,38 @@ async def test_an_offer_from_the_opponent_is_shown_and_answered(connect: Connect
     assert await ann.run("accept chess") == "usage: accept [draw|takeback|rematch]"
 
 
+def _othello_moves_with_a_pass(size: int = 6) -> list[str]:
+    """The moves of the first random Othello game (seeds from 0) that has a forced pass."""
+    import random
+
+    for seed in range(500):
+        rng, state, moves = random.Random(seed), games.get("othello").new_state({"size": size}), []
+        while state.outcome is None:
+            moves.append(rng.choice(state.legal_moves()))
+            state = state.play(moves[-1])
+        if "pass" in moves:
+            return moves
+    raise AssertionError("no random game with a pass")
+
+
+async def test_a_pass_the_server_will_play_is_shown_as_such_not_as_a_turn(connect: Connect) -> None:
+    ann, bob = await _two_at_a_table(connect)
+    moves = _othello_moves_with_a_pass()
+    first_pass = moves.index("pass")
+    shells = (ann, bob)
+    for ply, move in enumerate(moves[:first_pass]):
+        await shells[ply % 2].term.client.move(1, move)
+    passer = shells[first_pass % 2]
+    for _ in range(first_pass - 1):
+        passer.feed(await passer.next_push(m.Moved))
+    shown = passer.feed(await passer.next_push(m.Moved))
+    assert "must pass; the server passes for them." in shown and "your turn" not in shown, shown
+    assert await passer.run("moves") == "You must pass; the server passes for you."
+    shown = passer.feed(await passer.next_push(m.Moved))
+    assert f"{passer.term._seat_name(first_pass % 2)} must pass." in shown
+    assert "your turn" not in shown
+
+
 async def test_offers_are_made_with_the_right_kind(connect: Connect) -> None:
     ann, bob = await _two_at_a_table(connect)
     assert await ann.run("draw") == "You offered a draw; waiting for bob to accept or decline."

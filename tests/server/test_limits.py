@@ -290,3 +290,15 @@ async def test_resume_token_needs_its_own_name(limited: LimitedServer) -> None:
     conn = await _raw(server)
     reply = await conn.request("hello", version=PROTOCOL_VERSION, name="Ann", token=ann.token)
     assert reply["type"] == "welcome" and reply["name"] == "ann"  # names compare case-folded
+
+
+async def test_the_client_library_keeps_to_the_rate_welcome_announces(limited: LimitedServer) -> None:
+    server = await limited(requests_per_s=100, request_burst=5, flood_timeout_s=0.1)
+    client = await _client(server, "ann")
+    try:
+        started = time.monotonic()
+        await asyncio.gather(*(client.ping() for _ in range(40)))  # unpaced, the server would drop this as a flood
+        assert time.monotonic() - started >= (40 - 4) / 100 * 0.9
+        await client.ping()
+    finally:
+        await client.close()

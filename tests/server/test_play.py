@@ -51,6 +51,15 @@ def random_game(seed: int, size: int = 8) -> list[str]:
     return moves
 
 
+def sent_view(state: Any, seat: int | None) -> dict[str, Any]:
+    """The engine's view as PROTOCOL.md §9 says the server sends it: a pass the server will play is flagged, not offered."""
+    view = state.view(seat)
+    if state.outcome is None and state.legal_moves() == ["pass"]:
+        view.pop("legal_moves", None)
+        view["forced_pass"] = True
+    return view
+
+
 def game_with_pass(size: int = 6) -> tuple[int, list[str]]:
     """The first seed (from 0) whose random game has a forced pass; fails if none in 500."""
     for seed in range(500):
@@ -107,7 +116,7 @@ class Game:
                 assert (moved.table, moved.seat, moved.move, moved.ply, moved.forced) == (
                     self.id, passer, notation, after.ply, forced,
                 ), (client.name, moved)
-                assert moved.view == after.view(seat), (client.name, moved.view)
+                assert moved.view == sent_view(after, seat), (client.name, moved.view)
         self.state = state
         self.moves.extend(notation for _, notation, _, _ in expected)
         return [notation for _, notation, _, _ in expected]
