@@ -865,9 +865,9 @@ class Server:
         table = Table.create(self._next_table_id, old.game.name, old.options, seed)
         self._next_table_id += 1
         table.set_time_control(old.clock.control if old.clock is not None else None)
-        for seat, holder in enumerate(reversed(old.seats)):
-            if holder is not None:
-                table.sit(holder, seat)
+        second, first = old.seats
+        assert first is not None and second is not None  # _check_rematch: both players are still there
+        table.seat_both(first, second)
         table.started = True
         statements = [create_table_sql(_table_row(table))]
         if table.outcome is not None:  # decided by its setup: over as it starts

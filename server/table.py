@@ -130,11 +130,12 @@ class Table:
     def outcome(self) -> Outcome | None:
         """How the game ended (by the rules or by a table action), or ``None``.
 
-        ``None`` until play starts, even for a starting position that is
-        already decided (a Tactego Red that cannot move): that outcome takes
-        effect as the game starts.
+        A setup fixed by the options (a Nimble board, a Morris position, a
+        chosen seed) that is already decided is over from the start. A secret
+        setup not dealt yet has no outcome: its placeholder board decides
+        nothing, and a setup dealt as play starts takes effect then.
         """
-        return self.ended or (self.state.outcome if self.started else None)
+        return self.ended or (self.state.outcome if self.started or self.dealt else None)
 
     @property
     def status(self) -> str:
@@ -223,6 +224,12 @@ class Table:
         self.seed = seed
         self.state = state
         self.dealt = True
+
+    def seat_both(self, first: Session, second: Session) -> None:
+        """Seat the two players of a game that starts at once (a rematch), even one its setup already decides."""
+        for seat, holder in enumerate((first, second)):
+            self.seats[seat] = holder
+            self.seat_names[seat] = holder.name
 
     def ready_to_start(self) -> bool:
         """Whether both seats are now filled and play has not begun."""

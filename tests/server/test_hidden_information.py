@@ -23,6 +23,8 @@ from protocol import FrameDecoder, encode_frame
 from protocol import messages as m
 from server.app import Server, ServerConfig
 
+from .conftest import refused
+
 SEED = "hidden-bytes"
 OPTIONS = {"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n"}
 
@@ -324,6 +326,14 @@ STUCK = {"rows": 4, "cols": 2, "pieces": "F 3\n5 1\n"}
 """Tactego options under which many setups leave Red no legal move (seed ``"stuck-0"`` does)."""
 
 
+async def test_a_chosen_setup_that_is_already_decided_is_over_from_the_start(connect) -> None:
+    ann = await connect("ann")
+    error = await refused(ann.create_table("tactego", STUCK, seed="stuck-0", seat=0), "game_over")
+    assert "Red has no legal move" in error.message
+    watched = await ann.create_table("tactego", STUCK, seed="stuck-0", seat=None)
+    assert watched.table.status == "over"
+
+
 async def test_a_game_decided_by_its_setup_waits_then_ends_as_it_starts(tmp_path: Path) -> None:
     assert games.get("tactego").new_state(STUCK, "stuck-0").outcome is not None
     db = tmp_path / "parlour.sqlite3"
@@ -331,16 +341,26 @@ async def test_a_game_decided_by_its_setup_waits_then_ends_as_it_starts(tmp_path
     ann = await Client.connect("127.0.0.1", server.port, name="ann")
     bob = await Client.connect("127.0.0.1", server.port, name="bob")
     try:
-        created = await ann.create_table("tactego", STUCK, seed="stuck-0", seat=0)
-        assert created.table.status == "waiting"
-        assert [info.status for info in await bob.list_tables()] == ["waiting"]
-        await bob.join_table(created.table.id)
+        for _attempt in range(40):  # about half of the drawn setups leave Red no move
+            created = await ann.create_table("tactego", STUCK, seat=0)
+            table = created.table.id
+            assert created.table.status == "waiting"
+            assert [info.status for info in await bob.list_tables()] == ["waiting"]
+            await bob.join_table(table)
+            started = [await player.next_event(m.GameStarted, timeout_s=5.0) for player in (ann, bob)]
+            if started[0].view.get("outcome") is not None:
+                break
+            await ann.resign(table)
+            for player in (ann, bob):
+                await _game_over(player, table)
+                await player.leave_table(table)
+        else:
+            pytest.fail("no drawn setup left Red without a move")
         for player in (ann, bob):
-            await player.next_event(m.GameStarted, timeout_s=5.0)
-            over = await player.next_event(m.GameOver, timeout_s=5.0)
+            over = await _game_over(player, table)
             assert over.outcome == {"winner": 1, "reason": "Red has no legal move", "score": None}
         connection = sqlite3.connect(db)
-        stored = connection.execute("SELECT status, outcome FROM tables").fetchall()
+        stored = connection.execute("SELECT status, outcome FROM tables WHERE id = ?", (table,)).fetchall()
         connection.close()
         assert stored == [("over", '{"winner":1,"reason":"Red has no legal move","score":null}')]
     finally:
@@ -361,8 +381,10 @@ async def test_a_rematch_decided_by_its_fresh_setup_ends_as_it_starts(tmp_path: 
     ann = await Client.connect("127.0.0.1", server.port, name="ann")
     bob = await Client.connect("127.0.0.1", server.port, name="bob")
     try:
-        table = (await ann.create_table("tactego", STUCK, seed="stuck-0", seat=0)).table.id
+        table = (await ann.create_table("tactego", STUCK, seat=0)).table.id
         await bob.join_table(table)
+        if (await ann.next_event(m.GameStarted, timeout_s=5.0)).view.get("outcome") is None:
+            await ann.resign(table)
         for _attempt in range(40):  # about half of the fresh setups leave Red no move
             await ann.offer(table, "rematch")
             await bob.answer(table, "rematch", True)
