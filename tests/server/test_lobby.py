@@ -9,6 +9,7 @@ requests, a second ``hello``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import collections
 from typing import Any, Awaitable, Callable
 
@@ -562,3 +563,46 @@ async def test_leave_reply_comes_before_its_pushes(raw) -> None:
     await conn.send(type="leave_table", id=99, table=table_id)
     first = await conn.recv()
     assert first == {"type": "ok", "id": 99}
+
+
+# --- a lobby that cannot be flooded ------------------------------------------------------
+
+LONG_PIECES = "0" * 9993 + "5 3\nF 1"
+"""A legal Tactego pieces file of 10,000 characters: leading zeros are dropped."""
+
+
+async def test_long_option_texts_cannot_make_the_table_list_too_large(connect) -> None:
+    honest = await connect("honest")
+    flooders = [await connect("flood1"), await connect("flood2")]
+    created = []
+    for flooder in flooders:  # each within every per-client limit
+        for _ in range(16):
+            created.append(await flooder.create_table("tactego", {"pieces": LONG_PIECES}))
+    assert created[0].table.options["pieces"] == LONG_PIECES  # those at the table get the full text
+    tables = await honest.list_tables()  # every frame must fit the client's 262,144 bytes
+    assert sorted(table.id for table in tables) == sorted(joined.table.id for joined in created)
+    digest = hashlib.sha256(LONG_PIECES.encode()).hexdigest()[:16]
+    assert all(table.options["pieces"] == {"length": 10000, "sha256": digest} for table in tables)
+    await honest.ping()
+
+
+async def test_tables_held_for_absent_players_cannot_make_the_table_list_too_large(configured_server) -> None:
+    server = await configured_server(grace_s=30.0)  # tables outlive their creators for the grace period
+    honest = await Client.connect("127.0.0.1", server.port, name="honest")
+    created: set[int] = set()
+    for number in range(45):
+        try:
+            flooder = await Client.connect("127.0.0.1", server.port, name=f"flood{number}")
+        except ConnectionError:
+            continue  # refused: too many connection attempts
+        for _ in range(16):
+            try:
+                created.add((await flooder.create_table("nimble", seed="s" * 256)).table.id)
+            except ServerError as exc:
+                assert exc.code == "too_many_tables", exc
+                break
+        await flooder.close()
+    tables = await honest.list_tables()  # every frame must fit the client's 262,144 bytes
+    assert sorted(table.id for table in tables) == sorted(created)
+    await honest.ping()
+    await honest.close()
