@@ -21,9 +21,12 @@ from protocol import messages as m
 
 from .tls import check_fingerprint
 
-__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT"]
+__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT", "MAX_LISTED_TABLES"]
 
 DEFAULT_PORT = 7420
+
+MAX_LISTED_TABLES = 10_000
+"""The most tables :meth:`Client.list_tables` returns by default (a hundred pages)."""
 
 
 class ServerError(Exception):
@@ -247,11 +250,29 @@ class Client:
 
     # --- requests -----------------------------------------------------------------------
 
-    async def list_tables(self) -> list[m.TableInfo]:
-        """Return every table in the lobby."""
-        reply = await self.request(m.ListTables)
+    async def list_tables(self, *, most: int = MAX_LISTED_TABLES) -> list[m.TableInfo]:
+        """Return every table in the lobby (at most ``most``), by increasing id, asking page after page.
+
+        Long option texts come as summaries (``{"length": ..., "sha256": ...}``; PROTOCOL.md, TableInfo).
+
+        Raises:
+            ServerError, ConnectionLost: as :meth:`request`.
+        """
+        tables: list[m.TableInfo] = []
+        after: int | None = None
+        while len(tables) < most:
+            page = await self.list_tables_page(after=after, limit=min(m.MAX_TABLES_PAGE, most - len(tables)))
+            tables += page.tables
+            if page.next is None or (after is not None and page.next <= after):
+                break  # the last page (or a cursor that does not advance: stop rather than loop)
+            after = page.next
+        return tables[:most]
+
+    async def list_tables_page(self, *, after: int | None = None, limit: int = m.MAX_TABLES_PAGE) -> m.Tables:
+        """One page of the lobby: up to ``limit`` (1 … 100) tables with an id above ``after``; ``next`` is the next ``after``."""
+        reply = await self.request(m.ListTables, after=after, limit=limit)
         assert isinstance(reply, m.Tables)
-        return reply.tables
+        return reply
 
     async def create_table(
         self,

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 import games
-from protocol import FrameDecoder, encode_frame
+from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame
 from server.app import Server
 
 SEED = "hidden-bytes"
@@ -54,7 +54,7 @@ class RawConnection:
 async def _connect(server: Server, name: str) -> RawConnection:
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
     connection = RawConnection(reader, writer)
-    await connection.request("hello", version=1, name=name)
+    await connection.request("hello", version=PROTOCOL_VERSION, name=name)
     return connection
 
 

@@ -9,8 +9,8 @@ requests, a second ``hello``).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import collections
+import hashlib
 from typing import Any, Awaitable, Callable
 
 import pytest
@@ -18,9 +18,10 @@ import pytest
 import games
 from client import Client
 from client.connection import ServerError
-from protocol import PROTOCOL_VERSION, encode_frame
+from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame
 from protocol import messages as m
 from server.app import Server
+from server.limits import Limits
 
 from .conftest import TIMEOUT_S, refused
 
@@ -606,3 +607,42 @@ async def test_tables_held_for_absent_players_cannot_make_the_table_list_too_lar
     assert sorted(table.id for table in tables) == sorted(created)
     await honest.ping()
     await honest.close()
+
+
+async def test_list_tables_pages_return_every_table_exactly_once(raw, connect) -> None:
+    players = [await connect(f"p{number}") for number in range(4)]
+    created = [(await players[n % 4].create_table("nimble")).table.id for n in range(23)]
+    await players[1].leave_table(created[5])  # closed: gone from every page
+    expected = sorted(set(created) - {created[5]})
+    conn = await raw()
+    conn.decoder = FrameDecoder(max_frame_bytes=MAX_SERVER_FRAME_BYTES)  # what every client must accept, and no more
+    await conn.hello("lister")
+    seen: list[int] = []
+    after = None
+    for _ in range(10):
+        page = await conn.request("list_tables", after=after, limit=5)
+        assert page["type"] == "tables" and len(page["tables"]) <= 5
+        seen += [table["id"] for table in page["tables"]]
+        if page["next"] is None:
+            break
+        assert page["next"] == seen[-1]
+        after = page["next"]
+    assert seen == expected
+    first = await conn.request("list_tables")  # default: 50 a page, so all of them, and no next page
+    assert [table["id"] for table in first["tables"]] == expected and first["next"] is None
+    past_the_end = await conn.request("list_tables", after=expected[-1])
+    assert past_the_end["tables"] == [] and past_the_end["next"] is None
+    too_many = await conn.request("list_tables", limit=101)
+    assert too_many["code"] == "bad_message" and too_many["field"] == "limit"
+    assert sorted(t.id for t in await players[1].list_tables()) == expected  # the library pages for us
+
+
+async def test_the_client_library_pages_through_a_large_lobby(configured_server) -> None:
+    server = await configured_server(limits=Limits(max_tables_per_address=1000))
+    players = [await Client.connect("127.0.0.1", server.port, name=f"p{number}") for number in range(8)]
+    created = [(await players[n % 8].create_table("nimble")).table.id for n in range(120)]
+    assert [t.id for t in await players[0].list_tables()] == created  # 100 a page: two pages
+    page = await players[0].list_tables_page(after=created[99], limit=100)
+    assert [t.id for t in page.tables] == created[100:] and page.next is None
+    for player in players:
+        await player.close()
