@@ -70,6 +70,7 @@ class Client:
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
         self.closed_by_us = False
+        self._refusal: m.Error | None = None
 
     @classmethod
     async def connect(
@@ -147,7 +148,7 @@ class Client:
         finally:
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(ConnectionLost(self.close_reason or "connection closed"))
+                    future.set_exception(self._closed_error())
             self._pending.clear()
             self._events.put_nowait(None)
             self.closed.set()
@@ -155,6 +156,10 @@ class Client:
 
     def _route(self, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
+        if isinstance(message, m.Error) and request_id is None and self.welcome is None:
+            self._refusal = message  # refused before the handshake (too_many_connections, ...): hello fails with it
+            self.close_reason = f"the server refused the connection ({message.code}): {message.message}"
+            return
         future = self._pending.pop(request_id, None) if request_id is not None else None
         if future is not None and not future.done():
             future.set_result(message)
@@ -165,9 +170,15 @@ class Client:
             self.close_reason = f"server shutting down: {message.message}"
         self._events.put_nowait(message)
 
+    def _closed_error(self) -> Exception:
+        """What a request fails with once the connection is closed: the server's refusal, if it sent one."""
+        if self._refusal is not None:
+            return ServerError(self._refusal)
+        return ConnectionLost(self.close_reason or "connection closed")
+
     async def _request(self, request: m.Request) -> m.Message:
         if self.closed.is_set():
-            raise ConnectionLost(self.close_reason or "connection closed")
+            raise self._closed_error()
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = future
         self._send(request)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from pathlib import Path
 from typing import Awaitable, Callable
 
 import pytest
 
 import games
 from client import Client
+from client.cli import ConnectSettings, _reconnector
+from client.tokens import TokenStore
 from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame, to_wire
 from protocol import messages as m
 from protocol.messages import MAX_NAME_CHARS
@@ -262,6 +265,22 @@ async def test_connection_attempts_per_address_are_rate_limited(limited: Limited
     await asyncio.sleep(0.25)  # more than one token's refill (0.2 s)
     assert (await (await _raw(server)).hello("bob"))["type"] == "welcome"
     await player.ping()
+
+
+async def test_a_reconnecting_client_waits_out_the_connection_rate(
+    limited: LimitedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.05,))
+    server = await limited(connections_per_address_per_s=5, connection_burst=1)
+    tokens = TokenStore(tmp_path / "tokens.json")
+    ann = await _client(server, "ann")  # the address's one token
+    await ann.create_table("nimble")
+    await ann.close()
+    said: list[str] = []
+    again = await _reconnector("127.0.0.1", server.port, "ann", tokens, ConnectSettings())(ann.token, said.append)
+    assert again is not None and again.welcome is not None and again.welcome.resumed, said
+    assert said and all("refused (too many connection attempts from your address" in line for line in said), said
+    await again.close()
 
 
 def test_attempt_buckets_refuse_over_the_rate_and_forget_idle_addresses() -> None:

@@ -594,8 +594,9 @@ async def test_tables_held_for_absent_players_cannot_make_the_table_list_too_lar
     for number in range(45):
         try:
             flooder = await Client.connect("127.0.0.1", server.port, name=f"flood{number}")
-        except ConnectionError:
-            continue  # refused: too many connection attempts
+        except ServerError as exc:
+            assert exc.code == "too_many_connections" and "too many connection attempts" in exc.message, exc
+            continue
         for _ in range(16):
             try:
                 created.add((await flooder.create_table("nimble", seed="s" * 256)).table.id)
