@@ -274,8 +274,8 @@ class Client:
         while len(tables) < most:
             page = await self.list_tables_page(after=after, limit=min(m.MAX_TABLES_PAGE, most - len(tables)))
             tables += page.tables
-            if page.next is None or (after is not None and page.next <= after):
-                break  # the last page (or a cursor that does not advance: stop rather than loop)
+            if page.next is None or not page.tables or (after is not None and page.next <= after):
+                break  # the last page (or a page that makes no progress: stop rather than loop)
             after = page.next
         return tables[:most]
 

@@ -48,6 +48,7 @@ MAX_TOKEN_CHARS = 128
 MAX_TABLES_PAGE = 100
 """The most tables one ``tables`` reply holds (``list_tables.limit``)."""
 DEFAULT_TABLES_PAGE = 50
+"""How many tables ``list_tables`` asks for when it gives no ``limit``."""
 SUMMARY_CHARS = 64
 """Option texts longer than this many characters are summarized in lobby messages."""
 

@@ -593,8 +593,8 @@ class Server:
         after = request.after or 0
         ids = heapq.nsmallest(request.limit + 1, (table_id for table_id in self.tables if table_id > after))
         page = ids[: request.limit]
-        more = len(ids) > request.limit
-        return Tables(id=request.id, tables=[self.tables[table_id].lobby_info() for table_id in page], next=page[-1] if more else None)
+        cursor = page[-1] if len(ids) > request.limit else None
+        return Tables(id=request.id, tables=[self.tables[table_id].lobby_info() for table_id in page], next=cursor)
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
         seed = request.seed if request.seed is not None else secrets.token_hex(8)
@@ -664,12 +664,14 @@ class Server:
         self._tables_by_host.setdefault(host, set()).add(table.id)
 
     def _uncount(self, table: Table) -> None:
-        """Stop counting a closed table against its creator's address."""
-        ids = self._tables_by_host.get(table.creator_host or "")
-        if ids is not None:
-            ids.discard(table.id)
-            if not ids:
-                del self._tables_by_host[table.creator_host or ""]
+        """Stop counting a closed table against its creator's address (restored tables count against none)."""
+        host = table.creator_host
+        if host is None or host not in self._tables_by_host:
+            return
+        ids = self._tables_by_host[host]
+        ids.discard(table.id)
+        if not ids:
+            del self._tables_by_host[host]
 
     async def _join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
         table = self._table(request.table)
