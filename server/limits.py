@@ -27,8 +27,8 @@ class Limits:
         max_name_chars: longest player name, at most the protocol's 24 (``bad_name``).
         max_chat_chars: longest chat line, at most the protocol's 500 (``bad_message``).
         max_tables_per_client: seats plus watched tables one session may hold (``too_many_tables``).
-        max_tables_per_address: tables not yet over that connections from one IP address
-            created, held seats of departed players included (``too_many_tables``).
+        max_tables_per_address: tables created from one IP address whose game is not
+            over, those held for departed players included (``too_many_tables``).
         max_connections: open connections in all (``too_many_connections``, closed at once).
         max_connections_per_address: open connections from one IP address (``too_many_connections``).
         connections_per_address_per_s: steady rate of new connections from one IP
