@@ -52,7 +52,7 @@ for _path in (ROOT, HERE):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from roundtrip import UNTHROTTLED, ServerProcess, play_pair  # noqa: E402
+from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess, play_pair  # noqa: E402
 
 _PORT_LINE = re.compile(r"listening on port (\d+)")
 _STORE_LINE = re.compile(r"store: (\d+) commits, (\d+) writes")
@@ -76,7 +76,7 @@ class BenchServer(ServerProcess):
 
     def __init__(self, db_path: Path | None) -> None:
         storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
-        super().__init__(launcher=["-c", _BOOT], storage=storage, options=UNTHROTTLED)
+        super().__init__(launcher=["-c", _BOOT], storage=storage, options=UNTHROTTLED + ONE_ADDRESS)
         self.db_path = db_path
         self.commits: int | None = None
         self.writes: int | None = None

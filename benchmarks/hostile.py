@@ -2,7 +2,8 @@
 
 Starts a real ``parlour serve --no-db`` in its own process on 127.0.0.1, with
 the server's default limits (``--unthrottled`` lifts the request rate limit,
-for comparison), and has ``--pairs`` pairs of well-behaved clients play Othello
+for comparison) except those per IP address on connection attempts and tables,
+which are lifted because players and hostiles all connect from 127.0.0.1, and has ``--pairs`` pairs of well-behaved clients play Othello
 8x8 games of seeded random legal moves, a new table whenever a game ends, one
 move per table every ``--interval-ms`` (default 40 ms: each client sends about
 12 requests a second, well under the default limit of 50). Every move is
@@ -70,7 +71,7 @@ import games  # noqa: E402
 from client import Client  # noqa: E402
 from durability import BenchServer, percentile  # noqa: E402
 from protocol import FrameDecoder, FrameError, encode_frame  # noqa: E402
-from roundtrip import UNTHROTTLED, ServerProcess, close_table, skip_forced_passes  # noqa: E402
+from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess, close_table, skip_forced_passes  # noqa: E402
 
 WARMUP_S = 1.0
 """The first this-many seconds of each phase are not counted (hostiles connecting or leaving)."""
@@ -522,9 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         tables = [int(t) for t in args.tables.split(",")]
         print(json.dumps(asyncio.run(worker(args.worker, tables, args.seconds, args.seed))), flush=True)
         return 0
-    server = MeasuredServer(options=UNTHROTTLED if args.unthrottled else None)
+    server = MeasuredServer(options=ONE_ADDRESS + (UNTHROTTLED if args.unthrottled else []))
     port = server.start()
-    limits = "rate limit lifted" if args.unthrottled else "default limits"
+    limits = "rate limit lifted" if args.unthrottled else "default limits but per-address ones"
     print(f"server 127.0.0.1:{port} (separate process, --no-db, {limits}); {args.pairs} pairs playing Othello 8x8, "
           f"a move per table every {args.interval_ms:g} ms; {args.rounds} rounds of {args.seconds:g} s phases "
           f"(first {WARMUP_S:g} s of each not counted); seed {args.seed}")

@@ -47,6 +47,11 @@ UNTHROTTLED = ["--requests-per-s", "1000000", "--request-burst", "1000000"]
 benchmarks' clients move as fast as the server answers, far above what the
 default limit (50 requests/s) allows one connection."""
 
+ONE_ADDRESS = ["--connections-per-address-per-s", "1000000", "--connection-burst", "1000000", "--max-tables-per-address", "1000000"]
+"""Server flags that lift the per-address limits on connection attempts and
+tables: every benchmark client connects from 127.0.0.1, where a real server's
+players would come from many addresses."""
+
 
 class ServerProcess:
     """``parlour serve`` on 127.0.0.1 with a free port, in a child process.
@@ -227,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         host, _, port_text = args.connect.rpartition(":")
         asyncio.run(run(args, host or "127.0.0.1", int(port_text)))
         return 0
-    server = ServerProcess(options=UNTHROTTLED)
+    server = ServerProcess(options=UNTHROTTLED + ONE_ADDRESS)
     port = server.start()
     try:
         asyncio.run(run(args, "127.0.0.1", port))

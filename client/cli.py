@@ -306,7 +306,7 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: 
 
     It gives up at once (returning ``None``) when the server refuses the
     session or the password, or the certificate fails its check: waiting
-    would not change those.
+    would not change those. A refusal for too many connections is waited out.
     """
 
     async def reconnect(token: str, say: Any) -> Client | None:
@@ -319,8 +319,12 @@ def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: 
             try:
                 client = await _resume_or_renew(host, port, name, token, settings)
             except ServerError as exc:
-                say(describe_connect_error(exc, settings))
-                return None
+                if exc.code != "too_many_connections":
+                    say(describe_connect_error(exc, settings))
+                    return None
+                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+                say(f"Reconnect attempt {attempt} refused ({exc.message}); next try in {next_s:.1f} s")
+                continue
             except (FingerprintMismatch, ssl.SSLCertVerificationError) as exc:
                 say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(exc, settings)}")
                 return None

@@ -22,9 +22,12 @@ from server.limits import TokenBucket
 
 from .tls import check_fingerprint
 
-__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT"]
+__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT", "MAX_LISTED_TABLES"]
 
 DEFAULT_PORT = 7420
+
+MAX_LISTED_TABLES = 10_000
+"""The most tables :meth:`Client.list_tables` returns by default (a hundred pages)."""
 
 
 class ServerError(Exception):
@@ -76,6 +79,7 @@ class Client:
         self.close_reason: str | None = None
         self.closed_by_us = False
         self.superseded = False
+        self._refusal: m.Error | None = None
 
     @classmethod
     async def connect(
@@ -167,7 +171,7 @@ class Client:
         finally:
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(ConnectionLost(self.close_reason or "connection closed"))
+                    future.set_exception(self._closed_error())
             self._pending.clear()
             self._events.put_nowait(None)
             self.closed.set()
@@ -175,6 +179,10 @@ class Client:
 
     def _route(self, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
+        if isinstance(message, m.Error) and request_id is None and self.welcome is None:
+            self._refusal = message  # refused before the handshake (too_many_connections, ...): hello fails with it
+            self.close_reason = f"the server refused the connection ({message.code}): {message.message}"
+            return
         future = self._pending.pop(request_id, None) if request_id is not None else None
         if future is not None and not future.done():
             future.set_result(message)
@@ -188,12 +196,18 @@ class Client:
             self.close_reason = "another connection resumed this session"
         self._events.put_nowait(message)
 
+    def _closed_error(self) -> Exception:
+        """What a request fails with once the connection is closed: the server's refusal, if it sent one."""
+        if self._refusal is not None:
+            return ServerError(self._refusal)
+        return ConnectionLost(self.close_reason or "connection closed")
+
     async def _request(self, request: m.Request) -> m.Message:
         wait_s = self._pacer.take(asyncio.get_running_loop().time()) if self._pacer is not None else 0.0
         if wait_s > 0.0:
             await asyncio.sleep(wait_s)  # over the server's request rate: wait here rather than in its queue
         if self.closed.is_set():
-            raise ConnectionLost(self.close_reason or "connection closed")
+            raise self._closed_error()
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = future
         self._send(request)
@@ -278,11 +292,29 @@ class Client:
 
     # --- requests -----------------------------------------------------------------------
 
-    async def list_tables(self) -> list[m.TableInfo]:
-        """Return every table in the lobby."""
-        reply = await self.request(m.ListTables)
+    async def list_tables(self, *, most: int = MAX_LISTED_TABLES) -> list[m.TableInfo]:
+        """Return every table in the lobby (at most ``most``), by increasing id, asking page after page.
+
+        Long option texts come as summaries (``{"length": ..., "sha256": ...}``; PROTOCOL.md, TableInfo).
+
+        Raises:
+            ServerError, ConnectionLost: as :meth:`request`.
+        """
+        tables: list[m.TableInfo] = []
+        after: int | None = None
+        while len(tables) < most:
+            page = await self.list_tables_page(after=after, limit=min(m.MAX_TABLES_PAGE, most - len(tables)))
+            tables += page.tables
+            if page.next is None or not page.tables or (after is not None and page.next <= after):
+                break  # the last page (or a page that makes no progress: stop rather than loop)
+            after = page.next
+        return tables[:most]
+
+    async def list_tables_page(self, *, after: int | None = None, limit: int = m.MAX_TABLES_PAGE) -> m.Tables:
+        """One page of the lobby: up to ``limit`` (1 … 100) tables with an id above ``after``; ``next`` is the next ``after``."""
+        reply = await self.request(m.ListTables, after=after, limit=limit)
         assert isinstance(reply, m.Tables)
-        return reply.tables
+        return reply
 
     async def create_table(
         self,

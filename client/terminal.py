@@ -72,6 +72,8 @@ Other:
 Anything else is a move in the game's notation, e.g. d3."""
 
 OFFER_KINDS = ("draw", "takeback", "rematch")
+LIST_MOST = 1000
+"""The most tables ``list`` shows (ten pages of the lobby)."""
 _OFFER_NOUNS = {"draw": "draw offer", "takeback": "takeback request", "rematch": "rematch offer"}
 _RAW_COMMANDS = ("say", "shout", "rules")  # the rest of the line is the text, quotes and all
 _REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
@@ -248,11 +250,13 @@ class TerminalClient:
         return self.client.welcome.games
 
     async def _list(self, args: list[str]) -> None:
-        tables = await self.client.list_tables()
+        tables = await self.client.list_tables(most=LIST_MOST + 1)
         if not tables:
             self.write("No tables yet. Create one with: new GAME (e.g. new othello size=8)")
             return
-        self.write("\n".join(describe_table(table) for table in tables))
+        self.write("\n".join(describe_table(table) for table in tables[:LIST_MOST]))
+        if len(tables) > LIST_MOST:
+            self.write(f"(only the first {LIST_MOST} tables are shown)")
 
     async def _new(self, args: list[str]) -> None:
         if not args:
@@ -633,7 +637,7 @@ class TerminalClient:
         here = at is not None and getattr(event, "table", None) == at.table.id
         if isinstance(event, m.TableUpdated):
             if at is not None and event.table.id == at.table.id:
-                at.table = event.table
+                at.table = _with(event.table, options=at.table.options)  # the lobby's summary of long options would lose texts
                 self._set_clock(at, event.table.clock)
             elif at is None:
                 self.write("lobby: " + describe_table(event.table))
@@ -791,7 +795,7 @@ class UsageError(Exception):
 
 def describe_table(table: m.TableInfo) -> str:
     """One lobby line: id, game, options, clock, seats, status, spectators (sanitised: names come from users)."""
-    words = [f"{printable(str(k))}={printable(_short(v))}" for k, v in table.options.items() if v is not None]
+    words = [f"{printable(str(k))}={_option_text(v)}" for k, v in table.options.items() if v is not None]
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
     if table.seed is not None and table.status == "waiting":
@@ -813,7 +817,7 @@ def describe_archived(entry: dict[str, Any]) -> str:
     result = entry.get("result")
     result_text = _outcome_text(result, seats) if isinstance(result, dict) else "no result"
     options = entry.get("options") or {}
-    words = "".join(f" {printable(str(k))}={printable(_short(v))}" for k, v in options.items() if v is not None)
+    words = "".join(f" {printable(str(k))}={_option_text(v)}" for k, v in options.items() if v is not None)
     plies = entry.get("plies")
     return (
         f"#{entry.get('id', '?')} {game}{words} — {names} — {result_text} — "
@@ -888,6 +892,13 @@ def _when(text: Any) -> str:
 
 def _plies(count: int) -> str:
     return f"{count} ply" if count == 1 else f"{count} plies"
+
+
+def _option_text(value: Any) -> str:
+    """An option's value for one lobby line (sanitised): a long text the server summarized shows as ``<10000 chars>``."""
+    if isinstance(value, dict) and isinstance(value.get("length"), int):
+        return f"<{value['length']} chars>"
+    return printable(_short(value))
 
 
 def _short(value: Any) -> str:

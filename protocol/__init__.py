@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import messages
 from .connection import ClientConnection, ServerConnection, State
 from .errors import Code, FrameError, MessageError, ProtocolError
-from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, encode_frame
+from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder, encode_frame
 from .messages import PROTOCOL_VERSION, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME_BYTES",
     "FrameDecoder",
     "FrameError",
+    "MAX_SERVER_FRAME_BYTES",
     "Message",
     "MessageError",
     "PROTOCOL_VERSION",

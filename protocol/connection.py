@@ -19,7 +19,7 @@ import enum
 from typing import Any, Iterator
 
 from .errors import Code, FrameError, ProtocolError
-from .framing import DEFAULT_MAX_FRAME_BYTES, FrameDecoder, encode_frame
+from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder, encode_frame
 from .messages import SERVER_TYPES, Hello, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
 
 SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
@@ -105,11 +105,11 @@ class ClientConnection:
     """The client's end: requests in, bytes out; bytes in, server messages out.
 
     Args:
-        max_frame_bytes: the largest frame body accepted from the server, in bytes.
-            Views of big boards are larger than requests, hence the roomier default.
+        max_frame_bytes: the largest frame body accepted from the server, in bytes;
+            by default the most a server ever sends (replies are larger than requests).
     """
 
-    def __init__(self, *, max_frame_bytes: int = 4 * DEFAULT_MAX_FRAME_BYTES) -> None:
+    def __init__(self, *, max_frame_bytes: int = MAX_SERVER_FRAME_BYTES) -> None:
         self._decoder = FrameDecoder(max_frame_bytes=max_frame_bytes)
 
     def send(self, request: Request) -> bytes:

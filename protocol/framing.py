@@ -15,10 +15,13 @@ import msgpack
 
 from .errors import FrameError
 
-__all__ = ["DEFAULT_MAX_FRAME_BYTES", "HEADER_BYTES", "FrameDecoder", "encode_frame"]
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "MAX_SERVER_FRAME_BYTES", "HEADER_BYTES", "FrameDecoder", "encode_frame"]
 
 DEFAULT_MAX_FRAME_BYTES = 65536
 """Largest frame body accepted by default, in bytes (64 KiB)."""
+
+MAX_SERVER_FRAME_BYTES = 4 * DEFAULT_MAX_FRAME_BYTES
+"""Largest frame body a server sends, in bytes (256 KiB): every client must accept frames this large."""
 
 HEADER_BYTES = 4
 _HEADER = struct.Struct(">I")

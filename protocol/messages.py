@@ -10,6 +10,7 @@ field. ``PROTOCOL.md`` documents each message with an example.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Annotated, Any, Literal, Union
 
@@ -23,6 +24,9 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_MOVE_CHARS",
     "MAX_CHAT_CHARS",
+    "MAX_TABLES_PAGE",
+    "SUMMARY_CHARS",
+    "summarize_options",
     "Message",
     "Request",
     "ServerMessage",
@@ -33,13 +37,20 @@ __all__ = [
     "SERVER_TYPES",
 ]
 
-PROTOCOL_VERSION = 1
-"""The protocol version this code speaks (``hello.version``)."""
+PROTOCOL_VERSION = 2
+"""The protocol version this code speaks (``hello.version``). Version 2 pages
+``list_tables`` and summarizes long option texts in lobby messages."""
 
 MAX_NAME_CHARS = 24
 MAX_MOVE_CHARS = 64
 MAX_CHAT_CHARS = 500
 MAX_TOKEN_CHARS = 128
+MAX_TABLES_PAGE = 100
+"""The most tables one ``tables`` reply holds (``list_tables.limit``)."""
+DEFAULT_TABLES_PAGE = 50
+"""How many tables ``list_tables`` asks for when it gives no ``limit``."""
+SUMMARY_CHARS = 64
+"""Option texts longer than this many characters are summarized in lobby messages."""
 
 RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
@@ -73,9 +84,11 @@ class Hello(Message, tag="hello"):
 
 
 class ListTables(Message, tag="list_tables"):
-    """Asks for every table in the lobby."""
+    """Asks for one page of the lobby: up to ``limit`` tables whose id is above ``after`` (``None``: from the first)."""
 
     id: RequestId
+    after: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_TABLES_PAGE)] = DEFAULT_TABLES_PAGE
 
 
 class CreateTable(Message, tag="create_table"):
@@ -201,7 +214,8 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
 
     ``seats`` holds the two players' names (``None``: free); ``status`` is
     ``"waiting"``, ``"playing"`` or ``"over"``; ``seed`` is ``None`` while it
-    would reveal hidden information.
+    would reveal hidden information. In lobby messages (``tables``,
+    ``table_updated``) long option texts are summaries (:func:`summarize_options`).
     """
 
     id: int
@@ -251,10 +265,14 @@ class Pong(Message, tag="pong"):
 
 
 class Tables(Message, tag="tables"):
-    """Answers ``list_tables``."""
+    """Answers ``list_tables``: one page of tables, by increasing id.
+
+    ``next`` is the ``after`` to ask for the following page, ``None`` on the last page.
+    """
 
     id: int
     tables: list[TableInfo]
+    next: int | None
 
 
 class TableJoined(Message, tag="table_joined"):
@@ -448,6 +466,25 @@ ServerMessage = Union[
     Heartbeat,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
+
+
+# --- option summaries ------------------------------------------------------------------
+
+
+def summarize_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` as lobby messages carry them: a text longer than :data:`SUMMARY_CHARS` becomes a summary.
+
+    A summary is ``{"length": <characters>, "sha256": <the first 16 hexadecimal
+    digits of the SHA-256 of the text's UTF-8>}``; other values are kept as they are.
+
+    >>> summarize_options({"size": 8, "pieces": "0" * 100})
+    {'size': 8, 'pieces': {'length': 100, 'sha256': '134e6543ddc35b40'}}
+    """
+    return {key: _summary(value) if isinstance(value, str) and len(value) > SUMMARY_CHARS else value for key, value in options.items()}
+
+
+def _summary(text: str) -> dict[str, Any]:
+    return {"length": len(text), "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
 # --- conversion ----------------------------------------------------------------------

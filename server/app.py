@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import heapq
 import hmac
 import logging
 import secrets
@@ -63,11 +64,12 @@ from protocol.messages import (
     TakenBack,
     WatchTable,
     Welcome,
+    summarize_options,
     to_wire,
 )
 
 from . import __version__
-from .limits import Limits, TokenBucket
+from .limits import AddressBuckets, Limits, TokenBucket
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
@@ -148,6 +150,8 @@ class Server:
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._per_address: collections.Counter[str] = collections.Counter()
+        self._attempts = AddressBuckets(self.config.limits.connections_per_address_per_s, self.config.limits.connection_burst)
+        self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
         self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
         self._dispatch: dict[type, Handler] = {
@@ -291,6 +295,11 @@ class Server:
     def _connection_refusal(self, host: str) -> str | None:
         """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
         limits = self.config.limits
+        if not self._attempts.admit(host, time.monotonic()):
+            return (
+                f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
+                f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
+            )
         if len(self.peers) >= limits.max_connections:
             return f"the server has its maximum of {limits.max_connections} connections; try again later"
         if self._per_address[host] >= limits.max_connections_per_address:
@@ -467,6 +476,7 @@ class Server:
     def _close_if_empty(self, table: Table) -> None:
         if table.is_empty() and table.status != "playing":
             if self.tables.pop(table.id, None) is not None:
+                self._uncount(table)
                 if table.status == "waiting" and self.store is not None:
                     asyncio.ensure_future(self._persist(delete_table_sql(table.id)))
                 self._broadcast_lobby(TableClosed(table=table.id))
@@ -599,10 +609,14 @@ class Server:
                 peer.send_frame(frame)
 
     def _table_changed(self, table: Table) -> None:
-        self._broadcast_lobby(TableUpdated(table=table.info()))
+        self._broadcast_lobby(TableUpdated(table=table.lobby_info()))
 
     async def _list_tables(self, session: Session, request: ListTables, then: list[Push]) -> Message:
-        return Tables(id=request.id, tables=[table.info() for table in self.tables.values()])
+        after = request.after or 0
+        ids = heapq.nsmallest(request.limit + 1, (table_id for table_id in self.tables if table_id > after))
+        page = ids[: request.limit]
+        cursor = page[-1] if len(ids) > request.limit else None
+        return Tables(id=request.id, tables=[self.tables[table_id].lobby_info() for table_id in page], next=cursor)
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
         try:
@@ -610,6 +624,7 @@ class Server:
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         self._check_room(session)
+        host = self._check_address_budget(session)
         table = Table.create(self._next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
         table.set_time_control(control)
         self._next_table_id += 1
@@ -624,6 +639,7 @@ class Server:
             seat = table.sit(session, request.seat)
         await self._persist(create_table_sql(_table_row(table)))
         self.tables[table.id] = table
+        self._count_against(host, table)
         if seat is not None:
             session.seats[table.id] = seat
         else:
@@ -642,6 +658,46 @@ class Server:
         if len(session.seats) + len(session.watching) >= most:
             verb = "are" if who == "you" else "is"
             raise RequestError(Code.TOO_MANY_TABLES, f"{who} {verb} already at {most} tables, the most this server allows; leave one first")
+
+    def _check_address_budget(self, session: Session) -> str:
+        """Refuse a new table to the address of ``session``'s connection at its budget; return that address.
+
+        Every table an address created counts until its game is over or it
+        closes, whether or not anyone from there is still connected.
+
+        Raises:
+            RequestError: ``too_many_tables``.
+        """
+        host = session.peer.host if session.peer is not None else "?"
+        live = {table_id for table_id in self._tables_by_host.get(host, ()) if self._live(table_id)}
+        self._tables_by_host[host] = live
+        most = self.config.limits.max_tables_per_address
+        if len(live) >= most:
+            raise RequestError(
+                Code.TOO_MANY_TABLES,
+                f"your address already has {most} tables that are not over, the most this server allows;"
+                " finish or leave one first (tables of players who left count until they close)",
+            )
+        return host
+
+    def _live(self, table_id: int) -> bool:
+        table = self.tables.get(table_id)
+        return table is not None and table.outcome is None
+
+    def _count_against(self, host: str, table: Table) -> None:
+        """Count a new table against ``host``'s budget (see :meth:`_check_address_budget`)."""
+        table.creator_host = host
+        self._tables_by_host.setdefault(host, set()).add(table.id)
+
+    def _uncount(self, table: Table) -> None:
+        """Stop counting a closed table against its creator's address (restored tables count against none)."""
+        host = table.creator_host
+        if host is None or host not in self._tables_by_host:
+            return
+        ids = self._tables_by_host[host]
+        ids.discard(table.id)
+        if not ids:
+            del self._tables_by_host[host]
 
     async def _join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
         table = self._table(request.table)
@@ -811,7 +867,7 @@ class Server:
         offer = table.take_offer(session, kind)
         if kind == "rematch":
             try:
-                self._check_rematch(table)
+                self._check_rematch(table, session)
             except RequestError:
                 table.offers[kind] = offer  # refused: the offer stays pending
                 raise
@@ -830,7 +886,7 @@ class Server:
             self._schedule_flag(table)
             then.append(lambda: self._announce_takeback(table, taken))
         else:
-            rematch = await self._rematch(table)
+            rematch = await self._rematch(table, session)
             then.append(lambda: self._announce_rematch(table, rematch))
         return Ok(id=request_id)
 
@@ -840,8 +896,11 @@ class Server:
         for member, seat in table.members():
             member.send(TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=list(table.moves), clock=clock))
 
-    def _check_rematch(self, old: Table) -> None:
-        """Raise unless the rematch of ``old`` can be played: both players still there and with room for a table.
+    def _check_rematch(self, old: Table, accepter: Session) -> str:
+        """Raise unless the rematch of ``old`` can be played; return the address it will count against.
+
+        Both players must still be there, each with room for a table, and the
+        address of the accepter's connection within its table budget.
 
         Raises:
             RequestError: ``bad_action`` or ``too_many_tables``.
@@ -853,14 +912,16 @@ class Server:
         for holder in old.seats:
             assert holder is not None
             self._check_room(holder, who=holder.name)
+        return self._check_address_budget(accepter)
 
-    async def _rematch(self, old: Table) -> Table:
+    async def _rematch(self, old: Table, accepter: Session) -> Table:
         """A new table with the same game and seats swapped, both players seated.
 
         Raises:
-            RequestError: ``bad_action`` if a player has left or the rematch was already played.
+            RequestError: ``bad_action`` if a player has left or the rematch was already played;
+                ``too_many_tables`` if a player or the accepter's address has no room.
         """
-        self._check_rematch(old)
+        host = self._check_rematch(old, accepter)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
         table = Table.create(self._next_table_id, old.game.name, old.options, seed)
         self._next_table_id += 1
@@ -874,6 +935,7 @@ class Server:
             statements.append(_ended_sql(table, table.outcome))
         await self._persist(*statements)
         self.tables[table.id] = table
+        self._count_against(host, table)
         old.rematch = table.id
         for seat, holder in enumerate(table.seats):
             if holder is not None:
@@ -974,7 +1036,7 @@ def _archive_entry(entry: ArchiveEntry) -> dict[str, Any]:
     return {
         "id": entry.id,
         "game": entry.game,
-        "options": entry.options,
+        "options": summarize_options(entry.options),
         "players": list(entry.players),
         "result": entry.result,
         "plies": entry.plies,

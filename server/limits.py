@@ -1,4 +1,4 @@
-"""What one client may cost the server: the limits, and the token bucket behind the request rate.
+"""What one client may cost the server: the limits, and the token buckets behind the request and connection rates.
 
 Every limit has a safe default and a ``parlour serve`` flag; ``docs/SECURITY.md``
 lists them with the error code each one answers with.
@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES
 from protocol.messages import MAX_CHAT_CHARS, MAX_NAME_CHARS
 
-__all__ = ["Limits", "LimitError", "TokenBucket"]
+__all__ = ["AddressBuckets", "Limits", "LimitError", "TokenBucket"]
 
 
 class LimitError(ValueError):
@@ -27,8 +27,13 @@ class Limits:
         max_name_chars: longest player name, at most the protocol's 24 (``bad_name``).
         max_chat_chars: longest chat line, at most the protocol's 500 (``bad_message``).
         max_tables_per_client: seats plus watched tables one session may hold (``too_many_tables``).
+        max_tables_per_address: tables created from one IP address whose game is not
+            over, those held for departed players included (``too_many_tables``).
         max_connections: open connections in all (``too_many_connections``, closed at once).
         max_connections_per_address: open connections from one IP address (``too_many_connections``).
+        connections_per_address_per_s: steady rate of new connections from one IP
+            address (token bucket refill; over it: ``too_many_connections``, closed at once).
+        connection_burst: new connections one IP address may open at once (bucket size).
         requests_per_s: steady request rate of one connection (token bucket refill).
         request_burst: requests a connection may send at once before it is slowed (bucket size).
         flood_timeout_s: how long a connection may be kept slowed before it is
@@ -47,8 +52,11 @@ class Limits:
     max_name_chars: int = MAX_NAME_CHARS
     max_chat_chars: int = MAX_CHAT_CHARS
     max_tables_per_client: int = 16
+    max_tables_per_address: int = 32
     max_connections: int = 1024
     max_connections_per_address: int = 32
+    connections_per_address_per_s: float = 2.0
+    connection_burst: int = 10
     requests_per_s: float = 50.0
     request_burst: int = 100
     flood_timeout_s: float = 10.0
@@ -113,3 +121,48 @@ class TokenBucket:
     def tokens(self, now: float) -> float:
         """Tokens available at ``now`` (negative while requests are being held back)."""
         return min(self.burst, self._tokens + (now - self._at) * self.rate)
+
+    def try_take(self, now: float) -> bool:
+        """Spend one token if one is available at ``now``; never go into debt. Return whether one was spent."""
+        if self.tokens(now) < 1.0:
+            return False
+        self.take(now)
+        return True
+
+
+class AddressBuckets:
+    """A :class:`TokenBucket` per address, for actions refused (not delayed) over the rate.
+
+    An address whose bucket has filled up again is forgotten: a new bucket
+    would be the same. So the map only holds addresses active within the last
+    ``2 * burst / rate`` seconds or so.
+
+    Args:
+        rate: tokens added per second to each bucket (> 0).
+        burst: each bucket's size.
+    """
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, TokenBucket] = {}
+        self._swept_at: float | None = None
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def admit(self, address: str, now: float) -> bool:
+        """Spend one of ``address``'s tokens at ``now`` (seconds, monotonic); ``False``: none left, refuse."""
+        self._forget_idle(now)
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst, now)
+        return bucket.try_take(now)
+
+    def _forget_idle(self, now: float) -> None:
+        """Drop full buckets, at most once per refill time (so admitting stays cheap on average)."""
+        if self._swept_at is not None and now - self._swept_at < self.burst / self.rate:
+            return
+        self._swept_at = now
+        for address in [a for a, bucket in self._buckets.items() if bucket.tokens(now) >= self.burst]:
+            del self._buckets[address]

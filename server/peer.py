@@ -3,7 +3,9 @@
 Writes never block the caller: a frame goes straight to the transport, which
 sends what the socket takes now and buffers the rest. A peer whose buffer
 grows past its limit is not reading, and is disconnected rather than allowed
-to slow anyone else's broadcast or to hold the server's memory.
+to slow anyone else's broadcast or to hold the server's memory. No frame
+larger than clients must accept (:data:`protocol.MAX_SERVER_FRAME_BYTES`) is
+ever written: an ``internal_error`` goes in its place.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import socket
 import time
 from typing import Any
 
-from protocol import Message, ServerConnection
+from protocol import Code, Message, ServerConnection, encode_frame, to_wire
+from protocol.framing import HEADER_BYTES, MAX_SERVER_FRAME_BYTES
+from protocol.messages import Error
 
 log = logging.getLogger(__name__)
 
@@ -76,18 +80,37 @@ class Peer:
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
         if not self.closed:
-            self.send_frame(self.protocol.send(message))
+            self.send_frame(self.protocol.send(message), message)
 
-    def send_frame(self, frame: bytes) -> None:
-        """Send an already encoded frame (shared by a broadcast)."""
+    def send_frame(self, frame: bytes, message: Message | None = None) -> None:
+        """Send an already encoded frame (shared by a broadcast); ``message``, if given, is what it encodes.
+
+        A frame whose body is above :data:`MAX_SERVER_FRAME_BYTES` is never
+        sent: it is logged, and a small ``internal_error`` (with the request's
+        ``id`` when ``message`` is a reply) goes instead.
+        """
         transport = self._writer.transport
         if self.closed or transport.is_closing():
             return
+        if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
+            frame = self._too_large(frame, message)
         transport.write(frame)
         self.last_sent = time.monotonic()
         if transport.get_write_buffer_size() > self._send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
+
+    def _too_large(self, frame: bytes, message: Message | None) -> bytes:
+        """The ``internal_error`` frame that replaces an oversize ``frame``."""
+        size = len(frame) - HEADER_BYTES
+        kind = f"{message.__struct_config__.tag} message" if message is not None else "message"
+        log.error("not sending %s (%s) a %s of %d bytes: above the %d bytes clients must accept", self.address, self._who(), kind, size, MAX_SERVER_FRAME_BYTES)
+        error = Error(
+            id=getattr(message, "id", None),
+            code=Code.INTERNAL_ERROR,
+            message=f"the server's {kind} was too large to send ({size} bytes, above the limit of {MAX_SERVER_FRAME_BYTES}); it was dropped",
+        )
+        return encode_frame(to_wire(error))
 
     def close(self, linger_s: float = CLOSE_LINGER_S) -> None:
         """Send what is buffered, then close; the socket is gone at the latest ``linger_s`` seconds later.

@@ -15,10 +15,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 import games
 from games import Game, IllegalMove, Outcome, State
 from protocol import Code
-from protocol.messages import TableInfo
+from protocol.messages import TableInfo, summarize_options
 
 from .clock import Clock, TimeControl
 from .peer import Peer
@@ -93,6 +95,7 @@ class Table:
         self.rematch: int | None = None  # the table where this game's rematch is played
         self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
         self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
+        self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False) -> "Table":
@@ -144,8 +147,13 @@ class Table:
             return "over"
         return "playing" if self.started else "waiting"
 
+    def lobby_info(self) -> TableInfo:
+        """Return the table as the lobby shows it: :meth:`info` with long option texts summarized (bounded size)."""
+        info = self.info()
+        return msgspec.structs.replace(info, options=summarize_options(info.options))
+
     def info(self) -> TableInfo:
-        """Return the table as the lobby shows it (the seed hidden while secret, unless a player chose it)."""
+        """Return the table as those at it see it, full options included (the seed hidden while secret, unless a player chose it)."""
         secret = self.outcome is None and self.game.seed_is_secret(self.options) and not self.seed_chosen
         outcome = self.outcome
         return TableInfo(

@@ -104,6 +104,30 @@ async def test_list_against_the_real_server(connect: Connect) -> None:
     assert "ann vs (free) — waiting" in out
 
 
+def test_a_summarized_option_text_shows_its_length() -> None:
+    line = describe_table(_table(game="tactego", options={"rows": 8, "pieces": {"length": 10000, "sha256": "0123456789abcdef"}}))
+    assert line.startswith("#1 tactego rows=8 pieces=<10000 chars> — ")
+    archived = describe_archived({"id": 3, "game": "tactego", "options": {"pieces": {"length": 70, "sha256": "x"}}, "players": ["a", "b"]})
+    assert archived.startswith("#3 tactego pieces=<70 chars> — ")
+
+
+async def test_list_shows_long_options_as_summaries_and_the_table_keeps_its_full_options(connect: Connect, tmp_path: Path) -> None:
+    pieces = tmp_path / "pieces.txt"
+    pieces.write_text("0" * 100 + "5 3\nF 1\n")
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    await ann.run(f"new tactego pieces={pieces}")
+    assert "pieces=<108 chars>" in await bob.run("list")
+    await bob.run("join 1")
+    update = await ann.next_push(m.TableUpdated)
+    while update.table.seats != ["ann", "bob"]:  # skip the push of ann's own creation
+        update = await ann.next_push(m.TableUpdated)
+    # bob joined: the lobby push carries the summary
+    assert update.table.options["pieces"] == {"length": 108, "sha256": update.table.options["pieces"]["sha256"]}
+    ann.feed(update)
+    assert ann.term.at is not None and ann.term.at.table.options["pieces"] == pieces.read_text()
+    assert ann.term.at.table.seats == ["ann", "bob"]
+
+
 async def test_names_at_the_table_are_sanitised(connect: Connect) -> None:
     ann, _ = await _two_at_a_table(connect)
     table_id = 1

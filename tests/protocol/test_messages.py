@@ -7,6 +7,7 @@ echoing the request ``id`` when it could be read.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ REQUESTS: list[m.Message] = [
     m.Hello(id=1, version=PROTOCOL_VERSION, name="ann"),
     m.Hello(id=2, version=7, name="bob", token="t" * 128, password="secret"),
     m.ListTables(id=3),
+    m.ListTables(id=3, after=17, limit=100),
     m.CreateTable(id=4, game="othello"),
     m.CreateTable(id=5, game="nimble", options={"board": [1, 2, 3], "n": None}, seed="abc", seat=1),
     m.CreateTable(id=6, game="tactego", seed=-(2**63), seat=None),
@@ -62,9 +64,9 @@ SERVER_MESSAGES: list[m.Message] = [
     m.Welcome(id=1, protocol=1, server="test", version="0.1.0", name="ann", token="tok", games=[{"name": "othello"}]),
     m.Ok(id=2),
     m.Pong(id=3),
-    m.Tables(id=4, tables=[]),
+    m.Tables(id=4, tables=[], next=None),
     m.Tables(id=5, tables=[TABLE, m.TableInfo(id=4, game="nimble", options={}, seats=["a", "b"], status="over",
-                                              spectators=0, ply=9, seed=12, outcome={"winner": 1, "reason": "r", "score": None})]),
+                                              spectators=0, ply=9, seed=12, outcome={"winner": 1, "reason": "r", "score": None})], next=4),
     m.TableJoined(id=6, table=TABLE, seat=0, view=VIEW, moves=[]),
     m.TableJoined(id=7, table=TABLE, seat=None, view=VIEW, moves=["d3", "c5"]),
     m.Error(code=Code.BAD_FRAME, message="bad"),
@@ -98,8 +100,21 @@ def _tag(cls: type[m.Message]) -> str:
     return cls.__struct_config__.tag  # type: ignore[return-value]
 
 
+def test_long_option_texts_are_summarized_by_length_and_digest() -> None:
+    text = "é" * 65
+    summary = m.summarize_options({"pieces": text, "position": "p" * 64, "size": 8, "board": [1] * 100, "hidden": True})
+    assert summary == {
+        "pieces": {"length": 65, "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]},
+        "position": "p" * 64,  # at the bound: kept
+        "size": 8,
+        "board": [1] * 100,
+        "hidden": True,
+    }
+
+
 def test_protocol_constants() -> None:
-    assert PROTOCOL_VERSION == 1
+    assert PROTOCOL_VERSION == 2
+    assert m.MAX_TABLES_PAGE == 100 and m.SUMMARY_CHARS == 64
     assert m.MAX_NAME_CHARS == 24
     assert m.MAX_MOVE_CHARS == 64
     assert m.MAX_TOKEN_CHARS == 128
@@ -289,6 +304,11 @@ BAD_FIELDS = [
     ({"type": "watch_table", "id": 5, "table": "1"}, "table", "got `str`"),
     ({"type": "leave_table", "id": 5, "table": -3}, "table", ">= 1"),
     ({"type": "resign", "id": 5, "table": [1]}, "table", "got `array`"),
+    # -- list_tables paging
+    ({"type": "list_tables", "id": 5, "limit": 0}, "limit", ">= 1"),
+    ({"type": "list_tables", "id": 5, "limit": 101}, "limit", "<= 100"),
+    ({"type": "list_tables", "id": 5, "after": -1}, "after", ">= 0"),
+    ({"type": "list_tables", "id": 5, "after": "3"}, "after", "got `str`"),
     # -- move / ply
     (_with(MOVE, move=4), "move", "Expected `str`, got `int`"),
     (_with(MOVE, move=""), "move", "length >= 1"),
@@ -351,7 +371,7 @@ def test_nested_bad_field_has_a_path() -> None:
     with pytest.raises(MessageError) as info:
         parse_server_message({"type": "table_updated", "table": table})
     assert info.value.field == "table.spectators"
-    bad = {**to_wire(m.Tables(id=9, tables=[TABLE]))}
+    bad = {**to_wire(m.Tables(id=9, tables=[TABLE], next=None))}
     bad["tables"] = [{**bad["tables"][0], "seats": [1, None]}]
     with pytest.raises(MessageError) as info:
         parse_server_message(bad)
@@ -475,7 +495,8 @@ json_like = st.recursive(
 REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.Hello: st.builds(m.Hello, id=request_ids, version=st.integers(min_value=-(2**63), max_value=2**64 - 1), name=st.text(max_size=256),
                        token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256)),
-    m.ListTables: st.builds(m.ListTables, id=request_ids),
+    m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
+                            limit=st.integers(min_value=1, max_value=100)),
     m.CreateTable: st.builds(
         m.CreateTable, id=request_ids, game=st.text(min_size=1, max_size=32),
         options=st.dictionaries(st.text(max_size=10), json_like, max_size=32),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -210,6 +211,22 @@ async def test_archive_lists_finished_games_and_their_records_replay(persistent:
         record = parse_record(await bob.get_record(table))
         positions = replay(record)
         assert positions[-1].view(None) == state.view(None)
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_archive_summarizes_long_option_texts(persistent: Server) -> None:
+    pieces = "0" * 9993 + "5 3\nF 1"  # 10,000 characters: 200 such games in one archive page would be 2 MB
+    ann = await Client.connect("127.0.0.1", persistent.port, name="ann")
+    bob = await Client.connect("127.0.0.1", persistent.port, name="bob")
+    try:
+        table = (await ann.create_table("tactego", {"pieces": pieces})).table.id
+        await bob.join_table(table)
+        await ann.resign(table)
+        [entry] = await bob.list_archive()
+        assert entry["options"]["pieces"] == {"length": 10000, "sha256": hashlib.sha256(pieces.encode()).hexdigest()[:16]}
+        assert entry["options"]["rows"] == 8
     finally:
         await ann.close()
         await bob.close()

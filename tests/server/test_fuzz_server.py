@@ -57,7 +57,7 @@ from hypothesis import strategies as st
 
 import games
 from client import Client
-from protocol import FrameDecoder, FrameError, MessageError, encode_frame, parse_server_message
+from protocol import PROTOCOL_VERSION, FrameDecoder, FrameError, MessageError, encode_frame, parse_server_message
 from protocol import messages as m
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES, MAX_NESTING, decode_body
 from server.app import Server, ServerConfig
@@ -205,8 +205,8 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
     """A valid-looking request of type ``kind`` (valid when nothing is mutated afterwards)."""
     table = a_table(rng, ctx)
     fields: dict[str, Callable[[], dict[str, Any]]] = {
-        "hello": lambda: {"version": 1, "name": name},
-        "list_tables": dict,
+        "hello": lambda: {"version": PROTOCOL_VERSION, "name": name},
+        "list_tables": lambda: {"after": rng.choice([None, 0, 1, 2**53]), "limit": rng.choice([1, 2, 50, 100])},
         "create_table": lambda: {"game": rng.choice(_GAMES), "options": rng.choice(_OPTIONS),
                                  "seed": rng.choice([None, "s", 7, -(2**63)]), "seat": rng.choice([0, 1, None]),
                                  "time_control": rng.choice([None, "5+3", "0+0", "1441+0", "x"])},
@@ -286,12 +286,12 @@ def lying_frame(rng: random.Random, wire: dict[str, Any]) -> bytes:
 
 def junk_hello(rng: random.Random, rid: int, name: str) -> dict[str, Any]:
     """A hello with a junk name, version, token or password (sometimes all fine)."""
-    wire: dict[str, Any] = {"type": "hello", "id": rid, "version": 1, "name": name}
+    wire: dict[str, Any] = {"type": "hello", "id": rid, "version": PROTOCOL_VERSION, "name": name}
     if rng.random() < 0.5:
         wire["name"] = rng.choice(["", " ", "a" * 25, "a" * 257, " x", "x  y", "ann\x00", "\u202eann", "ａｎｎ",
                                    junk_text(rng, 30), "x\ny", "\u200b"])
     if rng.random() < 0.3:
-        wire["version"] = rng.choice([0, 2, -1, 2**64 - 1, "1", 1.0, True, None])
+        wire["version"] = rng.choice([0, PROTOCOL_VERSION + 1, -1, 2**64 - 1, "1", 1.0, True, None])
     if rng.random() < 0.3:
         wire["token"] = rng.choice(["", "x" * 128, "x" * 129, junk_text(rng, 20), 5, None])
     if rng.random() < 0.2:
@@ -558,7 +558,7 @@ async def hostile_connection(conn: Hostile, rng: random.Random, ctx: Context, na
     ids = Ids()
     sent = 0
     if rng.random() < 0.75:
-        await conn.send("hello", pack({"type": "hello", "id": ids(), "version": 1, "name": name}))
+        await conn.send("hello", pack({"type": "hello", "id": ids(), "version": PROTOCOL_VERSION, "name": name}))
     while sent < budget and not conn.closed.is_set() and not conn.framing.broken:
         for _ in range(rng.randint(1, 6)):
             await conn.send(*make_case(rng, ctx, ids, name))
@@ -720,7 +720,13 @@ async def play_games(pair: Pair, ctx: Context, count: int) -> None:
 
 @pytest.fixture
 async def fuzz_server() -> AsyncIterator[Server]:
-    limits = Limits(requests_per_s=100_000.0, request_burst=100_000)
+    limits = Limits(
+        requests_per_s=100_000.0,
+        request_burst=100_000,
+        connections_per_address_per_s=100_000.0,  # every hostile connects from 127.0.0.1, and quickly
+        connection_burst=100_000,
+        max_tables_per_address=100_000,
+    )
     srv = Server(ServerConfig(host="127.0.0.1", port=0, server_name="fuzz", grace_s=0.3, limits=limits))
     await srv.start()
     try:

@@ -19,7 +19,7 @@ import pytest
 
 import games
 from client import Client
-from protocol import FrameDecoder, encode_frame
+from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame
 from protocol import messages as m
 from server.app import Server, ServerConfig
 
@@ -64,7 +64,7 @@ class RawConnection:
 async def _connect(server: Server, name: str) -> RawConnection:
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
     connection = RawConnection(reader, writer)
-    await connection.request("hello", version=1, name=name)
+    await connection.request("hello", version=PROTOCOL_VERSION, name=name)
     return connection
 
 

@@ -10,15 +10,21 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from pathlib import Path
 from typing import Awaitable, Callable
 
 import pytest
 
+import games
 from client import Client
-from protocol import PROTOCOL_VERSION, encode_frame
+from client.cli import ConnectSettings, _reconnector
+from client.tokens import TokenStore
+from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame, to_wire
 from protocol import messages as m
+from protocol.messages import MAX_NAME_CHARS
+from server import peer as server_peer
 from server.app import Server
-from server.limits import LimitError, Limits, TokenBucket
+from server.limits import AddressBuckets, LimitError, Limits, TokenBucket
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, refused
@@ -84,6 +90,60 @@ async def test_frame_over_the_configured_size_is_refused_at_its_header(limited: 
     assert _errors(frames) == ["bad_frame"] and "1001 bytes exceeds the limit of 1000" in str(frames[0]["message"])
 
 
+async def test_a_reply_above_the_client_frame_bound_is_never_sent(limited: LimitedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = await limited()
+    ann = await _client(server, "ann")
+    for _ in range(12):
+        await ann.create_table("othello", seat=None)
+    conn = await _raw(server)
+    await conn.hello("bob")
+    conn.decoder = FrameDecoder(max_frame_bytes=1000)  # from now on, a client that accepts no more than the server's bound
+    monkeypatch.setattr(server_peer, "MAX_SERVER_FRAME_BYTES", 1000)  # the bound, lowered so that a real page of tables exceeds it
+    reply = await conn.request("list_tables")
+    assert reply["type"] == "error" and reply["code"] == "internal_error"
+    assert "tables message was too large to send" in reply["message"] and "above the limit of 1000" in reply["message"]
+    assert (await conn.request("list_tables", limit=3))["type"] == "tables"  # the connection stays open and useful
+    assert (await conn.request("ping"))["type"] == "pong"
+    await ann.ping()
+
+
+def test_the_largest_lobby_messages_fit_the_client_frame_bound() -> None:
+    """Every lobby message at its worst, under the protocol's field limits, fits the 262,144 bytes clients accept."""
+    wide = "\U0001F600"  # four bytes of UTF-8 a character
+    worst_tables = [_worst_table_info(games.get(name), wide) for name in games.names()]
+    page = m.Tables(id=2**53, tables=[max(worst_tables, key=lambda t: len(encode_frame(to_wire(t))))] * m.MAX_TABLES_PAGE, next=2**53)
+    assert len(encode_frame(to_wire(page))) <= MAX_SERVER_FRAME_BYTES
+    entry = {
+        "id": 2**53, "game": "tactego", "options": m.summarize_options({"pieces": wide * 10_000, "rows": 26, "cols": 26, "hidden": True}),
+        "players": [wide * MAX_NAME_CHARS] * 2, "result": {"winner": None, "reason": wide * 100, "score": [2**31, 2**31]},
+        "plies": 2**31, "finished": "2026-01-01T00:00:00Z",
+    }
+    assert len(encode_frame(to_wire(m.Archive(id=2**53, games=[entry] * 200)))) <= MAX_SERVER_FRAME_BYTES
+    chat = m.Chat(name=wide * MAX_NAME_CHARS, text=wide * m.MAX_CHAT_CHARS)
+    assert len(encode_frame(to_wire(chat))) <= MAX_SERVER_FRAME_BYTES
+
+
+def _worst_table_info(game: games.Game, wide: str) -> m.TableInfo:
+    """``game``'s lobby entry with every field at its longest (numbers at their bounds, or at 2**63 without one)."""
+    options: dict[str, object] = {}
+    for option in game.options:
+        widest = max((abs(bound) for bound in (option.minimum, option.maximum) if bound is not None), default=2**63 - 1)
+        if option.type == "str":
+            options[option.name] = wide * (option.max_length or 100_000)
+        elif option.type == "list[int]":
+            assert option.max_length is not None, f"{game.name} {option.name}: a list option without a bound"
+            options[option.name] = [-widest] * option.max_length
+        else:
+            options[option.name] = -widest
+    time_control = "9" * 32  # canonical: ASCII digits, '.' and '+'
+    clock = {"remaining_ms": [2**63 - 1] * 2, "running": 1, "control": time_control}
+    return m.TableInfo(
+        id=2**53, game=game.name, options=m.summarize_options(options), seats=[wide * MAX_NAME_CHARS] * 2, status="playing",
+        spectators=2**31, ply=2**31, seed=wide * 256, outcome={"winner": None, "reason": wide * 100, "score": [2**31, 2**31]},
+        time_control=time_control, clock=clock,
+    )
+
+
 async def test_name_longer_than_the_configured_length(limited: LimitedServer) -> None:
     server = await limited(max_name_chars=8)
     await refused(_client(server, "ninechars"), "bad_name")
@@ -130,6 +190,44 @@ async def test_a_rematch_needs_room_for_both_players(limited: LimitedServer) -> 
     assert (await ann.next_event(m.RematchStarted)).previous == table
 
 
+async def test_tables_per_address_count_tables_held_for_players_who_left(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_tables_per_address=3), grace_s=0.5)
+    ann = await _client(server, "ann")
+    held = [(await ann.create_table("nimble")).table.id for _ in range(2)]
+    await ann.close()  # ann's two seats are held for the grace period: they still count
+    bob, cat = await _client(server, "bob"), await _client(server, "cat")
+    bobs = (await bob.create_table("nimble", {"board": [0, 1]})).table.id
+    for who in (bob, cat):  # another session from the same address gets no more
+        error = await refused(who.create_table("othello"), "too_many_tables")
+        assert "your address already has 3 tables that are not over" in error.message
+    assert sorted(t.id for t in await bob.list_tables()) == sorted([*held, bobs])
+    await cat.join_table(bobs)  # joining is no new table
+    await bob.move(bobs, "2-1")  # the game is over: it no longer counts
+    await bob.next_event(m.GameOver)
+    await cat.create_table("othello")
+    await _until(lambda: not any(t in server.tables for t in held))  # the grace period ends: ann's tables close
+    await cat.create_table("othello", seat=None)
+    await cat.create_table("othello", seat=None)
+    await refused(bob.create_table("othello"), "too_many_tables")  # 3 again
+
+
+async def test_a_rematch_counts_against_the_accepters_address(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_tables_per_address=2))
+    ann, bob = await _client(server, "ann"), await _client(server, "bob")
+    table = (await ann.create_table("nimble", {"board": [0, 1]})).table.id
+    await bob.join_table(table)
+    await ann.move(table, "2-1")
+    await ann.next_event(m.GameOver)
+    await ann.create_table("othello")
+    bobs = (await bob.create_table("othello")).table.id  # the address is at its 2 live tables
+    await ann.offer(table, "rematch")
+    error = await refused(bob.answer(table, "rematch", accept=True), "too_many_tables")
+    assert "your address already has 2 tables" in error.message
+    await bob.leave_table(bobs)
+    await bob.answer(table, "rematch", accept=True)  # the offer was still pending
+    assert (await ann.next_event(m.RematchStarted)).previous == table
+
+
 # --- connections -----------------------------------------------------------------------
 
 
@@ -154,6 +252,47 @@ async def test_connections_per_address(limited: LimitedServer) -> None:
     await second.close()
     await _until(lambda: len(server.peers) == 1)
     assert (await (await _raw(server)).hello("bob"))["type"] == "welcome"
+
+
+async def test_connection_attempts_per_address_are_rate_limited(limited: LimitedServer) -> None:
+    server = await limited(connections_per_address_per_s=5, connection_burst=4)
+    player = await _client(server, "player")  # connected before the burst: unaffected throughout
+    burst = [await _raw(server) for _ in range(3)]  # the rest of the burst
+    frames = await (await _raw(server)).expect_closed()
+    assert _errors(frames) == ["too_many_connections"] and "too many connection attempts from your address" in str(frames[0]["message"])
+    await player.ping()
+    assert (await burst[0].hello("ann"))["type"] == "welcome"
+    await asyncio.sleep(0.25)  # more than one token's refill (0.2 s)
+    assert (await (await _raw(server)).hello("bob"))["type"] == "welcome"
+    await player.ping()
+
+
+async def test_a_reconnecting_client_waits_out_the_connection_rate(
+    limited: LimitedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.05,))
+    server = await limited(connections_per_address_per_s=5, connection_burst=1)
+    tokens = TokenStore(tmp_path / "tokens.json")
+    ann = await _client(server, "ann")  # the address's one token
+    await ann.create_table("nimble")
+    await ann.close()
+    said: list[str] = []
+    again = await _reconnector("127.0.0.1", server.port, "ann", tokens, ConnectSettings())(ann.token, said.append)
+    assert again is not None and again.welcome is not None and again.welcome.resumed, said
+    assert said and all("refused (too many connection attempts from your address" in line for line in said), said
+    await again.close()
+
+
+def test_attempt_buckets_refuse_over_the_rate_and_forget_idle_addresses() -> None:
+    buckets = AddressBuckets(rate=2.0, burst=3)
+    assert [buckets.admit("10.0.0.1", 0.0) for _ in range(4)] == [True, True, True, False]
+    assert buckets.admit("10.0.0.2", 0.0)  # another address has its own bucket
+    assert not buckets.admit("10.0.0.1", 0.1) and buckets.admit("10.0.0.1", 0.5)  # refusals cost nothing; one token per 0.5 s
+    for number in range(1000):
+        buckets.admit(f"10.1.{number // 256}.{number % 256}", 1.0)
+    assert len(buckets) == 1002
+    buckets.admit("10.0.0.3", 10.0)  # everyone else's bucket has long been full again: forgotten
+    assert len(buckets) == 1
 
 
 # --- request rate --------------------------------------------------------------------------

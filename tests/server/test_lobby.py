@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
 from typing import Any, Awaitable, Callable
 
 import pytest
@@ -17,9 +18,10 @@ import pytest
 import games
 from client import Client
 from client.connection import ServerError
-from protocol import PROTOCOL_VERSION, encode_frame
+from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame
 from protocol import messages as m
 from server.app import Server
+from server.limits import Limits
 
 from .conftest import TIMEOUT_S, refused
 
@@ -562,3 +564,86 @@ async def test_leave_reply_comes_before_its_pushes(raw) -> None:
     await conn.send(type="leave_table", id=99, table=table_id)
     first = await conn.recv()
     assert first == {"type": "ok", "id": 99}
+
+
+# --- a lobby that cannot be flooded ------------------------------------------------------
+
+LONG_PIECES = "0" * 9993 + "5 3\nF 1"
+"""A legal Tactego pieces file of 10,000 characters: leading zeros are dropped."""
+
+
+async def test_long_option_texts_cannot_make_the_table_list_too_large(connect) -> None:
+    honest = await connect("honest")
+    flooders = [await connect("flood1"), await connect("flood2")]
+    created = []
+    for flooder in flooders:  # each within every per-client limit
+        for _ in range(16):
+            created.append(await flooder.create_table("tactego", {"pieces": LONG_PIECES}))
+    assert created[0].table.options["pieces"] == LONG_PIECES  # those at the table get the full text
+    tables = await honest.list_tables()  # every frame must fit the client's 262,144 bytes
+    assert sorted(table.id for table in tables) == sorted(joined.table.id for joined in created)
+    digest = hashlib.sha256(LONG_PIECES.encode()).hexdigest()[:16]
+    assert all(table.options["pieces"] == {"length": 10000, "sha256": digest} for table in tables)
+    await honest.ping()
+
+
+async def test_tables_held_for_absent_players_cannot_make_the_table_list_too_large(configured_server) -> None:
+    server = await configured_server(grace_s=30.0)  # tables outlive their creators for the grace period
+    honest = await Client.connect("127.0.0.1", server.port, name="honest")
+    created: set[int] = set()
+    for number in range(45):
+        try:
+            flooder = await Client.connect("127.0.0.1", server.port, name=f"flood{number}")
+        except ServerError as exc:
+            assert exc.code == "too_many_connections" and "too many connection attempts" in exc.message, exc
+            continue
+        for _ in range(16):
+            try:
+                created.add((await flooder.create_table("nimble", seed="s" * 256)).table.id)
+            except ServerError as exc:
+                assert exc.code == "too_many_tables", exc
+                break
+        await flooder.close()
+    tables = await honest.list_tables()  # every frame must fit the client's 262,144 bytes
+    assert sorted(table.id for table in tables) == sorted(created)
+    await honest.ping()
+    await honest.close()
+
+
+async def test_list_tables_pages_return_every_table_exactly_once(raw, connect) -> None:
+    players = [await connect(f"p{number}") for number in range(4)]
+    created = [(await players[n % 4].create_table("nimble")).table.id for n in range(23)]
+    await players[1].leave_table(created[5])  # closed: gone from every page
+    expected = sorted(set(created) - {created[5]})
+    conn = await raw()
+    conn.decoder = FrameDecoder(max_frame_bytes=MAX_SERVER_FRAME_BYTES)  # what every client must accept, and no more
+    await conn.hello("lister")
+    seen: list[int] = []
+    after = None
+    for _ in range(10):
+        page = await conn.request("list_tables", after=after, limit=5)
+        assert page["type"] == "tables" and len(page["tables"]) <= 5
+        seen += [table["id"] for table in page["tables"]]
+        if page["next"] is None:
+            break
+        assert page["next"] == seen[-1]
+        after = page["next"]
+    assert seen == expected
+    first = await conn.request("list_tables")  # default: 50 a page, so all of them, and no next page
+    assert [table["id"] for table in first["tables"]] == expected and first["next"] is None
+    past_the_end = await conn.request("list_tables", after=expected[-1])
+    assert past_the_end["tables"] == [] and past_the_end["next"] is None
+    too_many = await conn.request("list_tables", limit=101)
+    assert too_many["code"] == "bad_message" and too_many["field"] == "limit"
+    assert sorted(t.id for t in await players[1].list_tables()) == expected  # the library pages for us
+
+
+async def test_the_client_library_pages_through_a_large_lobby(configured_server) -> None:
+    server = await configured_server(limits=Limits(max_tables_per_address=1000))
+    players = [await Client.connect("127.0.0.1", server.port, name=f"p{number}") for number in range(8)]
+    created = [(await players[n % 8].create_table("nimble")).table.id for n in range(120)]
+    assert [t.id for t in await players[0].list_tables()] == created  # 100 a page: two pages
+    page = await players[0].list_tables_page(after=created[99], limit=100)
+    assert [t.id for t in page.tables] == created[100:] and page.next is None
+    for player in players:
+        await player.close()

@@ -182,7 +182,7 @@ async def test_welcome_announces_the_default_request_rate_on_the_wire(raw: RawFa
 
 
 async def test_every_moved_of_one_request_carries_the_same_clock(configured_server: ConfiguredServer) -> None:
-    server = await configured_server(limits=Limits(max_connections_per_address=200))
+    server = await configured_server(limits=Limits(max_connections_per_address=200, connection_burst=200))
     ann = await Client.connect("127.0.0.1", server.port, name="ann")
     bob = await Client.connect("127.0.0.1", server.port, name="bob")
     watchers = [await Client.connect("127.0.0.1", server.port, name=f"w{i}") for i in range(WATCHERS)]
