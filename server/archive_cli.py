@@ -20,6 +20,7 @@ from typing import Any, TextIO
 import games
 from games.record import format_record
 
+from .flags import number_in
 from .store import ArchiveEntry, Store, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
@@ -36,16 +37,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument(
         "--db", type=Path, default=None, metavar="PATH", help=f"the server's database (default: {default_db_path()})"
     )
-    parser.add_argument("--export", type=int, default=None, metavar="ID", help="print game ID as a plain-text record")
-    parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games (default: 50)")
-    parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games (default: 0)")
+    parser.add_argument(
+        "--export", type=number_in(1, 2**63 - 1, whole=True), default=None, metavar="ID", help="print game ID as a plain-text record"
+    )
+    parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games, 0 to 1000000 (default: 50)")
+    parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games, 0 to 1000000 (default: 0)")
     parser.set_defaults(run=run)
 
 
-def _count(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, not {text!r}")
-    return int(text)
+MOST_LISTED = 1_000_000
+"""The largest ``--limit`` and ``--offset`` (SQLite cannot take arbitrarily large numbers)."""
+
+_count = number_in(0, MOST_LISTED, whole=True)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
