@@ -217,7 +217,7 @@ async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
     from server.cli import connect_instructions, lan_addresses
 
-    from server.store import default_db_path
+    from server.store import StoreError, default_db_path
 
     config = ServerConfig(
         host=args.host,
@@ -230,8 +230,11 @@ async def _host(args: argparse.Namespace) -> int:
     server = Server(config)
     try:
         await server.start()
+    except StoreError as exc:
+        print(f"Cannot use the database {config.db_path}: {exc}", flush=True)
+        return 1
     except OSError as exc:
-        print(f"Cannot listen on {args.host}:{args.port}: {exc}", flush=True)
+        print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
     print("Hosting.", flush=True)

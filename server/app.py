@@ -72,6 +72,7 @@ from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
+from .dblock import DatabaseLock
 from .store import (
     ArchiveEntry,
     MoveRow,
@@ -142,6 +143,7 @@ class Server:
         self.names: dict[str, Session] = {}  # name_key -> session holding the name
         self.tables: dict[int, Table] = {}
         self.store: Store | None = None
+        self._db_lock: DatabaseLock | None = None
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -170,16 +172,29 @@ class Server:
         """Open the database (restoring what it holds) and start listening.
 
         Raises:
-            server.store.SchemaError: the database cannot be used.
+            server.store.StoreError: the database cannot be used (``SchemaError``: not a
+                Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """
-        if self.config.db_path is not None:
-            self.store = Store.open(self.config.db_path)
-            await self.store.start()
-            self._restore(self.store)
-        tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
-        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+        try:
+            if self.config.db_path is not None:
+                self._db_lock = DatabaseLock.acquire(self.config.db_path)
+                self.store = Store.open(self.config.db_path)
+                await self.store.start()
+                self._restore(self.store)
+            tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
+            self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+        except BaseException:
+            await self._release_storage()
+            raise
         self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
+
+    async def _release_storage(self) -> None:
+        """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
+        if self.store is not None:
+            await self.store.close()
+        if self._db_lock is not None:
+            self._db_lock.release()
 
     def _restore(self, store: Store) -> None:
         for token, name in store.sessions().items():
@@ -241,8 +256,7 @@ class Server:
         await asyncio.gather(*self._handlers, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
-        if self.store is not None:
-            await self.store.close()
+        await self._release_storage()
 
     async def _persist(self, *statements: Statement) -> None:
         """Commit ``statements`` in one transaction (grouped with concurrent ones); no-op without a database."""

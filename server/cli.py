@@ -22,7 +22,7 @@ from typing import Mapping
 from .app import Server, ServerConfig
 from .flags import describe_range, number_in
 from .limits import LimitError, Limits, limit_range, limit_unit
-from .store import SchemaError, default_db_path
+from .store import StoreError, default_db_path
 from .tls import TLSFileError, certificate_fingerprint, server_context
 
 log = logging.getLogger("parlour.serve")
@@ -250,11 +250,12 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         asyncio.run(_serve(config, args.fingerprint))
-    except SchemaError as exc:
+    except StoreError as exc:
         log.error("cannot use the database %s: %s", db_path, exc)
         return 1
-    except OSError as exc:
-        log.error("cannot listen on %s:%s: %s", args.host, args.port, exc)
+    except (OSError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        log.error("cannot listen on %s:%s: %s", args.host, args.port, reason)
         return 1
     return 0
 

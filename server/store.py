@@ -63,8 +63,11 @@ __all__ = [
     "TableRow",
     "append_move_sql",
     "create_table_sql",
+    "check_not_directory",
     "default_db_path",
     "delete_session_sql",
+    "describe_sqlite_error",
+    "is_disk_full",
     "delete_table_sql",
     "iso_utc",
     "save_session_sql",
@@ -483,10 +486,12 @@ class Store:
         if mode not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
         db = Path(path)
+        check_not_directory(db)
+        _check_writable(db)
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the directory of {db}: {exc}") from exc
+            raise StoreError(f"cannot create the directory of {db}: {exc.strerror}") from exc
         writer = _connect(db, busy_timeout_s)
         reader: sqlite3.Connection | None = None
         try:
@@ -499,7 +504,7 @@ class Store:
             writer.close()
             if reader is not None:
                 reader.close()
-            raise StoreError(f"cannot open {db}: {exc}") from exc
+            raise StoreError(f"cannot open {db}: {describe_sqlite_error(exc)}") from exc
         except BaseException:
             writer.close()
             raise
@@ -696,15 +701,23 @@ class Store:
     # --- reading ----------------------------------------------------------------------------------
 
     def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``query`` in one read transaction (one consistent snapshot)."""
+        """Run ``query`` in one read transaction (one consistent snapshot).
+
+        Raises:
+            StoreError: SQLite failed (a damaged file, say); the SQLite error is the cause.
+        """
         with self._read_lock:
             if self._closed:
                 raise StoreError("the store is closed")
-            self._reader.execute("BEGIN")
             try:
-                return query(self._reader)
-            finally:
-                self._reader.execute("COMMIT")
+                self._reader.execute("BEGIN")
+                try:
+                    return query(self._reader)
+                finally:
+                    if self._reader.in_transaction:
+                        self._reader.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path}: {describe_sqlite_error(exc)}") from exc
 
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
@@ -852,6 +865,55 @@ def _move_row(row: Sequence[Any]) -> MoveRow:
 # --- opening ------------------------------------------------------------------------------------
 
 
+def check_not_directory(path: Path) -> None:
+    """Refuse a database path that names a directory.
+
+    Raises:
+        StoreError: ``path`` is a directory.
+    """
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a database file; give the path of a file in it")
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an existing file that cannot be opened for writing (SQLite would quietly open it read-only).
+
+    Raises:
+        StoreError: it exists and cannot be written (read-only, immutable, on a read-only mount).
+    """
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror}; the server needs a writable database") from None
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (a :class:`StoreError` or an ``sqlite3.Error``) failed because the disk is full.
+
+    True only for SQLite's ``SQLITE_FULL`` (also a database at its ``max_page_count``), whether
+    ``exc`` is that error or a :class:`StoreError` caused by it.
+    """
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
+    code = getattr(cause, "sqlite_errorcode", None) if isinstance(cause, sqlite3.Error) else None
+    return code is not None and code & 0xFF == sqlite3.SQLITE_FULL
+
+
+def describe_sqlite_error(exc: sqlite3.Error) -> str:
+    """SQLite's message, with what to do for the failures an operator can fix."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF == sqlite3.SQLITE_CORRUPT:
+        return f"the file is damaged ({exc}); restore it from a backup (sqlite3's .recover may save some of it)"
+    if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
+        return f"the disk is full ({exc}); free some space"
+    if code is not None and code & 0xFF == sqlite3.SQLITE_READONLY:
+        return f"{exc}: the file, or its directory (for the -wal and -shm files beside it), must be writable"
+    if code is not None and code & 0xFF == sqlite3.SQLITE_CANTOPEN:
+        return f"{exc}: check that the file and its directory exist and are writable"
+    return str(exc)
+
+
 def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
     try:
         # isolation_level=None: no implicit transactions; BEGIN and COMMIT are ours.
@@ -869,6 +931,8 @@ def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Mi
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_CORRUPT:
+            raise
         raise SchemaError(f"{path} is not a Parlour database: it is not an SQLite file ({exc})") from exc
     if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or tables):
         described = f"application id {app_id:#x}, " if app_id else ""

@@ -461,7 +461,7 @@ def test_another_programs_database_is_refused(db: Path) -> None:
 
 
 def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="cannot open"):
+    with pytest.raises(StoreError, match="is a directory, not a database file"):
         Store.open(tmp_path)
 
 
