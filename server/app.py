@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import hmac
 import logging
 import secrets
@@ -78,12 +79,14 @@ from .store import (
     MoveRow,
     Statement,
     Store,
+    StoreError,
     StoredTable,
     TableRow,
     append_move_sql,
     create_table_sql,
     delete_session_sql,
     delete_table_sql,
+    is_disk_full,
     iso_utc,
     save_session_sql,
     truncate_moves_sql,
@@ -94,6 +97,9 @@ from .table import Played, RequestError, Table
 __all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger(__name__)
+
+STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
+"""The message of a ``storage_full`` error."""
 
 YIELD_EVERY_REQUESTS = 8
 """A connection's requests handled in a row before other connections get a turn."""
@@ -398,6 +404,13 @@ class Server:
         except ProtocolError as exc:
             self._protocol_error(peer, exc)
             return
+        except StoreError as exc:
+            if not is_disk_full(exc):
+                log.exception("request %r from %s failed", request, peer.address)
+                reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
+            else:
+                log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
+                reply = Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
         except Exception:
             log.exception("request %r from %s failed", request, peer.address)
             reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
@@ -694,6 +707,7 @@ class Server:
         table = self._table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
+            clock_before = copy.deepcopy(table.clock)
             try:
                 table.press_clock(played)
             except FlagFell as fell:
@@ -706,7 +720,11 @@ class Server:
                 statements.append(_ended_sql(table, final))
             if table.clock is not None:
                 statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
-            await self._persist(*statements)
+            try:
+                await self._persist(*statements)
+            except Exception:
+                table.clock = clock_before  # not saved: the move did not happen, nor did its time
+                raise
             table.apply(played)
             lapsed = table.lapse_offers(played[0].seat)
             if final is not None:

@@ -658,10 +658,10 @@ class Store:
                 for job in pending:
                     _settle(job, None)
                 return
-            if culprit is None:  # BEGIN or COMMIT failed: nothing to single out, the whole group fails
+            if culprit is None:  # BEGIN or COMMIT failed (a full disk, say): nothing to single out, the whole group fails
                 log.error("a group commit of %d writes failed: %s", len(pending), error)
                 for job in pending:
-                    _settle(job, error)
+                    _settle(job, _own_copy(error))  # each waiter raises its own exception, with the same cause
                 return
             _settle(culprit, error)
             pending.remove(culprit)
@@ -818,6 +818,12 @@ def table_to_record(table: StoredTable) -> GameRecord:
         finished_at=None if row.finished is None else iso_utc(row.finished),
         moves=tuple(RecordedMove(m.ply, m.seat, m.move, iso_utc(m.at), m.forced) for m in table.moves),
     )
+
+
+def _own_copy(error: StoreError) -> StoreError:
+    copy = StoreError(*error.args)
+    copy.__cause__ = error.__cause__
+    return copy
 
 
 def _settle(job: _Job, error: StoreError | None) -> None:

@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Sequence
 
 import games
 
@@ -27,10 +28,11 @@ DATA_HOME = tempfile.mkdtemp(prefix="parlour-e2e-")
 class Process:
     """A child process whose stdout lines are collected by a reader thread."""
 
-    def __init__(self, *args: str, stdin_text: str | None = None) -> None:
+    def __init__(self, *args: str, stdin_text: str | None = None, prefix: Sequence[str] = ()) -> None:
+        """Run ``parlour ARGS`` (after the command ``prefix``, which must exec it, if given)."""
         env = dict(os.environ, PYTHONUNBUFFERED="1", XDG_DATA_HOME=DATA_HOME)
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", *args],
+            [*prefix, sys.executable, "-m", "client.cli", *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -104,13 +106,14 @@ class Process:
             self.popen.wait(10)
 
 
-def start_server(*extra: str, port: int = 0) -> tuple[Process, int]:
+def start_server(*extra: str, port: int = 0, prefix: Sequence[str] = ()) -> tuple[Process, int]:
     """Start ``parlour serve`` on 127.0.0.1 (an ephemeral port by default); return it and the port.
 
-    Without ``--db`` in ``extra`` the server keeps nothing on disk.
+    Without ``--db`` in ``extra`` the server keeps nothing on disk. ``prefix`` is
+    a command that execs the server (in a private mount namespace, say).
     """
     storage = () if "--db" in extra else ("--no-db",)
-    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra)
+    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra, prefix=prefix)
     port = int(server.expect(r"listening on port (\d+)")[1])
     return server, port
 
