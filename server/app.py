@@ -76,6 +76,7 @@ from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .dblock import DatabaseLock
 from .store import (
     ArchiveEntry,
+    DamagedTable,
     MoveRow,
     Statement,
     Store,
@@ -187,7 +188,7 @@ class Server:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = Store.open(self.config.db_path)
                 await self.store.start()
-                self._restore(self.store)
+                await self._set_aside(self._restore(self.store))
             tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
             self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
         except BaseException:
@@ -202,12 +203,18 @@ class Server:
         if self._db_lock is not None:
             self._db_lock.release()
 
-    def _restore(self, store: Store) -> None:
+    def _restore(self, store: Store) -> list[DamagedTable]:
+        """Bring back the stored sessions and unfinished tables; return the tables that cannot come back."""
         for token, name in store.sessions().items():
             session = Session(name=name, token=token)
             self.sessions[token] = session
-        for stored in store.unfinished_tables():
-            table = restore_table(stored, self.sessions)
+        damaged: list[DamagedTable] = []
+        for stored in store.unfinished_tables(damaged):
+            try:
+                table = restore_table(stored, self.sessions)
+            except Exception as exc:  # whatever a bad row makes the engine or the clock raise
+                damaged.append(DamagedTable(stored.id, stored.row.status, f"it no longer replays ({type(exc).__name__}: {exc})"))
+                continue
             self.tables[table.id] = table
             for seat, holder in enumerate(table.seats):
                 if holder is not None:
@@ -222,6 +229,17 @@ class Server:
             asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
         self._next_table_id = store.next_table_id()
         log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
+        return damaged
+
+    async def _set_aside(self, damaged: list[DamagedTable]) -> None:
+        """Mark tables that cannot be restored so that they are not tried again; their rows are kept."""
+        assert self.store is not None
+        for table in damaged:
+            log.error("table %d cannot be restored and is set aside (kept in the database, out of the lobby): %s", table.id, table.reason)
+            try:
+                await self.store.set_aside(table)
+            except StoreError as exc:
+                log.error("table %d could not be marked as set aside (it will be tried again at the next start): %s", table.id, exc)
 
     @property
     def sockets(self) -> list[tuple[str, int]]:
@@ -902,7 +920,7 @@ class Server:
 
     async def _get_record(self, session: Session, request: GetRecord, then: list[Push]) -> Message:
         stored = self.store.load(request.table) if self.store is not None else None
-        if stored is None or stored.row.status != "over":
+        if stored is None or stored.row.status != "over" or "set_aside" in (stored.row.outcome or {}):
             raise RequestError(Code.NO_SUCH_TABLE, f"there is no finished game {request.table} in the archive")
         return Record(id=request.id, text=format_record(self.store.to_record(stored)))  # type: ignore[union-attr]
 

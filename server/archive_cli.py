@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import games
-from games.record import format_record
+from games.record import RecordError, format_record
 
 from .flags import number_in
 from .store import ArchiveEntry, Store, StoreError, default_db_path
@@ -83,6 +83,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             out.write(format_record(store.to_record(table)))
             return 0
         entries = store.archive(limit=args.limit, offset=args.offset)
+    except (StoreError, RecordError) as exc:
+        print(f"Cannot read the archive: {exc}", file=err)
+        return 1
     finally:
         store.close_sync()
     _print_archive(entries, path, args.limit, args.offset, out)

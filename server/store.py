@@ -49,10 +49,12 @@ from games.record import GameRecord, RecordedMove
 __all__ = [
     "APPLICATION_ID",
     "ArchiveEntry",
+    "DamagedTable",
     "MIGRATIONS",
     "Migration",
     "MoveRow",
     "SCHEMA_VERSION",
+    "SET_ASIDE_REASON",
     "STATUSES",
     "SYNCHRONOUS_MODES",
     "SchemaError",
@@ -71,6 +73,7 @@ __all__ = [
     "delete_table_sql",
     "iso_utc",
     "save_session_sql",
+    "set_aside_sql",
     "table_to_record",
     "truncate_moves_sql",
     "update_table_sql",
@@ -83,6 +86,9 @@ Statement = tuple[str, tuple[Any, ...]]
 
 APPLICATION_ID = 0x50524C52
 """``PRAGMA application_id`` of a Parlour database (the bytes ``PRLR``)."""
+
+SET_ASIDE_REASON = "set aside: the server could not restore this table"
+"""The ``reason`` in the outcome of a table set aside (:meth:`Store.set_aside`)."""
 
 STATUSES = ("waiting", "playing", "over")
 """The values of a table's ``status``."""
@@ -280,6 +286,21 @@ class StoredTable:
 
 
 @dataclass(frozen=True, slots=True)
+class DamagedTable:
+    """A stored table that cannot be restored, and why.
+
+    Attributes:
+        id: the table's id.
+        status: the status it was stored with (``"waiting"`` or ``"playing"``).
+        reason: what is wrong with it, in words (for the log and its outcome).
+    """
+
+    id: int
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ArchiveEntry:
     """One finished game as the archive lists it.
 
@@ -331,6 +352,9 @@ _TABLE_COLUMNS = (
     "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
     "seat1_token, status, created, started, finished, outcome, clocks"
 )
+
+_IS_SET_ASIDE = "(CASE WHEN json_valid(outcome) THEN json_extract(outcome, '$.set_aside') IS NOT NULL ELSE 0 END)"
+"""SQL true for a table set aside (its outcome JSON, written by :func:`set_aside_sql`, has ``set_aside``)."""
 
 _UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "finished", "clocks", "time_control")
 
@@ -396,6 +420,15 @@ def update_table_sql(table_id: int, **fields: Any) -> Statement:
 def truncate_moves_sql(table_id: int, after_ply: int) -> Statement:
     """The statement that deletes every move of the table after ``after_ply`` (a takeback)."""
     return "DELETE FROM moves WHERE table_id = ? AND ply > ?", (table_id, after_ply)
+
+
+def set_aside_sql(table: DamagedTable, at: float | None = None) -> Statement:
+    """The statement that sets a table aside (see :meth:`Store.set_aside`); ``at`` is its ``finished`` time."""
+    outcome = {"winner": None, "reason": SET_ASIDE_REASON, "set_aside": {"reason": table.reason, "status": table.status}}
+    return (
+        "UPDATE tables SET status = 'over', outcome = ?, finished = ? WHERE id = ?",
+        (_dump(outcome), time.time() if at is None else at, table.id),
+    )
 
 
 def delete_table_sql(table_id: int) -> Statement:
@@ -723,23 +756,44 @@ class Store:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
 
-    def unfinished_tables(self) -> list[StoredTable]:
-        """Return every table whose game is not over, by id, each with its moves in ply order."""
+    def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
+        """Return every table whose game is not over, by id, each with its moves in ply order.
+
+        Args:
+            damaged: where to put the tables whose stored values cannot be
+                read back (bad JSON, say); they are left out of the result.
+                Without it, such a table raises.
+
+        Raises:
+            StoreError: SQLite failed; or a table's values cannot be read back and ``damaged`` is ``None``.
+        """
 
         def query(db: sqlite3.Connection) -> list[StoredTable]:
             rows = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status != 'over' ORDER BY id").fetchall()
-            moves: dict[int, list[MoveRow]] = {row[0]: [] for row in rows}
+            moves: dict[int, list[Sequence[Any]]] = {row[0]: [] for row in rows}
             for table_id, *move in db.execute(
                 "SELECT m.table_id, m.ply, m.seat, m.move, m.forced, m.at, m.clock_ms FROM moves AS m "
                 "JOIN tables AS t ON t.id = m.table_id WHERE t.status != 'over' ORDER BY m.table_id, m.ply"
             ):
-                moves[table_id].append(_move_row(move))
-            return [StoredTable(_table_row(row), tuple(moves[row[0]])) for row in rows]
+                moves[table_id].append(move)
+            return [table for row in rows if (table := _decode_table(row, moves[row[0]], damaged)) is not None]
 
         return self._read(query)
 
+    async def set_aside(self, table: DamagedTable, at: float | None = None) -> None:
+        """Mark a table that cannot be restored: never restored again, in no lobby or archive; its rows are kept.
+
+        Its status becomes ``"over"`` and its outcome ``{"winner": None, "reason": ..., "set_aside":
+        {"reason": ..., "status": <the status it had>}}``.
+        """
+        await self.write(set_aside_sql(table, at))
+
     def load(self, table_id: int) -> StoredTable | None:
-        """Return the table with its moves in ply order, or ``None`` if there is no such table."""
+        """Return the table with its moves in ply order, or ``None`` if there is no such table.
+
+        Raises:
+            StoreError: SQLite failed, or the table's stored values cannot be read back.
+        """
 
         def query(db: sqlite3.Connection) -> StoredTable | None:
             row = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)).fetchone()
@@ -748,7 +802,7 @@ class Store:
             moves = db.execute(
                 "SELECT ply, seat, move, forced, at, clock_ms FROM moves WHERE table_id = ? ORDER BY ply", (table_id,)
             )
-            return StoredTable(_table_row(row), tuple(_move_row(move) for move in moves))
+            return _decode_table(row, list(moves), None)
 
         return self._read(query)
 
@@ -769,7 +823,7 @@ class Store:
             rows = db.execute(
                 "SELECT id, game, options, seat0_name, seat1_name, outcome, "
                 "(SELECT count(*) FROM moves WHERE table_id = tables.id), created, finished "
-                "FROM tables WHERE status = 'over' ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
+                f"FROM tables WHERE status = 'over' AND NOT {_IS_SET_ASIDE} ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
                 (limit, offset),
             )
             return [
@@ -861,6 +915,18 @@ def _table_row(row: Sequence[Any]) -> TableRow:
         outcome=None if outcome is None else json.loads(outcome),
         clocks=None if clocks is None else json.loads(clocks),
     )
+
+
+def _decode_table(row: Sequence[Any], moves: list[Sequence[Any]], damaged: list[DamagedTable] | None) -> StoredTable | None:
+    """The table of ``row`` and ``moves``; ``None`` (noted in ``damaged``) if they cannot be read back."""
+    try:
+        return StoredTable(_table_row(row), tuple(_move_row(move) for move in moves))
+    except (ValueError, TypeError, KeyError) as exc:  # json.JSONDecodeError is a ValueError
+        reason = f"its stored values cannot be read back ({type(exc).__name__}: {exc})"
+        if damaged is None:
+            raise StoreError(f"table {row[0]}: {reason}") from exc
+        damaged.append(DamagedTable(row[0], str(row[10]), reason))
+        return None
 
 
 def _move_row(row: Sequence[Any]) -> MoveRow:
