@@ -74,6 +74,7 @@ from .peer import Peer
 from .session import Session, new_token
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .dblock import DatabaseLock
+from .descriptors import connection_budget, descriptor_limit, open_descriptors, quiet_accept_errors
 from .store import (
     ArchiveEntry,
     DamagedTable,
@@ -151,6 +152,8 @@ class Server:
         self.tables: dict[int, Table] = {}
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
+        self.max_connections = self.config.limits.max_connections
+        """Open connections allowed: ``limits.max_connections``, or fewer if the descriptor limit is lower."""
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -194,7 +197,25 @@ class Server:
         except BaseException:
             await self._release_storage()
             raise
+        self.max_connections = self._connection_limit()
+        quiet_accept_errors(asyncio.get_running_loop())
         self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
+
+    def _connection_limit(self) -> int:
+        """``max_connections``, lowered (with a warning) to what the descriptor limit leaves room for."""
+        wanted = self.config.limits.max_connections
+        limit = descriptor_limit()
+        if limit is None:
+            return wanted
+        in_use = open_descriptors()
+        budget = connection_budget(limit, in_use)
+        if wanted > budget:
+            log.warning(
+                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
+                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
+            )  # fmt: skip
+            return budget
+        return wanted
 
     async def _release_storage(self) -> None:
         """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
@@ -327,8 +348,8 @@ class Server:
     def _connection_refusal(self, host: str) -> str | None:
         """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
         limits = self.config.limits
-        if len(self.peers) >= limits.max_connections:
-            return f"the server has its maximum of {limits.max_connections} connections; try again later"
+        if len(self.peers) >= self.max_connections:
+            return f"the server has its maximum of {self.max_connections} connections; try again later"
         if self._per_address[host] >= limits.max_connections_per_address:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"
         return None
