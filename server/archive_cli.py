@@ -5,8 +5,10 @@ finished game, the most recent first; ``parlour games --export ID`` prints
 that game (finished or not) as a plain-text record (:mod:`games.record`).
 
 It reads the database a running server is writing (WAL lets both work at
-once). Like the server, it upgrades a database from an older Parlour and
-refuses one from a newer Parlour.
+once), and never writes to it: it opens the file read-only, so a database on
+read-only storage can be listed too. Only a database from an older Parlour is
+written, to upgrade it (as the server would); one from a newer Parlour is
+refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import games
 from games.record import RecordError, format_record
 
 from .flags import number_in
-from .store import ArchiveEntry, Store, StoreError, default_db_path
+from .store import ArchiveEntry, NeedsUpgrade, Store, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
 
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print(f"No games yet: {path} does not exist ('parlour serve --db {path}' creates it).", file=err)
         return 1 if args.export is not None else 0
     try:
-        store = Store.open(path)
+        store = _open(path)
     except StoreError as exc:
         print(f"Cannot read the archive: {exc}", file=err)
         return 1
@@ -90,6 +92,22 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         store.close_sync()
     _print_archive(entries, path, args.limit, args.offset, out)
     return 0
+
+
+def _open(path: Path) -> Store:
+    """The database at ``path``, opened read-only; upgraded first (which writes) only if its schema is older.
+
+    Raises:
+        StoreError: it cannot be read, or needs an upgrade that cannot be written.
+    """
+    try:
+        return Store.open_read_only(path)
+    except NeedsUpgrade as exc:
+        try:
+            Store.open(path).close_sync()
+        except StoreError as failed:
+            raise StoreError(f"{exc}, which needs write access: {failed}") from None
+    return Store.open_read_only(path)
 
 
 def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: int, out: TextIO) -> None:

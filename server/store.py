@@ -53,6 +53,7 @@ __all__ = [
     "MIGRATIONS",
     "Migration",
     "MoveRow",
+    "NeedsUpgrade",
     "SCHEMA_VERSION",
     "SET_ASIDE_REASON",
     "STATUSES",
@@ -103,6 +104,10 @@ class StoreError(Exception):
 
 class SchemaError(StoreError):
     """The file is not a Parlour database this version can use: newer, foreign or not SQLite."""
+
+
+class NeedsUpgrade(SchemaError):
+    """A file opened read-only has an older schema: it must be opened for writing to be upgraded first."""
 
 
 def default_db_path() -> Path:
@@ -478,8 +483,8 @@ class Store:
         writes: writes (calls to :meth:`write`) committed so far.
     """
 
-    def __init__(self, path: Path, writer: sqlite3.Connection, reader: sqlite3.Connection, synchronous: str) -> None:
-        """Use :meth:`open`."""
+    def __init__(self, path: Path, writer: sqlite3.Connection | None, reader: sqlite3.Connection, synchronous: str) -> None:
+        """Use :meth:`open` (or :meth:`open_read_only`, without a writer)."""
         self.path = path
         self.synchronous = synchronous
         self.commits = 0
@@ -543,6 +548,41 @@ class Store:
             raise
         return cls(db, writer, reader, mode)
 
+    @classmethod
+    def open_read_only(cls, path: str | os.PathLike[str]) -> "Store":
+        """Open an existing database for reading only: nothing is written, in the file or beside it.
+
+        While a server has it open (its ``-wal`` file exists) it is read like
+        any WAL database (``mode=ro``), seeing what is committed; otherwise it
+        is read as a file nobody changes (``immutable=1``), which needs no
+        ``-wal`` or ``-shm`` file and so works in a directory that cannot be
+        written. Writing to the returned store raises :class:`StoreError`.
+
+        Raises:
+            NeedsUpgrade: the file has an older schema; :meth:`open` it (which writes) to upgrade it.
+            SchemaError: the file is not a Parlour database this version can use.
+            StoreError: it does not exist or cannot be read.
+        """
+        db = Path(path)
+        check_not_directory(db)
+        if not db.exists():
+            raise StoreError(f"{db} does not exist")
+        live = Path(f"{db}-wal").exists()
+        uri = db.resolve().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
+        try:
+            reader = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {db} to read: {describe_sqlite_error(exc)}") from exc
+        try:
+            _check_schema(reader, db, MIGRATIONS, read_only=True)
+        except sqlite3.Error as exc:
+            reader.close()
+            raise StoreError(f"cannot read {db}: {describe_sqlite_error(exc)}") from exc
+        except BaseException:
+            reader.close()
+            raise
+        return cls(db, None, reader, "OFF")
+
     async def start(self) -> None:
         """Start the writer thread. Idempotent.
 
@@ -551,6 +591,8 @@ class Store:
         """
         if self._closed:
             raise StoreError("the store is closed")
+        if self._writer is None:
+            raise StoreError(f"{self.path} was opened read-only")
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="parlour-store-writer", daemon=True)
             self._thread.start()
@@ -585,7 +627,8 @@ class Store:
     def _close_connections(self) -> None:
         with self._read_lock:
             self._reader.close()
-        self._writer.close()
+        if self._writer is not None:
+            self._writer.close()
 
     async def __aenter__(self) -> "Store":
         await self.start()
@@ -709,6 +752,7 @@ class Store:
             with the job whose statement failed (``None`` if BEGIN or COMMIT failed).
         """
         connection = self._writer
+        assert connection is not None, "start() refuses a read-only store"
         culprit: _Job | None = None
         try:
             connection.execute("BEGIN IMMEDIATE")
@@ -958,7 +1002,7 @@ def _check_writable(path: Path) -> None:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror}; the server needs a writable database") from None
+        raise StoreError(f"cannot write {path}: {exc.strerror}; it must be writable to be used by a server") from None
 
 
 def is_disk_full(exc: BaseException) -> bool:
@@ -997,6 +1041,22 @@ def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
 def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration]) -> None:
     """Check that ``path`` is a usable Parlour database, set WAL, run missing migrations."""
     steps = sorted(migrations, key=lambda step: step.version)
+    _check_schema(connection, path, steps, read_only=False)
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
+    for step in steps:
+        _migrate(connection, path, step)
+
+
+def _check_schema(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration], *, read_only: bool) -> None:
+    """Refuse what is not a Parlour database this version can use; with ``read_only``, also one that needs upgrading.
+
+    Raises:
+        SchemaError: not SQLite, another program's database, a newer schema (or, ``read_only``, an older one: :class:`NeedsUpgrade`).
+        sqlite3.Error: the file cannot be read (damaged, say).
+    """
+    steps = sorted(migrations, key=lambda step: step.version)
     newest = steps[-1].version if steps else 0
     try:
         version, app_id, tables = _inspect(connection)
@@ -1016,11 +1076,8 @@ def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Mi
         raise SchemaError(
             f"database schema version {version} is newer than this Parlour supports ({newest}); upgrade Parlour"
         )
-    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if str(mode).lower() != "wal":
-        raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
-    for step in steps:
-        _migrate(connection, path, step)
+    if read_only and version < newest:
+        raise NeedsUpgrade(f"{path} has schema version {version} and must be upgraded to version {newest}")
 
 
 def _inspect(connection: sqlite3.Connection) -> tuple[int, int, list[str]]:

@@ -110,7 +110,7 @@ def test_a_read_only_database_file(tmp_path: Path, immutable: list[Path]) -> Non
     make_database(db, 1)
     make_immutable(immutable, db)
     line = serve_fails("--db", str(db))
-    assert f"cannot write {db}: Operation not permitted; the server needs a writable database" in line
+    assert f"cannot write {db}: Operation not permitted; it must be writable to be used by a server" in line
 
 
 def test_a_directory_that_cannot_be_written(tmp_path: Path, immutable: list[Path]) -> None:
