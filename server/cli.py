@@ -41,6 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "serve",
         help="host a Parlour server",
         description="Host a Parlour server. By default it listens on every interface so LAN players can connect.",
+        epilog="One server per database: a second one on the same --db is refused (the lock is PATH.lock, beside it). "
+        "If the server cannot start it prints one line saying why and exits with status 1. At start it raises its "
+        "descriptor limit as far as the hard limit allows and lowers --max-connections to fit, with a warning. "
+        "Moves that cannot be saved because the disk is full are refused with storage_full. See docs/OPERATIONS.md.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every IPv4 interface)")
     parser.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT}; 0 picks a free one)")
