@@ -10,9 +10,13 @@ harmless. ``parlour games`` reads the database without the lock.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on Unix: no lock (one server per database is then up to the operator)
+    fcntl = None  # type: ignore[assignment]
 
 from .store import StoreError, check_not_directory
 
@@ -51,6 +55,8 @@ class DatabaseLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise StoreError(f"cannot create the lock file {path} (its directory must be writable): {exc.strerror}") from None
+        if fcntl is None:
+            return cls(path, fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Sequence
+
+import pytest
 
 import games
 
@@ -154,3 +158,24 @@ def player_scripts(
         state = state.play(move)
     assert state.outcome is not None or not to_end, "the record does not reach the end of the game"
     return scripts
+
+
+def make_immutable(made: list[Path], path: Path) -> None:
+    """Make ``path`` immutable with ``chattr +i`` (which binds root too) and note it in ``made``; skip the test if impossible."""
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr is not installed: cannot make a file unwritable for root")
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make {path} immutable here (chattr: {done.stderr.strip()})")
+    made.append(path)
+
+
+def private_tmpfs_prefix(mount_point: Path, size: str, then: str = "") -> list[str]:
+    """A command prefix running the rest in a private mount namespace with a ``size`` tmpfs on ``mount_point``."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare to mount a tiny tmpfs in a private mount namespace")
+    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a private mount namespace here ({probe.stderr.strip()})")
+    script = f"mount -t tmpfs -o size={size} parlour-test {shlex.quote(str(mount_point))} && {then} exec \"$@\""
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from server.store import SCHEMA_VERSION, Store, TableRow
 
-from .harness import ROOT
-from .test_startup_e2e import immutable, make_immutable  # noqa: F401  (a fixture)
+from .harness import ROOT, make_immutable
 
 GAMES = [sys.executable, "-m", "client.cli", "games"]
 

@@ -9,20 +9,16 @@ the reason when this machine cannot create them.
 from __future__ import annotations
 
 import asyncio
-import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
 
-import pytest
 
 from server.store import MoveRow, Store, TableRow
 
-from .harness import ROOT, start_server
+from .harness import ROOT, make_immutable, private_tmpfs_prefix, start_server
 
 SERVE = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
 
@@ -38,24 +34,6 @@ def serve_fails(*args: str, prefix: list[str] | None = None) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def immutable(tmp_path: Path) -> Iterator[list[Path]]:
-    """Paths appended to the list are made immutable (``chattr +i``, binding root too) and restored after."""
-    made: list[Path] = []
-    yield made
-    for path in reversed(made):
-        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
-
-
-def make_immutable(made: list[Path], path: Path) -> None:
-    if shutil.which("chattr") is None:
-        pytest.skip("chattr is not installed: cannot make a file unwritable for root")
-    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot make {path} immutable here (chattr: {done.stderr.strip()})")
-    made.append(path)
-
-
 def make_database(path: Path, tables: int) -> None:
     """A real Parlour database with ``tables`` othello games of one move each."""
 
@@ -68,17 +46,6 @@ def make_database(path: Path, tables: int) -> None:
                 await store.append_move(table_id, MoveRow(ply=1, seat=0, move="d3", at=time.time()))
 
     asyncio.run(fill())
-
-
-def private_tmpfs_prefix(mount_point: Path, size: str, then: str = "") -> list[str]:
-    """A command prefix running the rest in a private mount namespace with a ``size`` tmpfs on ``mount_point``."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        pytest.skip("needs root and unshare to mount a tiny tmpfs in a private mount namespace")
-    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"cannot make a private mount namespace here ({probe.stderr.strip()})")
-    script = f"mount -t tmpfs -o size={size} parlour-test {shlex.quote(str(mount_point))} && {then} exec \"$@\""
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]
 
 
 def test_a_port_out_of_range_is_refused_in_one_line() -> None:

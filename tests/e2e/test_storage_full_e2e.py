@@ -10,8 +10,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from .harness import Process, start_server
-from .test_startup_e2e import private_tmpfs_prefix
+from .harness import Process, private_tmpfs_prefix, start_server
 
 
 def fill(path: Path) -> None:
