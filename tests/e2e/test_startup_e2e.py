@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from server.store import MoveRow, Store, TableRow
 
 from .harness import ROOT, make_immutable, private_tmpfs_prefix, start_server
