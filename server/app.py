@@ -443,16 +443,13 @@ class Server:
         except ProtocolError as exc:
             self._protocol_error(peer, exc)
             return
-        except StoreError as exc:
-            if not is_disk_full(exc):
-                log.exception("request %r from %s failed", request, peer.address)
-                reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
-            else:
+        except Exception as exc:
+            if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
                 log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
                 reply = Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
-        except Exception:
-            log.exception("request %r from %s failed", request, peer.address)
-            reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
+            else:
+                log.exception("request %r from %s failed", request, peer.address)
+                reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
         peer.send(reply)
         if not isinstance(reply, Error):
             for push in then:  # pushes follow the reply, so the requester sees its reply first
