@@ -584,9 +584,13 @@ class Server:
         if name_key(name) in self.names:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
         session = Session(name=name, token=new_token(), peer=peer)
-        self.names[name_key(name)] = session
+        self.names[name_key(name)] = session  # reserved during the write, so that nobody else takes it meanwhile
         self.sessions[session.token] = session
-        await self._persist(save_session_sql(session.token, session.name))
+        try:
+            await self._persist(save_session_sql(session.token, session.name))
+        except Exception:
+            del self.names[name_key(name)], self.sessions[session.token]  # not saved: the name stays free
+            raise
         log.info("%s is %s", peer.address, name)
         return session
 

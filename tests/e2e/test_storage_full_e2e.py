@@ -48,7 +48,14 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
         bob.send("c3\n")
         bob.expect(r"The server cannot save moves right now \(its disk is full\); nothing was changed\. Try again later\.")
         server.expect(r"ERROR .*cannot save PlayMove from .*disk is full")
+        cat = Process("play", address, "--name", "cat")
+        assert cat.expect(r"The server refused us \(storage_full\): the server cannot save moves right now")
+        assert cat.finish() != 0
         filler.unlink()
+
+        cat = Process("play", address, "--name", "cat", stdin_text="quit\n")
+        cat.expect(r"Connected to .* as cat\.")  # the name was not kept by the hello that could not be saved
+        assert cat.finish() == 0
 
         bob.send("c3\n")  # had the failed move been applied, this would be refused (not your turn)
         ann.expect(r"White played c3\.")
