@@ -247,7 +247,7 @@ class Server:
             self._schedule_flag(table)
         for session in [s for s in self.sessions.values() if not s.seats]:
             del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved
-            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
+            self._persist_soon(delete_session_sql(session.token))
         self._next_table_id = store.next_table_id()
         log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
         return damaged
@@ -302,6 +302,13 @@ class Server:
         if self._server is not None:
             await self._server.wait_closed()
         await self._release_storage()
+
+    def _persist_soon(self, *statements: Statement) -> None:
+        """Commit ``statements`` in the background (housekeeping nobody waits for); a failure is logged in one line."""
+        if self.store is None:
+            return
+        task = asyncio.ensure_future(self._persist(*statements))
+        task.add_done_callback(_log_failed_write)
 
     async def _persist(self, *statements: Statement) -> None:
         """Commit ``statements`` in one transaction (grouped with concurrent ones); no-op without a database."""
@@ -481,7 +488,7 @@ class Server:
         if self.names.get(name_key(session.name)) is session:
             del self.names[name_key(session.name)]
         if self.sessions.pop(session.token, None) is not None and self.store is not None:
-            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
+            self._persist_soon(delete_session_sql(session.token))
 
     # --- grace period -------------------------------------------------------------------
 
@@ -517,7 +524,7 @@ class Server:
         table.offers.pop("rematch", None)
         table.unseat(session)
         if table.status == "waiting" and self.store is not None:
-            asyncio.ensure_future(self._persist(_seats_sql(table)))
+            self._persist_soon(_seats_sql(table))
         self._close_if_empty(table)
 
     def _unwatch(self, session: Session, table: Table) -> None:
@@ -529,7 +536,7 @@ class Server:
         if table.is_empty() and table.status != "playing":
             if self.tables.pop(table.id, None) is not None:
                 if table.status == "waiting" and self.store is not None:
-                    asyncio.ensure_future(self._persist(delete_table_sql(table.id)))
+                    self._persist_soon(delete_table_sql(table.id))
                 self._broadcast_lobby(TableClosed(table=table.id))
         else:
             self._table_changed(table)
@@ -984,6 +991,11 @@ class Server:
 
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
+
+
+def _log_failed_write(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a background write failed: %s", task.exception())
 
 
 def _table_row(table: Table) -> TableRow:

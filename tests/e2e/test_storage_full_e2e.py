@@ -42,8 +42,13 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
         ann.expect(r"Created table 1")
         bob.send("join 1\n")
         bob.expect(r"Black played d3\.")
+        dan = Process("play", address, "--name", "dan")
+        dan.expect(r"Connected to .* as dan\.")
         filler = Path(f"/proc/{server.popen.pid}/root") / disk.relative_to("/") / "filler"
         fill(filler)
+        dan.send("quit\n")  # forgetting dan's session is a write that fails in the background
+        assert dan.finish() == 0
+        server.expect(r"ERROR .*a background write failed: .*database or disk is full")
 
         bob.send("c3\n")
         bob.expect(r"The server cannot save moves right now \(its disk is full\); nothing was changed\. Try again later\.")
