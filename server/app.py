@@ -103,6 +103,11 @@ log = logging.getLogger(__name__)
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
 
+REFUSAL_LINGER_S = 1.0
+"""How long a refused connection may take to read ``too_many_connections`` and close."""
+BUSY_REFUSAL_LINGER_S = 0.2
+"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
+
 YIELD_EVERY_REQUESTS = 8
 """A connection's requests handled in a row before other connections get a turn."""
 
@@ -154,6 +159,8 @@ class Server:
         self._db_lock: DatabaseLock | None = None
         self.max_connections = self.config.limits.max_connections
         """Open connections allowed: ``limits.max_connections``, or fewer if the descriptor limit is lower."""
+        self._refusal_room = self.max_connections
+        self._refusing = 0  # connections being refused right now
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -208,7 +215,7 @@ class Server:
         if limit is None:
             return wanted
         in_use = open_descriptors()
-        budget = connection_budget(limit, in_use)
+        budget, self._refusal_room = connection_budget(limit, in_use)
         if wanted > budget:
             log.warning(
                 "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
@@ -326,10 +333,16 @@ class Server:
         refusal = self._connection_refusal(peer.host)
         if refusal is not None:
             log.warning("refusing %s: %s", peer.address, refusal)
-            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
-            peer.close(linger_s=1.0)
-            await peer.discard_input(reader, 1.0)
-            await peer.wait_closed()
+            # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
+            linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
+            self._refusing += 1
+            try:
+                peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
+                peer.close(linger_s=linger_s)
+                await peer.discard_input(reader, linger_s)
+                await peer.wait_closed()
+            finally:
+                self._refusing -= 1
             return
         self._handlers.add(task)
         self.peers.add(peer)

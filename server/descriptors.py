@@ -62,17 +62,21 @@ def open_descriptors() -> int:
     return 0
 
 
-def connection_budget(limit: int, in_use: int) -> int:
-    """How many client connections fit in ``limit`` descriptors when ``in_use`` are open already.
+def connection_budget(limit: int, in_use: int) -> tuple[int, int]:
+    """How many client connections fit in ``limit`` descriptors when ``in_use`` are open already,
+    and how many refusals in progress fit beside them.
 
     :data:`RESERVED_DESCRIPTORS` stay free for the server's own files, and a
     quarter of the rest (at least 8) for connections being refused with
     ``too_many_connections``, each of which holds a descriptor for up to a
-    second or two. Never less than 1.
+    second or two. Never less than 1 connection.
+
+    Returns:
+        ``(connections, refusals)``.
     """
     spare = limit - in_use - RESERVED_DESCRIPTORS
     refusals = max(8, spare // 4)
-    return max(1, spare - refusals)
+    return max(1, spare - refusals), refusals
 
 
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
