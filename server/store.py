@@ -1018,14 +1018,14 @@ def is_disk_full(exc: BaseException) -> bool:
 
 def describe_sqlite_error(exc: sqlite3.Error) -> str:
     """SQLite's message, with what to do for the failures an operator can fix."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None and code & 0xFF == sqlite3.SQLITE_CORRUPT:
+    primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # extended codes keep the primary one in the low byte
+    if primary == sqlite3.SQLITE_CORRUPT:
         return f"the file is damaged ({exc}); restore it from a backup (sqlite3's .recover may save some of it)"
-    if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
+    if primary == sqlite3.SQLITE_FULL:
         return f"the disk is full ({exc}); free some space"
-    if code is not None and code & 0xFF == sqlite3.SQLITE_READONLY:
+    if primary == sqlite3.SQLITE_READONLY:
         return f"{exc}: the file, or its directory (for the -wal and -shm files beside it), must be writable"
-    if code is not None and code & 0xFF == sqlite3.SQLITE_CANTOPEN:
+    if primary == sqlite3.SQLITE_CANTOPEN:
         return f"{exc}: check that the file and its directory exist and are writable"
     return str(exc)
 
