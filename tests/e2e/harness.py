@@ -170,12 +170,24 @@ def make_immutable(made: list[Path], path: Path) -> None:
     made.append(path)
 
 
-def private_tmpfs_prefix(mount_point: Path, size: str, then: str = "") -> list[str]:
-    """A command prefix running the rest in a private mount namespace with a ``size`` tmpfs on ``mount_point``."""
+def _private_mount_prefix(mounts: str, why: str) -> list[str]:
+    """A command prefix that runs ``mounts`` (shell) in a private mount namespace, then execs the rest."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
-        pytest.skip("needs root and unshare to mount a tiny tmpfs in a private mount namespace")
+        pytest.skip(f"needs root and unshare to {why} in a private mount namespace")
     probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True, text=True)
     if probe.returncode != 0:
         pytest.skip(f"cannot make a private mount namespace here ({probe.stderr.strip()})")
-    script = f"mount -t tmpfs -o size={size} parlour-test {shlex.quote(str(mount_point))} && {then} exec \"$@\""
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh"]
+
+
+def private_tmpfs_prefix(mount_point: Path, size: str, then: str = "") -> list[str]:
+    """A command prefix running the rest in a private mount namespace with a ``size`` tmpfs on ``mount_point``
+    (``then``: shell commands run after mounting, ending in ``;``)."""
+    mount = f"mount -t tmpfs -o size={size} parlour-test {shlex.quote(str(mount_point))} && {then} true"
+    return _private_mount_prefix(mount, "mount a tiny tmpfs")
+
+
+def private_read_only_prefix(folder: Path) -> list[str]:
+    """A command prefix running the rest in a private mount namespace where ``folder`` is a read-only bind mount."""
+    quoted = shlex.quote(str(folder))
+    return _private_mount_prefix(f"mount --bind {quoted} {quoted} && mount -o remount,bind,ro {quoted}", "bind-mount read-only")

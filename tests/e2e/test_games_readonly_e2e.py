@@ -11,7 +11,7 @@ from pathlib import Path
 
 from server.store import SCHEMA_VERSION, Store, TableRow
 
-from .harness import ROOT, make_immutable
+from .harness import ROOT, make_immutable, private_read_only_prefix
 
 GAMES = [sys.executable, "-m", "client.cli", "games"]
 
@@ -55,6 +55,13 @@ def test_games_reads_a_database_in_a_directory_that_cannot_be_written(tmp_path: 
     finished_game_db(db)
     make_immutable(immutable, folder)
     listed = games("--db", str(db))
+    assert listed.returncode == 0 and "bob (White) won" in listed.stdout, listed.stderr
+
+
+def test_games_reads_a_database_on_a_read_only_mount(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    finished_game_db(db)
+    listed = games("--db", str(db), prefix=tuple(private_read_only_prefix(tmp_path)))
     assert listed.returncode == 0 and "bob (White) won" in listed.stdout, listed.stderr
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from server.store import MoveRow, Store, TableRow
 
-from .harness import ROOT, make_immutable, private_tmpfs_prefix, start_server
+from .harness import ROOT, make_immutable, private_read_only_prefix, private_tmpfs_prefix, start_server
 
 SERVE = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
 
@@ -77,6 +77,13 @@ def test_a_read_only_database_file(tmp_path: Path, immutable: list[Path]) -> Non
     make_immutable(immutable, db)
     line = serve_fails("--db", str(db))
     assert f"cannot write {db}: Operation not permitted; it must be writable to be used by a server" in line
+
+
+def test_a_database_on_a_read_only_mount(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    make_database(db, 1)
+    line = serve_fails("--db", str(db), prefix=private_read_only_prefix(tmp_path))
+    assert "cannot create the lock file" in line and "Read-only file system" in line
 
 
 def test_a_directory_that_cannot_be_written(tmp_path: Path, immutable: list[Path]) -> None:
