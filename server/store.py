@@ -358,6 +358,9 @@ _TABLE_COLUMNS = (
     "seat1_token, status, created, started, finished, outcome, clocks"
 )
 
+_STATUS_COLUMN = [name.strip() for name in _TABLE_COLUMNS.split(",")].index("status")
+"""Where ``status`` is in a row selected with :data:`_TABLE_COLUMNS`."""
+
 _IS_SET_ASIDE = "(CASE WHEN json_valid(outcome) THEN json_extract(outcome, '$.set_aside') IS NOT NULL ELSE 0 END)"
 """SQL true for a table set aside (its outcome JSON, written by :func:`set_aside_sql`, has ``set_aside``)."""
 
@@ -969,7 +972,7 @@ def _decode_table(row: Sequence[Any], moves: list[Sequence[Any]], damaged: list[
         reason = f"its stored values cannot be read back ({type(exc).__name__}: {exc})"
         if damaged is None:
             raise StoreError(f"table {row[0]}: {reason}") from exc
-        damaged.append(DamagedTable(row[0], str(row[10]), reason))
+        damaged.append(DamagedTable(row[0], str(row[_STATUS_COLUMN]), reason))
         return None
 
 
