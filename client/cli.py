@@ -37,9 +37,12 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"the port must be a number from 1 to 65535, not {text!r}")
-    return int(text)
+    from server.flags import number_in
+
+    try:
+        return int(number_in(1, 65535, whole=True)(text))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"the port: {exc}") from None
 
 
 def _fingerprint(text: str) -> str:
@@ -53,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``parlour`` command (see :func:`parse_args` for the checks after parsing)."""
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
+    from server.cli import PORT as SERVER_PORT
     from server.cli import add_password_arguments, add_tls_server_arguments
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
@@ -87,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     host.add_argument("--name", required=True, help="your player name")
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
-    host.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default: {DEFAULT_PORT})")
+    host.add_argument("--port", type=SERVER_PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT})")
     add_tls_server_arguments(host)
     add_password_arguments(host, server=True)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
@@ -213,7 +217,7 @@ async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
     from server.cli import connect_instructions, lan_addresses
 
-    from server.store import default_db_path
+    from server.store import StoreError, default_db_path
 
     config = ServerConfig(
         host=args.host,
@@ -226,8 +230,11 @@ async def _host(args: argparse.Namespace) -> int:
     server = Server(config)
     try:
         await server.start()
+    except StoreError as exc:
+        print(f"Cannot use the database {config.db_path}: {exc}", flush=True)
+        return 1
     except OSError as exc:
-        print(f"Cannot listen on {args.host}:{args.port}: {exc}", flush=True)
+        print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
     print("Hosting.", flush=True)

@@ -71,6 +71,9 @@ Other:
   quit                      leave the server
 Anything else is a move in the game's notation, e.g. d3."""
 
+STORAGE_FULL_TEXT = "The server cannot save moves right now (its disk is full); nothing was changed. Try again later."
+"""What the player reads when the server answers ``storage_full``."""
+
 OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
 """The most tables ``list`` shows (ten pages of the lobby)."""
@@ -207,7 +210,10 @@ class TerminalClient:
             else:
                 await self._move(line)
         except ServerError as exc:
-            self.write(f"error ({exc.code}): {printable_lines(exc.message)}")
+            if exc.code == "storage_full":
+                self.write(STORAGE_FULL_TEXT)
+            else:
+                self.write(f"error ({exc.code}): {printable_lines(exc.message)}")
         except ConnectionLost:
             self.write("not connected to the server right now; try again in a moment")
         except games.GameError as exc:

@@ -66,6 +66,8 @@ class Code(StrEnum):
     """The peer was silent, stalled mid-frame, or never said ``hello``. The connection is closed."""
     SHUTTING_DOWN = "shutting_down"
     """The server is stopping."""
+    STORAGE_FULL = "storage_full"
+    """The server could not save the change because its disk is full; nothing was changed. Try again later."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

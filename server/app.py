@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import heapq
 import hmac
 import logging
@@ -74,8 +75,11 @@ from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
+from .dblock import DatabaseLock
+from .descriptors import connection_budget, descriptor_limit, open_descriptors, quiet_accept_errors
 from .store import (
     ArchiveEntry,
+    DamagedTable,
     MoveRow,
     Statement,
     Store,
@@ -86,6 +90,7 @@ from .store import (
     create_table_sql,
     delete_session_sql,
     delete_table_sql,
+    is_disk_full,
     iso_utc,
     save_session_sql,
     truncate_moves_sql,
@@ -96,6 +101,14 @@ from .table import Played, RequestError, Table, view_of
 __all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger(__name__)
+
+STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
+"""The message of a ``storage_full`` error."""
+
+REFUSAL_LINGER_S = 1.0
+"""How long a refused connection may take to read ``too_many_connections`` and close."""
+BUSY_REFUSAL_LINGER_S = 0.2
+"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
 
 YIELD_EVERY_REQUESTS = 8
 """A connection's requests handled in a row before other connections get a turn."""
@@ -146,6 +159,11 @@ class Server:
         self._claiming: set[str] = set()  # name_keys of new sessions whose commit is in flight
         self.tables: dict[int, Table] = {}
         self.store: Store | None = None
+        self._db_lock: DatabaseLock | None = None
+        self.max_connections = self.config.limits.max_connections
+        """Open connections allowed: ``limits.max_connections``, or fewer if the descriptor limit is lower."""
+        self._refusal_room = self.max_connections
+        self._refusing = 0  # connections being refused right now
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -176,23 +194,60 @@ class Server:
         """Open the database (restoring what it holds) and start listening.
 
         Raises:
-            server.store.SchemaError: the database cannot be used.
+            server.store.StoreError: the database cannot be used (``SchemaError``: not a
+                Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """
-        if self.config.db_path is not None:
-            self.store = Store.open(self.config.db_path)
-            await self.store.start()
-            self._restore(self.store)
-        tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
-        self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+        try:
+            if self.config.db_path is not None:
+                self._db_lock = DatabaseLock.acquire(self.config.db_path)
+                self.store = Store.open(self.config.db_path)
+                await self.store.start()
+                await self._set_aside(self._restore(self.store))
+            tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
+            self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+        except BaseException:
+            await self._release_storage()
+            raise
+        self.max_connections = self._connection_limit()
+        quiet_accept_errors(asyncio.get_running_loop())
         self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
 
-    def _restore(self, store: Store) -> None:
+    def _connection_limit(self) -> int:
+        """``max_connections``, lowered (with a warning) to what the descriptor limit leaves room for."""
+        wanted = self.config.limits.max_connections
+        limit = descriptor_limit()
+        if limit is None:
+            return wanted
+        in_use = open_descriptors()
+        budget, self._refusal_room = connection_budget(limit, in_use)
+        if wanted > budget:
+            log.warning(
+                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
+                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
+            )  # fmt: skip
+            return budget
+        return wanted
+
+    async def _release_storage(self) -> None:
+        """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
+        if self.store is not None:
+            await self.store.close()
+        if self._db_lock is not None:
+            self._db_lock.release()
+
+    def _restore(self, store: Store) -> list[DamagedTable]:
+        """Bring back the stored sessions and unfinished tables; return the tables that cannot come back."""
         for token, name in store.sessions().items():
             session = Session(name=name, token=token)
             self.sessions[token] = session
-        for stored in store.unfinished_tables():
-            table = restore_table(stored, self.sessions)
+        damaged: list[DamagedTable] = []
+        for stored in store.unfinished_tables(damaged):
+            try:
+                table = restore_table(stored, self.sessions)
+            except Exception as exc:  # whatever a bad row makes the engine or the clock raise
+                damaged.append(DamagedTable(stored.id, stored.row.status, f"it no longer replays ({type(exc).__name__}: {exc})"))
+                continue
             self.tables[table.id] = table
             for seat, holder in enumerate(table.seats):
                 if holder is not None:
@@ -204,9 +259,20 @@ class Server:
             self._schedule_flag(table)
         for session in [s for s in self.sessions.values() if not s.seats]:
             del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved
-            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
+            self._persist_soon(delete_session_sql(session.token))
         self._next_table_id = store.next_table_id()
         log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
+        return damaged
+
+    async def _set_aside(self, damaged: list[DamagedTable]) -> None:
+        """Mark tables that cannot be restored so that they are not tried again; their rows are kept."""
+        assert self.store is not None
+        for table in damaged:
+            log.error("table %d cannot be restored and is set aside (kept in the database, out of the lobby): %s", table.id, table.reason)
+            try:
+                await self.store.set_aside(table)
+            except StoreError as exc:
+                log.error("table %d could not be marked as set aside (it will be tried again at the next start): %s", table.id, exc)
 
     @property
     def sockets(self) -> list[tuple[str, int]]:
@@ -247,8 +313,14 @@ class Server:
         await asyncio.gather(*self._handlers, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
-        if self.store is not None:
-            await self.store.close()
+        await self._release_storage()
+
+    def _persist_soon(self, *statements: Statement) -> None:
+        """Commit ``statements`` in the background (housekeeping nobody waits for); a failure is logged in one line."""
+        if self.store is None:
+            return
+        task = asyncio.ensure_future(self._persist(*statements))
+        task.add_done_callback(_log_failed_write)
 
     async def _persist(self, *statements: Statement) -> None:
         """Commit ``statements`` in one transaction (grouped with concurrent ones); no-op without a database."""
@@ -266,10 +338,16 @@ class Server:
         refusal = self._connection_refusal(peer.host)
         if refusal is not None:
             log.warning("refusing %s: %s", peer.address, refusal)
-            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
-            peer.close(linger_s=1.0)
-            await peer.discard_input(reader, 1.0)
-            await peer.wait_closed()
+            # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
+            linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
+            self._refusing += 1
+            try:
+                peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
+                peer.close(linger_s=linger_s)
+                await peer.discard_input(reader, linger_s)
+                await peer.wait_closed()
+            finally:
+                self._refusing -= 1
             return
         self._handlers.add(task)
         self.peers.add(peer)
@@ -300,8 +378,8 @@ class Server:
                 f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
                 f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
             )
-        if len(self.peers) >= limits.max_connections:
-            return f"the server has its maximum of {limits.max_connections} connections; try again later"
+        if len(self.peers) >= self.max_connections:
+            return f"the server has its maximum of {self.max_connections} connections; try again later"
         if self._per_address[host] >= limits.max_connections_per_address:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"
         return None
@@ -395,9 +473,13 @@ class Server:
         except ProtocolError as exc:
             self._protocol_error(peer, exc)
             return
-        except Exception:
-            log.exception("request %r from %s failed", request, peer.address)
-            reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
+        except Exception as exc:
+            if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
+                log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
+                reply = Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
+            else:
+                log.exception("request %r from %s failed", request, peer.address)
+                reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
         peer.send(reply)
         if not isinstance(reply, Error):
             for push in then:  # pushes follow the reply, so the requester sees its reply first
@@ -429,7 +511,7 @@ class Server:
         if self.names.get(name_key(session.name)) is session:
             del self.names[name_key(session.name)]
         if self.sessions.pop(session.token, None) is not None and self.store is not None:
-            asyncio.ensure_future(self._persist(delete_session_sql(session.token)))
+            self._persist_soon(delete_session_sql(session.token))
 
     # --- grace period -------------------------------------------------------------------
 
@@ -465,7 +547,7 @@ class Server:
         table.offers.pop("rematch", None)
         table.unseat(session)
         if table.status == "waiting" and self.store is not None:
-            asyncio.ensure_future(self._persist(_seats_sql(table)))
+            self._persist_soon(_seats_sql(table))
         self._close_if_empty(table)
 
     def _unwatch(self, session: Session, table: Table) -> None:
@@ -478,7 +560,7 @@ class Server:
             if self.tables.pop(table.id, None) is not None:
                 self._uncount(table)
                 if table.status == "waiting" and self.store is not None:
-                    asyncio.ensure_future(self._persist(delete_table_sql(table.id)))
+                    self._persist_soon(delete_table_sql(table.id))
                 self._broadcast_lobby(TableClosed(table=table.id))
         else:
             self._table_changed(table)
@@ -550,6 +632,8 @@ class Server:
         try:
             await self._persist(save_session_sql(session.token, session.name))
         except StoreError as exc:
+            if is_disk_full(exc):
+                raise  # storage_full: the same hello may succeed once there is room
             log.error("cannot save the session of %s: %s", name, exc)
             raise RequestError(
                 Code.INTERNAL_ERROR, f"your session as {name!r} could not be saved (the server's database refused the write); try again"
@@ -772,6 +856,7 @@ class Server:
         table = self._table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
+            clock_before = copy.deepcopy(table.clock)
             try:
                 table.press_clock(played)
             except FlagFell as fell:
@@ -784,7 +869,11 @@ class Server:
                 statements.append(_ended_sql(table, final))
             if table.clock is not None:
                 statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
-            await self._persist(*statements)
+            try:
+                await self._persist(*statements)
+            except Exception:
+                table.clock = clock_before  # not saved: the move did not happen, nor did its time
+                raise
             table.apply(played)
             lapsed = table.lapse_offers(played[0].seat)
             if final is not None:
@@ -973,7 +1062,7 @@ class Server:
 
     async def _get_record(self, session: Session, request: GetRecord, then: list[Push]) -> Message:
         stored = self.store.load(request.table) if self.store is not None else None
-        if stored is None or stored.row.status != "over":
+        if stored is None or stored.row.status != "over" or "set_aside" in (stored.row.outcome or {}):
             raise RequestError(Code.NO_SUCH_TABLE, f"there is no finished game {request.table} in the archive")
         return Record(id=request.id, text=format_record(self.store.to_record(stored)))  # type: ignore[union-attr]
 
@@ -1015,6 +1104,11 @@ class Server:
 
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
+
+
+def _log_failed_write(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a background write failed: %s", task.exception())
 
 
 def _table_row(table: Table) -> TableRow:

@@ -5,8 +5,10 @@ finished game, the most recent first; ``parlour games --export ID`` prints
 that game (finished or not) as a plain-text record (:mod:`games.record`).
 
 It reads the database a running server is writing (WAL lets both work at
-once). Like the server, it upgrades a database from an older Parlour and
-refuses one from a newer Parlour.
+once), and never writes to it: it opens the file read-only, so a database on
+read-only storage can be listed too. Only a database from an older Parlour is
+written, to upgrade it (as the server would); one from a newer Parlour is
+refused.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import games
-from games.record import format_record
+from games.record import RecordError, format_record
 
-from .store import ArchiveEntry, Store, StoreError, default_db_path
+from .flags import number_in
+from .store import ArchiveEntry, NeedsUpgrade, Store, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
 
@@ -36,16 +39,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument(
         "--db", type=Path, default=None, metavar="PATH", help=f"the server's database (default: {default_db_path()})"
     )
-    parser.add_argument("--export", type=int, default=None, metavar="ID", help="print game ID as a plain-text record")
-    parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games (default: 50)")
-    parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games (default: 0)")
+    parser.add_argument(
+        "--export", type=number_in(1, 2**63 - 1, whole=True), default=None, metavar="ID", help="print game ID as a plain-text record"
+    )
+    parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games, 0 to 1000000 (default: 50)")
+    parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games, 0 to 1000000 (default: 0)")
     parser.set_defaults(run=run)
 
 
-def _count(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, not {text!r}")
-    return int(text)
+MOST_LISTED = 1_000_000
+"""The largest ``--limit`` and ``--offset`` (SQLite cannot take arbitrarily large numbers)."""
+
+_count = number_in(0, MOST_LISTED, whole=True)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -67,7 +72,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print(f"No games yet: {path} does not exist ('parlour serve --db {path}' creates it).", file=err)
         return 1 if args.export is not None else 0
     try:
-        store = Store.open(path)
+        store = _open(path)
     except StoreError as exc:
         print(f"Cannot read the archive: {exc}", file=err)
         return 1
@@ -80,10 +85,29 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             out.write(format_record(store.to_record(table)))
             return 0
         entries = store.archive(limit=args.limit, offset=args.offset)
+    except (StoreError, RecordError) as exc:
+        print(f"Cannot read the archive: {exc}", file=err)
+        return 1
     finally:
         store.close_sync()
     _print_archive(entries, path, args.limit, args.offset, out)
     return 0
+
+
+def _open(path: Path) -> Store:
+    """The database at ``path``, opened read-only; upgraded first (which writes) only if its schema is older.
+
+    Raises:
+        StoreError: it cannot be read, or needs an upgrade that cannot be written.
+    """
+    try:
+        return Store.open_read_only(path)
+    except NeedsUpgrade as exc:
+        try:
+            Store.open(path).close_sync()
+        except StoreError as failed:
+            raise StoreError(f"{exc}, which needs write access: {failed}") from None
+    return Store.open_read_only(path)
 
 
 def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: int, out: TextIO) -> None:

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import inspect
 import logging
-import math
 import re
 import signal
 import socket
@@ -21,13 +20,19 @@ from pathlib import Path
 from typing import Mapping
 
 from .app import Server, ServerConfig
-from .limits import LimitError, Limits
-from .store import SchemaError, default_db_path
+from .flags import describe_range, number_in
+from .limits import LimitError, Limits, limit_range, limit_unit
+from .store import StoreError, default_db_path
 from .tls import TLSFileError, certificate_fingerprint, server_context
 
 log = logging.getLogger("parlour.serve")
 
 DEFAULT_PORT = 7420
+
+PORT = number_in(0, 65535, whole=True)
+"""The argparse type of a listening port: 0 (any free port) to 65535."""
+MOST_GRACE_S = 7 * 86_400.0
+"""The longest ``--grace``: a week."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,14 +41,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "serve",
         help="host a Parlour server",
         description="Host a Parlour server. By default it listens on every interface so LAN players can connect.",
+        epilog="One server per database: a second one on the same --db is refused (the lock is PATH.lock, beside it). "
+        "If the server cannot start it prints one line saying why and exits with status 1. At start it raises its "
+        "descriptor limit as far as the hard limit allows and lowers --max-connections to fit, with a warning. "
+        "Moves that cannot be saved because the disk is full are refused with storage_full. See docs/OPERATIONS.md.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every IPv4 interface)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--name", default=socket.gethostname(), help="server name shown to players (default: this host's name)")
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument("--db", metavar="PATH", help=f"SQLite database for tables, sessions and the archive (default: {default_db_path()})")
     storage.add_argument("--no-db", action="store_true", help="keep nothing on disk (games are lost when the server stops)")
-    parser.add_argument("--grace", type=float, default=60.0, metavar="SECONDS", help="how long a disconnected player's seat is held (default: 60)")
+    parser.add_argument(
+        "--grace",
+        type=number_in(0, MOST_GRACE_S, unit="seconds"),
+        default=60.0,
+        metavar="SECONDS",
+        help=f"how long a disconnected player's seat is held, 0 to {MOST_GRACE_S:.0f} (default: 60)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
@@ -139,15 +154,6 @@ def limit_flag(field_name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _unit(field_name: str) -> str:
-    if field_name.endswith("_per_s"):
-        return "per second"
-    for suffix, unit in (("_s", "seconds"), ("_bytes", "bytes"), ("_chars", "characters")):
-        if field_name.endswith(suffix):
-            return unit
-    return "a count"
-
-
 def _limit_descriptions() -> dict[str, str]:
     """Each field's description from the ``Attributes:`` section of the :class:`Limits` docstring."""
     names = {spec.name for spec in fields(Limits)}
@@ -166,31 +172,28 @@ def _limit_descriptions() -> dict[str, str]:
     return {name: text.replace("``", "").rstrip(".") for name, text in found.items()}
 
 
-def number(text: str) -> float:
-    """A finite decimal number (argparse ``type``; its name shows in argparse's error)."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one option per :class:`Limits` field, in a group "limits" (read by :func:`read_limits`)."""
-    group = parser.add_argument_group("limits", "What one client may cost the server. Every limit must be more than 0.")
+    group = parser.add_argument_group(
+        "limits", "What one client may cost the server. Every limit must be more than 0; its range is in its help."
+    )
     descriptions = _limit_descriptions()
     for spec in fields(Limits):
         default = spec.default
-        unit = _unit(spec.name)
+        unit = limit_unit(spec.name)
+        low, high = limit_range(spec.name)
+        whole = isinstance(default, int)
         metavar = {"seconds": "SECONDS", "per second": "RATE", "bytes": "BYTES", "characters": "CHARS"}.get(unit, "N")
         description = descriptions.get(spec.name, spec.name.replace("_", " "))
+        allowed = describe_range(low, high, whole=whole, low_open=True)
         if unit == "a count":
-            help_text = f"{description}. Default {default:g}"
+            help_text = f"{description}. Default {default:g}; {allowed}"
         else:
-            help_text = f"{description}. {'Per second' if unit == 'per second' else f'In {unit}'}; default {default:g}"
+            help_text = f"{description}. {'Per second' if unit == 'per second' else f'In {unit}'}; default {default:g}; {allowed}"
         group.add_argument(
             limit_flag(spec.name),
             dest=f"limit_{spec.name}",
-            type=int if isinstance(default, int) else number,
+            type=number_in(low, high, whole=whole, low_open=True, unit="" if unit == "a count" else unit),
             metavar=metavar,
             help=help_text.replace("%", "%%"),
         )
@@ -238,9 +241,6 @@ def lan_addresses() -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run the server described by ``args``; return the exit status."""
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.grace < 0:
-        log.error("--grace must be zero or more seconds, not %s", args.grace)
-        return 2
     db_path = None if args.no_db else (args.db or str(default_db_path()))
     config = ServerConfig(
         host=args.host,
@@ -254,11 +254,12 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         asyncio.run(_serve(config, args.fingerprint))
-    except SchemaError as exc:
+    except StoreError as exc:
         log.error("cannot use the database %s: %s", db_path, exc)
         return 1
-    except OSError as exc:
-        log.error("cannot listen on %s:%s: %s", args.host, args.port, exc)
+    except (OSError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        log.error("cannot listen on %s:%s: %s", args.host, args.port, reason)
         return 1
     return 0
 

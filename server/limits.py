@@ -6,12 +6,22 @@ lists them with the error code each one answers with.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES
 from protocol.messages import MAX_CHAT_CHARS, MAX_NAME_CHARS
 
-__all__ = ["AddressBuckets", "Limits", "LimitError", "TokenBucket"]
+__all__ = ["AddressBuckets", "Limits", "LimitError", "TokenBucket", "limit_range", "limit_unit"]
+
+MOST_SECONDS = 86_400.0
+"""The longest duration a limit may be set to: one day."""
+MOST_RATE = 1_000_000.0
+"""The highest rate (per second) a limit may be set to."""
+MOST_BYTES = 1 << 30
+"""The largest byte count a limit may be set to: 1 GiB."""
+MOST_COUNT = 1_000_000
+"""The largest count a limit may be set to."""
 
 
 class LimitError(ValueError):
@@ -67,14 +77,18 @@ class Limits:
     send_buffer_bytes: int = 512 * 1024
 
     def __post_init__(self) -> None:
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            if not value > 0:
-                raise LimitError(f"{spec.name} must be more than 0, not {value}")
         if self.max_name_chars > MAX_NAME_CHARS:
             raise LimitError(f"max_name_chars cannot exceed the protocol's {MAX_NAME_CHARS}, not {self.max_name_chars}")
         if self.max_chat_chars > MAX_CHAT_CHARS:
             raise LimitError(f"max_chat_chars cannot exceed the protocol's {MAX_CHAT_CHARS}, not {self.max_chat_chars}")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if not value > 0:
+                raise LimitError(f"{spec.name} must be more than 0, not {value}")
+            most = limit_range(spec.name)[1]
+            if not math.isfinite(value) or value > most:
+                unit = limit_unit(spec.name).replace("a count", "")
+                raise LimitError(f"{spec.name} must be at most {most:.15g} {unit}".rstrip() + f", not {value}")
         if self.idle_timeout_s <= self.heartbeat_s:
             raise LimitError(
                 f"idle_timeout_s ({self.idle_timeout_s}) must be longer than heartbeat_s ({self.heartbeat_s}),"
@@ -86,6 +100,31 @@ class Limits:
         """How often the server checks deadlines: fine enough for the shortest timeout."""
         shortest = min(self.heartbeat_s, self.idle_timeout_s, self.handshake_timeout_s, self.stall_timeout_s)
         return min(1.0, max(0.02, shortest / 4))
+
+
+def limit_unit(field_name: str) -> str:
+    """The unit of a :class:`Limits` field, from its name: ``"seconds"``, ``"per second"``,
+    ``"bytes"``, ``"characters"`` or ``"a count"``."""
+    if field_name.endswith("_per_s"):
+        return "per second"
+    for suffix, unit in (("_s", "seconds"), ("_bytes", "bytes"), ("_chars", "characters")):
+        if field_name.endswith(suffix):
+            return unit
+    return "a count"
+
+
+def limit_range(field_name: str) -> tuple[float, float]:
+    """The values a :class:`Limits` field may take: more than the first, at most the second.
+
+    By unit: seconds up to :data:`MOST_SECONDS`, rates up to :data:`MOST_RATE`,
+    bytes up to :data:`MOST_BYTES`, counts up to :data:`MOST_COUNT`; a name or
+    chat length up to the protocol's maximum.
+    """
+    protocol_most = {"max_name_chars": MAX_NAME_CHARS, "max_chat_chars": MAX_CHAT_CHARS}
+    if field_name in protocol_most:
+        return 0, protocol_most[field_name]
+    most = {"seconds": MOST_SECONDS, "per second": MOST_RATE, "bytes": MOST_BYTES, "characters": MOST_COUNT}
+    return 0, most.get(limit_unit(field_name), MOST_COUNT)
 
 
 class TokenBucket:

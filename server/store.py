@@ -49,10 +49,13 @@ from games.record import GameRecord, RecordedMove
 __all__ = [
     "APPLICATION_ID",
     "ArchiveEntry",
+    "DamagedTable",
     "MIGRATIONS",
     "Migration",
     "MoveRow",
+    "NeedsUpgrade",
     "SCHEMA_VERSION",
+    "SET_ASIDE_REASON",
     "STATUSES",
     "SYNCHRONOUS_MODES",
     "SchemaError",
@@ -63,11 +66,15 @@ __all__ = [
     "TableRow",
     "append_move_sql",
     "create_table_sql",
+    "check_not_directory",
     "default_db_path",
     "delete_session_sql",
+    "describe_sqlite_error",
+    "is_disk_full",
     "delete_table_sql",
     "iso_utc",
     "save_session_sql",
+    "set_aside_sql",
     "table_to_record",
     "truncate_moves_sql",
     "update_table_sql",
@@ -80,6 +87,9 @@ Statement = tuple[str, tuple[Any, ...]]
 
 APPLICATION_ID = 0x50524C52
 """``PRAGMA application_id`` of a Parlour database (the bytes ``PRLR``)."""
+
+SET_ASIDE_REASON = "set aside: the server could not restore this table"
+"""The ``reason`` in the outcome of a table set aside (:meth:`Store.set_aside`)."""
 
 STATUSES = ("waiting", "playing", "over")
 """The values of a table's ``status``."""
@@ -94,6 +104,10 @@ class StoreError(Exception):
 
 class SchemaError(StoreError):
     """The file is not a Parlour database this version can use: newer, foreign or not SQLite."""
+
+
+class NeedsUpgrade(SchemaError):
+    """A file opened read-only has an older schema: it must be opened for writing to be upgraded first."""
 
 
 def default_db_path() -> Path:
@@ -285,6 +299,21 @@ class StoredTable:
 
 
 @dataclass(frozen=True, slots=True)
+class DamagedTable:
+    """A stored table that cannot be restored, and why.
+
+    Attributes:
+        id: the table's id.
+        status: the status it was stored with (``"waiting"`` or ``"playing"``).
+        reason: what is wrong with it, in words (for the log and its outcome).
+    """
+
+    id: int
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ArchiveEntry:
     """One finished game as the archive lists it.
 
@@ -336,6 +365,12 @@ _TABLE_COLUMNS = (
     "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
     "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen"
 )
+
+_STATUS_COLUMN = [name.strip() for name in _TABLE_COLUMNS.split(",")].index("status")
+"""Where ``status`` is in a row selected with :data:`_TABLE_COLUMNS`."""
+
+_IS_SET_ASIDE = "(CASE WHEN json_valid(outcome) THEN json_extract(outcome, '$.set_aside') IS NOT NULL ELSE 0 END)"
+"""SQL true for a table set aside (its outcome JSON, written by :func:`set_aside_sql`, has ``set_aside``)."""
 
 _UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "finished", "clocks", "time_control", "seed")
 
@@ -415,6 +450,15 @@ def truncate_moves_sql(table_id: int, after_ply: int) -> Statement:
     return "DELETE FROM moves WHERE table_id = ? AND ply > ?", (table_id, after_ply)
 
 
+def set_aside_sql(table: DamagedTable, at: float | None = None) -> Statement:
+    """The statement that sets a table aside (see :meth:`Store.set_aside`); ``at`` is its ``finished`` time."""
+    outcome = {"winner": None, "reason": SET_ASIDE_REASON, "set_aside": {"reason": table.reason, "status": table.status}}
+    return (
+        "UPDATE tables SET status = 'over', outcome = ?, finished = ? WHERE id = ?",
+        (_dump(outcome), time.time() if at is None else at, table.id),
+    )
+
+
 def delete_table_sql(table_id: int) -> Statement:
     """The statement that deletes a table and (by cascade) its moves."""
     return "DELETE FROM tables WHERE id = ?", (table_id,)
@@ -466,8 +510,8 @@ class Store:
         writes: writes (calls to :meth:`write`) committed so far.
     """
 
-    def __init__(self, path: Path, writer: sqlite3.Connection, reader: sqlite3.Connection, synchronous: str) -> None:
-        """Use :meth:`open`."""
+    def __init__(self, path: Path, writer: sqlite3.Connection | None, reader: sqlite3.Connection, synchronous: str) -> None:
+        """Use :meth:`open` (or :meth:`open_read_only`, without a writer)."""
         self.path = path
         self.synchronous = synchronous
         self.commits = 0
@@ -507,10 +551,12 @@ class Store:
         if mode not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
         db = Path(path)
+        check_not_directory(db)
+        _check_writable(db)
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the directory of {db}: {exc}") from exc
+            raise StoreError(f"cannot create the directory of {db}: {exc.strerror}") from exc
         writer = _connect(db, busy_timeout_s)
         reader: sqlite3.Connection | None = None
         try:
@@ -523,11 +569,46 @@ class Store:
             writer.close()
             if reader is not None:
                 reader.close()
-            raise StoreError(f"cannot open {db}: {exc}") from exc
+            raise StoreError(f"cannot open {db}: {describe_sqlite_error(exc)}") from exc
         except BaseException:
             writer.close()
             raise
         return cls(db, writer, reader, mode)
+
+    @classmethod
+    def open_read_only(cls, path: str | os.PathLike[str]) -> "Store":
+        """Open an existing database for reading only: nothing is written, in the file or beside it.
+
+        While a server has it open (its ``-wal`` file exists) it is read like
+        any WAL database (``mode=ro``), seeing what is committed; otherwise it
+        is read as a file nobody changes (``immutable=1``), which needs no
+        ``-wal`` or ``-shm`` file and so works in a directory that cannot be
+        written. Writing to the returned store raises :class:`StoreError`.
+
+        Raises:
+            NeedsUpgrade: the file has an older schema; :meth:`open` it (which writes) to upgrade it.
+            SchemaError: the file is not a Parlour database this version can use.
+            StoreError: it does not exist or cannot be read.
+        """
+        db = Path(path)
+        check_not_directory(db)
+        if not db.exists():
+            raise StoreError(f"{db} does not exist")
+        live = Path(f"{db}-wal").exists()
+        uri = db.resolve().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
+        try:
+            reader = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {db} to read: {describe_sqlite_error(exc)}") from exc
+        try:
+            _check_schema(reader, db, MIGRATIONS, read_only=True)
+        except sqlite3.Error as exc:
+            reader.close()
+            raise StoreError(f"cannot read {db}: {describe_sqlite_error(exc)}") from exc
+        except BaseException:
+            reader.close()
+            raise
+        return cls(db, None, reader, "OFF")
 
     async def start(self) -> None:
         """Start the writer thread. Idempotent.
@@ -537,6 +618,8 @@ class Store:
         """
         if self._closed:
             raise StoreError("the store is closed")
+        if self._writer is None:
+            raise StoreError(f"{self.path} was opened read-only")
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="parlour-store-writer", daemon=True)
             self._thread.start()
@@ -571,7 +654,8 @@ class Store:
     def _close_connections(self) -> None:
         with self._read_lock:
             self._reader.close()
-        self._writer.close()
+        if self._writer is not None:
+            self._writer.close()
 
     async def __aenter__(self) -> "Store":
         await self.start()
@@ -677,10 +761,10 @@ class Store:
                 for job in pending:
                     _settle(job, None)
                 return
-            if culprit is None:  # BEGIN or COMMIT failed: nothing to single out, the whole group fails
+            if culprit is None:  # BEGIN or COMMIT failed (a full disk, say): nothing to single out, the whole group fails
                 log.error("a group commit of %d writes failed: %s", len(pending), error)
                 for job in pending:
-                    _settle(job, error)
+                    _settle(job, _own_copy(error))  # each waiter raises its own exception, with the same cause
                 return
             _settle(culprit, error)
             pending.remove(culprit)
@@ -695,6 +779,7 @@ class Store:
             with the job whose statement failed (``None`` if BEGIN or COMMIT failed).
         """
         connection = self._writer
+        assert connection is not None, "start() refuses a read-only store"
         culprit: _Job | None = None
         try:
             connection.execute("BEGIN IMMEDIATE")
@@ -720,37 +805,66 @@ class Store:
     # --- reading ----------------------------------------------------------------------------------
 
     def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``query`` in one read transaction (one consistent snapshot)."""
+        """Run ``query`` in one read transaction (one consistent snapshot).
+
+        Raises:
+            StoreError: SQLite failed (a damaged file, say); the SQLite error is the cause.
+        """
         with self._read_lock:
             if self._closed:
                 raise StoreError("the store is closed")
-            self._reader.execute("BEGIN")
             try:
-                return query(self._reader)
-            finally:
-                self._reader.execute("COMMIT")
+                self._reader.execute("BEGIN")
+                try:
+                    return query(self._reader)
+                finally:
+                    if self._reader.in_transaction:
+                        self._reader.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path}: {describe_sqlite_error(exc)}") from exc
 
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
 
-    def unfinished_tables(self) -> list[StoredTable]:
-        """Return every table whose game is not over, by id, each with its moves in ply order."""
+    def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
+        """Return every table whose game is not over, by id, each with its moves in ply order.
+
+        Args:
+            damaged: where to put the tables whose stored values cannot be
+                read back (bad JSON, say); they are left out of the result.
+                Without it, such a table raises.
+
+        Raises:
+            StoreError: SQLite failed; or a table's values cannot be read back and ``damaged`` is ``None``.
+        """
 
         def query(db: sqlite3.Connection) -> list[StoredTable]:
             rows = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status != 'over' ORDER BY id").fetchall()
-            moves: dict[int, list[MoveRow]] = {row[0]: [] for row in rows}
+            moves: dict[int, list[Sequence[Any]]] = {row[0]: [] for row in rows}
             for table_id, *move in db.execute(
                 "SELECT m.table_id, m.ply, m.seat, m.move, m.forced, m.at, m.clock_ms FROM moves AS m "
                 "JOIN tables AS t ON t.id = m.table_id WHERE t.status != 'over' ORDER BY m.table_id, m.ply"
             ):
-                moves[table_id].append(_move_row(move))
-            return [StoredTable(_table_row(row), tuple(moves[row[0]])) for row in rows]
+                moves[table_id].append(move)
+            return [table for row in rows if (table := _decode_table(row, moves[row[0]], damaged)) is not None]
 
         return self._read(query)
 
+    async def set_aside(self, table: DamagedTable, at: float | None = None) -> None:
+        """Mark a table that cannot be restored: never restored again, in no lobby or archive; its rows are kept.
+
+        Its status becomes ``"over"`` and its outcome ``{"winner": None, "reason": ..., "set_aside":
+        {"reason": ..., "status": <the status it had>}}``.
+        """
+        await self.write(set_aside_sql(table, at))
+
     def load(self, table_id: int) -> StoredTable | None:
-        """Return the table with its moves in ply order, or ``None`` if there is no such table."""
+        """Return the table with its moves in ply order, or ``None`` if there is no such table.
+
+        Raises:
+            StoreError: SQLite failed, or the table's stored values cannot be read back.
+        """
 
         def query(db: sqlite3.Connection) -> StoredTable | None:
             row = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)).fetchone()
@@ -759,7 +873,7 @@ class Store:
             moves = db.execute(
                 "SELECT ply, seat, move, forced, at, clock_ms FROM moves WHERE table_id = ? ORDER BY ply", (table_id,)
             )
-            return StoredTable(_table_row(row), tuple(_move_row(move) for move in moves))
+            return _decode_table(row, list(moves), None)
 
         return self._read(query)
 
@@ -780,7 +894,7 @@ class Store:
             rows = db.execute(
                 "SELECT id, game, options, seat0_name, seat1_name, outcome, "
                 "(SELECT count(*) FROM moves WHERE table_id = tables.id), created, finished "
-                "FROM tables WHERE status = 'over' ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
+                f"FROM tables WHERE status = 'over' AND NOT {_IS_SET_ASIDE} ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
                 (limit, offset),
             )
             return [
@@ -831,6 +945,12 @@ def table_to_record(table: StoredTable) -> GameRecord:
     )
 
 
+def _own_copy(error: StoreError) -> StoreError:
+    copy = StoreError(*error.args)
+    copy.__cause__ = error.__cause__
+    return copy
+
+
 def _settle(job: _Job, error: StoreError | None) -> None:
     """Resolve ``job``'s future from the writer thread, on its own loop."""
 
@@ -869,12 +989,73 @@ def _table_row(row: Sequence[Any]) -> TableRow:
     )
 
 
+def _decode_table(row: Sequence[Any], moves: list[Sequence[Any]], damaged: list[DamagedTable] | None) -> StoredTable | None:
+    """The table of ``row`` and ``moves``; ``None`` (noted in ``damaged``) if they cannot be read back."""
+    try:
+        return StoredTable(_table_row(row), tuple(_move_row(move) for move in moves))
+    except (ValueError, TypeError, KeyError) as exc:  # json.JSONDecodeError is a ValueError
+        reason = f"its stored values cannot be read back ({type(exc).__name__}: {exc})"
+        if damaged is None:
+            raise StoreError(f"table {row[0]}: {reason}") from exc
+        damaged.append(DamagedTable(row[0], str(row[_STATUS_COLUMN]), reason))
+        return None
+
+
 def _move_row(row: Sequence[Any]) -> MoveRow:
     ply, seat, move, forced, at, clock_ms = row
     return MoveRow(ply=ply, seat=seat, move=move, at=at, forced=bool(forced), clock_ms=clock_ms)
 
 
 # --- opening ------------------------------------------------------------------------------------
+
+
+def check_not_directory(path: Path) -> None:
+    """Refuse a database path that names a directory.
+
+    Raises:
+        StoreError: ``path`` is a directory.
+    """
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a database file; give the path of a file in it")
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an existing file that cannot be opened for writing (SQLite would quietly open it read-only).
+
+    Raises:
+        StoreError: it exists and cannot be written (read-only, immutable, on a read-only mount).
+    """
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror}; it must be writable to be used by a server") from None
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (a :class:`StoreError` or an ``sqlite3.Error``) failed because the disk is full.
+
+    True only for SQLite's ``SQLITE_FULL`` (also a database at its ``max_page_count``), whether
+    ``exc`` is that error or a :class:`StoreError` caused by it.
+    """
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
+    code = getattr(cause, "sqlite_errorcode", None) if isinstance(cause, sqlite3.Error) else None
+    return code is not None and code & 0xFF == sqlite3.SQLITE_FULL
+
+
+def describe_sqlite_error(exc: sqlite3.Error) -> str:
+    """SQLite's message, with what to do for the failures an operator can fix."""
+    primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # extended codes keep the primary one in the low byte
+    if primary == sqlite3.SQLITE_CORRUPT:
+        return f"the file is damaged ({exc}); restore it from a backup (sqlite3's .recover may save some of it)"
+    if primary == sqlite3.SQLITE_FULL:
+        return f"the disk is full ({exc}); free some space"
+    if primary == sqlite3.SQLITE_READONLY:
+        return f"{exc}: the file, or its directory (for the -wal and -shm files beside it), must be writable"
+    if primary == sqlite3.SQLITE_CANTOPEN:
+        return f"{exc}: check that the file and its directory exist and are writable"
+    return str(exc)
 
 
 def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
@@ -888,12 +1069,30 @@ def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
 def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration]) -> None:
     """Check that ``path`` is a usable Parlour database, set WAL, run missing migrations."""
     steps = sorted(migrations, key=lambda step: step.version)
+    _check_schema(connection, path, steps, read_only=False)
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
+    for step in steps:
+        _migrate(connection, path, step)
+
+
+def _check_schema(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration], *, read_only: bool) -> None:
+    """Refuse what is not a Parlour database this version can use; with ``read_only``, also one that needs upgrading.
+
+    Raises:
+        SchemaError: not SQLite, another program's database, a newer schema (or, ``read_only``, an older one: :class:`NeedsUpgrade`).
+        sqlite3.Error: the file cannot be read (damaged, say).
+    """
+    steps = sorted(migrations, key=lambda step: step.version)
     newest = steps[-1].version if steps else 0
     try:
         version, app_id, tables = _inspect(connection)
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_CORRUPT:
+            raise
         raise SchemaError(f"{path} is not a Parlour database: it is not an SQLite file ({exc})") from exc
     if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or tables):
         described = f"application id {app_id:#x}, " if app_id else ""
@@ -905,11 +1104,8 @@ def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Mi
         raise SchemaError(
             f"database schema version {version} is newer than this Parlour supports ({newest}); upgrade Parlour"
         )
-    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if str(mode).lower() != "wal":
-        raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
-    for step in steps:
-        _migrate(connection, path, step)
+    if read_only and version < newest:
+        raise NeedsUpgrade(f"{path} has schema version {version} and must be upgraded to version {newest}")
 
 
 def _inspect(connection: sqlite3.Connection) -> tuple[int, int, list[str]]:

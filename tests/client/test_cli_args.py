@@ -14,7 +14,7 @@ from client.connection import ConnectionLost, ServerError
 from client.tls import FingerprintMismatch
 from protocol import messages as m
 from server.cli import limit_flag
-from server.limits import Limits
+from server.limits import LimitError, Limits
 from server.tls import certificate_fingerprint
 
 PIN = "ab" * 32
@@ -136,12 +136,52 @@ def test_limits_default_and_given() -> None:
 
 def test_impossible_limits_exit_2_with_the_limit_error(capsys: pytest.CaptureFixture[str]) -> None:
     error = refused(["serve", "--max-connections", "0"], capsys)
-    assert "max_connections must be more than 0" in error and "--max-connections" in error
+    assert "argument --max-connections: expected a whole number more than 0 and at most 1000000, not '0'" in error
     error = refused(["serve", "--heartbeat", "60"], capsys)
     assert "must be longer than heartbeat_s" in error and "--heartbeat" in error and "--idle-timeout" in error
-    assert "invalid int value" in refused(["serve", "--max-frame-bytes", "1.5"], capsys)
-    assert "invalid number value" in refused(["serve", "--idle-timeout", "nan"], capsys)
-    assert "invalid number value" in refused(["serve", "--idle-timeout", "soon"], capsys)
+    assert "--max-frame-bytes: expected a whole number" in refused(["serve", "--max-frame-bytes", "1.5"], capsys)
+    assert "--idle-timeout: expected a number more than 0 and at most 86400 (seconds), not 'nan'" in refused(
+        ["serve", "--idle-timeout", "nan"], capsys
+    )
+    assert "--idle-timeout: expected a number" in refused(["serve", "--idle-timeout", "soon"], capsys)
+
+
+NUMERIC_FLAGS = [
+    (["serve", "--port"], ["70000", "-5", "1.5", "nan", "http"], ["0", "65535"]),
+    (["serve", "--grace"], ["nan", "inf", "-inf", "-1", "1e300", "soon"], ["0", "0.5", "604800"]),
+    (["host", "--name", "ann", "--port"], ["70000", "-5", "nan"], ["0", "7420"]),
+    (["games", "--limit"], ["-1", "1e3", "99999999999999999999", "nan"], ["0", "1000000"]),
+    (["games", "--offset"], ["-1", "inf"], ["0", "5"]),
+    (["games", "--export"], ["0", "-1", "nan", str(2**63)], ["1", str(2**63 - 1)]),
+    *[(["serve", limit_flag(spec.name)], ["0", "-1", "nan", "inf", "1e300", "x"], [str(spec.default)]) for spec in fields(Limits)],
+]
+
+
+@pytest.mark.parametrize(("command", "bad", "good"), NUMERIC_FLAGS, ids=[" ".join(c) for c, _, _ in NUMERIC_FLAGS])
+def test_every_numeric_flag_is_finite_and_in_its_range(
+    command: list[str], bad: list[str], good: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    flag = command[-1]
+    for text in bad:
+        error = refused([*command[:-1], f"{flag}={text}"], capsys)
+        assert f"argument {flag}: expected a " in error and repr(text) in error, error
+        assert "Traceback" not in error
+    for text in good:
+        parse_args([*command, text], {})
+
+
+def test_play_port_is_checked_by_the_same_validator(capsys: pytest.CaptureFixture[str]) -> None:
+    for port in ("0", "70000", "-5", "1e3"):
+        error = refused(["play", f"localhost:{port}", "--name", "ann"], capsys)
+        assert "the port: expected a whole number from 1 to 65535" in error and repr(port) in error
+    assert parse_args(["play", "localhost:65535", "--name", "ann"], {}).address == ("localhost", 65535)
+
+
+def test_limits_themselves_refuse_what_is_not_finite() -> None:
+    with pytest.raises(LimitError, match="heartbeat_s must be at most 86400 seconds, not inf"):
+        Limits(heartbeat_s=float("inf"), idle_timeout_s=float("inf"))
+    with pytest.raises(LimitError, match="must be more than 0, not nan"):
+        Limits(requests_per_s=float("nan"))
 
 
 # --- play: TLS ---------------------------------------------------------------------------

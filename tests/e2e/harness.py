@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+import pytest
 
 import games
 
@@ -34,7 +38,8 @@ class Process:
 
     ``program`` is the command that runs ``parlour`` (the checkout's by default),
     ``cwd`` its working directory and ``environ`` the environment it starts from
-    (this process's by default); output is always unbuffered and the user data
+    (this process's by default); ``prefix`` is a command that execs it (in a
+    private mount namespace, say); output is always unbuffered and the user data
     directory is :data:`DATA_HOME`.
     """
 
@@ -43,12 +48,13 @@ class Process:
         *args: str,
         stdin_text: str | None = None,
         program: Sequence[str] = CHECKOUT_PARLOUR,
+        prefix: Sequence[str] = (),
         cwd: Path = ROOT,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         env = dict(os.environ if environ is None else environ, PYTHONUNBUFFERED="1", XDG_DATA_HOME=DATA_HOME)
         self.popen = subprocess.Popen(
-            [*program, *args],
+            [*prefix, *program, *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,
@@ -126,7 +132,7 @@ def start_server(*extra: str, port: int = 0, **process: Any) -> tuple[Process, i
     """Start ``parlour serve`` on 127.0.0.1 (an ephemeral port by default); return it and the port.
 
     Without ``--db`` in ``extra`` the server keeps nothing on disk. ``process``
-    holds :class:`Process`'s keyword options (``program``, ``cwd``, ``environ``).
+    holds :class:`Process`'s keyword options (``program``, ``prefix``, ``cwd``, ``environ``).
     """
     storage = () if "--db" in extra else ("--no-db",)
     server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra, **process)
@@ -170,3 +176,36 @@ def player_scripts(
         state = state.play(move)
     assert state.outcome is not None or not to_end, "the record does not reach the end of the game"
     return scripts
+
+
+def make_immutable(made: list[Path], path: Path) -> None:
+    """Make ``path`` immutable with ``chattr +i`` (which binds root too) and note it in ``made``; skip the test if impossible."""
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr is not installed: cannot make a file unwritable for root")
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make {path} immutable here (chattr: {done.stderr.strip()})")
+    made.append(path)
+
+
+def _private_mount_prefix(mounts: str, why: str) -> list[str]:
+    """A command prefix that runs ``mounts`` (shell) in a private mount namespace, then execs the rest."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip(f"needs root and unshare to {why} in a private mount namespace")
+    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a private mount namespace here ({probe.stderr.strip()})")
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh"]
+
+
+def private_tmpfs_prefix(mount_point: Path, size: str, then: str = "") -> list[str]:
+    """A command prefix running the rest in a private mount namespace with a ``size`` tmpfs on ``mount_point``
+    (``then``: shell commands run after mounting, ending in ``;``)."""
+    mount = f"mount -t tmpfs -o size={size} parlour-test {shlex.quote(str(mount_point))} && {then} true"
+    return _private_mount_prefix(mount, "mount a tiny tmpfs")
+
+
+def private_read_only_prefix(folder: Path) -> list[str]:
+    """A command prefix running the rest in a private mount namespace where ``folder`` is a read-only bind mount."""
+    quoted = shlex.quote(str(folder))
+    return _private_mount_prefix(f"mount --bind {quoted} {quoted} && mount -o remount,bind,ro {quoted}", "bind-mount read-only")

@@ -34,6 +34,7 @@ from server.store import (
     StoreError,
     TableRow,
     default_db_path,
+    is_disk_full,
     iso_utc,
 )
 
@@ -381,11 +382,30 @@ async def test_a_locked_file_fails_the_whole_group(db: Path) -> None:
             await asyncio.sleep(0.05)
         outcome = await results
         assert all(isinstance(error, StoreError) and "locked" in str(error) for error in outcome)
+        assert len({id(error) for error in outcome}) == 3, "each waiter raises its own exception"
+        assert all(isinstance(error.__cause__, sqlite3.OperationalError) for error in outcome)
         assert store.commits == 0
         blocker.execute("ROLLBACK")
         blocker.close()
         await store.save_session("t", "ann")
         assert store.sessions() == {"t": "ann"}
+
+
+async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store) -> None:
+    await store.save_session("first", "ann")
+    with store._writer_gate:
+        pages = store._writer.execute("PRAGMA page_count").fetchone()[0]
+        store._writer.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL once a new page is needed
+        results = asyncio.gather(
+            store.save_session("big1", "x" * 20_000), store.save_session("big2", "y" * 20_000), store.save_session("small", "bob"),
+            return_exceptions=True,
+        )  # fmt: skip
+        await asyncio.sleep(0.05)
+    big1, big2, small = await results
+    assert isinstance(big1, StoreError) and isinstance(big2, StoreError) and big1 is not big2
+    assert is_disk_full(big1) and is_disk_full(big2) and "database or disk is full" in str(big1)
+    assert small is None and store.sessions() == {"first": "ann", "small": "bob"}
+    assert not is_disk_full(StoreError("the write failed")) and not is_disk_full(sqlite3.OperationalError("database is locked"))
 
 
 # --- the file: WAL, version, refusals, migrations ------------------------------------------------
@@ -461,7 +481,7 @@ def test_another_programs_database_is_refused(db: Path) -> None:
 
 
 def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="cannot open"):
+    with pytest.raises(StoreError, match="is a directory, not a database file"):
         Store.open(tmp_path)
 
 

@@ -1,0 +1,80 @@
+"""More connections than the server's descriptor limit allows: each one is answered, none hangs, no tracebacks.
+
+The server is a real process whose descriptor limit (soft and hard) is set
+low in the child before it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame
+
+from .harness import ROOT
+
+DESCRIPTOR_LIMIT = 64
+CONNECTIONS = 150
+ANSWER_TIMEOUT_S = 30.0
+
+
+def low_descriptor_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTOR_LIMIT, DESCRIPTOR_LIMIT))
+
+
+async def first_answer(port: int, name: str, held: list[asyncio.StreamWriter]) -> str:
+    """Connect, say hello, and return the type (and error code) of the first frame the server sends."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    held.append(writer)  # welcomed connections stay open: they count against the limit
+    writer.write(encode_frame({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": name}))
+    decoder = FrameDecoder()
+    while True:
+        try:
+            data = await reader.read(65536)
+        except ConnectionResetError:
+            return "reset"
+        if not data:
+            return "closed without an answer"
+        for frame in decoder.feed(data):
+            return f"{frame['type']} {frame.get('code') or ''}".strip()
+
+
+async def connect_all(port: int) -> collections.Counter[str]:
+    held: list[asyncio.StreamWriter] = []
+    try:
+        answers = await asyncio.wait_for(
+            asyncio.gather(*(first_answer(port, f"p{i}", held) for i in range(CONNECTIONS))), ANSWER_TIMEOUT_S
+        )
+    finally:
+        for writer in held:
+            writer.close()
+    return collections.Counter(answers)
+
+
+def test_connections_beyond_the_descriptor_limit_are_refused_not_ignored(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with log.open("w") as stderr:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db",
+             "--max-connections-per-address", "1000"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
+        )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        port = int(re.search(r"listening on port (\d+)", server.stdout.readline())[1])  # type: ignore[index]
+        answers = asyncio.run(connect_all(port))
+    finally:
+        server.terminate()
+        server.wait(30)
+    text = log.read_text()
+    assert set(answers) == {"welcome", "error too_many_connections"}, answers
+    assert sum(answers.values()) == CONNECTIONS
+    assert "Traceback" not in text, text[:3000]
+    clamp = re.search(r"max_connections is 1024, but the descriptor limit of 64 \(\d+ in use\) leaves room for (\d+)", text)
+    assert clamp is not None, text[:3000]
+    assert answers["welcome"] <= int(clamp[1])

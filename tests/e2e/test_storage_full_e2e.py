@@ -1,0 +1,76 @@
+"""A move the server cannot save because its disk is full is refused with ``storage_full`` and changes nothing.
+
+The server runs as a real process with its database on a small tmpfs mounted
+in a private mount namespace (root only; skipped otherwise). The test fills
+that tmpfs through ``/proc/PID/root`` while the game runs, then frees it.
+"""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+from .harness import Process, private_tmpfs_prefix, start_server
+
+
+def fill(path: Path) -> None:
+    """Write zeros to ``path`` until its file system is full."""
+    block = b"\0" * 65536
+    with path.open("wb", buffering=0) as file:
+        try:
+            while True:
+                file.write(block)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+    with path.open("ab", buffering=0) as file:  # the last partial block
+        try:
+            while True:
+                file.write(b"\0" * 512)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+
+
+def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_later(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    prefix = private_tmpfs_prefix(disk, "2m")
+    server, port = start_server("--db", str(disk / "parlour.sqlite3"), "--grace", "60", prefix=prefix)
+    address = f"127.0.0.1:{port}"
+    ann = Process("play", address, "--name", "ann", stdin_text="new othello tc=5+0\nwait start\nd3\n")
+    bob = Process("play", address, "--name", "bob")
+    try:
+        ann.expect(r"Created table 1")
+        bob.send("join 1\n")
+        bob.expect(r"Black played d3\.")
+        dan = Process("play", address, "--name", "dan")
+        dan.expect(r"Connected to .* as dan\.")
+        filler = Path(f"/proc/{server.popen.pid}/root") / disk.relative_to("/") / "filler"
+        fill(filler)
+        dan.send("quit\n")  # forgetting dan's session is a write that fails in the background
+        assert dan.finish() == 0
+        server.expect(r"ERROR .*a background write failed: .*database or disk is full")
+
+        bob.send("c3\n")
+        bob.expect(r"The server cannot save moves right now \(its disk is full\); nothing was changed\. Try again later\.")
+        server.expect(r"ERROR .*cannot save PlayMove from .*disk is full")
+        cat = Process("play", address, "--name", "cat")
+        assert cat.expect(r"The server refused us \(storage_full\): the server cannot save moves right now")
+        assert cat.finish() != 0
+        filler.unlink()
+
+        cat = Process("play", address, "--name", "cat", stdin_text="quit\n")
+        cat.expect(r"Connected to .* as cat\.")  # the name was not kept by the hello that could not be saved
+        assert cat.finish() == 0
+
+        bob.send("c3\n")  # had the failed move been applied, this would be refused (not your turn)
+        ann.expect(r"White played c3\.")
+        bob.expect(r"White played c3\.")
+        ann.send("quit\n")
+        bob.send("quit\n")
+        assert ann.finish() == 0 and bob.finish() == 0
+    finally:
+        ann.kill()
+        bob.kill()
+        server.kill()
+    assert not any("Traceback" in line for line in server.lines + ann.lines + bob.lines), "\n".join(server.lines)
+    assert not any("error (" in line for line in bob.lines), "\n".join(bob.lines)

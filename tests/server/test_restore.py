@@ -1,0 +1,115 @@
+"""A stored table that cannot be restored is set aside; every other table comes back and is playable.
+
+A real database file is damaged through a separate ``sqlite3`` connection
+between two real server starts: a move the engine refuses, and options that
+are not JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from client import Client
+from protocol import messages as m
+from server import archive_cli
+from server.app import Server, ServerConfig
+
+from .conftest import TIMEOUT_S
+
+
+def config(db: Path) -> ServerConfig:
+    return ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db))
+
+
+async def play_three_tables(db: Path) -> dict[str, str]:
+    """Tables 1 to 3, each othello with d3 played (table 3 also c3); return each player's token by name."""
+    server = Server(config(db))
+    await server.start()
+    clients: list[Client] = []
+    try:
+        for table_id in (1, 2, 3):
+            black = await Client.connect("127.0.0.1", server.port, name=f"black{table_id}")
+            white = await Client.connect("127.0.0.1", server.port, name=f"white{table_id}")
+            clients += [black, white]
+            assert (await black.create_table("othello", seat=0)).table.id == table_id
+            await white.join_table(table_id)
+            await black.move(table_id, "d3")
+        await white.move(3, "c3")
+        return {client.name: client.token for client in clients}
+    finally:
+        await server.close()
+        for client in clients:
+            await client.close()
+
+
+def damage(db: Path) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE moves SET move = 'z9' WHERE table_id = 1 AND ply = 1")
+        connection.execute("UPDATE tables SET options = '{not json' WHERE id = 2")
+    connection.close()
+
+
+async def test_damaged_tables_are_set_aside_and_the_others_play_on(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    tokens = await play_three_tables(db)
+    damage(db)
+
+    caplog.set_level(logging.WARNING, logger="server.app")
+    server = Server(config(db))
+    await server.start()
+    try:
+        assert sorted(server.tables) == [3]
+        errors = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+        assert any(message.startswith("table 1 cannot be restored and is set aside") and "z9" in message for message in errors), errors
+        assert any(message.startswith("table 2 cannot be restored and is set aside") and "JSONDecodeError" in message for message in errors), errors
+
+        black = await Client.connect("127.0.0.1", server.port, name="black3", token=tokens["black3"])
+        white = await Client.connect("127.0.0.1", server.port, name="white3", token=tokens["white3"])
+        try:
+            assert [table.id for table in await black.list_tables()] == [3]
+            resumed = await black.next_event(m.Resumed, timeout_s=TIMEOUT_S)
+            assert resumed.moves == ["d3", "c3"]
+            await black.move(3, "c4")
+            moved = await white.next_event(m.Moved, timeout_s=TIMEOUT_S)
+            assert (moved.move, moved.ply) == ("c4", 3)
+            assert await black.list_archive() == [], "a table set aside is not in the archive"
+            with pytest.raises(Exception, match="no finished game 1"):
+                await black.get_record(1)
+            fresh = await black.create_table("othello", seat=0)
+            assert fresh.table.id == 4, "the ids of tables set aside are not given out again"
+        finally:
+            await black.close()
+            await white.close()
+    finally:
+        await server.close()
+
+    with sqlite3.connect(db) as connection:
+        rows = dict(connection.execute("SELECT id, outcome FROM tables WHERE id IN (1, 2)").fetchall())
+        kept = connection.execute("SELECT move FROM moves WHERE table_id = 1").fetchall()
+        options = connection.execute("SELECT options FROM tables WHERE id = 2").fetchone()[0]
+    connection.close()
+    for table_id in (1, 2):
+        set_aside = json.loads(rows[table_id])["set_aside"]
+        assert set_aside["status"] == "playing" and set_aside["reason"]
+    assert kept == [("z9",)] and options == "{not json", "the rows are kept as they were"
+
+    out, err = io.StringIO(), io.StringIO()
+    assert archive_cli.run(argparse.Namespace(db=db, export=2, limit=50, offset=0), out, err) == 1
+    assert err.getvalue().startswith("Cannot read the archive: table 2: its stored values cannot be read back (JSONDecodeError")
+    assert archive_cli.run(argparse.Namespace(db=db, export=1, limit=50, offset=0), out, err) == 0, "its data can be exported"
+
+    caplog.clear()
+    again = Server(config(db))
+    await again.start()
+    try:
+        assert sorted(again.tables) == [3, 4]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "tables set aside are not tried again"
+    finally:
+        await again.close()
