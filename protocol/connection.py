@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from typing import Iterator
 
-from .codec import SERVER_TAGS, decode_request, decode_server_message, encode_message
+from .codec import decode_request, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
 from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
 from .messages import Hello, Message, Request, ServerMessage

@@ -2,8 +2,10 @@
 
 A frame is a 4-byte big-endian unsigned length ``N`` followed by exactly ``N``
 bytes holding one MessagePack map. :class:`FrameDecoder` takes bytes as they
-arrive and yields decoded maps; it refuses an oversize frame as soon as its
-length prefix is read, before buffering its body.
+arrive and yields decoded maps (:meth:`FrameDecoder.feed`) or the undecoded
+bodies (:meth:`FrameDecoder.feed_bodies`, for :mod:`protocol.codec`'s typed
+decoding); it refuses an oversize frame as soon as its length prefix is read,
+before buffering its body.
 """
 
 from __future__ import annotations
