@@ -6,6 +6,7 @@ See ``PROTOCOL.md`` at the top of the repository for the full description.
 from __future__ import annotations
 
 from . import messages
+from .codec import decode_request, decode_server_message, encode_message
 from .connection import ClientConnection, ServerConnection, State
 from .errors import Code, FrameError, MessageError, ProtocolError
 from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder, encode_frame
@@ -26,7 +27,10 @@ __all__ = [
     "ServerConnection",
     "ServerMessage",
     "State",
+    "decode_request",
+    "decode_server_message",
     "encode_frame",
+    "encode_message",
     "messages",
     "parse_request",
     "parse_server_message",

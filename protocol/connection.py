@@ -16,13 +16,12 @@ state              requests accepted from the client
 from __future__ import annotations
 
 import enum
-from typing import Any, Iterator
+from typing import Iterator
 
+from .codec import decode_request, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
-from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder, encode_frame
-from .messages import SERVER_TYPES, Hello, Message, Request, ServerMessage, parse_request, parse_server_message, to_wire
-
-SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
+from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
+from .messages import Hello, Message, Request, ServerMessage
 
 __all__ = ["State", "ServerConnection", "ClientConnection"]
 
@@ -64,22 +63,26 @@ class ServerConnection:
         if self.state is State.CLOSED:
             return
         try:
-            frames = self._decoder.feed(data)
+            bodies = self._decoder.feed_bodies(data)
         except FrameError as exc:
             self.state = State.CLOSED
             yield exc
             return
-        for frame in frames:
+        for body in bodies:
             if self.state is State.CLOSED:
                 return
-            yield self._parse(frame)
+            event = self._parse(body)
+            if isinstance(event, FrameError):
+                self._decoder.fail(event)
+                break
+            yield event
         if self._decoder.error is not None:
             self.state = State.CLOSED
             yield self._decoder.error
 
-    def _parse(self, frame: dict[str, Any]) -> Request | ProtocolError:
+    def _parse(self, body: bytes) -> Request | ProtocolError:
         try:
-            request = parse_request(frame)
+            request = decode_request(body)
         except ProtocolError as exc:
             return exc
         is_hello = isinstance(request, Hello)
@@ -94,7 +97,7 @@ class ServerConnection:
 
     def send(self, message: Message) -> bytes:
         """Return the frame for a reply or push."""
-        return encode_frame(to_wire(message))
+        return encode_message(message)
 
     def close(self) -> None:
         """Stop accepting data."""
@@ -114,7 +117,7 @@ class ClientConnection:
 
     def send(self, request: Request) -> bytes:
         """Return the frame for ``request``."""
-        return encode_frame(to_wire(request))
+        return encode_message(request)
 
     def receive_data(self, data: bytes) -> list[ServerMessage]:
         """Feed received bytes; return the server messages they complete.
@@ -127,9 +130,15 @@ class ClientConnection:
                 a known type (after the valid messages before it were returned
                 by an earlier call, or are lost with the connection).
         """
-        messages = []
-        for frame in self._decoder.feed(data):
-            if frame.get("type") not in SERVER_TAGS:
-                continue
-            messages.append(parse_server_message(frame))
+        messages: list[ServerMessage] = []
+        for decoded, body in enumerate(self._decoder.feed_bodies(data)):
+            try:
+                message = decode_server_message(body)
+            except FrameError as exc:
+                self._decoder.fail(exc)
+                if not decoded:
+                    raise
+                break
+            if message is not None:
+                messages.append(message)
         return messages

@@ -2,8 +2,10 @@
 
 A frame is a 4-byte big-endian unsigned length ``N`` followed by exactly ``N``
 bytes holding one MessagePack map. :class:`FrameDecoder` takes bytes as they
-arrive and yields decoded maps; it refuses an oversize frame as soon as its
-length prefix is read, before buffering its body.
+arrive and yields decoded maps (:meth:`FrameDecoder.feed`) or the undecoded
+bodies (:meth:`FrameDecoder.feed_bodies`, for :mod:`protocol.codec`'s typed
+decoding); it refuses an oversize frame as soon as its length prefix is read,
+before buffering its body.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import msgpack
 
 from .errors import FrameError
 
-__all__ = ["DEFAULT_MAX_FRAME_BYTES", "MAX_SERVER_FRAME_BYTES", "HEADER_BYTES", "FrameDecoder", "encode_frame"]
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "MAX_SERVER_FRAME_BYTES", "HEADER_BYTES", "FrameDecoder", "encode_frame", "frame_of"]
 
 DEFAULT_MAX_FRAME_BYTES = 65536
 """Largest frame body accepted by default, in bytes (64 KiB)."""
@@ -37,7 +39,11 @@ def encode_frame(payload: dict[str, Any]) -> bytes:
     Raises:
         TypeError: if ``payload`` holds something MessagePack cannot encode.
     """
-    body = msgpack.packb(payload, use_bin_type=True)
+    return frame_of(msgpack.packb(payload, use_bin_type=True))
+
+
+def frame_of(body: bytes) -> bytes:
+    """Return the frame holding ``body``: its 4-byte big-endian length, then ``body`` itself."""
     return _HEADER.pack(len(body)) + body
 
 
@@ -55,7 +61,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
         raise FrameError(f"the frame is not valid MessagePack ({exc or type(exc).__name__})") from None
     if not isinstance(obj, dict):
         raise FrameError(f"a frame must hold a MessagePack map, not {type(obj).__name__}")
-    _check_plain(obj, MAX_NESTING)
+    check_plain(obj, MAX_NESTING)
     return obj
 
 
@@ -65,8 +71,15 @@ MAX_NESTING = 32
 _SCALARS = (str, int, float, bool, bytes, type(None))
 
 
-def _check_plain(value: Any, depth: int) -> None:
-    """Refuse what msgpack decodes that no message may hold: byte-string keys, timestamps, deep nesting."""
+def check_plain(value: Any, depth: int) -> None:
+    """Refuse what no message may hold: non-text keys, timestamps and other extension values, deep nesting.
+
+    ``value`` is a decoded MessagePack value; maps and arrays may nest
+    ``depth`` levels deep in it (``value`` itself, if a container, is one).
+
+    Raises:
+        FrameError: naming what was found.
+    """
     if isinstance(value, _SCALARS):
         return
     if depth == 0:
@@ -75,10 +88,10 @@ def _check_plain(value: Any, depth: int) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise FrameError(f"map keys must be text, not {type(key).__name__}")
-            _check_plain(item, depth - 1)
+            check_plain(item, depth - 1)
     elif isinstance(value, list):
         for item in value:
-            _check_plain(item, depth - 1)
+            check_plain(item, depth - 1)
     else:
         raise FrameError(f"MessagePack {type(value).__name__} values are not allowed")
 
@@ -96,6 +109,7 @@ class FrameDecoder:
     def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
         self.max_frame_bytes = max_frame_bytes
         self._buffer = bytearray()
+        self._wanted = HEADER_BYTES  # bytes the buffered frame needs before it is complete
         self._error: FrameError | None = None
 
     @property
@@ -118,24 +132,68 @@ class FrameDecoder:
         Raises:
             FrameError: an oversize length prefix or a body that is not one map.
         """
+        frames: list[dict[str, Any]] = []
+        for body in self.feed_bodies(data):
+            try:
+                frames.append(decode_body(body))
+            except FrameError as exc:
+                self.fail(exc)
+                if not frames:
+                    raise
+                break
+        return frames
+
+    def feed_bodies(self, data: bytes) -> list[bytes]:
+        """Add ``data`` and return the body of every frame completed by it, in order, undecoded.
+
+        Only the length prefixes are judged here: the caller decodes each body
+        and, if one is not a valid frame body, reports it with :meth:`fail`
+        (and ignores the bodies after it). An oversize prefix after some
+        complete frames is kept in :attr:`error` and raised by the next call.
+
+        Raises:
+            FrameError: an oversize length prefix before any complete frame,
+                or the error that already broke the stream.
+        """
         if self._error is not None:
             raise self._error
-        self._buffer += data
-        frames: list[dict[str, Any]] = []
-        try:
-            while len(self._buffer) >= HEADER_BYTES:
-                (length,) = _HEADER.unpack_from(self._buffer)
-                if length > self.max_frame_bytes:
-                    raise FrameError(f"frame of {length} bytes exceeds the limit of {self.max_frame_bytes} bytes")
-                end = HEADER_BYTES + length
-                if len(self._buffer) < end:
-                    break
-                body = bytes(self._buffer[HEADER_BYTES:end])
-                del self._buffer[:end]
-                frames.append(decode_body(body))
-        except FrameError as exc:
-            self._error = exc
+        if type(data) is not bytes:
+            data = bytes(data)
+        if self._buffer:
+            self._buffer += data
+            if len(self._buffer) < self._wanted:
+                return []
+            data = bytes(self._buffer)
             self._buffer.clear()
-            if not frames:
+        bodies: list[bytes] = []
+        try:
+            start = self._split(data, bodies)
+        except FrameError as exc:
+            self.fail(exc)
+            if not bodies:
                 raise
-        return frames
+            return bodies
+        if start < len(data):
+            self._buffer += memoryview(data)[start:]
+        return bodies
+
+    def _split(self, data: bytes, bodies: list[bytes]) -> int:
+        """Append the body of each complete frame in ``data`` to ``bodies``; return where the incomplete rest starts."""
+        start, size = 0, len(data)
+        self._wanted = HEADER_BYTES
+        while size - start >= HEADER_BYTES:
+            (length,) = _HEADER.unpack_from(data, start)
+            if length > self.max_frame_bytes:
+                raise FrameError(f"frame of {length} bytes exceeds the limit of {self.max_frame_bytes} bytes")
+            end = start + HEADER_BYTES + length
+            if size < end:
+                self._wanted = HEADER_BYTES + length
+                break
+            bodies.append(data[start + HEADER_BYTES : end])
+            start = end
+        return start
+
+    def fail(self, error: FrameError) -> None:
+        """Break the stream with ``error`` (a body the caller found invalid): every later call raises it."""
+        self._error = error
+        self._buffer.clear()

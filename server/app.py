@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable
 
 import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError, ServerConnection
-from protocol.framing import encode_frame
+from protocol.codec import encode_message
 from games.record import format_record
 from protocol.messages import (
     Answer,
@@ -66,7 +66,6 @@ from protocol.messages import (
     WatchTable,
     Welcome,
     summarize_options,
-    to_wire,
 )
 
 from . import __version__
@@ -427,7 +426,7 @@ class Server:
     async def _watch_deadlines(self) -> None:
         """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
         limits = self.config.limits
-        heartbeat = encode_frame(to_wire(Heartbeat()))
+        heartbeat = encode_message(Heartbeat())
         while True:
             await asyncio.sleep(limits.tick_s)
             now = time.monotonic()
@@ -687,7 +686,7 @@ class Server:
         return table
 
     def _broadcast_lobby(self, message: Message) -> None:
-        frame = encode_frame(to_wire(message))
+        frame = encode_message(message)
         for peer in list(self.peers):
             if peer.session is not None:
                 peer.send_frame(frame)
@@ -923,7 +922,7 @@ class Server:
     # --- offers, chat, archive ------------------------------------------------------------
 
     def _to_table(self, table: Table, message: Message) -> None:
-        frame = encode_frame(to_wire(message))
+        frame = encode_message(message)
         for member, _seat in table.members():
             member.send_frame(frame)
 

@@ -16,7 +16,7 @@ import socket
 import time
 from typing import Any
 
-from protocol import Code, Message, ServerConnection, encode_frame, to_wire
+from protocol import Code, Message, ServerConnection, encode_message
 from protocol.framing import HEADER_BYTES, MAX_SERVER_FRAME_BYTES
 from protocol.messages import Error
 
@@ -110,7 +110,7 @@ class Peer:
             code=Code.INTERNAL_ERROR,
             message=f"the server's {kind} was too large to send ({size} bytes, above the limit of {MAX_SERVER_FRAME_BYTES}); it was dropped",
         )
-        return encode_frame(to_wire(error))
+        return encode_message(error)
 
     def close(self, linger_s: float = CLOSE_LINGER_S) -> None:
         """Send what is buffered, then close; the socket is gone at the latest ``linger_s`` seconds later.

@@ -346,6 +346,52 @@ def test_frames_before_an_oversize_header_are_returned_then_the_error() -> None:
         decoder.feed(PING_FRAME)
 
 
+# --- feed_bodies: frames split, bodies left undecoded -------------------------------------------------
+
+
+def test_feed_bodies_hands_out_each_body_as_bytes_in_order() -> None:
+    bodies = [b"\xc1", msgpack.packb(PING), b"", b"anything"]  # not judged here
+    stream = b"".join(frame_of(body) for body in bodies)
+    decoder = FrameDecoder()
+    assert decoder.feed_bodies(stream[:7]) == [b"\xc1"]
+    got = decoder.feed_bodies(bytearray(stream[7:-2])) + decoder.feed_bodies(memoryview(stream[-2:]))
+    assert got == bodies[1:]
+    assert all(type(body) is bytes for body in got)
+    assert decoder.buffered_bytes == 0 and decoder.error is None
+
+
+def test_a_big_frame_byte_by_byte_waits_then_completes() -> None:
+    body = body_of_size(DEFAULT_MAX_FRAME_BYTES)
+    frame = frame_of(body) + PING_FRAME[:3]
+    decoder = FrameDecoder()
+    for i in range(len(frame) - 3 - 1):
+        assert decoder.feed_bodies(frame[i : i + 1]) == []
+    assert decoder.feed_bodies(frame[-4:]) == [body]
+    assert decoder.buffered_bytes == 3
+    assert decoder.feed(PING_FRAME[3:]) == [PING]
+
+
+def test_feed_bodies_refuses_an_oversize_prefix_and_keeps_it_after_complete_frames() -> None:
+    decoder = FrameDecoder(max_frame_bytes=100)
+    assert decoder.feed_bodies(PING_FRAME + struct.pack(">I", 101)) == [PING_FRAME[4:]]
+    with pytest.raises(FrameError, match="101 bytes exceeds"):
+        decoder.feed_bodies(b"")
+    with pytest.raises(FrameError, match="101 bytes exceeds"):
+        FrameDecoder(max_frame_bytes=100).feed_bodies(b"\x00\x00" + b"\x00\x65")
+
+
+def test_fail_breaks_the_stream_for_good() -> None:
+    decoder = FrameDecoder()
+    decoder.feed_bodies(PING_FRAME + PING_FRAME[:6])
+    error = FrameError("the caller found a bad body")
+    decoder.fail(error)
+    assert decoder.error is error and decoder.buffered_bytes == 0
+    for feed in (decoder.feed_bodies, decoder.feed):
+        with pytest.raises(FrameError) as info:
+            feed(PING_FRAME)
+        assert info.value is error
+
+
 # --- properties ------------------------------------------------------------------------------------
 
 _leaves = (
