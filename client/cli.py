@@ -12,6 +12,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
+
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
@@ -37,8 +39,6 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def _port(text: str) -> int:
-    from server.flags import number_in
-
     try:
         return int(number_in(1, 65535, whole=True)(text))
     except argparse.ArgumentTypeError as exc:
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_password_arguments, add_tls_server_arguments
+    from server.cli import add_tls_server_arguments
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -111,8 +111,6 @@ def parse_args(argv: list[str] | None = None, environ: Mapping[str, str] | None 
     Raises:
         SystemExit: status 2, with a usage message, for a command line that cannot work.
     """
-    from server.cli import UsageError
-
     args = build_parser().parse_args(argv)
     finish = getattr(args, "finish", None)
     if finish is not None:
@@ -143,8 +141,6 @@ class ConnectSettings:
 
 
 def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
-    from server.cli import UsageError, read_password
-
     try:
         if args.tls_fingerprint is not None:
             context: ssl.SSLContext | None = client_context(pinned=True)
@@ -172,8 +168,6 @@ def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str
         exc: what :meth:`Client.connect` raised (``ServerError``, ``OSError``, ``TimeoutError``).
         settings: the settings that were used, to point at the option to change.
     """
-    from server.cli import PASSWORD_ENV
-
     if isinstance(exc, ServerError):
         if exc.code == "bad_password" and settings.password is None:
             return f"The server needs a password (bad_password): give it with --password-file FILE or {PASSWORD_ENV}"

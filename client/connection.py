@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator
 
 from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
 from protocol import messages as m
-from server.limits import TokenBucket
+from protocol.pacing import TokenBucket
 
 from .tls import check_fingerprint
 

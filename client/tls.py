@@ -8,15 +8,17 @@ A client either verifies the server's certificate against certificate
 authorities (the system's, or one given as a file), or pins it by fingerprint:
 :func:`client_context` builds the TLS context for both; with a pinned context
 the fingerprint check in :meth:`client.Client.connect` is the only check, so
-pass the fingerprint there.
+pass the fingerprint there. The fingerprint helpers and :class:`TLSFileError`
+are :mod:`protocol.tls`'s, shared with the server; they are re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 import ssl
+
+from protocol.tls import MINIMUM_VERSION, TLSFileError, fingerprint, normalise_fingerprint
 
 __all__ = [
     "FingerprintMismatch",
@@ -27,16 +29,8 @@ __all__ = [
     "normalise_fingerprint",
 ]
 
-MINIMUM_VERSION = ssl.TLSVersion.TLSv1_2
-"""The oldest TLS version either side accepts."""
-
-
 class FingerprintMismatch(ConnectionError):
     """The server's certificate is not the one pinned; the message shows both fingerprints."""
-
-
-class TLSFileError(ValueError):
-    """A certificate, key or CA file cannot be used; the message names the file and why."""
 
 
 def client_context(ca_file: str | None = None, pinned: bool = False) -> ssl.SSLContext:
@@ -75,24 +69,6 @@ def client_context(ca_file: str | None = None, pinned: bool = False) -> ssl.SSLC
         context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     context.minimum_version = MINIMUM_VERSION
     return context
-
-
-def fingerprint(der: bytes) -> str:
-    """The SHA-256 fingerprint of a DER certificate, as ``"AB:CD:..."``."""
-    digest = hashlib.sha256(der).hexdigest().upper()
-    return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
-
-
-def normalise_fingerprint(text: str) -> str:
-    """Accept a fingerprint with or without colons, a ``SHA256:`` prefix, any case.
-
-    Raises:
-        ValueError: it is not 64 hex digits.
-    """
-    digits = text.strip().upper().removeprefix("SHA256:").removeprefix("SHA256 FINGERPRINT=").replace(":", "")
-    if len(digits) != 64 or any(c not in "0123456789ABCDEF" for c in digits):
-        raise ValueError(f"a SHA-256 fingerprint is 64 hex digits (colons optional), not {text!r}")
-    return ":".join(digits[i : i + 2] for i in range(0, 64, 2))
 
 
 def check_fingerprint(writer: asyncio.StreamWriter, expected: str) -> None:

@@ -21,8 +21,8 @@ from typing import Any, TextIO
 
 import games
 from games.record import RecordError, format_record
+from protocol.cli_options import number_in
 
-from .flags import number_in
 from .store import ArchiveEntry, NeedsUpgrade, Store, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]

@@ -2,7 +2,8 @@
 
 Also the server options ``parlour host`` shares: TLS (``--tls-cert``,
 ``--tls-key``), the password (``--password``, ``--password-file``,
-``PARLOUR_PASSWORD``) and one flag per :class:`server.limits.Limits` field.
+``PARLOUR_PASSWORD``, from :mod:`protocol.cli_options`, which ``parlour play``
+uses too) and one flag per :class:`server.limits.Limits` field.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import signal
 import socket
 import ssl
 from dataclasses import fields
-from pathlib import Path
 from typing import Mapping
 
+from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
+
 from .app import Server, ServerConfig
-from .flags import describe_range, number_in
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .store import StoreError, default_db_path
 from .tls import TLSFileError, certificate_fingerprint, server_context
@@ -66,67 +67,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
 
 
-# --- options shared with ``parlour host`` and ``parlour play`` ------------------------------
-
-PASSWORD_ENV = "PARLOUR_PASSWORD"
-"""The environment variable a password may come from (a flag wins over it)."""
-
-MAX_PASSWORD_CHARS = 256
-"""The longest password ``hello`` can carry (``protocol.messages.Hello.password``)."""
-
-
-class UsageError(ValueError):
-    """The command line parsed but cannot work (``parlour`` exits with status 2 and the message)."""
-
+# --- options shared with ``parlour host`` (the password's are protocol.cli_options') -------
 
 def add_tls_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--tls-cert FILE`` and ``--tls-key FILE`` (checked by :func:`read_server_tls`)."""
     group = parser.add_argument_group("TLS", "Encrypt connections; players then connect with --tls-fingerprint (or --tls).")
     group.add_argument("--tls-cert", metavar="FILE", help="PEM certificate (chain) to present; needs --tls-key")
     group.add_argument("--tls-key", metavar="FILE", help="PEM private key of --tls-cert, unencrypted; needs --tls-cert")
-
-
-def add_password_arguments(parser: argparse.ArgumentParser, *, server: bool) -> None:
-    """Add ``--password TEXT`` and ``--password-file FILE`` (read by :func:`read_password`).
-
-    Args:
-        server: word the help for a server that demands the password (else for a client giving it).
-    """
-    what = "players must give this password" if server else "the server's password"
-    group = parser.add_argument_group("password", f"Without these, the {PASSWORD_ENV} environment variable is used if set.")
-    exclusive = group.add_mutually_exclusive_group()
-    exclusive.add_argument(
-        "--password",
-        metavar="TEXT",
-        help=f"{what} (other users of this machine can see it in ps: prefer --password-file or {PASSWORD_ENV})",
-    )
-    exclusive.add_argument("--password-file", metavar="FILE", help=f"{what}, read from FILE (one trailing newline is dropped)")
-
-
-def read_password(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
-    """The password from ``--password``, else ``--password-file``, else ``$PARLOUR_PASSWORD``; ``None`` if none is given.
-
-    Raises:
-        UsageError: the file cannot be read, or the password is empty or too long.
-    """
-    if args.password is not None:
-        password, source = args.password, "--password"
-    elif args.password_file is not None:
-        try:
-            text = Path(args.password_file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-            raise UsageError(f"cannot read the password file {args.password_file}: {reason}") from None
-        password, source = text.removesuffix("\n").removesuffix("\r"), f"the password file {args.password_file}"
-    elif PASSWORD_ENV in environ:
-        password, source = environ[PASSWORD_ENV], f"the {PASSWORD_ENV} environment variable"
-    else:
-        return None
-    if not password:
-        raise UsageError(f"the password from {source} is empty; give a non-empty password, or none")
-    if len(password) > MAX_PASSWORD_CHARS:
-        raise UsageError(f"the password from {source} is longer than {MAX_PASSWORD_CHARS} characters")
-    return password
 
 
 def read_server_tls(args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:

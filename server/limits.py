@@ -1,7 +1,8 @@
 """What one client may cost the server: the limits, and the token buckets behind the request and connection rates.
 
 Every limit has a safe default and a ``parlour serve`` flag; ``docs/SECURITY.md``
-lists them with the error code each one answers with.
+lists them with the error code each one answers with. :class:`TokenBucket`
+itself is :mod:`protocol.pacing`'s, which the client paces itself with too.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, fields
 
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES
 from protocol.messages import MAX_CHAT_CHARS, MAX_NAME_CHARS
+from protocol.pacing import TokenBucket
 
 __all__ = ["AddressBuckets", "Limits", "LimitError", "TokenBucket", "limit_range", "limit_unit"]
 
@@ -125,48 +127,6 @@ def limit_range(field_name: str) -> tuple[float, float]:
         return 0, protocol_most[field_name]
     most = {"seconds": MOST_SECONDS, "per second": MOST_RATE, "bytes": MOST_BYTES, "characters": MOST_COUNT}
     return 0, most.get(limit_unit(field_name), MOST_COUNT)
-
-
-class TokenBucket:
-    """A token bucket: ``burst`` tokens, refilled at ``rate`` per second.
-
-    Pure: the caller passes the time (seconds on a monotonic clock).
-
-    Args:
-        rate: tokens added per second (> 0).
-        burst: the bucket's size, and its content at ``now``.
-        now: the current time.
-    """
-
-    __slots__ = ("rate", "burst", "_tokens", "_at")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._tokens = float(burst)
-        self._at = now
-
-    def take(self, now: float) -> float:
-        """Spend one token; return how many seconds to wait before acting (0.0: act now).
-
-        A wait means the bucket was empty: the caller should hold the request
-        back that long, which is the rate the bucket allows.
-        """
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
-        self._at = now
-        self._tokens -= 1.0
-        return 0.0 if self._tokens >= 0.0 else -self._tokens / self.rate
-
-    def tokens(self, now: float) -> float:
-        """Tokens available at ``now`` (negative while requests are being held back)."""
-        return min(self.burst, self._tokens + (now - self._at) * self.rate)
-
-    def try_take(self, now: float) -> bool:
-        """Spend one token if one is available at ``now``; never go into debt. Return whether one was spent."""
-        if self.tokens(now) < 1.0:
-            return False
-        self.take(now)
-        return True
 
 
 class AddressBuckets:

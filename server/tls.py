@@ -12,7 +12,7 @@ import re
 import ssl
 from pathlib import Path
 
-from client.tls import MINIMUM_VERSION, TLSFileError, fingerprint
+from protocol.tls import MINIMUM_VERSION, TLSFileError, fingerprint
 
 __all__ = ["TLSFileError", "certificate_fingerprint", "server_context"]
 
@@ -58,7 +58,7 @@ def server_context(cert_path: str | Path, key_path: str | Path) -> ssl.SSLContex
 
 
 def certificate_fingerprint(cert_path: str | Path) -> str:
-    """The SHA-256 fingerprint of the first certificate in a PEM file, as ``"AB:CD:..."`` (see :mod:`client.tls`).
+    """The SHA-256 fingerprint of the first certificate in a PEM file, as ``"AB:CD:..."`` (see :mod:`protocol.tls`).
 
     The first certificate is the one the server presents, so this is what
     ``parlour play --tls-fingerprint`` compares against.
