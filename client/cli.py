@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
     from server.cli import add_tls_server_arguments
+    from server.loops import add_loop_argument
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--name", required=True, help="your player name")
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
     host.add_argument("--port", type=SERVER_PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT})")
+    add_loop_argument(host)
     add_tls_server_arguments(host)
     add_password_arguments(host, server=True)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
@@ -200,9 +202,11 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_host(args: argparse.Namespace) -> int:
-    """Run a server and the terminal client in one process; return the exit status."""
+    """Run a server and the terminal client in one process, on the ``--loop`` event loop; return the exit status."""
+    from server.loops import run_on
+
     try:
-        return asyncio.run(_host(args))
+        return run_on(_host(args), args.loop_factory)
     except KeyboardInterrupt:
         return 0
 
@@ -210,7 +214,7 @@ def run_host(args: argparse.Namespace) -> int:
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
     from server.cli import connect_instructions, lan_addresses
-
+    from server.loops import loop_name
     from server.store import StoreError, default_db_path
 
     config = ServerConfig(
@@ -231,7 +235,7 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
-    print("Hosting.", flush=True)
+    print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None):
         print(line, flush=True)
     try:

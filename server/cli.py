@@ -23,6 +23,7 @@ from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_argument
 
 from .app import Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
+from .loops import add_loop_argument, loop_factory, loop_name, run_on
 from .store import StoreError, default_db_path
 from .tls import TLSFileError, certificate_fingerprint, server_context
 
@@ -61,6 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help=f"how long a disconnected player's seat is held, 0 to {MOST_GRACE_S:.0f} (default: 60)",
     )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
+    add_loop_argument(parser)
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
     add_limit_arguments(parser)
@@ -161,12 +163,13 @@ def read_limits(args: argparse.Namespace) -> Limits:
 
 
 def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
-    """Check and read what the TLS, password and limit options name; store ``ssl_context``,
-    ``fingerprint``, ``password`` and ``limits`` on ``args``.
+    """Check and read what the loop, TLS, password and limit options name; store ``loop_factory``,
+    ``ssl_context``, ``fingerprint``, ``password`` and ``limits`` on ``args``.
 
     Raises:
-        UsageError: an option's value cannot be used.
+        UsageError: an option's value cannot be used (uvloop asked for but not installed, say).
     """
+    args.loop_factory = loop_factory(args.loop)
     args.ssl_context, args.fingerprint = read_server_tls(args)
     args.password = read_password(args, environ)
     if hasattr(args, "limit_max_frame_bytes"):
@@ -200,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         ssl=args.ssl_context,
     )
     try:
-        asyncio.run(_serve(config, args.fingerprint))
+        run_on(_serve(config, args.fingerprint), args.loop_factory)
     except StoreError as exc:
         log.error("cannot use the database %s: %s", db_path, exc)
         return 1
@@ -231,11 +234,11 @@ async def _serve(config: ServerConfig, fingerprint: str | None = None) -> None:
     hosts = lan_addresses() if config.host in ("0.0.0.0", "::", "") else [config.host]
     where = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
     security = ("TLS" if config.ssl is not None else "plain TCP") + (", password required" if config.password else ", no password")
-    print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}).", flush=True)
+    loop = asyncio.get_running_loop()
+    print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)
     for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None):
         print(line, flush=True)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()

@@ -1,18 +1,21 @@
 """More connections than the server's descriptor limit allows: each one is answered, none hangs, no tracebacks.
 
 The server is a real process whose descriptor limit (soft and hard) is set
-low in the child before it starts.
+low in the child before it starts, on each event loop (``--loop``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import importlib.util
 import re
 import resource
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame
 
@@ -56,12 +59,26 @@ async def connect_all(port: int) -> collections.Counter[str]:
     return collections.Counter(answers)
 
 
-def test_connections_beyond_the_descriptor_limit_are_refused_not_ignored(tmp_path: Path) -> None:
+UVLOOP = pytest.param(
+    "uvloop",
+    marks=[
+        pytest.mark.skipif(importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed here"),
+        pytest.mark.xfail(
+            strict=True,
+            reason="known: when accept() fails with EMFILE, libuv closes every waiting connection unanswered "
+            "(its EMFILE trick), where asyncio leaves them queued; the server must stop accepting before that",
+        ),
+    ],
+)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", UVLOOP])
+def test_connections_beyond_the_descriptor_limit_are_refused_not_ignored(tmp_path: Path, loop: str) -> None:
     log = tmp_path / "server.log"
     with log.open("w") as stderr:
         server = subprocess.Popen(
             [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db",
-             "--max-connections-per-address", "1000"],
+             "--max-connections-per-address", "1000", "--loop", loop],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
         )  # fmt: skip
     try:
