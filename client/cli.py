@@ -1,4 +1,11 @@
-"""The ``parlour`` command: ``serve``, ``play``, ``host`` and ``games``."""
+"""The ``parlour`` command: ``serve``, ``play``, ``host`` and ``games``.
+
+The one module that knows both ends. ``play`` uses the client library alone;
+``serve``, ``games`` and ``host`` import the server inside their functions, so
+importing this module loads no server module. The options both ends take (the
+password, numeric ranges) come from :mod:`protocol.cli_options`. The server
+never imports the client (``tests/test_import_layers.py`` checks both rules).
+"""
 
 from __future__ import annotations
 
