@@ -288,11 +288,6 @@ class OthelloState(State):
         return self._setup.geo.size
 
     @property
-    def _geo(self) -> _Geometry:
-        """The board size's cached :class:`_Geometry`."""
-        return self._setup.geo
-
-    @property
     def outcome(self) -> Outcome | None:  # type: ignore[override]
         """``None`` while the game runs; the :class:`~games.base.Outcome` once neither side can place."""
         outcome = self._outcome
@@ -321,9 +316,9 @@ class OthelloState(State):
         if self._placing():
             return None
         own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
-        if _placing_moves(opp, own, self._geo):
+        if _placing_moves(opp, own, self._setup.geo):
             return None
-        return _final_outcome(self.black, self.white, self._geo)
+        return _final_outcome(self.black, self.white, self._setup.geo)
 
     # -- building positions from text --------------------------------------
 
@@ -434,7 +429,7 @@ class OthelloState(State):
             elif not self._moves:
                 legal = (_PASS,)
             else:
-                legal = _squares(self._moves, self._geo.names)
+                legal = _squares(self._moves, self._setup.geo.names)
             self._legal = legal
         return list(legal)
 
@@ -495,7 +490,7 @@ class OthelloState(State):
                 (...)"`` or ``"pass is allowed only when no disc can be
                 placed"``.
         """
-        index = self._geo.index.get(move)
+        index = self._setup.geo.index.get(move)
         if index is None:
             text = "".join(move.split()).lower()
             if text == _PASS:
@@ -510,7 +505,7 @@ class OthelloState(State):
             IllegalMove: if the text is not a square or is off the board.
         """
         text = "".join(move.split()).lower()
-        index = self._geo.index.get(text)
+        index = self._setup.geo.index.get(text)
         if index is not None:
             return index
         match = _SQUARE.fullmatch(text)
@@ -525,7 +520,7 @@ class OthelloState(State):
     def _place(self, index: int, move: str) -> "OthelloState":
         """Place a disc of the side to move on bit ``index``."""
         square = 1 << index
-        geo = self._geo
+        geo = self._setup.geo
         if not square & self._placing():
             raise IllegalMove(move, self._why_not(index))
         if self._side == BLACK:
@@ -538,7 +533,7 @@ class OthelloState(State):
 
     def _why_not(self, index: int) -> str:
         """Return why the side to move cannot place on bit ``index``."""
-        name = self._geo.names[index]
+        name = self._setup.geo.names[index]
         if (self.black | self.white) >> index & 1:
             return f"{name} is occupied"
         if not self._placing():
