@@ -251,18 +251,20 @@ class OthelloState(State):
     seed's examples).
     """
 
-    __slots__ = ("_setup", "ply", "last_move", "black", "white", "_side", "_moves", "_outcome", "_legal")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_outcome", "_legal")
 
-    def __init__(self, setup: _Setup, black: int, white: int, side: int, ply: int, last_move: str | None) -> None:
+    def __init__(self, setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> None:
         """Build a position with ``side`` due to move (internal; see :meth:`from_diagram`).
 
-        Does no work: whether ``side`` can place, must pass, or whether the
-        game is over is worked out on first need (see :attr:`outcome`).
-        :meth:`children` sets the same fields without calling this.
+        ``last`` is the bitboard of the square just placed on, ``0`` after a
+        pass, ``None`` for a position no move led to. Does no work: whether
+        ``side`` can place, must pass, or whether the game is over is worked
+        out on first need (see :attr:`outcome`). :meth:`children` sets the
+        same fields without calling this.
         """
         self._setup = setup
         self.ply = ply
-        self.last_move = last_move
+        self._last = last
         self.black = black
         self.white = white
         self._side = side
@@ -281,6 +283,14 @@ class OthelloState(State):
     def options(self) -> Mapping[str, Any]:  # type: ignore[override]
         """The resolved options (``{"size": n}``)."""
         return self._setup.options
+
+    @property
+    def last_move(self) -> str | None:  # type: ignore[override]
+        """The canonical notation of the move that led here (``"d3"``, ``"pass"``), or ``None``."""
+        last = self._last
+        if last is None:
+            return None
+        return self._setup.geo.names[last.bit_length() - 1] if last else _PASS
 
     @property
     def size(self) -> int:
@@ -454,9 +464,8 @@ class OthelloState(State):
             moves = self._placing()
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
         if not moves:
-            return [] if self.outcome is not None else [OthelloState(setup, black, white, side, ply, _PASS)]
+            return [] if self.outcome is not None else [OthelloState(setup, black, white, side, ply, 0)]
         geo = setup.geo
-        names = geo.names
         own, opp = (white, black) if side == BLACK else (black, white)
         children = []
         while moves:
@@ -466,7 +475,7 @@ class OthelloState(State):
             child = _new_state(OthelloState)  # the fields __init__ sets, without the call
             child._setup = setup
             child.ply = ply
-            child.last_move = names[square.bit_length() - 1]
+            child._last = square
             if side == WHITE:  # Black placed
                 child.black = black | square | flips
                 child.white = white ^ flips
@@ -529,7 +538,7 @@ class OthelloState(State):
         else:
             flips = _flips(square, self.white, self.black, geo)
             black, white = self.black ^ flips, self.white | square | flips
-        return OthelloState(self._setup, black, white, 1 - self._side, self.ply + 1, geo.names[index])
+        return OthelloState(self._setup, black, white, 1 - self._side, self.ply + 1, square)
 
     def _why_not(self, index: int) -> str:
         """Return why the side to move cannot place on bit ``index``."""
@@ -544,7 +553,7 @@ class OthelloState(State):
         """Play a forced pass: only when no disc can be placed."""
         if self._placing():
             raise IllegalMove(move, "pass is allowed only when no disc can be placed")
-        return OthelloState(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, _PASS)
+        return OthelloState(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, 0)
 
     # -- views -------------------------------------------------------------
 
