@@ -23,6 +23,13 @@ a disc (row 0 is the top row). Everything fast is in two primitives,
 eight directions; the per-size shift amounts and edge masks live in a cached
 :class:`_Geometry`.
 
+States are cheap: ``play()`` computes the flips and nothing else. Whether the
+side to move can place, must pass, or the game is over (hence ``to_move``,
+``outcome`` and ``legal_moves()``) is worked out on first need and cached.
+``children()`` builds every successor straight from the bitboards and
+``move_count()`` is a bit count, so a tree walk (``games.perft``) parses and
+names no moves.
+
 Points settled here where RULES.md and the seed are silent or open:
 
 - The game ends as soon as neither side can place a disc, right after the
