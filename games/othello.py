@@ -63,6 +63,7 @@ _NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
 _EMPTY = "."
 _PASS = "pass"
 _new_state = object.__new__
+"""Allocates an :class:`OthelloState` without calling ``__init__`` (see ``children()``)."""
 _UNKNOWN = object()
 """Marks a lazily worked-out attribute that has not been needed yet."""
 
@@ -279,7 +280,7 @@ class OthelloState(State):
         self._outcome: Outcome | None | object = _UNKNOWN
         self._legal: tuple[str, ...] | None = None
 
-    # -- lazily worked out -------------------------------------------------
+    # -- shared and lazily worked-out attributes ----------------------------
 
     @property
     def game(self) -> Game:  # type: ignore[override]
@@ -452,9 +453,7 @@ class OthelloState(State):
 
     def move_count(self) -> int:
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
-        placing = self._moves
-        if placing is None:
-            placing = self._placing()
+        placing = self._placing()
         if placing:
             return placing.bit_count()
         return 0 if self.outcome is not None else 1  # a forced pass
@@ -466,9 +465,7 @@ class OthelloState(State):
         parsed or built, and no successor works out its own moves until asked.
         Empty when the game is over; a single pass when that is forced.
         """
-        moves = self._moves
-        if moves is None:
-            moves = self._placing()
+        moves = self._placing()
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
         if not moves:
             return [] if self.outcome is not None else [OthelloState(setup, black, white, side, ply, 0)]
