@@ -300,10 +300,11 @@ class State(abc.ABC):
     """An immutable game position.
 
     Subclasses implement :meth:`legal_moves`, :meth:`_play` and :meth:`_view`
-    and set ``game``, ``options``, ``ply``, ``to_move``, ``outcome`` and
-    ``last_move``; the
-    base class refuses moves once the game is over and builds the common part
-    of :meth:`view`.
+    and provide ``game``, ``options``, ``ply``, ``to_move``, ``outcome`` and
+    ``last_move`` (plain attributes, or properties that work a value out on
+    first use); the base class refuses moves once the game is over and builds
+    the common part of :meth:`view`. :meth:`children` and :meth:`move_count`
+    have generic versions an engine may speed up.
 
     Attributes:
         game: the :class:`Game` this is a position of.
@@ -343,6 +344,20 @@ class State(abc.ABC):
         if self.outcome is not None:
             raise IllegalMove(move, "the game is over")
         return self._play(move)
+
+    def children(self) -> list["State"]:
+        """Return the state after each legal move, in :meth:`legal_moves` order.
+
+        ``children()[i]`` equals ``play(legal_moves()[i])`` and its
+        ``last_move`` is that move; the list is empty when the game is over.
+        This is the cheap way to walk the move tree (search, perft): engines
+        may override it to skip parsing notation and building move texts.
+        """
+        return [self.play(move) for move in self.legal_moves()]
+
+    def move_count(self) -> int:
+        """Return ``len(legal_moves())``; engines may count without building the list."""
+        return len(self.legal_moves())
 
     @abc.abstractmethod
     def _play(self, move: str) -> "State":

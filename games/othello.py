@@ -23,6 +23,13 @@ a disc (row 0 is the top row). Everything fast is in two primitives,
 eight directions; the per-size shift amounts and edge masks live in a cached
 :class:`_Geometry`.
 
+States are cheap: ``play()`` computes the flips and nothing else. Whether the
+side to move can place, must pass, or the game is over (hence ``to_move``,
+``outcome`` and ``legal_moves()``) is worked out on first need and cached.
+``children()`` builds every successor straight from the bitboards and
+``move_count()`` is a bit count, so a tree walk (``games.perft``) parses and
+names no moves.
+
 Points settled here where RULES.md and the seed are silent or open:
 
 - The game ends as soon as neither side can place a disc, right after the
@@ -55,6 +62,10 @@ _SQUARE = re.compile(r"([a-z])(\d+)")
 _NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
 _EMPTY = "."
 _PASS = "pass"
+_new_state = object.__new__
+"""Allocates an :class:`OthelloState` without calling ``__init__`` (see ``children()``)."""
+_UNKNOWN = object()
+"""Marks a lazily worked-out attribute that has not been needed yet."""
 
 BLACK = 0
 """Seat of Black, who moves first."""
@@ -111,7 +122,6 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
     from it to an ``own`` disc. Each direction follows the runs outward from
     the ``own`` discs ("dumb7fill", stopping as soon as every run has ended).
     """
-    empty = geo.full & ~(own | opp)
     moves = 0
     for step, mask in geo.steps:
         crossable = opp & mask
@@ -120,14 +130,12 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
             frontier = (frontier << step) & crossable
             run |= frontier
         moves |= run << step
-    for step, mask in geo.steps:
-        crossable = opp & mask
         run = frontier = (own >> step) & crossable
         while frontier:
             frontier = (frontier >> step) & crossable
             run |= frontier
         moves |= run >> step
-    return moves & empty
+    return moves & geo.full & ~(own | opp)
 
 
 def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
@@ -147,8 +155,6 @@ def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
             probe <<= step
         if probe & own:
             flips |= run
-    for step, mask in geo.steps:
-        crossable = opp & mask
         run = 0
         probe = square >> step
         while probe & crossable:
@@ -224,10 +230,19 @@ class Othello(Game):
         """Return the starting position: four centre discs, Black to move."""
         size = options["size"]
         black, white = _start_bitboards(size)
-        return OthelloState(self, options, _geometry(size), black, white, BLACK, 0, None)
+        return OthelloState(_Setup(self, options, _geometry(size)), black, white, BLACK, 0, None)
 
 
 _GAME = Othello()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _Setup:
+    """What every position of one game shares: its game, options and geometry."""
+
+    game: Game
+    options: Mapping[str, Any]
+    geo: _Geometry
 
 
 class OthelloState(State):
@@ -244,45 +259,84 @@ class OthelloState(State):
     seed's examples).
     """
 
-    __slots__ = (
-        "game", "options", "ply", "to_move", "outcome", "last_move",
-        "black", "white", "size", "_geo", "_side", "_moves", "_legal",
-    )
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_outcome", "_legal")
 
-    def __init__(
-        self,
-        game: Game,
-        options: Mapping[str, Any],
-        geo: _Geometry,
-        black: int,
-        white: int,
-        side: int,
-        ply: int,
-        last_move: str | None,
-    ) -> None:
+    def __init__(self, setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> None:
         """Build a position with ``side`` due to move (internal; see :meth:`from_diagram`).
 
-        Works out whether ``side`` can place, must pass, or whether neither
-        side can move (then the game is over and ``to_move`` is ``None``).
+        ``last`` is the bitboard of the square just placed on, ``0`` after a
+        pass, ``None`` for a position no move led to. Does no work: whether
+        ``side`` can place, must pass, or whether the game is over is worked
+        out on first need (see :attr:`outcome`). :meth:`children` sets the
+        same fields without calling this.
         """
-        self.game = game
-        self.options = options
+        self._setup = setup
         self.ply = ply
-        self.last_move = last_move
+        self._last = last
         self.black = black
         self.white = white
-        self.size = geo.size
-        self._geo = geo
         self._side = side
+        self._moves: int | None = None
+        self._outcome: Outcome | None | object = _UNKNOWN
         self._legal: tuple[str, ...] | None = None
-        own, opp = (black, white) if side == BLACK else (white, black)
-        self._moves = _placing_moves(own, opp, geo)
-        if self._moves or _placing_moves(opp, own, geo):
-            self.to_move: int | None = side
-            self.outcome: Outcome | None = None
-        else:
-            self.to_move = None
-            self.outcome = _final_outcome(black, white, geo)
+
+    # -- shared and lazily worked-out attributes ----------------------------
+
+    @property
+    def game(self) -> Game:  # type: ignore[override]
+        """The :class:`Othello` game this is a position of."""
+        return self._setup.game
+
+    @property
+    def options(self) -> Mapping[str, Any]:  # type: ignore[override]
+        """The resolved options (``{"size": n}``)."""
+        return self._setup.options
+
+    @property
+    def last_move(self) -> str | None:  # type: ignore[override]
+        """The canonical notation of the move that led here (``"d3"``, ``"pass"``), or ``None``."""
+        last = self._last
+        if last is None:
+            return None
+        return self._setup.geo.names[last.bit_length() - 1] if last else _PASS
+
+    @property
+    def size(self) -> int:
+        """Squares per side of the board."""
+        return self._setup.geo.size
+
+    @property
+    def outcome(self) -> Outcome | None:  # type: ignore[override]
+        """``None`` while the game runs; the :class:`~games.base.Outcome` once neither side can place."""
+        outcome = self._outcome
+        if outcome is _UNKNOWN:
+            outcome = self._outcome = self._work_out_outcome()
+        return outcome  # type: ignore[return-value]
+
+    @property
+    def to_move(self) -> int | None:  # type: ignore[override]
+        """The seat due to move (placing or passing), or ``None`` once the game is over."""
+        return None if self.outcome is not None else self._side
+
+    def _placing(self) -> int:
+        """Return (and cache) the bitboard of squares the side due to move can place on."""
+        moves = self._moves
+        if moves is None:
+            if self._side == BLACK:
+                moves = _placing_moves(self.black, self.white, self._setup.geo)
+            else:
+                moves = _placing_moves(self.white, self.black, self._setup.geo)
+            self._moves = moves
+        return moves
+
+    def _work_out_outcome(self) -> Outcome | None:
+        """Return ``None`` if either side can place a disc, else the final outcome."""
+        if self._placing():
+            return None
+        own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
+        if _placing_moves(opp, own, self._setup.geo):
+            return None
+        return _final_outcome(self.black, self.white, self._setup.geo)
 
     # -- building positions from text --------------------------------------
 
@@ -342,7 +396,7 @@ class OthelloState(State):
                     white |= bit
         if not black | white:
             raise ValueError("a diagram needs at least one disc")
-        return cls(_GAME, {"size": size}, _geometry(size), black, white, to_move, ply, None)
+        return cls(_Setup(_GAME, {"size": size}, _geometry(size)), black, white, to_move, ply, None)
 
     def diagram(self) -> str:
         """Return the board as text that :meth:`from_diagram` reads back.
@@ -382,7 +436,7 @@ class OthelloState(State):
     @property
     def must_pass(self) -> bool:
         """Whether the side to move cannot place a disc and must play ``pass``."""
-        return self.outcome is None and not self._moves
+        return self.outcome is None and not self._placing()
 
     def legal_moves(self) -> list[str]:
         """Return the legal moves: squares in board order, ``["pass"]``, or ``[]`` when over."""
@@ -393,9 +447,50 @@ class OthelloState(State):
             elif not self._moves:
                 legal = (_PASS,)
             else:
-                legal = _squares(self._moves, self._geo.names)
+                legal = _squares(self._moves, self._setup.geo.names)
             self._legal = legal
         return list(legal)
+
+    def move_count(self) -> int:
+        """Return ``len(legal_moves())`` without building the list (a bit count)."""
+        placing = self._placing()
+        if placing:
+            return placing.bit_count()
+        return 0 if self.outcome is not None else 1  # a forced pass
+
+    def children(self) -> list["OthelloState"]:
+        """Return the state after each legal move, in :meth:`legal_moves` order.
+
+        Builds each successor straight from the bitboards: no notation is
+        parsed or built, and no successor works out its own moves until asked.
+        Empty when the game is over; a single pass when that is forced.
+        """
+        moves = self._placing()
+        setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
+        if not moves:
+            return [] if self.outcome is not None else [OthelloState(setup, black, white, side, ply, 0)]
+        geo = setup.geo
+        own, opp = (white, black) if side == BLACK else (black, white)
+        children = []
+        while moves:
+            square = moves & -moves
+            moves ^= square
+            flips = _flips(square, own, opp, geo)
+            child = _new_state(OthelloState)  # the fields __init__ sets, without the call
+            child._setup = setup
+            child.ply = ply
+            child._last = square
+            if side == WHITE:  # Black placed
+                child.black = black | square | flips
+                child.white = white ^ flips
+            else:
+                child.black = black ^ flips
+                child.white = white | square | flips
+            child._side = side
+            child._moves = child._legal = None
+            child._outcome = _UNKNOWN
+            children.append(child)
+        return children
 
     # -- moves -------------------------------------------------------------
 
@@ -408,7 +503,7 @@ class OthelloState(State):
                 (...)"`` or ``"pass is allowed only when no disc can be
                 placed"``.
         """
-        index = self._geo.index.get(move)
+        index = self._setup.geo.index.get(move)
         if index is None:
             text = "".join(move.split()).lower()
             if text == _PASS:
@@ -423,7 +518,7 @@ class OthelloState(State):
             IllegalMove: if the text is not a square or is off the board.
         """
         text = "".join(move.split()).lower()
-        index = self._geo.index.get(text)
+        index = self._setup.geo.index.get(text)
         if index is not None:
             return index
         match = _SQUARE.fullmatch(text)
@@ -438,8 +533,8 @@ class OthelloState(State):
     def _place(self, index: int, move: str) -> "OthelloState":
         """Place a disc of the side to move on bit ``index``."""
         square = 1 << index
-        geo = self._geo
-        if not square & self._moves:
+        geo = self._setup.geo
+        if not square & self._placing():
             raise IllegalMove(move, self._why_not(index))
         if self._side == BLACK:
             flips = _flips(square, self.black, self.white, geo)
@@ -447,24 +542,22 @@ class OthelloState(State):
         else:
             flips = _flips(square, self.white, self.black, geo)
             black, white = self.black ^ flips, self.white | square | flips
-        return OthelloState(self.game, self.options, geo, black, white, 1 - self._side, self.ply + 1, geo.names[index])
+        return OthelloState(self._setup, black, white, 1 - self._side, self.ply + 1, square)
 
     def _why_not(self, index: int) -> str:
         """Return why the side to move cannot place on bit ``index``."""
-        name = self._geo.names[index]
+        name = self._setup.geo.names[index]
         if (self.black | self.white) >> index & 1:
             return f"{name} is occupied"
-        if not self._moves:
+        if not self._placing():
             return f"{name} flips nothing; {self.game.seats[self._side]} must pass"
         return f"{name} flips nothing"
 
     def _pass(self, move: str) -> "OthelloState":
         """Play a forced pass: only when no disc can be placed."""
-        if self._moves:
+        if self._placing():
             raise IllegalMove(move, "pass is allowed only when no disc can be placed")
-        return OthelloState(
-            self.game, self.options, self._geo, self.black, self.white, 1 - self._side, self.ply + 1, _PASS
-        )
+        return OthelloState(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, 0)
 
     # -- views -------------------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 For random games of every game and option set: every listed move is accepted,
 moves listed in other positions but not here are refused, states never change,
-every game ends, and views are plain data that only the seat to move gets
-legal moves in.
+every game ends, views are plain data that only the seat to move gets legal
+moves in, and ``children()`` / ``move_count()`` agree with ``legal_moves()``
+and ``play()``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def test_random_games_follow_the_contract(name: str, options: dict[str, Any], se
     final = states[-1]
     assert final.to_move is None and final.legal_moves() == []
     everything_listed = {move for state in states for move in state.legal_moves()}
+    walked = set(rng.sample(range(len(states) - 1), min(6, len(states) - 1)))
     for index, state in enumerate(states[:-1]):
         legal = state.legal_moves()
         assert legal, "a running game must offer a move"
@@ -65,11 +67,24 @@ def test_random_games_follow_the_contract(name: str, options: dict[str, Any], se
         for move in rng.sample(unlisted, min(3, len(unlisted))):
             with pytest.raises(IllegalMove):
                 state.play(move)
+        if index in walked:
+            _check_children(state, legal, rng)
         assert msgpack.packb(state.view(0)) == before, "playing must not change a state"
         _check_views(state)
     _check_views(final)
+    assert final.children() == [] and final.move_count() == 0
     with pytest.raises(IllegalMove, match="over"):
         final.play(states[1].last_move or "x")
+
+
+def _check_children(state: games.State, legal: list[str], rng: random.Random) -> None:
+    children = state.children()
+    assert state.move_count() == len(legal) == len(children)
+    assert [child.last_move for child in children] == legal, "children() follows legal_moves() order"
+    index = rng.randrange(len(legal))
+    played = state.play(legal[index])
+    for seat in (0, 1, None):
+        assert children[index].view(seat) == played.view(seat)
 
 
 def _check_views(state: games.State) -> None:

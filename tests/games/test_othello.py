@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from client.render.othello import render
+from games import othello
 from games.base import IllegalMove, InvalidOption, Outcome
 from games.othello import Othello, OthelloState
 from games.perft import perft
@@ -516,17 +517,113 @@ def test_random_playout_matches_naive_engine(seed: int, size: int) -> None:
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("depth", "leaves"), [(0, 1), (1, 4), (2, 12), (3, 56), (4, 244), (5, 1396), (6, 8200)])
+PERFT_8X8 = [(0, 1), (1, 4), (2, 12), (3, 56), (4, 244), (5, 1396), (6, 8200), (7, 55092), (8, 390216)]
+
+
+@pytest.mark.parametrize(("depth", "leaves"), PERFT_8X8)
 def test_perft_8x8(depth: int, leaves: int) -> None:
     assert perft(start(), depth) == leaves
 
 
-def test_perft_counts_pass_and_stops_at_game_over() -> None:
+@pytest.mark.parametrize(("depth", "leaves"), PERFT_8X8[:8])
+def test_perft_8x8_playing_every_leaf(depth: int, leaves: int) -> None:
+    assert perft(start(), depth, play_leaves=True) == leaves
+
+
+def notation_perft(state: OthelloState, depth: int) -> int:
+    """Perft through legal_moves() and play(text) alone, the way perft worked before children()."""
+    if depth == 0:
+        return 1
+    if state.outcome is not None:
+        return 0
+    return sum(notation_perft(state.play(move), depth - 1) for move in state.legal_moves())
+
+
+@pytest.mark.parametrize(("size", "depth"), [(6, 6), (10, 4), (12, 3), (14, 3), (16, 3)])
+def test_perft_other_sizes_agrees_with_playing_by_notation(size: int, depth: int) -> None:
+    expected = notation_perft(start(size), depth)
+    assert perft(start(size), depth) == expected == perft(start(size), depth, play_leaves=True)
+
+
+@pytest.mark.parametrize("play_leaves", [False, True])
+def test_perft_counts_pass_and_stops_at_game_over(play_leaves: bool) -> None:
     passing = OthelloState.from_diagram(PASS_SEQUENCE, to_move=1)
-    assert perft(passing, 1) == 1  # the pass
-    assert perft(passing, 2) == 2  # then c1 or a3
+    assert perft(passing, 1, play_leaves=play_leaves) == 1  # the pass
+    assert perft(passing, 2, play_leaves=play_leaves) == 2  # then c1 or a3
     over = passing.play("pass").play("c1").play("pass").play("a3")
-    assert perft(over, 0) == 1 and perft(over, 1) == 0 and perft(over, 3) == 0
+    assert perft(over, 0, play_leaves=play_leaves) == 1
+    assert perft(over, 1, play_leaves=play_leaves) == 0 and perft(over, 3, play_leaves=play_leaves) == 0
+
+
+# ---------------------------------------------------------------------------
+# Cheap states: nothing is worked out before it is needed (issue 10)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def generations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the engine's move generations (the real function still does the work)."""
+    calls: list[int] = []
+    real = othello._placing_moves
+
+    def counting(own: int, opp: int, geo: object) -> int:
+        calls.append(1)
+        return real(own, opp, geo)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(othello, "_placing_moves", counting)
+    return calls
+
+
+def test_play_does_not_generate_the_next_sides_moves(generations: list[int]) -> None:
+    state = start()
+    assert state.legal_moves() == ["d3", "c4", "f5", "e6"]
+    before = len(generations)
+    after = state.play("d3")
+    assert len(generations) == before, "play() worked out the next side's moves"
+    assert after.to_move == 1 and after.outcome is None and len(generations) == before + 1
+    assert after.legal_moves() == ["c3", "e3", "c5"] and after.move_count() == 3 and after.must_pass is False
+    assert len(generations) == before + 1, "a state works out its moves once"
+
+
+def test_children_do_not_generate_their_moves(generations: list[int]) -> None:
+    state = start()
+    children = state.children()
+    assert [child.last_move for child in children] == ["d3", "c4", "f5", "e6"] and len(generations) == 1
+    assert [child.move_count() for child in children] == [3, 3, 3, 3] and len(generations) == 5
+
+
+def test_move_count_counts_a_pass_and_nothing_after_the_end() -> None:
+    passing = OthelloState.from_diagram(PASS_SEQUENCE, to_move=1)
+    assert passing.move_count() == 1 and [c.last_move for c in passing.children()] == ["pass"]
+    over = play_all(passing, "pass", "c1", "pass", "a3")
+    assert over.move_count() == 0 and over.children() == [] and over.legal_moves() == []
+
+
+def _same_position(one: OthelloState, other: OthelloState) -> bool:
+    return (one.black, one.white, one.ply, one.to_move, one.outcome, one.last_move, one.legal_moves()) == (
+        other.black, other.white, other.ply, other.to_move, other.outcome, other.last_move, other.legal_moves()
+    )
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.sampled_from([6, 8, 10, 16]))
+def test_children_are_the_states_play_gives(seed: int, size: int) -> None:
+    rng = random.Random(seed)
+    state = start(size)
+    while True:
+        legal = state.legal_moves()
+        children = state.children()
+        assert state.move_count() == len(legal) == len(children)
+        for move, child in zip(legal, children):
+            played = state.play(move)
+            assert (child.black, child.white, child.ply, child.last_move) == (played.black, played.white, played.ply, move)
+        if not children:
+            break
+        index = rng.randrange(len(children))
+        chosen, played = children[index], state.play(legal[index])
+        assert _same_position(chosen, played) and chosen.view(chosen.to_move) == played.view(chosen.to_move)
+        state = chosen
+    assert state.outcome is not None
 
 
 def test_perft_negative_depth_refused() -> None:
