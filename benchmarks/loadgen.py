@@ -17,7 +17,8 @@ Scenarios (``--scenario``), each bounded in time and count:
 - ``play``: ``--games`` games at once, each two connections playing one move
   at a time (write, wait for the ``ok`` and, at Parlour, for the next mover's
   view); optionally ``--idle`` more connections that said ``hello`` and only
-  read. After ``--warmup`` seconds it measures for ``--seconds`` (or until
+  read. Once every game has its table (at most ``--drain-limit`` s) and
+  ``--warmup`` seconds more have passed, it measures for ``--seconds`` (or until
   ``--max-moves`` moves were accepted): moves accepted, the server's CPU
   time, every move's round trip (write to ``ok``), and the share of one
   core the load generator itself used (near 1.0: it, not the server, may be
@@ -222,9 +223,14 @@ class Window:
         self.measuring = False
         self.stopping = False
         self.moves = 0
+        self.tables = 0
         self.round_trips_s: list[float] = []
         self.max_moves = max_moves
         self.full = asyncio.Event()
+
+    def table_opened(self) -> None:
+        """Count one table whose game has started (counted whether measuring or not)."""
+        self.tables += 1
 
     def record(self, started: float, finished: float) -> None:
         """Count one accepted move written at ``started`` and acknowledged at ``finished`` (perf_counter s)."""
@@ -333,6 +339,7 @@ class ParlourTarget(Target):
         """Play one game at a new table until it ends or the window stops; return the moves played."""
         game = ParlourGame(players)
         await game.open()
+        window.table_opened()
         played = 0
         while not window.stopping:
             seat, view = await game.next_turn()
@@ -362,6 +369,7 @@ class EchoTarget(Target):
     async def play_game(self, players: list[Conn], window: Window, rng: random.Random) -> int:
         """Send one game's requests (:data:`ECHO_PLIES` moves) unless the window stops; return the moves sent."""
         table = await self.create_table(players)
+        window.table_opened()
         played = 0
         while not window.stopping and played < ECHO_PLIES:
             started = time.perf_counter()
@@ -387,6 +395,7 @@ def percentile_ms(samples_s: list[float], p: float) -> float | None:
 
 
 async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
+    """``--games`` games at once (plus ``--idle`` readers); moves, server CPU and round trips in the window."""
     idle = await open_many(args.host, args.port, args.idle, lambda c, i: target.hello(c, f"idle{i}"))
     window = Window(args.max_moves)
     pairs = await open_many(args.host, args.port, 2 * args.games, lambda c, i: target.hello(c, f"p{i}"))
@@ -399,6 +408,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
 
     players = [asyncio.create_task(keep_playing(i)) for i in range(args.games)]
     try:
+        await _all_tables_open(window, args.games, args.drain_limit, players)
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         window.measuring = True
@@ -419,6 +429,19 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
         "idle_frames": sum(conn.frames for conn in idle), "loadgen_cpu_share": own_s / wall_s if wall_s else None,
     }  # fmt: skip
+
+
+async def _all_tables_open(window: Window, games: int, limit_s: float, tasks: list[asyncio.Task[None]]) -> None:
+    """Wait until ``games`` tables have been opened (every game under way), at most ``limit_s`` seconds.
+
+    Raises:
+        BenchError: they were not all open in time; or the error of a failed task.
+    """
+    deadline = time.monotonic() + limit_s
+    while window.tables < games:
+        if time.monotonic() > deadline:
+            raise BenchError(f"only {window.tables} of {games} tables were open after {limit_s} s")
+        await _sleep_unless_failed(0.02, tasks)
 
 
 async def _sleep_unless_failed(seconds: float, tasks: list[asyncio.Task[None]]) -> None:
@@ -454,6 +477,7 @@ async def _until_quiet(conns: list[Conn], quiet_s: float, limit_s: float) -> boo
 
 
 async def scenario_fanout(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
+    """``--spectators`` watchers of one table; server CPU per move and per receiver over ``--moves`` moves."""
     players = await open_many(args.host, args.port, 2, lambda c, i: target.hello(c, f"p{i}"))
     spectators = await open_many(args.host, args.port, args.spectators, lambda c, i: target.hello(c, f"s{i}"))
     parlour = ParlourGame(players) if isinstance(target, ParlourTarget) else None
@@ -525,6 +549,7 @@ async def _wait_count(counter: list[int], expected: int, arrived: asyncio.Event)
 
 
 async def scenario_join(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
+    """``--spectators`` greeted connections watch one table at once; the time and the frames it takes."""
     players = await open_many(args.host, args.port, 2, lambda c, i: target.hello(c, f"p{i}"))
     table = await (ParlourGame(players).open() if isinstance(target, ParlourTarget) else target.create_table(players))
     spectators = await open_many(args.host, args.port, args.spectators, lambda c, i: target.hello(c, f"s{i}"))
@@ -549,6 +574,7 @@ async def scenario_join(args: argparse.Namespace, target: ParlourTarget | EchoTa
 
 
 async def scenario_memory(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
+    """``--connections`` greeted idle connections; the server's resident memory before and after."""
     await asyncio.sleep(args.warmup)
     rss_before = server_rss_bytes(args.server_pid)
     conns = await open_many(args.host, args.port, args.connections, lambda c, i: target.hello(c, f"m{i}"))
@@ -592,7 +618,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--moves", type=int, default=30, help="fanout: moves broadcast at most (default: 30)")
     parser.add_argument("--connections", type=int, default=1000, help="memory: connections (default: 1000)")
     parser.add_argument("--drain-limit", type=float, default=60.0,
-                        help="fanout, join, memory: longest wait in s for the server to fall quiet (default: 60)")
+                        help="longest wait in s for every table to open (play) or the server to fall quiet (default: 60)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
     args = parser.parse_args(argv)
     for name in ("games", "spectators", "moves", "connections"):

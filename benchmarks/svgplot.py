@@ -6,8 +6,10 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-PANEL_WIDTH, PANEL_HEIGHT = 380, 260
-MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 60, 20, 50, 50
+PANEL_WIDTH, PANEL_HEIGHT = 380, 300
+MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 60, 20, 50, 90
+TICKS = 4
+"""Intervals on every y axis."""
 
 
 @dataclass
@@ -19,7 +21,7 @@ class Series:
     colour: str
 
 
-def _nice_top(value: float) -> float:
+def _nice_step(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 times a power of ten that is at least ``value`` (1 for nothing)."""
     if value <= 0:
         return 1.0
@@ -35,7 +37,8 @@ def _panel(left: float, title: str, series: list[Series], xs: list[float], x_lab
     """The SVG elements of one panel whose plot area starts ``left`` pixels from the image's left edge."""
     width = PANEL_WIDTH - MARGIN_LEFT - MARGIN_RIGHT
     height = PANEL_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
-    top_value = _nice_top(max((y for s in series for _, y in s.points), default=1.0))
+    step_value = _nice_step(max((y for s in series for _, y in s.points), default=1.0) / TICKS)
+    top_value = step_value * TICKS
     low, high = math.log(min(xs)), math.log(max(xs))
 
     def px(x: float) -> float:
@@ -46,8 +49,8 @@ def _panel(left: float, title: str, series: list[Series], xs: list[float], x_lab
 
     out = [f'<text x="{left + width / 2}" y="{MARGIN_TOP - 22}" text-anchor="middle" font-weight="bold">{escape(title)}</text>',
            f'<rect x="{left}" y="{MARGIN_TOP}" width="{width}" height="{height}" fill="none" stroke="#999"/>']  # fmt: skip
-    for step in range(5):
-        value = top_value * step / 4
+    for step in range(TICKS + 1):
+        value = step_value * step
         y = py(value)
         out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + width}" y2="{y:.1f}" stroke="#eee"/>')
         out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_label(value)}</text>')
@@ -60,7 +63,7 @@ def _panel(left: float, title: str, series: list[Series], xs: list[float], x_lab
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line.points)
         out.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
         out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{line.colour}"/>' for x, y in line.points]
-        legend_y = MARGIN_TOP + 14 + 16 * index
+        legend_y = MARGIN_TOP + height + 56 + 16 * index
         out.append(f'<line x1="{left + 8}" y1="{legend_y - 4}" x2="{left + 26}" y2="{legend_y - 4}" stroke="{line.colour}" stroke-width="2"/>')
         out.append(f'<text x="{left + 30}" y="{legend_y}">{escape(line.name)}</text>')
     return out
