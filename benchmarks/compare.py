@@ -323,10 +323,12 @@ def other_rows(results: Results, plan: Plan) -> list[str]:
     if all(idle.values()):
         us = {label: pooled(runs, "server_cpu_ns", "moves") for label, runs in idle.items()}  # type: ignore[arg-type]
         us = {label: value / 1000 if value else None for label, value in us.items()}
+        lobby = pooled(idle["parlour"], "idle_frames", "moves")  # type: ignore[arg-type]
         rows.append(f"| µs/move, {plan.idle_games} games + {plan.idle} idle in the lobby | {fmt(us['echo'])} | "
                     f"{fmt(us['parlour'])} (alone: {fmt(us['parlour-alone'])}) | "
                     f"**{fmt(ratio(us['parlour'], us['parlour-alone']), 2)}** with / without idle; "
                     f"{fmt(ratio(us['parlour'], us['echo']), 2)} vs echo | ≤ 1.10 with / without |")  # fmt: skip
+        rows.append(f"| … frames pushed to the idle lobby per accepted move | 0 | {fmt(lobby)} | | |")
     for row in play_rows(results, plan, "durable"):
         rows.append(f"| durable (`--db`), {row.games} game(s): µs/move | {fmt(row.echo_us)} | {fmt(row.parlour_us)} | "
                     f"**{fmt(ratio(row.parlour_us, row.echo_us), 2)}** ({row.rounds}) | ≤ 4 at 10+ games |")  # fmt: skip

@@ -20,7 +20,8 @@ Scenarios (``--scenario``), each bounded in time and count:
   read. Once every game has its table (at most ``--drain-limit`` s) and
   ``--warmup`` seconds more have passed, it measures for ``--seconds`` (or until
   ``--max-moves`` moves were accepted): moves accepted, the server's CPU
-  time, every move's round trip (write to ``ok``), and the share of one
+  time, every move's round trip (write to ``ok``), the frames the idle
+  connections received meanwhile, and the share of one
   core the load generator itself used (near 1.0: it, not the server, may be
   the limit).
 - ``fanout``: ``--spectators`` connections watch one table (echo: join its
@@ -411,11 +412,13 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         await _all_tables_open(window, args.games, args.drain_limit, players)
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
+        idle_start = sum(conn.frames for conn in idle)
         window.measuring = True
         await _wait_window(window, args.seconds, players)
         window.measuring = False
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
         own_s = time.process_time() - own_start
+        idle_frames = sum(conn.frames for conn in idle) - idle_start
         window.stopping = True
         await asyncio.wait_for(asyncio.gather(*players), REPLY_TIMEOUT_S)
     finally:
@@ -427,7 +430,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         "games": args.games, "idle": args.idle, "moves": window.moves, "seconds": wall_s, "server_cpu_ns": cpu_ns,
         "cpu_us_per_move": cpu_ns / 1000 / window.moves if window.moves and args.server_pid else None,
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
-        "idle_frames": sum(conn.frames for conn in idle), "loadgen_cpu_share": own_s / wall_s if wall_s else None,
+        "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None,
     }  # fmt: skip
 
 
