@@ -107,6 +107,7 @@ class Plan:
     memory_connections: int
     rounds: int
     notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
 
 
 def plan_for(quick: bool, rounds: int | None) -> Plan:
@@ -194,15 +195,26 @@ Results = dict[str, list[dict[str, Any]]]
 """Runs by a key such as ``"play/10/echo"``, in the order they ran."""
 
 
-def interleaved(results: Results, key: str, rounds: int, runs: dict[str, tuple[str, list[str], Path | None]]) -> None:
-    """Run each of ``runs`` (label -> kind, scenario options, db) once per round, alternating; append to ``results``."""
+def interleaved(
+    results: Results, failures: list[str], key: str, rounds: int, runs: dict[str, tuple[str, list[str], Path | None]]
+) -> None:
+    """Run each of ``runs`` (label -> kind, scenario options, db) once per round, alternating.
+
+    Appends each result to ``results`` and each failed run's message to ``failures``.
+    """
     for _ in range(rounds):
         for label, (kind, options, db_path) in runs.items():
             scenario, *rest = options
             fresh_db = None
             if db_path is not None:
                 fresh_db = db_path / f"bench-{time.monotonic_ns()}.sqlite3"
-            results.setdefault(f"{key}/{label}", []).append(run_loadgen(kind, scenario, rest, fresh_db))
+            try:
+                result = run_loadgen(kind, scenario, rest, fresh_db)
+            except RuntimeError as exc:
+                failures.append(f"{key}/{label}: {exc}")
+                print(f"  {kind:<8} {scenario:<8} FAILED: {exc}", file=sys.stderr, flush=True)
+                continue
+            results.setdefault(f"{key}/{label}", []).append(result)
 
 
 def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
@@ -212,26 +224,26 @@ def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
     if "play" in only:
         for games in plan.games:
             play = ["play", "--games", str(games), *timing]
-            interleaved(results, f"play/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
+            interleaved(results, plan.failures, f"play/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
     if "idle" in only:
         play = ["play", "--games", str(plan.idle_games), *timing]
         idle = [*play, "--idle", str(plan.idle)]
-        interleaved(results, "idle", plan.rounds, {
+        interleaved(results, plan.failures, "idle", plan.rounds, {
             "echo": ("echo", idle, None), "parlour": ("parlour", idle, None), "parlour-alone": ("parlour", play, None),
         })  # fmt: skip
     if "durable" in only:
         for games in plan.durable_games:
             play = ["play", "--games", str(games), *timing]
-            interleaved(results, f"durable/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
+            interleaved(results, plan.failures, f"durable/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
     if "fanout" in only:
         fanout = ["fanout", "--spectators", str(plan.fanout_spectators), "--moves", str(plan.fanout_moves)]
-        interleaved(results, "fanout", plan.rounds, {"echo": ("echo", fanout, None), "parlour": ("parlour", fanout, None)})
+        interleaved(results, plan.failures, "fanout", plan.rounds, {"echo": ("echo", fanout, None), "parlour": ("parlour", fanout, None)})
     if "join" in only:
         join = ["join", "--spectators", str(plan.join_spectators)]
-        interleaved(results, "join", plan.rounds, {"echo": ("echo", join, None), "parlour": ("parlour", join, None)})
+        interleaved(results, plan.failures, "join", plan.rounds, {"echo": ("echo", join, None), "parlour": ("parlour", join, None)})
     if "memory" in only:
         memory = ["memory", "--connections", str(plan.memory_connections)]
-        interleaved(results, "memory", plan.rounds, {"echo": ("echo", memory, None), "parlour": ("parlour", memory, None)})
+        interleaved(results, plan.failures, "memory", plan.rounds, {"echo": ("echo", memory, None), "parlour": ("parlour", memory, None)})
     return results
 
 
@@ -243,6 +255,7 @@ def pooled(runs: list[dict[str, Any]], total: str, per: str) -> float | None:
 
 
 def mean_of(runs: list[dict[str, Any]], key: str) -> float | None:
+    """The mean of ``key`` over the runs that have it (``None``: none has)."""
     values = [run[key] for run in runs if run.get(key) is not None]
     return statistics.fmean(values) if values else None
 
@@ -275,20 +288,24 @@ class PlayRow:
 
 
 def play_rows(results: Results, plan: Plan, prefix: str = "play") -> list[PlayRow]:
+    """One row per games count measured under ``prefix`` ("play" or "durable") with both servers."""
     rows = []
     for games in plan.games if prefix == "play" else plan.durable_games:
         echo, parlour = results.get(f"{prefix}/{games}/echo"), results.get(f"{prefix}/{games}/parlour")
         if not echo or not parlour:
             continue
         rows.append(PlayRow(
-            games, pooled(echo, "server_cpu_ns", "moves"), pooled(parlour, "server_cpu_ns", "moves"),
+            games, us_per(echo, "moves"), us_per(parlour, "moves"),
             mean_of(echo, "p50_ms"), mean_of(echo, "p99_ms"), mean_of(parlour, "p50_ms"), mean_of(parlour, "p99_ms"),
             per_round_ratios(parlour, echo, "server_cpu_ns", "moves"),
         ))  # fmt: skip
-    for row in rows:
-        row.echo_us = row.echo_us / 1000 if row.echo_us else None
-        row.parlour_us = row.parlour_us / 1000 if row.parlour_us else None
     return rows
+
+
+def us_per(runs: list[dict[str, Any]], per: str) -> float | None:
+    """The servers' CPU microseconds per ``per`` (e.g. ``"moves"``), pooled over ``runs``."""
+    ns = pooled(runs, "server_cpu_ns", per)
+    return ns / 1000 if ns is not None else None
 
 
 def report(results: Results, plan: Plan, load: str) -> str:
@@ -297,6 +314,7 @@ def report(results: Results, plan: Plan, load: str) -> str:
              f"pinning: {'taskset, server core 0, load core 1' if taskset_prefix(0) else 'none'}; "
              f"{plan.rounds} round(s) of echo, parlour."]  # fmt: skip
     lines += [f"Note: {note}" for note in plan.notes]
+    lines += [f"FAILED (left out): {failure}" for failure in plan.failures]
     rows = play_rows(results, plan)
     if rows:
         lines += ["", "| games | echo µs/request | parlour µs/move | ratio (≤ 3) | per round | echo p50 / p99 ms | parlour p50 / p99 ms |",
@@ -318,11 +336,11 @@ def report(results: Results, plan: Plan, load: str) -> str:
 
 
 def other_rows(results: Results, plan: Plan) -> list[str]:
+    """The Markdown rows of the idle, durable, fan-out, join and memory measurements that were run."""
     rows = []
     idle = {label: results.get(f"idle/{label}") for label in ("echo", "parlour", "parlour-alone")}
     if all(idle.values()):
-        us = {label: pooled(runs, "server_cpu_ns", "moves") for label, runs in idle.items()}  # type: ignore[arg-type]
-        us = {label: value / 1000 if value else None for label, value in us.items()}
+        us = {label: us_per(runs, "moves") for label, runs in idle.items()}  # type: ignore[arg-type]
         lobby = pooled(idle["parlour"], "idle_frames", "moves")  # type: ignore[arg-type]
         rows.append(f"| µs/move, {plan.idle_games} games + {plan.idle} idle in the lobby | {fmt(us['echo'])} | "
                     f"{fmt(us['parlour'])} (alone: {fmt(us['parlour-alone'])}) | "
@@ -337,14 +355,15 @@ def other_rows(results: Results, plan: Plan) -> list[str]:
                     f"p99 **{fmt(ratio(row.parlour_p99, row.echo_p99), 2)}** | p99 ≤ 2 for one game |")  # fmt: skip
     echo, parlour = results.get("fanout/echo"), results.get("fanout/parlour")
     if echo and parlour:
-        e, p = pooled(echo, "server_cpu_ns", "deliveries"), pooled(parlour, "server_cpu_ns", "deliveries")
-        rows.append(f"| fan-out, {plan.fanout_spectators} spectators: µs per receiver | {fmt(e and e / 1000, 2)} | "
-                    f"{fmt(p and p / 1000, 2)} | **{fmt(ratio(p, e), 2)}** "
+        e, p = us_per(echo, "deliveries"), us_per(parlour, "deliveries")
+        rows.append(f"| fan-out, {plan.fanout_spectators} spectators: µs per receiver | {fmt(e, 2)} | {fmt(p, 2)} | **{fmt(ratio(p, e), 2)}** "
                     f"({per_round_ratios(parlour, echo, 'server_cpu_ns', 'deliveries')}) | ≤ 1.2 |")  # fmt: skip
     echo, parlour = results.get("join/echo"), results.get("join/parlour")
     if echo and parlour:
         rows.append(f"| {plan.join_spectators} spectators join one table: s | {fmt(mean_of(echo, 'join_s'), 3)} | "
                     f"{fmt(mean_of(parlour, 'join_s'), 3)} | {fmt(ratio(mean_of(parlour, 'join_s'), mean_of(echo, 'join_s')), 0)} | < 1 s |")  # fmt: skip
+        rows.append(f"| … server CPU meanwhile, s | {fmt(mean_of(echo, 'join_server_cpu_s'), 3)} | "
+                    f"{fmt(mean_of(parlour, 'join_server_cpu_s'), 3)} | | |")  # fmt: skip
         rows.append(f"| … frames received meanwhile (until quiet) | {fmt(mean_of(echo, 'frames'), 0)} | "
                     f"{fmt(mean_of(parlour, 'frames'), 0)} | {fmt(ratio(mean_of(parlour, 'frames'), mean_of(echo, 'frames')), 0)} | O(K) |")  # fmt: skip
     echo, parlour = results.get("memory/echo"), results.get("memory/parlour")
@@ -398,18 +417,14 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_for(args.quick, args.rounds)
     load = Path("/proc/loadavg").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="parlour-compare-") as workdir:
-        try:
-            results = measure(plan, only, Path(workdir))
-        except RuntimeError as exc:
-            print(f"compare: {exc}", file=sys.stderr)
-            return 1
+        results = measure(plan, only, Path(workdir))
     print(report(results, plan, load))
     print(f"\nLoad at the end: `{Path('/proc/loadavg').read_text().strip()}`")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
     if args.svg:
         write_svg(Path(args.svg), results, plan)
-    return 0
+    return 1 if plan.failures else 0
 
 
 if __name__ == "__main__":

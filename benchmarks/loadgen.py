@@ -16,9 +16,10 @@ Scenarios (``--scenario``), each bounded in time and count:
 
 - ``play``: ``--games`` games at once, each two connections playing one move
   at a time (write, wait for the ``ok`` and, at Parlour, for the next mover's
-  view); optionally ``--idle`` more connections that said ``hello`` and only
-  read. Once every game has its table (at most ``--drain-limit`` s) and
-  ``--warmup`` seconds more have passed, it measures for ``--seconds`` (or until
+  view). Once every game has its table (at most ``--drain-limit`` s), it
+  opens ``--idle`` more connections that say ``hello`` and then only count
+  the frames they receive (without decoding them); ``--warmup`` seconds
+  later it measures for ``--seconds`` (or until
   ``--max-moves`` moves were accepted): moves accepted, the server's CPU
   time, every move's round trip (write to ``ok``), the frames the idle
   connections received meanwhile, and the share of one
@@ -136,11 +137,13 @@ class Conn(asyncio.Protocol):
 
     Attributes:
         frames: how many frames it has received.
+        skim: when true, frames are only counted, not decoded (for connections that just listen).
         on_push: called with every map that has no ``id`` (a push); default: nothing.
     """
 
     def __init__(self) -> None:
         self.frames = 0
+        self.skim = False
         self.on_push: Callable[[dict[str, Any]], None] | None = None
         self._buffer = bytearray()
         self._transport: asyncio.Transport | None = None
@@ -168,6 +171,9 @@ class Conn(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         buffer = self._buffer
         buffer += data
+        if self.skim:
+            self._skim(buffer)
+            return
         while len(buffer) >= 4:
             (length,) = _HEADER.unpack_from(buffer)
             end = 4 + length
@@ -185,6 +191,17 @@ class Conn(asyncio.Protocol):
             if future is not None and not future.done():
                 future.set_result(message)
 
+    def _skim(self, buffer: bytearray) -> None:
+        """Count and drop the complete frames in ``buffer`` without decoding them."""
+        offset = 0
+        while len(buffer) - offset >= 4:
+            (length,) = _HEADER.unpack_from(buffer, offset)
+            if len(buffer) - offset < 4 + length:
+                break
+            offset += 4 + length
+            self.frames += 1
+        del buffer[:offset]
+
     def send(self, kind: str, **fields: Any) -> asyncio.Future[dict[str, Any]]:
         """Write request ``kind`` with ``fields``; return a future of its reply."""
         self._next_id += 1
@@ -194,16 +211,16 @@ class Conn(asyncio.Protocol):
         self._transport.write(encode({"type": kind, "id": self._next_id, **fields}))
         return future
 
-    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+    async def request(self, kind: str, timeout_s: float = REPLY_TIMEOUT_S, **fields: Any) -> dict[str, Any]:
         """Send a request and return its reply.
 
         Raises:
-            BenchError: the reply is an ``error``, or none came within :data:`REPLY_TIMEOUT_S`.
+            BenchError: the reply is an ``error``, or none came within ``timeout_s`` seconds.
         """
         try:
-            reply = await asyncio.wait_for(self.send(kind, **fields), REPLY_TIMEOUT_S)
+            reply = await asyncio.wait_for(self.send(kind, **fields), timeout_s)
         except asyncio.TimeoutError:
-            raise BenchError(f"no reply to {kind} within {REPLY_TIMEOUT_S} s") from None
+            raise BenchError(f"no reply to {kind} within {timeout_s} s") from None
         if reply.get("type") == "error":
             raise BenchError(f"{kind} refused: {reply.get('code')}: {reply.get('message')}")
         return reply
@@ -397,9 +414,9 @@ def percentile_ms(samples_s: list[float], p: float) -> float | None:
 
 async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
     """``--games`` games at once (plus ``--idle`` readers); moves, server CPU and round trips in the window."""
-    idle = await open_many(args.host, args.port, args.idle, lambda c, i: target.hello(c, f"idle{i}"))
     window = Window(args.max_moves)
     pairs = await open_many(args.host, args.port, 2 * args.games, lambda c, i: target.hello(c, f"p{i}"))
+    idle: list[Conn] = []
 
     async def keep_playing(index: int) -> None:
         rng = random.Random(args.seed * 1_000_003 + index)
@@ -410,6 +427,9 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     players = [asyncio.create_task(keep_playing(i)) for i in range(args.games)]
     try:
         await _all_tables_open(window, args.games, args.drain_limit, players)
+        idle = await open_many(args.host, args.port, args.idle, lambda c, i: target.hello(c, f"idle{i}"))
+        for conn in idle:
+            conn.skim = True
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
@@ -561,7 +581,7 @@ async def scenario_join(args: argparse.Namespace, target: ParlourTarget | EchoTa
         await _until_quiet(everyone, 0.3, args.drain_limit)
         frames_before = sum(conn.frames for conn in everyone)
         cpu_start, started = server_cpu_ns(args.server_pid), time.perf_counter()
-        await asyncio.gather(*(conn.request("watch_table", table=table) for conn in spectators))
+        await asyncio.gather(*(conn.request("watch_table", args.drain_limit, table=table) for conn in spectators))
         join_s = time.perf_counter() - started
         frames_at_join = sum(conn.frames for conn in everyone) - frames_before
         quiet = await _until_quiet(everyone, 0.3, args.drain_limit)
@@ -572,7 +592,7 @@ async def scenario_join(args: argparse.Namespace, target: ParlourTarget | EchoTa
             conn.close()
     return {
         "spectators": len(spectators), "join_s": join_s, "frames_by_last_reply": frames_at_join,
-        "frames": frames, "drained": quiet, "server_cpu_ns": cpu_ns,
+        "frames": frames, "drained": quiet, "server_cpu_ns": cpu_ns, "join_server_cpu_s": cpu_ns / 1e9,
     }  # fmt: skip
 
 
