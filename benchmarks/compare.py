@@ -221,19 +221,23 @@ def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
     """Run every measurement of ``plan`` named in ``only``; return the runs."""
     results: Results = {}
     timing = ["--warmup", str(plan.warmup), "--seconds", str(plan.seconds)]
+
+    def cycles(games: int) -> list[str]:  # a window holding about one whole game per table
+        return ["--min-tables", str(games)]
+
     if "play" in only:
         for games in plan.games:
-            play = ["play", "--games", str(games), *timing]
+            play = ["play", "--games", str(games), *timing, *cycles(games)]
             interleaved(results, plan.failures, f"play/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
     if "idle" in only:
-        play = ["play", "--games", str(plan.idle_games), *timing]
+        play = ["play", "--games", str(plan.idle_games), *timing, *cycles(plan.idle_games)]
         idle = [*play, "--idle", str(plan.idle)]
         interleaved(results, plan.failures, "idle", plan.rounds, {
             "echo": ("echo", idle, None), "parlour": ("parlour", idle, None), "parlour-alone": ("parlour", play, None),
         })  # fmt: skip
     if "durable" in only:
         for games in plan.durable_games:
-            play = ["play", "--games", str(games), *timing]
+            play = ["play", "--games", str(games), *timing, *cycles(games)]
             interleaved(results, plan.failures, f"durable/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
     if "fanout" in only:
         fanout = ["fanout", "--spectators", str(plan.fanout_spectators), "--moves", str(plan.fanout_moves)]

@@ -16,15 +16,16 @@ Scenarios (``--scenario``), each bounded in time and count:
 
 - ``play``: ``--games`` games at once, each two connections playing one move
   at a time (write, wait for the ``ok`` and, at Parlour, for the next mover's
-  view). Once every game has its table (at most ``--drain-limit`` s), it
-  opens ``--idle`` more connections that say ``hello`` and then only count
-  the frames they receive (without decoding them); ``--warmup`` seconds
-  later it measures for ``--seconds`` (or until
-  ``--max-moves`` moves were accepted): moves accepted, the server's CPU
-  time, every move's round trip (write to ``ok``), the frames the idle
-  connections received meanwhile, and the share of one
-  core the load generator itself used (near 1.0: it, not the server, may be
-  the limit).
+  view); before them, ``--idle`` more connections say ``hello`` and then
+  only count the frames they receive (without decoding them). Once every
+  game has its table (at most ``--drain-limit`` s) and the idle connections
+  have received the lobby updates of those openings (at most
+  :data:`IDLE_SETTLE_S`), and ``--warmup`` seconds later, it measures for ``--seconds`` and until ``--min-tables`` new
+  tables have opened (or until ``--max-moves`` moves were accepted): moves
+  accepted, the server's CPU time, every move's round trip (write to
+  ``ok``), the frames the idle connections received meanwhile, and the
+  share of one core the load generator itself used (near 1.0: it, not the
+  server, may be the limit).
 - ``fanout``: ``--spectators`` connections watch one table (echo: join its
   group); then one table's moves (echo: ``broadcast`` requests carrying an
   Othello view) are played ``--moves`` times, each waited for until every
@@ -74,6 +75,9 @@ ECHO_PLIES = 60
 
 REPLY_TIMEOUT_S = 30.0
 """Longest wait for any one reply or push before the run is abandoned."""
+
+IDLE_SETTLE_S = 5.0
+"""Longest wait, before a play window, for the idle connections to stop receiving lobby updates."""
 
 CONNECT_CONCURRENCY = 200
 """Connections opened (and greeted) at once when many are needed."""
@@ -414,9 +418,11 @@ def percentile_ms(samples_s: list[float], p: float) -> float | None:
 
 async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTarget) -> dict[str, Any]:
     """``--games`` games at once (plus ``--idle`` readers); moves, server CPU and round trips in the window."""
+    idle = await open_many(args.host, args.port, args.idle, lambda c, i: target.hello(c, f"idle{i}"))
+    for conn in idle:
+        conn.skim = True
     window = Window(args.max_moves)
     pairs = await open_many(args.host, args.port, 2 * args.games, lambda c, i: target.hello(c, f"p{i}"))
-    idle: list[Conn] = []
 
     async def keep_playing(index: int) -> None:
         rng = random.Random(args.seed * 1_000_003 + index)
@@ -427,15 +433,21 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     players = [asyncio.create_task(keep_playing(i)) for i in range(args.games)]
     try:
         await _all_tables_open(window, args.games, args.drain_limit, players)
-        idle = await open_many(args.host, args.port, args.idle, lambda c, i: target.hello(c, f"idle{i}"))
-        for conn in idle:
-            conn.skim = True
+        await _until_quiet(idle, 0.2, min(IDLE_SETTLE_S, args.drain_limit))  # the opening lobby updates
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
         window.measuring = True
+        tables_start = window.tables
         await _wait_window(window, args.seconds, players)
+        while (
+            window.measuring
+            and window.tables - tables_start < args.min_tables
+            and time.perf_counter() - wall_start < args.drain_limit
+        ):
+            await _wait_window(window, 0.05, players)
         window.measuring = False
+        tables = window.tables - tables_start
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
         own_s = time.process_time() - own_start
         idle_frames = sum(conn.frames for conn in idle) - idle_start
@@ -447,7 +459,8 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         for conn in idle + pairs:
             conn.close()
     return {
-        "games": args.games, "idle": args.idle, "moves": window.moves, "seconds": wall_s, "server_cpu_ns": cpu_ns,
+        "games": args.games, "idle": args.idle, "moves": window.moves, "tables": tables, "seconds": wall_s,
+        "server_cpu_ns": cpu_ns,
         "cpu_us_per_move": cpu_ns / 1000 / window.moves if window.moves and args.server_pid else None,
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
         "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None,
@@ -637,6 +650,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=1.0, help="play, memory: seconds before measuring (default: 1)")
     parser.add_argument("--seconds", type=float, default=3.0, help="play: seconds measured at most (default: 3)")
     parser.add_argument("--max-moves", type=int, help="play: stop after this many measured moves")
+    parser.add_argument("--min-tables", type=int, default=0,
+                        help="play: measure at least until this many new tables have opened, so that the window "
+                             "holds whole games, their lobby updates included (at most --drain-limit s; default: 0)")
     parser.add_argument("--spectators", type=int, default=100, help="fanout, join: watchers (default: 100)")
     parser.add_argument("--moves", type=int, default=30, help="fanout: moves broadcast at most (default: 30)")
     parser.add_argument("--connections", type=int, default=1000, help="memory: connections (default: 1000)")
@@ -647,9 +663,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("games", "spectators", "moves", "connections"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
-    for name in ("idle", "warmup", "seconds"):
+    for name in ("idle", "warmup", "seconds", "min_tables"):
         if getattr(args, name) < 0:
-            parser.error(f"--{name} must not be negative")
+            parser.error(f"--{name.replace('_', '-')} must not be negative")
     if args.max_moves is not None and args.max_moves < 1:
         parser.error("--max-moves must be at least 1")
     return args
