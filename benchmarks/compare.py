@@ -223,7 +223,7 @@ def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
     timing = ["--warmup", str(plan.warmup), "--seconds", str(plan.seconds)]
 
     def cycles(games: int) -> list[str]:  # a window holding about one whole game per table
-        return ["--min-tables", str(games)]
+        return ["--min-games", str(games)]
 
     if "play" in only:
         for games in plan.games:

@@ -20,9 +20,11 @@ Scenarios (``--scenario``), each bounded in time and count:
   only count the frames they receive (without decoding them). Once every
   game has its table (at most ``--drain-limit`` s) and the idle connections
   have received the lobby updates of those openings (at most
-  :data:`IDLE_SETTLE_S`), and ``--warmup`` seconds later, it measures for ``--seconds`` and until ``--min-tables`` new
-  tables have opened (or until ``--max-moves`` moves were accepted): moves
-  accepted, the server's CPU time, every move's round trip (write to
+  :data:`IDLE_SETTLE_S`), and ``--warmup`` seconds later, it measures for
+  ``--seconds`` and until ``--min-games`` games have ended and been left
+  (so the lobby updates of whole games are in it; or until
+  ``--max-moves`` moves were accepted): moves accepted, how the games
+  ended, the server's CPU time, every move's round trip (write to
   ``ok``), the frames the idle connections received meanwhile, and the
   share of one core the load generator itself used (near 1.0: it, not the
   server, may be the limit).
@@ -246,9 +248,22 @@ class Window:
         self.stopping = False
         self.moves = 0
         self.tables = 0
+        self.endings: dict[str, int] = {}
+        self.games_ended = 0
         self.round_trips_s: list[float] = []
         self.max_moves = max_moves
         self.full = asyncio.Event()
+
+    def game_over(self, reason: str) -> bool:
+        """Count a game that ended by ``reason``; whether the window counted it (it is measuring)."""
+        if self.measuring:
+            self.endings[reason] = self.endings.get(reason, 0) + 1
+        return self.measuring
+
+    def game_left(self) -> None:
+        """Count a game whose end was counted and whose players have now left its table."""
+        if self.measuring:
+            self.games_ended += 1
 
     def table_opened(self) -> None:
         """Count one table whose game has started (counted whether measuring or not)."""
@@ -362,16 +377,19 @@ class ParlourTarget(Target):
         game = ParlourGame(players)
         await game.open()
         window.table_opened()
-        played = 0
+        played, ended = 0, False
         while not window.stopping:
             seat, view = await game.next_turn()
             if view["outcome"] is not None:
+                ended = window.game_over(view["outcome"]["reason"])
                 break
             started = time.perf_counter()
             await game.move(seat, view, rng)
             window.record(started, time.perf_counter())
             played += 1
         await game.close()
+        if ended:
+            window.game_left()
         return played
 
 
@@ -398,8 +416,11 @@ class EchoTarget(Target):
             await players[played % 2].request("move", table=table, move="d3", ply=played)
             window.record(started, time.perf_counter())
             played += 1
+        ended = played == ECHO_PLIES and window.game_over(f"{ECHO_PLIES} requests")
         for conn in players:
             await conn.request("leave_table", table=table)
+        if ended:
+            window.game_left()
         return played
 
 
@@ -438,16 +459,14 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
         window.measuring = True
-        tables_start = window.tables
         await _wait_window(window, args.seconds, players)
         while (
             window.measuring
-            and window.tables - tables_start < args.min_tables
+            and window.games_ended < args.min_games
             and time.perf_counter() - wall_start < args.drain_limit
         ):
             await _wait_window(window, 0.05, players)
         window.measuring = False
-        tables = window.tables - tables_start
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
         own_s = time.process_time() - own_start
         idle_frames = sum(conn.frames for conn in idle) - idle_start
@@ -459,11 +478,11 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         for conn in idle + pairs:
             conn.close()
     return {
-        "games": args.games, "idle": args.idle, "moves": window.moves, "tables": tables, "seconds": wall_s,
+        "games": args.games, "idle": args.idle, "moves": window.moves, "games_ended": window.games_ended, "seconds": wall_s,
         "server_cpu_ns": cpu_ns,
         "cpu_us_per_move": cpu_ns / 1000 / window.moves if window.moves and args.server_pid else None,
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
-        "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None,
+        "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None, "endings": window.endings,
     }  # fmt: skip
 
 
@@ -650,9 +669,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=1.0, help="play, memory: seconds before measuring (default: 1)")
     parser.add_argument("--seconds", type=float, default=3.0, help="play: seconds measured at most (default: 3)")
     parser.add_argument("--max-moves", type=int, help="play: stop after this many measured moves")
-    parser.add_argument("--min-tables", type=int, default=0,
-                        help="play: measure at least until this many new tables have opened, so that the window "
-                             "holds whole games, their lobby updates included (at most --drain-limit s; default: 0)")
+    parser.add_argument("--min-games", type=int, default=0,
+                        help="play: measure at least until this many games have ended, so that the window holds "
+                             "whole games, their lobby updates included (at most --drain-limit s; default: 0)")
     parser.add_argument("--spectators", type=int, default=100, help="fanout, join: watchers (default: 100)")
     parser.add_argument("--moves", type=int, default=30, help="fanout: moves broadcast at most (default: 30)")
     parser.add_argument("--connections", type=int, default=1000, help="memory: connections (default: 1000)")
@@ -663,7 +682,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("games", "spectators", "moves", "connections"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
-    for name in ("idle", "warmup", "seconds", "min_tables"):
+    for name in ("idle", "warmup", "seconds", "min_games"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must not be negative")
     if args.max_moves is not None and args.max_moves < 1:
