@@ -392,12 +392,12 @@ def write_svg(path: Path, results: Results, plan: Plan) -> None:
            series("parlour µs/move", [r.parlour_us for r in rows], "#cc6633")]  # fmt: skip
     p99 = [series("echo p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
            series("parlour p99 ms", [r.parlour_p99 for r in rows], "#cc6633")]  # fmt: skip
-    capacity = [f"{g} games: one core ≈ {1e6 / r.parlour_us:,.0f} moves/s" for g, r in zip(games, rows) if r.parlour_us]
+    capacity = [f"{g} games {1e6 / r.parlour_us:,.0f}" for g, r in zip(games, rows) if r.parlour_us]
     svg = line_chart(
         [("server CPU per move (µs)", cpu), ("move round trip p99 (ms)", p99)],
         x_label="games at once (no database)",
         title=f"Parlour vs bare echo, {time.strftime('%Y-%m-%d')}",
-        footnote="; ".join(capacity),
+        footnote="Moves/s one core holds (1 s / parlour CPU per move): " + ", ".join(capacity),
     )
     path.write_text(svg, encoding="utf-8")
 

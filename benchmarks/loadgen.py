@@ -454,7 +454,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     players = [asyncio.create_task(keep_playing(i)) for i in range(args.games)]
     try:
         await _all_tables_open(window, args.games, args.drain_limit, players)
-        await _until_quiet(idle, 0.2, min(IDLE_SETTLE_S, args.drain_limit))  # the opening lobby updates
+        await _until_quiet(idle, args.quiet, min(IDLE_SETTLE_S, args.drain_limit))  # the opening lobby updates
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
@@ -549,7 +549,7 @@ async def scenario_fanout(args: argparse.Namespace, target: ParlourTarget | Echo
         await asyncio.gather(*(conn.request("watch_table", table=table) for conn in spectators))
         for conn in spectators:
             conn.on_push = on_push
-        if not await _until_quiet(players + spectators, 0.3, args.drain_limit):
+        if not await _until_quiet(players + spectators, args.quiet, args.drain_limit):
             raise BenchError(f"the server still sent lobby updates {args.drain_limit} s after the watchers joined")
         window = Window()
         rng = random.Random(args.seed)
@@ -610,13 +610,13 @@ async def scenario_join(args: argparse.Namespace, target: ParlourTarget | EchoTa
     spectators = await open_many(args.host, args.port, args.spectators, lambda c, i: target.hello(c, f"s{i}"))
     everyone = players + spectators
     try:
-        await _until_quiet(everyone, 0.3, args.drain_limit)
+        await _until_quiet(everyone, args.quiet, args.drain_limit)
         frames_before = sum(conn.frames for conn in everyone)
         cpu_start, started = server_cpu_ns(args.server_pid), time.perf_counter()
         await asyncio.gather(*(conn.request("watch_table", args.drain_limit, table=table) for conn in spectators))
         join_s = time.perf_counter() - started
         frames_at_join = sum(conn.frames for conn in everyone) - frames_before
-        quiet = await _until_quiet(everyone, 0.3, args.drain_limit)
+        quiet = await _until_quiet(everyone, args.quiet, args.drain_limit)
         cpu_ns = server_cpu_ns(args.server_pid) - cpu_start
         frames = sum(conn.frames for conn in everyone) - frames_before
     finally:
@@ -634,7 +634,7 @@ async def scenario_memory(args: argparse.Namespace, target: ParlourTarget | Echo
     rss_before = server_rss_bytes(args.server_pid)
     conns = await open_many(args.host, args.port, args.connections, lambda c, i: target.hello(c, f"m{i}"))
     try:
-        await _until_quiet(conns, 0.3, args.drain_limit)
+        await _until_quiet(conns, args.quiet, args.drain_limit)
         rss_after = server_rss_bytes(args.server_pid)
     finally:
         for conn in conns:
@@ -677,12 +677,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=1000, help="memory: connections (default: 1000)")
     parser.add_argument("--drain-limit", type=float, default=60.0,
                         help="longest wait in s for every table to open (play) or the server to fall quiet (default: 60)")
+    parser.add_argument("--quiet", type=float, default=0.3,
+                        help="seconds without a frame after which the server counts as quiet (default: 0.3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
     args = parser.parse_args(argv)
     for name in ("games", "spectators", "moves", "connections"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
-    for name in ("idle", "warmup", "seconds", "min_games"):
+    for name in ("idle", "warmup", "seconds", "min_games", "quiet"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must not be negative")
     if args.max_moves is not None and args.max_moves < 1:

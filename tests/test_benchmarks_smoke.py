@@ -41,7 +41,7 @@ def bench_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ServerPr
 def loadgen(kind: str, server: ServerProcess, *options: str) -> dict[str, Any]:
     assert server.proc is not None
     command = [sys.executable, str(compare.LOADGEN), "--port", str(server.port), "--target", kind,
-               "--server-pid", str(server.proc.pid), *options]  # fmt: skip
+               "--server-pid", str(server.proc.pid), "--quiet", "0.05", *options]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
