@@ -16,10 +16,11 @@ Scenarios (``--scenario``), each bounded in time and count:
 
 - ``play``: ``--games`` games at once, each two connections playing one move
   at a time (write, wait for the ``ok`` and, at Parlour, for the next mover's
-  view); before them, ``--idle`` more connections say ``hello`` and then
+  view), each pair's first game left after a random number of moves so that
+  the games do not all end at once; before them, ``--idle`` more connections say ``hello`` and then
   only count the frames they receive (without decoding them). Once every
-  game has its table (at most ``--drain-limit`` s) and the idle connections
-  have received the lobby updates of those openings (at most
+  pair is past that first game (at most ``--drain-limit`` s) and the idle
+  connections have received the lobby updates it caused (at most
   :data:`IDLE_SETTLE_S`), and ``--warmup`` seconds later, it measures for
   ``--seconds`` and until ``--min-games`` games have ended and been left
   (so the lobby updates of whole games are in it; or until
@@ -247,7 +248,6 @@ class Window:
         self.measuring = False
         self.stopping = False
         self.moves = 0
-        self.tables = 0
         self.endings: dict[str, int] = {}
         self.games_ended = 0
         self.round_trips_s: list[float] = []
@@ -264,10 +264,6 @@ class Window:
         """Count a game whose end was counted and whose players have now left its table."""
         if self.measuring:
             self.games_ended += 1
-
-    def table_opened(self) -> None:
-        """Count one table whose game has started (counted whether measuring or not)."""
-        self.tables += 1
 
     def record(self, started: float, finished: float) -> None:
         """Count one accepted move written at ``started`` and acknowledged at ``finished`` (perf_counter s)."""
@@ -372,13 +368,12 @@ class ParlourGame:
 class ParlourTarget(Target):
     """Real Othello 8x8 games on a Parlour server, moves picked from the views' ``legal_moves``."""
 
-    async def play_game(self, players: list[Conn], window: Window, rng: random.Random) -> int:
-        """Play one game at a new table until it ends or the window stops; return the moves played."""
+    async def play_game(self, players: list[Conn], window: Window, rng: random.Random, limit: int | None = None) -> int:
+        """Play one game at a new table until it ends, the window stops or ``limit`` moves; return the moves played."""
         game = ParlourGame(players)
         await game.open()
-        window.table_opened()
         played, ended = 0, False
-        while not window.stopping:
+        while not window.stopping and (limit is None or played < limit):
             seat, view = await game.next_turn()
             if view["outcome"] is not None:
                 ended = window.game_over(view["outcome"]["reason"])
@@ -406,12 +401,12 @@ class EchoTarget(Target):
         await players[1].request("join_table", table=self._tables, seat=1)
         return self._tables
 
-    async def play_game(self, players: list[Conn], window: Window, rng: random.Random) -> int:
-        """Send one game's requests (:data:`ECHO_PLIES` moves) unless the window stops; return the moves sent."""
+    async def play_game(self, players: list[Conn], window: Window, rng: random.Random, limit: int | None = None) -> int:
+        """Send one game's requests (:data:`ECHO_PLIES` moves, at most ``limit``) unless the window stops; return the moves sent."""
         table = await self.create_table(players)
-        window.table_opened()
         played = 0
-        while not window.stopping and played < ECHO_PLIES:
+        plies = ECHO_PLIES if limit is None else min(limit, ECHO_PLIES)
+        while not window.stopping and played < plies:
             started = time.perf_counter()
             await players[played % 2].request("move", table=table, move="d3", ply=played)
             window.record(started, time.perf_counter())
@@ -445,15 +440,21 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     window = Window(args.max_moves)
     pairs = await open_many(args.host, args.port, 2 * args.games, lambda c, i: target.hello(c, f"p{i}"))
 
+    started = [0]
+
     async def keep_playing(index: int) -> None:
         rng = random.Random(args.seed * 1_000_003 + index)
         players = pairs[2 * index : 2 * index + 2]
+        # A first game cut short at a random ply (its players leave), so that the games do not all
+        # end, and fill the lobby with updates, at the same moment.
+        await target.play_game(players, window, rng, limit=rng.randrange(ECHO_PLIES))
+        started[0] += 1
         while not window.stopping:
             await target.play_game(players, window, rng)
 
     players = [asyncio.create_task(keep_playing(i)) for i in range(args.games)]
     try:
-        await _all_tables_open(window, args.games, args.drain_limit, players)
+        await _all_started(started, args.games, args.drain_limit, players)
         await _until_quiet(idle, args.quiet, min(IDLE_SETTLE_S, args.drain_limit))  # the opening lobby updates
         await _sleep_unless_failed(args.warmup, players)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
@@ -486,16 +487,16 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     }  # fmt: skip
 
 
-async def _all_tables_open(window: Window, games: int, limit_s: float, tasks: list[asyncio.Task[None]]) -> None:
-    """Wait until ``games`` tables have been opened (every game under way), at most ``limit_s`` seconds.
+async def _all_started(started: list[int], games: int, limit_s: float, tasks: list[asyncio.Task[None]]) -> None:
+    """Wait until ``started[0]`` reaches ``games`` (every game past its shortened first one), at most ``limit_s`` s.
 
     Raises:
-        BenchError: they were not all open in time; or the error of a failed task.
+        BenchError: not all had started in time; or the error of a failed task.
     """
     deadline = time.monotonic() + limit_s
-    while window.tables < games:
+    while started[0] < games:
         if time.monotonic() > deadline:
-            raise BenchError(f"only {window.tables} of {games} tables were open after {limit_s} s")
+            raise BenchError(f"only {started[0]} of {games} games were under way after {limit_s} s")
         await _sleep_unless_failed(0.02, tasks)
 
 
