@@ -265,14 +265,17 @@ def mean_of(runs: list[dict[str, Any]], key: str) -> float | None:
 
 
 def ratio(top: float | None, bottom: float | None) -> float | None:
+    """``top / bottom``, or ``None`` when either is missing (or ``bottom`` is 0)."""
     return top / bottom if top is not None and bottom else None
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
+    """``value`` with thousands separators and ``digits`` decimals; ``"n/a"`` for ``None``."""
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
 def per_round_ratios(top: list[dict[str, Any]], bottom: list[dict[str, Any]], total: str, per: str) -> str:
+    """The ratio ``total / per`` of ``top`` to that of ``bottom``, round by round, as text ("7.72, 7.25")."""
     values = [ratio(pooled([a], total, per), pooled([b], total, per)) for a, b in zip(top, bottom)]
     return ", ".join(fmt(value, 2) for value in values)
 
