@@ -30,13 +30,14 @@ Measurements (the issue's targets in brackets):
 The open-file limit of every process is raised to its hard limit; when that
 is too low for the connections asked for, the counts are scaled down and the
 table says so. Prints Markdown tables (and the machine's load) and writes an
-SVG plot of CPU per move and p99 against games (``--svg``). ``--quick`` runs a
-small version in well under a minute.
+SVG plot of CPU per move and p99 against games (``--svg``; by default
+``docs/benchmarks-cpu-per-move.svg``). ``--quick`` runs a small version in
+about a minute and writes no plot unless ``--svg`` is given.
 
 Usage::
 
     python benchmarks/compare.py                      # a few minutes
-    python benchmarks/compare.py --quick --svg ''     # a quick look, no plot
+    python benchmarks/compare.py --quick              # a quick look, no plot
     python benchmarks/compare.py --only play,fanout
 """
 
@@ -66,6 +67,7 @@ from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess  # noqa: E402
 from svgplot import Series, line_chart  # noqa: E402
 
 LOADGEN = HERE / "loadgen.py"
+DEFAULT_SVG = ROOT / "docs" / "benchmarks-cpu-per-move.svg"
 ECHO_LAUNCHER = [str(HERE / "echo_server.py")]
 
 # ``python -m client.cli ...`` with the open-file limit raised to the hard limit first.
@@ -407,12 +409,12 @@ def write_svg(path: Path, results: Results, plan: Plan) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Measure Parlour against a bare asyncio + MessagePack echo server.")
-    parser.add_argument("--quick", action="store_true", help="small counts and short windows (well under a minute)")
+    parser.add_argument("--quick", action="store_true", help="small counts and short windows, one round, no plot (about a minute)")
     parser.add_argument("--rounds", type=int, help="echo/parlour pairs per measurement (default: 2; quick: 1)")
     parser.add_argument("--only", default="play,idle,durable,fanout,join,memory",
                         help="comma-separated measurements to run (default: all)")  # fmt: skip
-    parser.add_argument("--svg", default=str(ROOT / "docs" / "benchmarks-cpu-per-move.svg"),
-                        help="where to write the plot ('' for none; default: docs/benchmarks-cpu-per-move.svg)")  # fmt: skip
+    parser.add_argument("--svg", help="where to write the plot ('' for none; default: "
+                        "docs/benchmarks-cpu-per-move.svg, none with --quick)")  # fmt: skip
     parser.add_argument("--json", help="also write every run's raw result to this file")
     args = parser.parse_args(argv)
     known = {"play", "idle", "durable", "fanout", "join", "memory"}
@@ -421,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only takes some of {', '.join(sorted(known))}; got {args.only!r}")
     if args.rounds is not None and args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.svg is None:
+        args.svg = "" if args.quick else str(DEFAULT_SVG)
     plan = plan_for(args.quick, args.rounds)
     load = Path("/proc/loadavg").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="parlour-compare-") as workdir:
