@@ -1,0 +1,442 @@
+"""Parlour beside the bare echo baseline: CPU per move, round trips, fan-out, joins and memory, as ratios.
+
+For every measurement it starts a fresh server in its own process -- the echo
+(``benchmarks/echo_server.py``) or ``parlour serve`` (through
+``benchmarks/roundtrip.py``'s :class:`ServerProcess`, with its
+:data:`UNTHROTTLED` and :data:`ONE_ADDRESS` flags and the connection limits
+lifted) -- pinned to core 0 with ``taskset`` when it exists and the machine has
+two cores or more, and runs ``benchmarks/loadgen.py`` in another process
+pinned to core 1. Runs alternate echo, parlour, echo, parlour (``--rounds``
+pairs), so both servers are measured seconds apart on a shared machine.
+
+Measurements (the issue's targets in brackets):
+
+- **play**: server CPU per accepted move (``/proc/PID/task/*/schedstat``)
+  and the move round trip (write to ``ok``) at 10, 50, 100 and 200 games at
+  once, no database [<= 3x the echo's CPU per request; 200 games within 1.2x
+  of 10 games];
+- **idle**: the same at 10 games with 5,000 more greeted connections idle in
+  the lobby [a move costs at most 10 % more than without them];
+- **durable**: Parlour with a fresh SQLite file (``--db``) at 1 and 10 games
+  [<= 4x the echo's CPU per request at 10 games; one game's p99 <= 2x the
+  echo's];
+- **fanout**: server CPU per spectator receiving a move, 200 spectators
+  [<= 1.2x the echo's CPU per receiver of a broadcast];
+- **join**: 1,000 spectators send ``watch_table`` at once [all joined in
+  under 1 s, with O(K) frames];
+- **memory**: resident memory per greeted idle connection at 10,000
+  connections [<= 1.2x the echo's].
+
+The open-file limit of every process is raised to its hard limit; when that
+is too low for the connections asked for, the counts are scaled down and the
+table says so. Prints Markdown tables (and the machine's load) and writes an
+SVG plot of CPU per move and p99 against games (``--svg``; by default
+``docs/benchmarks-cpu-per-move.svg``). ``--quick`` runs a small version in
+about a minute and writes no plot unless ``--svg`` is given.
+
+Usage::
+
+    python benchmarks/compare.py                      # a few minutes
+    python benchmarks/compare.py --quick              # a quick look, no plot
+    python benchmarks/compare.py --only play,fanout
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for _path in (ROOT, HERE):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess  # noqa: E402
+from svgplot import Series, line_chart  # noqa: E402
+
+LOADGEN = HERE / "loadgen.py"
+DEFAULT_SVG = ROOT / "docs" / "benchmarks-cpu-per-move.svg"
+ECHO_LAUNCHER = [str(HERE / "echo_server.py")]
+
+# ``python -m client.cli ...`` with the open-file limit raised to the hard limit first.
+PARLOUR_BOOT = """\
+import resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+from client.cli import main
+main(sys.argv[1:])
+"""
+
+MANY_CONNECTIONS = [
+    "--max-connections", "100000", "--max-connections-per-address", "100000",
+    "--idle-timeout", "600", "--send-buffer-bytes", str(64 * 1024 * 1024),
+]  # fmt: skip
+"""Server flags for thousands of connections from 127.0.0.1 that stay idle for a while and
+receive bursts of lobby updates (a ``--send-buffer-bytes`` large enough that a reader
+that keeps up is never dropped)."""
+
+PARLOUR_OPTIONS = UNTHROTTLED + ONE_ADDRESS + MANY_CONNECTIONS
+
+LOADGEN_TIMEOUT_S = 300.0
+"""Longest one load generator run may take before it is killed."""
+
+
+@dataclass
+class Plan:
+    """What one invocation measures; :func:`plan_for` builds the full or the quick one."""
+
+    games: list[int]
+    seconds: float
+    warmup: float
+    idle: int
+    idle_games: int
+    durable_games: list[int]
+    fanout_spectators: int
+    fanout_moves: int
+    join_spectators: int
+    memory_connections: int
+    rounds: int
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def plan_for(quick: bool, rounds: int | None) -> Plan:
+    """The full plan (a few minutes) or the quick one; ``rounds`` overrides the plan's echo/parlour pairs."""
+    if quick:
+        plan = Plan([10, 50], 1.0, 0.3, 500, 10, [1, 10], 50, 20, 200, 1000, 1)
+    else:
+        plan = Plan([10, 50, 100, 200], 2.0, 0.5, 5000, 10, [1, 10], 200, 30, 1000, 10000, 2)
+    if rounds is not None:
+        plan.rounds = rounds
+    fit_to_open_files(plan)
+    return plan
+
+
+def fit_to_open_files(plan: Plan) -> None:
+    """Scale the plan's connection counts down to what the hard open-file limit allows, noting it."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        return
+    room = hard - 200
+    for name in ("idle", "join_spectators", "memory_connections"):
+        wanted = getattr(plan, name)
+        if wanted + 2 * max(plan.games) > room:
+            setattr(plan, name, max(1, room - 2 * max(plan.games)))
+            plan.notes.append(f"{name} scaled from {wanted} to {getattr(plan, name)}: hard open-file limit {hard}")
+
+
+def taskset_prefix(core: int) -> list[str]:
+    """``["taskset", "-c", core]`` when ``taskset`` exists and the machine has 2+ cores, else nothing."""
+    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        return ["taskset", "-c", str(core)]
+    return []
+
+
+def pin(pid: int, core: int) -> None:
+    """Pin every thread of process ``pid`` to ``core`` with ``taskset -a -p`` (nothing without taskset)."""
+    if taskset_prefix(core):
+        subprocess.run(["taskset", "-a", "-p", "-c", str(core), str(pid)], check=True, capture_output=True)
+
+
+def start_server(kind: str, db_path: Path | None = None) -> ServerProcess:
+    """Start the ``kind`` ("echo" or "parlour") server, pinned to core 0; Parlour with ``db_path`` if given."""
+    if kind == "echo":
+        server = ServerProcess(launcher=ECHO_LAUNCHER)
+    else:
+        storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
+        server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=PARLOUR_OPTIONS)
+    server.start()
+    assert server.proc is not None
+    pin(server.proc.pid, 0)
+    return server
+
+
+def run_loadgen(kind: str, scenario: str, options: list[str], db_path: Path | None = None) -> dict[str, Any]:
+    """One measurement: a fresh ``kind`` server, ``loadgen.py --scenario scenario *options`` against it.
+
+    Raises:
+        RuntimeError: the load generator failed (its message included) or ran out of time.
+    """
+    server = start_server(kind, db_path)
+    assert server.proc is not None
+    command = [
+        *taskset_prefix(1), sys.executable, str(LOADGEN), "--port", str(server.port), "--target", kind,
+        "--scenario", scenario, "--server-pid", str(server.proc.pid), *options,
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=LOADGEN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"loadgen {scenario} against {kind} took longer than {LOADGEN_TIMEOUT_S} s") from None
+    finally:
+        server.stop()
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip() or f"loadgen exited with status {done.returncode}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"  {kind:<8} {scenario:<8} {' '.join(options):<40} {_brief(result)}", file=sys.stderr, flush=True)
+    return result
+
+
+def _brief(result: dict[str, Any]) -> str:
+    keys = ("moves", "loadgen_cpu_share", "cpu_us_per_move", "cpu_us_per_receiver", "p99_ms", "join_s", "frames", "bytes_per_connection")
+    return " ".join(f"{key}={result[key]:.4g}" for key in keys if isinstance(result.get(key), (int, float)))
+
+
+Results = dict[str, list[dict[str, Any]]]
+"""Runs by a key such as ``"play/10/echo"``, in the order they ran."""
+
+
+def interleaved(
+    results: Results, failures: list[str], key: str, rounds: int, runs: dict[str, tuple[str, list[str], Path | None]]
+) -> None:
+    """Run each of ``runs`` (label -> kind, scenario options, db) once per round, alternating.
+
+    Appends each result to ``results`` and each failed run's message to ``failures``.
+    """
+    for _ in range(rounds):
+        for label, (kind, options, db_path) in runs.items():
+            scenario, *rest = options
+            fresh_db = None
+            if db_path is not None:
+                fresh_db = db_path / f"bench-{time.monotonic_ns()}.sqlite3"
+            try:
+                result = run_loadgen(kind, scenario, rest, fresh_db)
+            except RuntimeError as exc:
+                failures.append(f"{key}/{label}: {exc}")
+                print(f"  {kind:<8} {scenario:<8} FAILED: {exc}", file=sys.stderr, flush=True)
+                continue
+            results.setdefault(f"{key}/{label}", []).append(result)
+
+
+def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
+    """Run every measurement of ``plan`` named in ``only``; return the runs."""
+    results: Results = {}
+    timing = ["--warmup", str(plan.warmup), "--seconds", str(plan.seconds)]
+
+    def cycles(games: int) -> list[str]:  # a window holding about one whole game per table
+        return ["--min-games", str(games)]
+
+    if "play" in only:
+        for games in plan.games:
+            play = ["play", "--games", str(games), *timing, *cycles(games)]
+            interleaved(results, plan.failures, f"play/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
+    if "idle" in only:
+        play = ["play", "--games", str(plan.idle_games), *timing, *cycles(plan.idle_games)]
+        idle = [*play, "--idle", str(plan.idle)]
+        interleaved(results, plan.failures, "idle", plan.rounds, {
+            "echo": ("echo", idle, None), "parlour": ("parlour", idle, None), "parlour-alone": ("parlour", play, None),
+        })  # fmt: skip
+    if "durable" in only:
+        for games in plan.durable_games:
+            play = ["play", "--games", str(games), *timing, *cycles(games)]
+            interleaved(results, plan.failures, f"durable/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
+    if "fanout" in only:
+        fanout = ["fanout", "--spectators", str(plan.fanout_spectators), "--moves", str(plan.fanout_moves)]
+        interleaved(results, plan.failures, "fanout", plan.rounds, {"echo": ("echo", fanout, None), "parlour": ("parlour", fanout, None)})
+    if "join" in only:
+        join = ["join", "--spectators", str(plan.join_spectators)]
+        interleaved(results, plan.failures, "join", plan.rounds, {"echo": ("echo", join, None), "parlour": ("parlour", join, None)})
+    if "memory" in only:
+        memory = ["memory", "--connections", str(plan.memory_connections)]
+        interleaved(results, plan.failures, "memory", plan.rounds, {"echo": ("echo", memory, None), "parlour": ("parlour", memory, None)})
+    return results
+
+
+def pooled(runs: list[dict[str, Any]], total: str, per: str) -> float | None:
+    """``sum(total) / sum(per)`` over ``runs`` (e.g. CPU ns per move); ``None`` when nothing was counted."""
+    numerator = sum(run[total] for run in runs)
+    denominator = sum(run[per] for run in runs)
+    return numerator / denominator if denominator and numerator else None
+
+
+def mean_of(runs: list[dict[str, Any]], key: str) -> float | None:
+    """The mean of ``key`` over the runs that have it (``None``: none has)."""
+    values = [run[key] for run in runs if run.get(key) is not None]
+    return statistics.fmean(values) if values else None
+
+
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    """``top / bottom``, or ``None`` when either is missing (or ``bottom`` is 0)."""
+    return top / bottom if top is not None and bottom else None
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """``value`` with thousands separators and ``digits`` decimals; ``"n/a"`` for ``None``."""
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def per_round_ratios(top: list[dict[str, Any]], bottom: list[dict[str, Any]], total: str, per: str) -> str:
+    """The ratio ``total / per`` of ``top`` to that of ``bottom``, round by round, as text ("7.72, 7.25")."""
+    values = [ratio(pooled([a], total, per), pooled([b], total, per)) for a, b in zip(top, bottom)]
+    return ", ".join(fmt(value, 2) for value in values)
+
+
+@dataclass
+class PlayRow:
+    """One games count of the play table (CPU per move in µs, round trips in ms)."""
+
+    games: int
+    echo_us: float | None
+    parlour_us: float | None
+    echo_p50: float | None
+    echo_p99: float | None
+    parlour_p50: float | None
+    parlour_p99: float | None
+    rounds: str
+
+
+def play_rows(results: Results, plan: Plan, prefix: str = "play") -> list[PlayRow]:
+    """One row per games count measured under ``prefix`` ("play" or "durable") with both servers."""
+    rows = []
+    for games in plan.games if prefix == "play" else plan.durable_games:
+        echo, parlour = results.get(f"{prefix}/{games}/echo"), results.get(f"{prefix}/{games}/parlour")
+        if not echo or not parlour:
+            continue
+        rows.append(PlayRow(
+            games, us_per(echo, "moves"), us_per(parlour, "moves"),
+            mean_of(echo, "p50_ms"), mean_of(echo, "p99_ms"), mean_of(parlour, "p50_ms"), mean_of(parlour, "p99_ms"),
+            per_round_ratios(parlour, echo, "server_cpu_ns", "moves"),
+        ))  # fmt: skip
+    return rows
+
+
+def us_per(runs: list[dict[str, Any]], per: str) -> float | None:
+    """The servers' CPU microseconds per ``per`` (e.g. ``"moves"``), pooled over ``runs``."""
+    ns = pooled(runs, "server_cpu_ns", per)
+    return ns / 1000 if ns is not None else None
+
+
+def report(results: Results, plan: Plan, load: str) -> str:
+    """The Markdown tables of ``results``; ``load`` is ``/proc/loadavg`` as it was at the start."""
+    lines = [f"Load at the start: `{load}`; {os.cpu_count()} cores; "
+             f"pinning: {'taskset, server core 0, load core 1' if taskset_prefix(0) else 'none'}; "
+             f"{plan.rounds} round(s) of echo, parlour."]  # fmt: skip
+    lines += [f"Note: {note}" for note in plan.notes]
+    lines += [f"FAILED (left out): {failure}" for failure in plan.failures]
+    rows = play_rows(results, plan)
+    if rows:
+        lines += ["", "| games | echo µs/request | parlour µs/move | ratio (≤ 3) | per round | echo p50 / p99 ms | parlour p50 / p99 ms |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        for row in rows:
+            lines.append(
+                f"| {row.games} | {fmt(row.echo_us)} | {fmt(row.parlour_us)} | **{fmt(ratio(row.parlour_us, row.echo_us), 2)}** "
+                f"| {row.rounds} | {fmt(row.echo_p50, 2)} / {fmt(row.echo_p99, 2)} | {fmt(row.parlour_p50, 2)} / {fmt(row.parlour_p99, 2)} |"
+            )
+        lines.append("")
+        first, last = rows[0], rows[-1]
+        lines.append(f"Flatness: parlour µs/move at {last.games} games / at {first.games} games = "
+                     f"**{fmt(ratio(last.parlour_us, first.parlour_us), 2)}** (target ≤ 1.2); "
+                     f"echo: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
+    others = other_rows(results, plan)
+    if others:
+        lines += ["", "| measure | echo | parlour | ratio | target |", "|---|---|---|---|---|", *others]
+    return "\n".join(lines)
+
+
+def other_rows(results: Results, plan: Plan) -> list[str]:
+    """The Markdown rows of the idle, durable, fan-out, join and memory measurements that were run."""
+    rows = []
+    idle = {label: results.get(f"idle/{label}") for label in ("echo", "parlour", "parlour-alone")}
+    if all(idle.values()):
+        us = {label: us_per(runs, "moves") for label, runs in idle.items()}  # type: ignore[arg-type]
+        lobby = pooled(idle["parlour"], "idle_frames", "moves")  # type: ignore[arg-type]
+        rows.append(f"| µs/move, {plan.idle_games} games + {plan.idle} idle in the lobby | {fmt(us['echo'])} | "
+                    f"{fmt(us['parlour'])} (alone: {fmt(us['parlour-alone'])}) | "
+                    f"**{fmt(ratio(us['parlour'], us['parlour-alone']), 2)}** with / without idle; "
+                    f"{fmt(ratio(us['parlour'], us['echo']), 2)} vs echo | ≤ 1.10 with / without |")  # fmt: skip
+        rows.append(f"| … frames pushed to the idle lobby per accepted move | 0 | {fmt(lobby)} | | |")
+    for row in play_rows(results, plan, "durable"):
+        rows.append(f"| durable (`--db`), {row.games} game(s): µs/move | {fmt(row.echo_us)} | {fmt(row.parlour_us)} | "
+                    f"**{fmt(ratio(row.parlour_us, row.echo_us), 2)}** ({row.rounds}) | ≤ 4 at 10+ games |")  # fmt: skip
+        rows.append(f"| durable, {row.games} game(s): p50 / p99 ms | {fmt(row.echo_p50, 2)} / {fmt(row.echo_p99, 2)} | "
+                    f"{fmt(row.parlour_p50, 2)} / {fmt(row.parlour_p99, 2)} | "
+                    f"p99 **{fmt(ratio(row.parlour_p99, row.echo_p99), 2)}** | p99 ≤ 2 for one game |")  # fmt: skip
+    echo, parlour = results.get("fanout/echo"), results.get("fanout/parlour")
+    if echo and parlour:
+        e, p = us_per(echo, "deliveries"), us_per(parlour, "deliveries")
+        rows.append(f"| fan-out, {plan.fanout_spectators} spectators: µs per receiver | {fmt(e, 2)} | {fmt(p, 2)} | **{fmt(ratio(p, e), 2)}** "
+                    f"({per_round_ratios(parlour, echo, 'server_cpu_ns', 'deliveries')}) | ≤ 1.2 |")  # fmt: skip
+    echo, parlour = results.get("join/echo"), results.get("join/parlour")
+    if echo and parlour:
+        rows.append(f"| {plan.join_spectators} spectators join one table: s | {fmt(mean_of(echo, 'join_s'), 3)} | "
+                    f"{fmt(mean_of(parlour, 'join_s'), 3)} | {fmt(ratio(mean_of(parlour, 'join_s'), mean_of(echo, 'join_s')), 0)} | < 1 s |")  # fmt: skip
+        rows.append(f"| … server CPU meanwhile, s | {fmt(mean_of(echo, 'join_server_cpu_s'), 3)} | "
+                    f"{fmt(mean_of(parlour, 'join_server_cpu_s'), 3)} | | |")  # fmt: skip
+        rows.append(f"| … frames received meanwhile (until quiet) | {fmt(mean_of(echo, 'frames'), 0)} | "
+                    f"{fmt(mean_of(parlour, 'frames'), 0)} | {fmt(ratio(mean_of(parlour, 'frames'), mean_of(echo, 'frames')), 0)} | O(K) |")  # fmt: skip
+    echo, parlour = results.get("memory/echo"), results.get("memory/parlour")
+    if echo and parlour:
+        e, p = mean_of(echo, "bytes_per_connection"), mean_of(parlour, "bytes_per_connection")
+        rows.append(f"| idle memory per connection at {plan.memory_connections}: KiB | {fmt(e and e / 1024, 2)} | "
+                    f"{fmt(p and p / 1024, 2)} | **{fmt(ratio(p, e), 2)}** | ≤ 1.2 |")  # fmt: skip
+    return rows
+
+
+def write_svg(path: Path, results: Results, plan: Plan) -> None:
+    """Plot CPU per move and p99 against games, echo beside Parlour, to ``path``."""
+    rows = play_rows(results, plan)
+    if not rows:
+        return
+    games = [row.games for row in rows]
+
+    def series(name: str, values: list[float | None], colour: str) -> Series:
+        return Series(name, [(g, v) for g, v in zip(games, values) if v is not None], colour)
+
+    cpu = [series("echo µs/request", [r.echo_us for r in rows], "#4477aa"),
+           series("parlour µs/move", [r.parlour_us for r in rows], "#cc6633")]  # fmt: skip
+    p99 = [series("echo p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
+           series("parlour p99 ms", [r.parlour_p99 for r in rows], "#cc6633")]  # fmt: skip
+    capacity = [f"{g} games {1e6 / r.parlour_us:,.0f}" for g, r in zip(games, rows) if r.parlour_us]
+    svg = line_chart(
+        [("server CPU per move (µs)", cpu), ("move round trip p99 (ms)", p99)],
+        x_label="games at once (no database)",
+        title=f"Parlour vs bare echo, {time.strftime('%Y-%m-%d')}",
+        footnote="Moves/s one core holds (1 s / parlour CPU per move): " + ", ".join(capacity),
+    )
+    path.write_text(svg, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Measure Parlour against a bare asyncio + MessagePack echo server.")
+    parser.add_argument("--quick", action="store_true", help="small counts and short windows, one round, no plot (about a minute)")
+    parser.add_argument("--rounds", type=int, help="echo/parlour pairs per measurement (default: 2; quick: 1)")
+    parser.add_argument("--only", default="play,idle,durable,fanout,join,memory",
+                        help="comma-separated measurements to run (default: all)")  # fmt: skip
+    parser.add_argument("--svg", help="where to write the plot ('' for none; default: "
+                        "docs/benchmarks-cpu-per-move.svg, none with --quick)")  # fmt: skip
+    parser.add_argument("--json", help="also write every run's raw result to this file")
+    args = parser.parse_args(argv)
+    known = {"play", "idle", "durable", "fanout", "join", "memory"}
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    if not only or only - known:
+        parser.error(f"--only takes some of {', '.join(sorted(known))}; got {args.only!r}")
+    if args.rounds is not None and args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.svg is None:
+        args.svg = "" if args.quick else str(DEFAULT_SVG)
+    plan = plan_for(args.quick, args.rounds)
+    load = Path("/proc/loadavg").read_text().strip()
+    with tempfile.TemporaryDirectory(prefix="parlour-compare-") as workdir:
+        results = measure(plan, only, Path(workdir))
+    print(report(results, plan, load))
+    print(f"\nLoad at the end: `{Path('/proc/loadavg').read_text().strip()}`")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.svg:
+        write_svg(Path(args.svg), results, plan)
+    return 1 if plan.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Smoke test of the benchmark tools: the echo server and the load generator, against both servers.
+
+Each server runs in its own process on 127.0.0.1 (an ephemeral port), as
+``benchmarks/compare.py`` starts it; ``benchmarks/loadgen.py`` runs as its own
+process too and reports JSON, whose counts are checked. Small counts keep it
+to a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import compare  # noqa: E402
+from roundtrip import ServerProcess  # noqa: E402
+
+
+@pytest.fixture(params=["echo", "parlour"])
+def bench_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ServerProcess]]:
+    """The echo or a Parlour server (no database, limits lifted as in compare.py), in a child process."""
+    if request.param == "echo":
+        server = ServerProcess(launcher=compare.ECHO_LAUNCHER)
+    else:
+        server = ServerProcess(launcher=["-c", compare.PARLOUR_BOOT], options=compare.PARLOUR_OPTIONS)
+    server.start()
+    try:
+        yield request.param, server
+    finally:
+        server.stop()
+
+
+def loadgen(kind: str, server: ServerProcess, *options: str) -> dict[str, Any]:
+    assert server.proc is not None
+    command = [sys.executable, str(compare.LOADGEN), "--port", str(server.port), "--target", kind,
+               "--server-pid", str(server.proc.pid), "--quiet", "0.05", *options]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_loadgen_counts_what_it_did(bench_server: tuple[str, ServerProcess]) -> None:
+    kind, server = bench_server
+    play = loadgen(kind, server, "--scenario", "play", "--games", "2", "--idle", "2", "--warmup", "0",
+                   "--seconds", "10", "--max-moves", "25")  # fmt: skip
+    assert play["moves"] == 25
+    assert play["server_cpu_ns"] > 0 and play["cpu_us_per_move"] > 0
+    assert 0 < play["p50_ms"] <= play["p99_ms"]
+    assert play["idle"] == 2 and play["idle_frames"] >= 0
+
+    fanout = loadgen(kind, server, "--scenario", "fanout", "--spectators", "3", "--moves", "4")
+    assert fanout["moves"] == 4
+    assert fanout["deliveries"] >= 3 * 4, "every spectator received every move (forced passes add more)"
+    assert fanout["cpu_us_per_receiver"] > 0
+
+    join = loadgen(kind, server, "--scenario", "join", "--spectators", "3")
+    assert join["spectators"] == 3 and join["drained"]
+    assert join["frames"] >= 3, "at least each watcher's reply"
+
+    memory = loadgen(kind, server, "--scenario", "memory", "--connections", "5", "--warmup", "0")
+    assert memory["connections"] == 5 and memory["rss_after"] > 0
+
+
+def test_report_and_plot_from_runs(tmp_path: Path) -> None:
+    plan = compare.plan_for(quick=True, rounds=1)
+    plan.games, plan.warmup, plan.seconds = [2], 0.0, 0.2
+    results = compare.measure(plan, {"play"}, tmp_path)
+    assert [len(results[f"play/2/{kind}"]) for kind in ("echo", "parlour")] == [1, 1]
+    table = compare.report(results, plan, "0.00 0.00 0.00 1/1 1")
+    assert "| 2 |" in table and "Flatness" in table
+    svg_path = tmp_path / "plot.svg"
+    compare.write_svg(svg_path, results, plan)
+    svg = svg_path.read_text()
+    assert svg.startswith("<svg") and svg.count("<polyline") == 4
