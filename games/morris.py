@@ -63,6 +63,7 @@ games.base.IllegalMove: illegal move 'b2-19': Player 1 has 8 counters in hand an
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Mapping, NamedTuple
 
 from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
@@ -124,6 +125,12 @@ _BYTE_POINTS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(_ORDER[8 * k + i] for i in range(8) if byte >> i & 1) for byte in range(256)) for k in range(3)
 )
 _FULL = (1 << 24) - 1
+_SEED_ORDER = operator.itemgetter(*(_ORDER.index(p) for p in range(24)))
+"""Picks the items of a sequence in name order (a1, a4, ...) out in seed order (a7, d7, ...), as a tuple."""
+_CELL_DIGITS = bytes.maketrans(b"\x90\x91\x92", b"012")
+"""Turns the cell codes of :func:`_board_digits` into the position file's digits."""
+_VIEW_VALUES = {"0": None, "1": 0, "2": 1}
+"""A position digit as the view's board shows it: the seat whose counter is there, or ``None``."""
 _ADJ: tuple[int, ...] = tuple(sum(_BIT[j] for j in near) for near in NEIGHBOURS)
 _MILL_MASKS: tuple[int, ...] = tuple(_BIT[a] | _BIT[b] | _BIT[c] for a, b, c in MILLS)
 _MILLS_AT: tuple[tuple[int, ...], ...] = tuple(
@@ -208,6 +215,22 @@ def _in_mills(mine: int) -> int:
         if mine & mask == mask:
             covered |= mask
     return covered
+
+
+def _board_digits(first: int, second: int) -> tuple[str, ...]:
+    """The board as 24 one-character texts in seed point order: ``"0"`` empty,
+    ``"1"`` a counter of ``first`` (a bit mask), ``"2"`` one of ``second``.
+
+    Works on whole masks instead of point by point: each mask is written as
+    24 binary digits (one byte per point, the last point first) and read back
+    as an integer with one byte per point, so ``first + 2 * second`` holds one
+    cell code per byte; written out in the other byte order it lists the
+    points in name order, and :data:`_SEED_ORDER` reorders them.
+    """
+    code = int.from_bytes(format(first, "024b").encode(), "little") + 2 * int.from_bytes(
+        format(second, "024b").encode(), "little"
+    )
+    return _SEED_ORDER(code.to_bytes(24, "big").translate(_CELL_DIGITS).decode("ascii"))
 
 
 def _points_of(mask: int) -> tuple[int, ...]:
@@ -380,7 +403,9 @@ class MorrisState(State):
         on_board: counters on the board of seats 0 and 1.
     """
 
-    __slots__ = ("game", "options", "ply", "to_move", "outcome", "last_move", "_turn", "_boards", "_hands", "_legal")
+    __slots__ = (
+        "game", "options", "ply", "to_move", "outcome", "last_move", "_turn", "_boards", "_hands", "_legal", "_shown",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -405,6 +430,7 @@ class MorrisState(State):
         init(self, "_hands", hands)
         init(self, "last_move", last_move)
         init(self, "_legal", None)
+        init(self, "_shown", None)
         outcome = self._judge()
         init(self, "outcome", outcome)
         init(self, "to_move", None if outcome is not None else turn)
@@ -439,8 +465,7 @@ class MorrisState(State):
     @property
     def board(self) -> tuple[int, ...]:
         """24 values in seed point order: 0 empty, 1 Player 1, 2 Player 2."""
-        first, second = self._boards
-        return tuple(1 if first & bit else 2 if second & bit else 0 for bit in _BIT)
+        return tuple(map(int, _board_digits(*self._boards)))
 
     @property
     def hands(self) -> tuple[int, int]:
@@ -458,8 +483,25 @@ class MorrisState(State):
         return Position(self.board, self._hands, self._turn + 1)
 
     def position_text(self) -> str:
-        """This position as the seed's four-line text (read back by :func:`parse_position`)."""
-        return format_position(self.position())
+        """This position as the seed's four-line text (read back by :func:`parse_position`).
+
+        The same text as ``format_position(self.position())``, worked out once per position.
+        """
+        return self._shown_parts()[1]
+
+    def _shown_parts(self) -> tuple[dict[str, int | None], str]:
+        """Return (and keep) what every seat's view shows alike: the view's
+        board map (point name -> 0, 1 or None, in seed order; callers copy it)
+        and the position text."""
+        shown = self._shown
+        if shown is None:
+            digits = _board_digits(*self._boards)
+            board = dict(zip(POINTS, map(_VIEW_VALUES.__getitem__, digits)))
+            hands = self._hands
+            text = f"{', '.join(digits)}\n{hands[0]}\n{hands[1]}\n{self._turn + 1}\n"
+            shown = (board, text)
+            object.__setattr__(self, "_shown", shown)
+        return shown
 
     # --------------------------------------------------------------- rules
 
@@ -611,10 +653,9 @@ class MorrisState(State):
         ``mill_protection``, ``max_plies``, ``last_move`` and ``position``
         (the four-line text, for saving).
         """
-        first, second = self._boards
-        board = {name: 0 if first & bit else 1 if second & bit else None for name, bit in zip(POINTS, _BIT)}
+        board, position = self._shown_parts()
         return {
-            "board": board,
+            "board": dict(board),
             "in_hand": list(self._hands),
             "on_board": list(self.on_board),
             "phase": [self._phase(s) for s in (0, 1)],
@@ -622,7 +663,7 @@ class MorrisState(State):
             "mill_protection": self.options["mill_protection"],
             "max_plies": self.options["max_plies"],
             "last_move": self.last_move,
-            "position": self.position_text(),
+            "position": position,
         }
 
     def _phase(self, seat: int) -> str:
