@@ -63,7 +63,6 @@ games.base.IllegalMove: illegal move 'b2-19': Player 1 has 8 counters in hand an
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Mapping, NamedTuple
 
 from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
@@ -125,12 +124,14 @@ _BYTE_POINTS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(_ORDER[8 * k + i] for i in range(8) if byte >> i & 1) for byte in range(256)) for k in range(3)
 )
 _FULL = (1 << 24) - 1
-_SEED_ORDER = operator.itemgetter(*(_ORDER.index(p) for p in range(24)))
-"""Picks the items of a sequence in name order (a1, a4, ...) out in seed order (a7, d7, ...), as a tuple."""
-_CELL_DIGITS = bytes.maketrans(b"\x90\x91\x92", b"012")
-"""Turns the cell codes of :func:`_board_digits` into the position file's digits."""
-_VIEW_VALUES = {"0": None, "1": 0, "2": 1}
-"""A position digit as the view's board shows it: the seat whose counter is there, or ``None``."""
+_BYTE_NAMES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(POINTS[p] for p in points) for points in table) for table in _BYTE_POINTS
+)
+"""Like ``_BYTE_POINTS``, with the points' names."""
+_EMPTY_VIEW_BOARD: dict[str, int | None] = dict.fromkeys(POINTS)
+"""The view's board map with every point empty, in seed order (copy it before filling it in)."""
+_POSITION_DIGITS = {None: "0", 0: "1", 1: "2"}
+"""A point of the view's board map as the position file writes it."""
 _ADJ: tuple[int, ...] = tuple(sum(_BIT[j] for j in near) for near in NEIGHBOURS)
 _MILL_MASKS: tuple[int, ...] = tuple(_BIT[a] | _BIT[b] | _BIT[c] for a, b, c in MILLS)
 _MILLS_AT: tuple[tuple[int, ...], ...] = tuple(
@@ -217,20 +218,10 @@ def _in_mills(mine: int) -> int:
     return covered
 
 
-def _board_digits(first: int, second: int) -> tuple[str, ...]:
-    """The board as 24 one-character texts in seed point order: ``"0"`` empty,
-    ``"1"`` a counter of ``first`` (a bit mask), ``"2"`` one of ``second``.
-
-    Works on whole masks instead of point by point: each mask is written as
-    24 binary digits (one byte per point, the last point first) and read back
-    as an integer with one byte per point, so ``first + 2 * second`` holds one
-    cell code per byte; written out in the other byte order it lists the
-    points in name order, and :data:`_SEED_ORDER` reorders them.
-    """
-    code = int.from_bytes(format(first, "024b").encode(), "little") + 2 * int.from_bytes(
-        format(second, "024b").encode(), "little"
-    )
-    return _SEED_ORDER(code.to_bytes(24, "big").translate(_CELL_DIGITS).decode("ascii"))
+def _names_of(mask: int) -> tuple[str, ...]:
+    """The names of the points set in ``mask``, sorted by name."""
+    low, middle, high = _BYTE_NAMES
+    return low[mask & 255] + middle[mask >> 8 & 255] + high[mask >> 16]
 
 
 def _points_of(mask: int) -> tuple[int, ...]:
@@ -465,7 +456,8 @@ class MorrisState(State):
     @property
     def board(self) -> tuple[int, ...]:
         """24 values in seed point order: 0 empty, 1 Player 1, 2 Player 2."""
-        return tuple(map(int, _board_digits(*self._boards)))
+        first, second = self._boards
+        return tuple(1 if first & bit else 2 if second & bit else 0 for bit in _BIT)
 
     @property
     def hands(self) -> tuple[int, int]:
@@ -495,10 +487,13 @@ class MorrisState(State):
         and the position text."""
         shown = self._shown
         if shown is None:
-            digits = _board_digits(*self._boards)
-            board = dict(zip(POINTS, map(_VIEW_VALUES.__getitem__, digits)))
+            board = _EMPTY_VIEW_BOARD.copy()
+            for seat, counters in enumerate(self._boards):
+                for name in _names_of(counters):
+                    board[name] = seat
+            digits = ", ".join(map(_POSITION_DIGITS.__getitem__, board.values()))
             hands = self._hands
-            text = f"{', '.join(digits)}\n{hands[0]}\n{hands[1]}\n{self._turn + 1}\n"
+            text = f"{digits}\n{hands[0]}\n{hands[1]}\n{self._turn + 1}\n"
             shown = (board, text)
             object.__setattr__(self, "_shown", shown)
         return shown
