@@ -14,6 +14,9 @@ whichever seat asked first.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -43,6 +46,7 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
     ],
 }
 
+ROOT = Path(__file__).resolve().parents[2]
 CASES = [(name, options) for name in games.names() for options in OPTION_SETS[name]]
 SEATS = (0, 1, None)
 
@@ -159,3 +163,32 @@ def test_tactego_views_never_show_a_rank_the_seat_may_not_see(order: tuple[int |
                 shown_ranks = [cell[1] for cell in cells.values() if cell is not None]
                 assert shown_ranks.count(UNKNOWN) == len(hidden)
     assert checked > 1000
+
+
+@pytest.mark.slow
+def test_the_views_benchmark_runs_and_checks_every_game() -> None:
+    script = ROOT / "benchmarks" / "views.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--positions", "8", "--plies", "10", "--rounds", "1"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[2:]}
+    assert set(rows) == set(games.names())
+    for name, cells in rows.items():
+        assert cells[1] == "8" and cells[4].endswith("x") and len(cells) == 6, (name, cells)
+
+
+def test_the_views_benchmark_fails_when_a_view_differs(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    from benchmarks import views
+
+    original = views_reference.REFERENCES["nimble"]
+
+    def wrong(state: Any, seat: int | None) -> dict[str, Any]:
+        return {**original(state, seat), "pawns": -1}
+
+    monkeypatch.setitem(views_reference.REFERENCES, "nimble", wrong)
+    assert views.main(["--games", "nimble", "othello", "--positions", "5", "--plies", "5", "--rounds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "VIEWS DIFFER" in next(line for line in out.splitlines() if line.startswith("nimble"))
+    assert "VIEWS DIFFER" not in next(line for line in out.splitlines() if line.startswith("othello"))
