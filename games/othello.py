@@ -171,8 +171,8 @@ def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
     return flips
 
 
-_CELL_CHARS = bytes.maketrans(b"\x90\x91\x92", b".XO")
-"""Turns the cell codes of :func:`_board_rows` (``0x90`` empty, ``0x91`` Black, ``0x92`` White) into display characters."""
+_CELL_CHARS = bytes.maketrans(b"\x90\x91\x92", (_EMPTY + "XO").encode("ascii"))
+"""Turns the cell codes of :func:`_board_rows` (``0x90`` empty, ``0x91`` Black, ``0x92`` White) into characters."""
 
 
 def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:

@@ -509,14 +509,17 @@ class TactegoState(State):
         """
         geometry, board, hidden = self._geometry, self._board, self.options["hidden"]
         if hidden:
-            cells = [None if p is None else [p.owner, p.rank if p.revealed or p.owner == seat else UNKNOWN] for p in board]
+            cells = [
+                None if p is None else [p.owner, p.rank if p.revealed or p.owner == seat else UNKNOWN] for p in board
+            ]
         else:
             cells = [None if p is None else [p.owner, p.rank] for p in board]
         cols = geometry.cols
         revealed = self._revealed
         if revealed is None:  # the same for every seat
             names = geometry.names
-            revealed = self._revealed = tuple([names[i] for i, p in enumerate(board) if p is not None and p.revealed])
+            revealed = tuple([names[i] for i, p in enumerate(board) if p is not None and p.revealed])
+            self._revealed = revealed
         return {
             "rows": geometry.rows,
             "cols": cols,

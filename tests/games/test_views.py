@@ -2,9 +2,9 @@
 
 ``benchmarks/views_reference.py`` builds every view the old way (square by
 square, every call). Over random playouts of every game, in several option
-sets and every board size an option allows, each state's view for seat 0,
-seat 1 and a spectator, asked for in shuffled orders and more than once,
-must equal the reference exactly: the same values, the same types (a list is
+sets and board sizes from the smallest an option allows to the largest, each
+state's view for seat 0, seat 1 and a spectator, asked for in shuffled
+orders and more than once, must equal the reference exactly: the same values, the same types (a list is
 not a tuple) and the same msgpack bytes (key order, ``True`` is not ``1``).
 A view is the caller's to change: changing every part of one must not
 change the next. In Tactego, no view may show a rank its seat may not see,
