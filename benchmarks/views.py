@@ -17,8 +17,10 @@ Before any view is timed, each position's moves and outcome are worked out
 (as the server has done by the time it sends a view), so every column times
 only the view. Positions are rebuilt from their moves for every round, so no
 round starts with views already built. Times are the process's CPU time
-(``time.process_time``) and each figure is the median over ``--rounds``;
-``speed-up`` is old / new. Before timing, every new view is checked against
+(``time.process_time``), taken with the cyclic garbage collector off (as
+``timeit`` does: its passes over the freshly built positions would land on
+whichever side happens to run then); each figure is the median over
+``--rounds``; ``speed-up`` is old / new. Before timing, every new view is checked against
 the old one; a difference makes the exit status 1.
 
 Usage::
@@ -88,7 +90,7 @@ def check(states: list[State]) -> bool:
 
 
 def cpu_us(run: Callable[[], None]) -> float:
-    """The CPU microseconds ``run()`` takes."""
+    """The CPU microseconds ``run()`` takes, collected garbage first and the collector off meanwhile."""
     gc.collect()
     gc.disable()
     try:
