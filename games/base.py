@@ -376,13 +376,12 @@ class State(abc.ABC):
         if seat not in (0, 1, None):
             raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
         view = self._view(seat)
-        view.update(
-            game=self.game.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            outcome=self.outcome.to_dict() if self.outcome is not None else None,
-        )
-        if seat is not None and seat == self.to_move:
+        to_move, outcome = self.to_move, self.outcome
+        view["game"] = self.game.name
+        view["ply"] = self.ply
+        view["to_move"] = to_move
+        view["outcome"] = outcome.to_dict() if outcome is not None else None
+        if seat is not None and seat == to_move:
             view["legal_moves"] = self.legal_moves()
         return view
 

@@ -181,7 +181,7 @@ class HexapawnState(State):
     Build one with ``Hexapawn().new_state(...)`` or :meth:`from_board`.
     """
 
-    __slots__ = ("game", "options", "ply", "to_move", "outcome", "last_move", "size", "_board", "_moves")
+    __slots__ = ("game", "options", "ply", "to_move", "outcome", "last_move", "size", "_board", "_moves", "_rows")
 
     def __init__(
         self,
@@ -209,6 +209,7 @@ class HexapawnState(State):
         _set(self, "outcome", outcome)
         _set(self, "last_move", last_move)
         _set(self, "_moves", () if outcome else moves)
+        _set(self, "_rows", None)
 
     @classmethod
     def from_board(cls, board: Sequence[Sequence[int]], to_move: int = WHITE, ply: int = 0) -> "HexapawnState":
@@ -250,9 +251,17 @@ class HexapawnState(State):
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def to_board(self) -> list[list[int]]:
-        """Return the seed's board form: rows from the top, 0 empty / 1 white / 2 black."""
-        size, board = self.size, self._board
-        return [list(board[row * size:(row + 1) * size]) for row in range(size)]
+        """Return the seed's board form: rows from the top, 0 empty / 1 white / 2 black.
+
+        The rows are cut from the flat board once per position and kept as
+        tuples; every call returns new lists.
+        """
+        rows = self._rows
+        if rows is None:
+            size, board = self.size, self._board
+            rows = tuple([board[start:start + size] for start in range(0, size * size, size)])
+            object.__setattr__(self, "_rows", rows)
+        return [list(row) for row in rows]
 
     def pawn_counts(self) -> tuple[int, int]:
         """Return ``(white pawns, black pawns)`` on the board."""

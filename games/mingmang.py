@@ -56,6 +56,9 @@ _EMPTY, _WHITE, _BLACK, _EDGE = 0, 1, 2, 3
 _SYMBOLS = ".xo"
 """Display symbol of each cell code (the seed's 3.2: ``.``, ``x``, ``o``)."""
 
+_CELL_SYMBOLS = bytes.maketrans(bytes([_EMPTY, _WHITE, _BLACK, _EDGE]), (_SYMBOLS + "#").encode("ascii"))
+"""Turns a board's cell codes into their display symbols in one ``bytes.translate`` (``#`` for the border)."""
+
 _DIAGRAM_CELLS = {".": _EMPTY, "-": _EMPTY, "x": _WHITE, "○": _WHITE, "o": _BLACK, "●": _BLACK}
 """Characters read by :meth:`MingMang.from_diagram` (the seed prints White ``○``/``x``)."""
 
@@ -86,6 +89,7 @@ class _Geometry:
         dirs: index steps up, left, right, down.
         squares: the indices of the playing squares, row by row from the top.
         names: square name per index (``""`` for border cells).
+        row_starts: the index of each row's first square, top row first.
         rays: per index, the slides from that square: for each direction (up,
             left, right, down) with room, a tuple of ``(index, "from-to")``
             pairs, nearest first. Built once per size, so move generation
@@ -95,13 +99,14 @@ class _Geometry:
             exact encoding of the board with two bits per cell.
     """
 
-    __slots__ = ("size", "width", "dirs", "names", "mark", "squares", "rays")
+    __slots__ = ("size", "width", "dirs", "names", "mark", "squares", "rays", "row_starts")
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.width = width = size + 2
         self.dirs = (-width, -1, 1, width)
         self.squares = tuple(r * width + c + 1 for r in range(1, size + 1) for c in range(size))
+        self.row_starts = tuple(r * width + 1 for r in range(1, size + 1))
         names = [""] * (width * width)
         for r in range(1, size + 1):
             for c in range(size):
@@ -292,6 +297,7 @@ class MingMangState(State):
         "_snap",
         "_recent",
         "_moves",
+        "_rows",
     )
 
     def __init__(
@@ -326,6 +332,7 @@ class MingMangState(State):
         self._snap = snap
         self._recent = recent
         self._moves: list[str] | None = None
+        self._rows: tuple[str, ...] | None = None
         self.outcome = self._judge()
         self.to_move = side if self.outcome is None else None
 
@@ -541,11 +548,11 @@ class MingMangState(State):
             superko: whether the superko rule is on.
             max_plies: the ply limit, or ``None``.
         """
-        names = self._geo.names
+        names, board = self._geo.names, self._board
         return {
             "size": self._geo.size,
-            "board": self.diagram().split("\n"),
-            "counts": [self._board.count(_WHITE), self._board.count(_BLACK)],
+            "board": list(self._board_rows()),
+            "counts": [board.count(_WHITE), board.count(_BLACK)],
             "last_move": self.last_move,
             "captured": [names[c] for c in self._captured],
             "superko": self.options["superko"],
@@ -559,11 +566,20 @@ class MingMangState(State):
 
         The result reads back with :meth:`MingMang.from_diagram`.
         """
-        geo, board = self._geo, self._board
-        w, n = geo.width, geo.size
-        return "\n".join(
-            "".join(_SYMBOLS[board[r * w + c]] for c in range(1, n + 1)) for r in range(1, n + 1)
-        )
+        return "\n".join(self._board_rows())
+
+    def _board_rows(self) -> tuple[str, ...]:
+        """Return (and keep) the board's rows as text, top first: ``x`` White, ``o`` Black, ``.`` empty.
+
+        One ``bytes.translate`` of the padded board, then a slice per row;
+        worked out once per position (every seat's view shows the same board).
+        """
+        rows = self._rows
+        if rows is None:
+            text = self._board.translate(_CELL_SYMBOLS).decode("ascii")
+            n = self._geo.size
+            rows = self._rows = tuple([text[start:start + n] for start in self._geo.row_starts])
+        return rows
 
     def __repr__(self) -> str:
         turn = f"{self.game.seats[self.to_move]} to move" if self.to_move is not None else "over"

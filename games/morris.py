@@ -124,6 +124,14 @@ _BYTE_POINTS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(_ORDER[8 * k + i] for i in range(8) if byte >> i & 1) for byte in range(256)) for k in range(3)
 )
 _FULL = (1 << 24) - 1
+_BYTE_NAMES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(POINTS[p] for p in points) for points in table) for table in _BYTE_POINTS
+)
+"""Like ``_BYTE_POINTS``, with the points' names."""
+_EMPTY_VIEW_BOARD: dict[str, int | None] = dict.fromkeys(POINTS)
+"""The view's board map with every point empty, in seed order (copy it before filling it in)."""
+_POSITION_DIGITS = {None: "0", 0: "1", 1: "2"}
+"""A point of the view's board map as the position file writes it."""
 _ADJ: tuple[int, ...] = tuple(sum(_BIT[j] for j in near) for near in NEIGHBOURS)
 _MILL_MASKS: tuple[int, ...] = tuple(_BIT[a] | _BIT[b] | _BIT[c] for a, b, c in MILLS)
 _MILLS_AT: tuple[tuple[int, ...], ...] = tuple(
@@ -208,6 +216,12 @@ def _in_mills(mine: int) -> int:
         if mine & mask == mask:
             covered |= mask
     return covered
+
+
+def _names_of(mask: int) -> tuple[str, ...]:
+    """The names of the points set in ``mask``, sorted by name."""
+    low, middle, high = _BYTE_NAMES
+    return low[mask & 255] + middle[mask >> 8 & 255] + high[mask >> 16]
 
 
 def _points_of(mask: int) -> tuple[int, ...]:
@@ -380,7 +394,9 @@ class MorrisState(State):
         on_board: counters on the board of seats 0 and 1.
     """
 
-    __slots__ = ("game", "options", "ply", "to_move", "outcome", "last_move", "_turn", "_boards", "_hands", "_legal")
+    __slots__ = (
+        "game", "options", "ply", "to_move", "outcome", "last_move", "_turn", "_boards", "_hands", "_legal", "_shown",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -405,6 +421,7 @@ class MorrisState(State):
         init(self, "_hands", hands)
         init(self, "last_move", last_move)
         init(self, "_legal", None)
+        init(self, "_shown", None)
         outcome = self._judge()
         init(self, "outcome", outcome)
         init(self, "to_move", None if outcome is not None else turn)
@@ -458,8 +475,28 @@ class MorrisState(State):
         return Position(self.board, self._hands, self._turn + 1)
 
     def position_text(self) -> str:
-        """This position as the seed's four-line text (read back by :func:`parse_position`)."""
-        return format_position(self.position())
+        """This position as the seed's four-line text (read back by :func:`parse_position`).
+
+        The same text as ``format_position(self.position())``, worked out once per position.
+        """
+        return self._shown_parts()[1]
+
+    def _shown_parts(self) -> tuple[dict[str, int | None], str]:
+        """Return (and keep) what every seat's view shows alike: the view's
+        board map (point name -> 0, 1 or None, in seed order; callers copy it)
+        and the position text."""
+        shown = self._shown
+        if shown is None:
+            board = _EMPTY_VIEW_BOARD.copy()
+            for seat, counters in enumerate(self._boards):
+                for name in _names_of(counters):
+                    board[name] = seat
+            digits = ", ".join(map(_POSITION_DIGITS.__getitem__, board.values()))
+            hands = self._hands
+            text = f"{digits}\n{hands[0]}\n{hands[1]}\n{self._turn + 1}\n"
+            shown = (board, text)
+            object.__setattr__(self, "_shown", shown)
+        return shown
 
     # --------------------------------------------------------------- rules
 
@@ -611,10 +648,9 @@ class MorrisState(State):
         ``mill_protection``, ``max_plies``, ``last_move`` and ``position``
         (the four-line text, for saving).
         """
-        first, second = self._boards
-        board = {name: 0 if first & bit else 1 if second & bit else None for name, bit in zip(POINTS, _BIT)}
+        board, position = self._shown_parts()
         return {
-            "board": board,
+            "board": dict(board),
             "in_hand": list(self._hands),
             "on_board": list(self.on_board),
             "phase": [self._phase(s) for s in (0, 1)],
@@ -622,7 +658,7 @@ class MorrisState(State):
             "mill_protection": self.options["mill_protection"],
             "max_plies": self.options["max_plies"],
             "last_move": self.last_move,
-            "position": self.position_text(),
+            "position": position,
         }
 
     def _phase(self, seat: int) -> str:

@@ -94,6 +94,9 @@ class _Geometry:
             stops runs wrapping from one row to the next.
         names: square name by bit index (``names[0] == "a1"``).
         index: bit index by canonical square name.
+        bits: the format spec that writes a bitboard as ``size * size``
+            binary digits, the last square first (see :func:`_board_rows`).
+        row_starts: the offset of each row's first square, top row first.
     """
 
     size: int
@@ -101,6 +104,8 @@ class _Geometry:
     steps: tuple[tuple[int, int], ...]
     names: tuple[str, ...]
     index: dict[str, int]
+    bits: str
+    row_starts: tuple[int, ...]
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,7 +117,8 @@ def _geometry(size: int) -> _Geometry:
     inner = full & ~first_col & ~last_col
     steps = ((1, inner), (size - 1, inner), (size, full), (size + 1, inner))
     names = tuple(f"{_COLUMNS[i % size]}{i // size + 1}" for i in range(size * size))
-    return _Geometry(size, full, steps, names, {name: i for i, name in enumerate(names)})
+    index = {name: i for i, name in enumerate(names)}
+    return _Geometry(size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)))
 
 
 def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
@@ -163,6 +169,29 @@ def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
         if probe & own:
             flips |= run
     return flips
+
+
+_CELL_CHARS = bytes.maketrans(b"\x90\x91\x92", (_EMPTY + "XO").encode("ascii"))
+"""Turns the cell codes of :func:`_board_rows` (``0x90`` empty, ``0x91`` Black, ``0x92`` White) into characters."""
+
+
+def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
+    """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
+
+    Works on whole bitboards instead of square by square: each bitboard is
+    written as binary digits (``"0"``/``"1"``, one byte per square, the last
+    square first), read back as an integer with one byte per square, and
+    ``black + 2 * white`` then holds one cell code per byte (no byte can
+    carry into the next). Writing that integer out in the other byte order
+    puts square 0 first; one translation gives the characters.
+    """
+    digits = geo.bits
+    code = int.from_bytes(format(black, digits).encode(), "little") + 2 * int.from_bytes(
+        format(white, digits).encode(), "little"
+    )
+    size = geo.size
+    text = code.to_bytes(size * size, "big").translate(_CELL_CHARS).decode("ascii")
+    return tuple([text[start:start + size] for start in geo.row_starts])
 
 
 def _start_bitboards(size: int) -> tuple[int, int]:
@@ -259,7 +288,7 @@ class OthelloState(State):
     seed's examples).
     """
 
-    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_outcome", "_legal")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_outcome", "_legal", "_rows")
 
     def __init__(self, setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> None:
         """Build a position with ``side`` due to move (internal; see :meth:`from_diagram`).
@@ -279,6 +308,7 @@ class OthelloState(State):
         self._moves: int | None = None
         self._outcome: Outcome | None | object = _UNKNOWN
         self._legal: tuple[str, ...] | None = None
+        self._rows: tuple[str, ...] | None = None
 
     # -- shared and lazily worked-out attributes ----------------------------
 
@@ -408,16 +438,15 @@ class OthelloState(State):
     # -- queries ----------------------------------------------------------
 
     def rows(self) -> list[str]:
-        """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``."""
-        size, black, white = self.size, self.black, self.white
-        rows = []
-        for row in range(size):
-            chars = []
-            for col in range(size):
-                bit = 1 << (row * size + col)
-                chars.append("X" if black & bit else "O" if white & bit else _EMPTY)
-            rows.append("".join(chars))
-        return rows
+        """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
+
+        Built once per position and kept (every seat's view shows the same
+        board); each call returns a new list.
+        """
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
+        return list(rows)
 
     def disc_at(self, square: str) -> int | None:
         """Return the seat whose disc is on ``square`` (e.g. ``"d4"``), or ``None`` if empty.
@@ -487,7 +516,7 @@ class OthelloState(State):
                 child.black = black ^ flips
                 child.white = white | square | flips
             child._side = side
-            child._moves = child._legal = None
+            child._moves = child._legal = child._rows = None
             child._outcome = _UNKNOWN
             children.append(child)
         return children

@@ -173,14 +173,16 @@ class _Geometry:
 
     Squares are indexed ``row * cols + col`` with row 0 at the top.
     ``steps[i]`` lists ``(j, "from-to")`` for every square ``j`` one step
-    away from ``i``, in a fixed direction order.
+    away from ``i``, in a fixed direction order. ``row_starts`` holds the
+    index of each row's first square, top row first.
     """
 
-    __slots__ = ("rows", "cols", "names", "steps")
+    __slots__ = ("rows", "cols", "names", "steps", "row_starts")
 
     def __init__(self, rows: int, cols: int) -> None:
         self.rows = rows
         self.cols = cols
+        self.row_starts = tuple(range(0, rows * cols, cols))
         self.names = tuple(f"{chr(ord('a') + c)}{r + 1}" for r in range(rows) for c in range(cols))
         self.steps = tuple(self._steps_from(r, c) for r in range(rows) for c in range(cols))
 
@@ -345,7 +347,7 @@ class TactegoState(State):
 
     __slots__ = (
         "game", "options", "seed", "ply", "to_move", "outcome", "last_move",
-        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves",
+        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves", "_revealed",
     )
 
     def __init__(
@@ -378,6 +380,7 @@ class TactegoState(State):
         self._lost = lost
         self._combat = combat
         self._moves: list[str] | None = None
+        self._revealed: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
         return f"<TactegoState ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
@@ -487,10 +490,6 @@ class TactegoState(State):
 
     # -- views -------------------------------------------------------------
 
-    def _visible(self, piece: Piece, seat: int | None) -> bool:
-        """Whether ``seat`` (``None``: spectator) may see ``piece``'s rank."""
-        return not self.options["hidden"] or piece.revealed or piece.owner == seat
-
     def _view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see.
 
@@ -502,16 +501,31 @@ class TactegoState(State):
         seat has lost, in order); ``last_combat`` (``None`` or ``{"square",
         "attacker", "defender", "attacker_seat", "winner"}`` for a combat on the
         last move; both ranks were revealed by the combat).
+
+        A rank is shown when ``hidden`` is off, the piece has fought
+        (``revealed``) or ``seat`` owns it; a spectator owns nothing. The
+        board's cells are built afresh for every call: nothing that depends
+        on the seat is kept between calls.
         """
-        geometry, board = self._geometry, self._board
-        cells = [None if p is None else [p.owner, p.rank if self._visible(p, seat) else UNKNOWN] for p in board]
+        geometry, board, hidden = self._geometry, self._board, self.options["hidden"]
+        if hidden:
+            cells = [
+                None if p is None else [p.owner, p.rank if p.revealed or p.owner == seat else UNKNOWN] for p in board
+            ]
+        else:
+            cells = [None if p is None else [p.owner, p.rank] for p in board]
         cols = geometry.cols
+        revealed = self._revealed
+        if revealed is None:  # the same for every seat
+            names = geometry.names
+            revealed = tuple([names[i] for i, p in enumerate(board) if p is not None and p.revealed])
+            self._revealed = revealed
         return {
             "rows": geometry.rows,
             "cols": cols,
-            "hidden": self.options["hidden"],
-            "board": [cells[r * cols:(r + 1) * cols] for r in range(geometry.rows)],
-            "revealed": [geometry.names[i] for i, p in enumerate(board) if p is not None and p.revealed],
+            "hidden": hidden,
+            "board": [cells[start:start + cols] for start in geometry.row_starts],
+            "revealed": list(revealed),
             "counts": list(self._counts),
             "flags": list(self._flags),
             "lost": [list(self._lost[0]), list(self._lost[1])],
