@@ -817,8 +817,8 @@ class Server:
         table.start_clock()
         self._schedule_flag(table)
         views = _ViewCache(table)
-        for member, seat in table.members():
-            member.send(GameStarted(table=table.id, seats=list(table.seat_names), view=views.get(seat)))
+        seats = list(table.seat_names)
+        send_views(table.members(), lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
 
     async def _watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
         table = self._table(request.table)
@@ -981,8 +981,8 @@ class Server:
     def _announce_takeback(self, table: Table, plies: int) -> None:
         views = _ViewCache(table)
         clock = table.clock_snapshot()
-        for member, seat in table.members():
-            member.send(TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=list(table.moves), clock=clock))
+        moves = list(table.moves)
+        send_views(table.members(), lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
 
     def _check_rematch(self, old: Table, accepter: Session) -> str:
         """Raise unless the rematch of ``old`` can be played; return the address it will count against.
@@ -1072,10 +1072,7 @@ class Server:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             views = _ViewCache(table, ply.state)
-            for member, seat in members:
-                view = views.get(seat)
-                message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=view, clock=clock)
-                member.send(message)
+            send_views(members, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
 
@@ -1209,6 +1206,21 @@ def _restored_seed(row: TableRow) -> str | int | None:
     if row.status == "waiting" and not row.seed_chosen and games.get(row.game).seed_is_secret(row.options):
         return None
     return row.seed
+
+
+def send_views(members: list[tuple[Peer, int | None]], make: Callable[[int | None], Message]) -> None:
+    """Send each member the message ``make(seat)`` builds for its view, encoded once per distinct seat.
+
+    There are at most three encodings (seat 0, seat 1, spectators); every
+    spectator gets the very same bytes.
+    """
+    encoded: dict[int | None, tuple[bytes, Message]] = {}
+    for member, seat in members:
+        pair = encoded.get(seat)
+        if pair is None:
+            message = make(seat)
+            pair = encoded[seat] = (encode_message(message), message)
+        member.send_frame(*pair)
 
 
 class _ViewCache:

@@ -1,7 +1,10 @@
 """One connected client, as the server sees it: identity, liveness and outgoing bytes.
 
-Writes never block the caller: a frame goes straight to the transport, which
-sends what the socket takes now and buffers the rest. A peer whose buffer
+Writes never block the caller. Frames produced during one turn of the event
+loop (the reply to a batch of requests and every push they cause, or the
+pushes of one timer) are collected and handed to the transport as one write
+at the end of that turn, so a move costs its mover one ``send()``, not one per
+frame. The transport sends what the socket takes now and buffers the rest. A peer whose buffer
 grows past its limit is not reading, and is disconnected rather than allowed
 to slow anyone else's broadcast or to hold the server's memory. No frame
 larger than clients must accept (:data:`protocol.MAX_SERVER_FRAME_BYTES`) is
@@ -28,6 +31,9 @@ cannot hide megabytes for a client that does not read, or that floods."""
 
 DEFAULT_SEND_BUFFER_BYTES = 512 * 1024
 """How many bytes may wait for a slow reader before it is dropped."""
+
+FLUSH_BYTES = 64 * 1024
+"""Frames waiting for the end of the turn are written at once when they add up to this many bytes."""
 
 CLOSE_LINGER_S = 2.0
 """After :meth:`Peer.close`, how long buffered frames may take to leave before the socket is aborted."""
@@ -67,6 +73,8 @@ class Peer:
         self.closed = False
         self._writer = writer
         self._send_buffer_bytes = send_buffer_bytes
+        self._pending: list[bytes] = []  # frames waiting for this turn's single write
+        self._pending_bytes = 0
         sock = writer.get_extra_info("socket")
         if sock is not None:
             for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
@@ -94,8 +102,25 @@ class Peer:
             return
         if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
-        transport.write(frame)
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._pending.append(frame)
+        self._pending_bytes += len(frame)
         self.last_sent = time.monotonic()
+        if self._pending_bytes >= min(FLUSH_BYTES, self._send_buffer_bytes // 2):
+            self.flush()  # a big burst goes to the socket now, so only what the reader leaves unread counts against it
+
+    def flush(self) -> None:
+        """Hand every frame sent since the last flush to the transport in one write; drop the peer if it stopped reading."""
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        transport = self._writer.transport
+        if transport.is_closing():
+            return
+        transport.write(data)
         if transport.get_write_buffer_size() > self._send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
@@ -123,6 +148,7 @@ class Peer:
         """
         if self.closed:
             return
+        self.flush()
         self.closed = True
         self.protocol.close()
         transport = self._writer.transport
@@ -156,6 +182,8 @@ class Peer:
 
     def abort(self) -> None:
         """Close at once, dropping anything buffered."""
+        self._pending.clear()
+        self._pending_bytes = 0
         self.closed = True
         self.protocol.close()
         self._writer.transport.abort()

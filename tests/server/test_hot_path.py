@@ -1,0 +1,73 @@
+"""The hot path's costs over real sockets: how many writes a move takes, and what a move sends."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import Any, Iterator
+
+import pytest
+
+from protocol import encode_frame
+from server.app import Server
+
+from .conftest import Raw, RawFactory
+
+SelectorTransport = asyncio.selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[int]]:
+    """Counts ``transport.write`` calls per transport (by ``id``) while the test runs."""
+    counts: collections.Counter[int] = collections.Counter()
+    original = SelectorTransport.write
+
+    def counting_write(self: Any, data: Any) -> None:
+        counts[id(self)] += 1
+        original(self, data)
+
+    monkeypatch.setattr(SelectorTransport, "write", counting_write)
+    yield counts
+
+
+def server_transport(server: Server, name: str) -> int:
+    """The ``id`` of the server-side transport of the connection that said hello as ``name``."""
+    (peer,) = [peer for peer in server.peers if peer.session is not None and peer.session.name == name]
+    return id(peer._writer.transport)
+
+
+async def seated_pair(raw: RawFactory) -> tuple[Raw, Raw, int, str]:
+    """Ann and Bob at a new Othello table, play started; returns them, the table id and a legal first move."""
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    await bob.request("join_table", table=table)
+    started = [push for push in await ann.sync() if push["type"] == "game_started"]
+    await bob.sync()
+    return ann, bob, table, started[0]["view"]["legal_moves"][0]
+
+
+async def test_a_move_costs_each_player_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    ann_transport, bob_transport = server_transport(server, "ann"), server_transport(server, "bob")
+    writes.clear()
+    await ann.send(type="move", id=99, table=table, move=move)
+    ok = await ann.recv()
+    moved = await ann.recv()
+    assert ok == {"type": "ok", "id": 99} and moved["type"] == "moved" and moved["move"] == move
+    assert (await bob.recv())["type"] == "moved"
+    assert writes[ann_transport] == 1, "the reply and the push of one move go out in one write"
+    assert writes[bob_transport] == 1
+
+
+async def test_a_batch_of_requests_is_answered_in_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    transport = server_transport(server, "ann")
+    writes.clear()
+    await ann.send_bytes(b"".join(encode_frame({"type": "ping", "id": request_id}) for request_id in range(1, 6)))
+    replies = [await ann.recv() for _ in range(5)]
+    assert [reply["id"] for reply in replies] == [1, 2, 3, 4, 5]
+    assert writes[transport] == 1
+
