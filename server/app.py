@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import copy
-import heapq
 import hmac
 import logging
 import secrets
@@ -58,17 +57,18 @@ from protocol.messages import (
     Resumed,
     Say,
     Shutdown,
-    TableClosed,
     TableJoined,
     Tables,
-    TableUpdated,
     TakenBack,
+    WatchLobby,
     WatchTable,
     Welcome,
     summarize_options,
 )
 
 from . import __version__
+from .bus import LocalBus
+from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import AddressBuckets, Limits, TokenBucket
 from .names import NameError_, check_name, name_key
 from .peer import Peer
@@ -129,6 +129,7 @@ class ServerConfig:
         limits: what one client may cost (:class:`server.limits.Limits`).
         password: if set, ``hello`` must carry it (``bad_password`` otherwise).
         ssl: a server TLS context (see :mod:`server.tls`); ``None`` speaks plain TCP.
+        lobby_tick_s: how long lobby changes are collected before they go to the lobby's watchers.
     """
 
     host: str = "0.0.0.0"
@@ -139,6 +140,7 @@ class ServerConfig:
     limits: Limits = Limits()
     password: str | None = None
     ssl: ssl_module.SSLContext | None = None
+    lobby_tick_s: float = DEFAULT_TICK_S
 
 
 class Server:
@@ -156,7 +158,9 @@ class Server:
         self.sessions: dict[str, Session] = {}  # token -> session
         self.names: dict[str, Session] = {}  # name_key -> session holding the name
         self._claiming: set[str] = set()  # name_keys of new sessions whose commit is in flight
-        self.tables: dict[int, Table] = {}
+        self.bus = LocalBus()
+        self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
+        self.tables: dict[int, Table] = self.lobby.tables
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
         self.max_connections = self.config.limits.max_connections
@@ -173,6 +177,7 @@ class Server:
         self._closing = False
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
+            WatchLobby: self._watch_lobby,
             CreateTable: self._create_table,
             JoinTable: self._join_table,
             WatchTable: self._watch_table,
@@ -300,6 +305,7 @@ class Server:
             self._server.close()
         if self._watchdog is not None:
             self._watchdog.cancel()
+        self.lobby.close()
         for table in self.tables.values():
             for timer in table.grace.values():
                 timer.cancel()
@@ -360,6 +366,7 @@ class Server:
             log.exception("connection %s failed", peer.address)
         finally:
             self.peers.discard(peer)
+            self.bus.unsubscribe_all(peer)
             self._per_address[peer.host] -= 1
             if not self._per_address[peer.host]:
                 del self._per_address[peer.host]
@@ -556,11 +563,10 @@ class Server:
 
     def _close_if_empty(self, table: Table) -> None:
         if table.is_empty() and table.status != "playing":
-            if self.tables.pop(table.id, None) is not None:
+            if self.lobby.remove(table.id) is not None:
                 self._uncount(table)
                 if table.status == "waiting" and self.store is not None:
                     self._persist_soon(delete_table_sql(table.id))
-                self._broadcast_lobby(TableClosed(table=table.id))
         else:
             self._table_changed(table)
 
@@ -680,26 +686,22 @@ class Server:
     # --- lobby --------------------------------------------------------------------------
 
     def _table(self, table_id: int) -> Table:
-        table = self.tables.get(table_id)
-        if table is None:
-            raise RequestError(Code.NO_SUCH_TABLE, f"there is no table {table_id}")
-        return table
-
-    def _broadcast_lobby(self, message: Message) -> None:
-        frame = encode_message(message)
-        for peer in list(self.peers):
-            if peer.session is not None:
-                peer.send_frame(frame)
+        return self.lobby.get(table_id)
 
     def _table_changed(self, table: Table) -> None:
-        self._broadcast_lobby(TableUpdated(table=table.lobby_info()))
+        self.lobby.changed(table.id)
 
     async def _list_tables(self, session: Session, request: ListTables, then: list[Push]) -> Message:
-        after = request.after or 0
-        ids = heapq.nsmallest(request.limit + 1, (table_id for table_id in self.tables if table_id > after))
-        page = ids[: request.limit]
-        cursor = page[-1] if len(ids) > request.limit else None
-        return Tables(id=request.id, tables=[self.tables[table_id].lobby_info() for table_id in page], next=cursor)
+        tables, cursor = self.lobby.page(request.after or 0, request.limit)
+        return Tables(id=request.id, tables=tables, next=cursor)
+
+    async def _watch_lobby(self, session: Session, request: WatchLobby, then: list[Push]) -> Message:
+        assert session.peer is not None
+        if request.watch:
+            self.lobby.watch(session.peer)
+        else:
+            self.lobby.unwatch(session.peer)
+        return Ok(id=request.id)
 
     async def _create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
         try:
@@ -721,7 +723,7 @@ class Server:
         if request.seat is not None:
             seat = table.sit(session, request.seat)
         await self._persist(create_table_sql(_table_row(table)))
-        self.tables[table.id] = table
+        self.lobby.add(table)
         self._count_against(host, table)
         if seat is not None:
             session.seats[table.id] = seat
@@ -1022,7 +1024,7 @@ class Server:
         if table.outcome is not None:  # decided by its setup: over as it starts
             statements.append(_ended_sql(table, table.outcome))
         await self._persist(*statements)
-        self.tables[table.id] = table
+        self.lobby.add(table)
         self._count_against(host, table)
         old.rematch = table.id
         for seat, holder in enumerate(table.seats):
@@ -1047,7 +1049,7 @@ class Server:
             raise RequestError(Code.BAD_MESSAGE, f"a chat line has at most {most} characters, not {len(request.text)}", "text")
         message = Chat(name=session.name, text=request.text, table=request.table)
         if request.table is None:
-            then.append(lambda: self._broadcast_lobby(message))
+            then.append(lambda: self.lobby.say(message))
         else:
             table = self._table(request.table)
             if table.id not in session.seats and table.id not in session.watching:

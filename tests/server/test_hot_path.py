@@ -71,3 +71,59 @@ async def test_a_batch_of_requests_is_answered_in_one_write(server: Server, raw:
     assert [reply["id"] for reply in replies] == [1, 2, 3, 4, 5]
     assert writes[transport] == 1
 
+
+
+# --- the lobby is a subscription ------------------------------------------------------------
+
+
+async def test_only_lobby_watchers_hear_of_tables(server: Server, raw: RawFactory) -> None:
+    watcher, idle = await raw(), await raw()
+    await watcher.hello("watcher")
+    await idle.hello("idle")
+    assert (await watcher.request("watch_lobby"))["type"] == "ok"
+    ann, bob, table, move = await seated_pair(raw)  # a table created, joined and started
+    await ann.request("say", text="hello lobby")
+    await ann.request("move", table=table, move=move)
+    await asyncio.sleep(0.1)  # past the lobby's tick
+    pushes = await watcher.sync()
+    assert [push["type"] for push in pushes] == ["table_updated", "chat"]
+    assert pushes[0]["table"]["status"] == "playing", "created, joined and started within one tick: one delta"
+    for connection in (idle, ann, bob):
+        heard = [push["type"] for push in await connection.sync()]
+        assert not {"table_updated", "table_closed"} & set(heard) and "chat" not in heard, heard
+
+
+async def test_unwatching_the_lobby_stops_its_pushes(server: Server, raw: RawFactory) -> None:
+    watcher, ann = await raw(), await raw()
+    await watcher.hello("watcher")
+    await ann.hello("ann")
+    await watcher.request("watch_lobby", watch=True)
+    created = await ann.request("create_table", game="nimble")
+    assert (await watcher.recv())["type"] == "table_updated"
+    assert (await watcher.request("watch_lobby", watch=False))["type"] == "ok"
+    await ann.request("leave_table", table=created["table"]["id"])
+    await ann.request("say", text="anyone?")
+    await asyncio.sleep(0.1)
+    assert await watcher.sync() == []
+
+
+async def test_changes_within_a_tick_are_one_delta_per_table(configured_server: Any) -> None:
+    server = await configured_server(lobby_tick_s=0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    watcher = Raw(reader, writer)
+    await watcher.hello("watcher")
+    await watcher.request("watch_lobby")
+    crowd = []
+    for index in range(6):  # within the per-address connection burst
+        r, w = await asyncio.open_connection("127.0.0.1", server.port)
+        crowd.append(Raw(r, w))
+        await crowd[-1].hello(f"fan{index}")
+    table = (await crowd[0].request("create_table", game="othello", seat=None))["table"]["id"]
+    for fan in crowd[1:]:
+        await fan.request("watch_table", table=table)
+    update = await watcher.recv()
+    assert update["type"] == "table_updated" and update["table"]["spectators"] == 6
+    await crowd[0].request("say", text="done")  # lobby chat comes after the changes before it
+    assert (await watcher.recv())["type"] == "chat"
+    for connection in [watcher, *crowd]:
+        await connection.close()
