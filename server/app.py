@@ -81,6 +81,7 @@ from .store import (
     DamagedTable,
     MoveRow,
     Statement,
+    SQLiteStore,
     Store,
     StoreError,
     StoredTable,
@@ -205,7 +206,7 @@ class Server:
         try:
             if self.config.db_path is not None:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
-                self.store = Store.open(self.config.db_path)
+                self.store = SQLiteStore.open(self.config.db_path)
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
             tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
