@@ -1,16 +1,15 @@
-"""The asyncio server: accepts connections, runs the lobby, dispatches requests.
+"""The asyncio server: wires the connection layer, sessions, the lobby and the tables together.
 
-Each connection is pumped by :meth:`Server._handle`: bytes from the socket go
-into the sans-IO :class:`protocol.ServerConnection`, requests come out and are
-handled one at a time, in order. Every request passes one pipeline: who is
-this, is the request well formed, does the table exist, may this peer do it,
-is it legal, apply, tell everyone concerned.
+:class:`server.connection.Connections` pumps each connection's bytes through
+the sans-IO protocol and hands every request to :meth:`Server._request`,
+one at a time, in order. Every request passes one pipeline: who is this, is
+the request well formed, does the table exist, may this peer do it, is it
+legal, commit, apply, tell everyone concerned.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import copy
 import hmac
 import logging
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import games
-from protocol import PROTOCOL_VERSION, Code, ProtocolError, ServerConnection
+from protocol import PROTOCOL_VERSION, Code, ProtocolError
 from protocol.codec import encode_message
 from games.record import format_record
 from protocol.messages import (
@@ -35,7 +34,6 @@ from protocol.messages import (
     GameStarted,
     Hello,
     GetRecord,
-    Heartbeat,
     JoinTable,
     LeaveTable,
     ListArchive,
@@ -56,7 +54,6 @@ from protocol.messages import (
     Resign,
     Resumed,
     Say,
-    Shutdown,
     TableJoined,
     Tables,
     TakenBack,
@@ -68,14 +65,15 @@ from protocol.messages import (
 
 from . import __version__
 from .bus import LocalBus
+from .connection import Connections, send_protocol_error
 from .lobby import DEFAULT_TICK_S, Lobby
-from .limits import AddressBuckets, Limits, TokenBucket
+from .limits import Limits
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .dblock import DatabaseLock
-from .descriptors import connection_budget, descriptor_limit, open_descriptors, quiet_accept_errors
+from .descriptors import quiet_accept_errors
 from .store import (
     ArchiveEntry,
     DamagedTable,
@@ -104,14 +102,6 @@ log = logging.getLogger(__name__)
 
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
-
-REFUSAL_LINGER_S = 1.0
-"""How long a refused connection may take to read ``too_many_connections`` and close."""
-BUSY_REFUSAL_LINGER_S = 0.2
-"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
-
-YIELD_EVERY_REQUESTS = 8
-"""A connection's requests handled in a row before other connections get a turn."""
 
 Push = Callable[[], None]
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
@@ -155,7 +145,7 @@ class Server:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        self.peers: set[Peer] = set()
+        self.connections = Connections(self.config.limits, self._request, self._disconnected)
         self.sessions: dict[str, Session] = {}  # token -> session
         self.names: dict[str, Session] = {}  # name_key -> session holding the name
         self._claiming: set[str] = set()  # name_keys of new sessions whose commit is in flight
@@ -164,17 +154,9 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
-        self.max_connections = self.config.limits.max_connections
-        """Open connections allowed: ``limits.max_connections``, or fewer if the descriptor limit is lower."""
-        self._refusal_room = self.max_connections
-        self._refusing = 0  # connections being refused right now
         self._next_table_id = 1
         self._server: asyncio.Server | None = None
-        self._handlers: set[asyncio.Task[None]] = set()
-        self._per_address: collections.Counter[str] = collections.Counter()
-        self._attempts = AddressBuckets(self.config.limits.connections_per_address_per_s, self.config.limits.connection_burst)
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
-        self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
@@ -210,29 +192,23 @@ class Server:
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
             tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
-            self._server = await asyncio.start_server(self._handle, self.config.host, self.config.port, **tls)
+            self._server = await asyncio.start_server(self.connections.serve, self.config.host, self.config.port, **tls)
         except BaseException:
             await self._release_storage()
             raise
-        self.max_connections = self._connection_limit()
+        self.connections.fit_to_descriptors()
         quiet_accept_errors(asyncio.get_running_loop())
-        self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
+        self.connections.start_deadlines()
 
-    def _connection_limit(self) -> int:
-        """``max_connections``, lowered (with a warning) to what the descriptor limit leaves room for."""
-        wanted = self.config.limits.max_connections
-        limit = descriptor_limit()
-        if limit is None:
-            return wanted
-        in_use = open_descriptors()
-        budget, self._refusal_room = connection_budget(limit, in_use)
-        if wanted > budget:
-            log.warning(
-                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
-                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
-            )  # fmt: skip
-            return budget
-        return wanted
+    @property
+    def peers(self) -> set[Peer]:
+        """The open connections."""
+        return self.connections.peers
+
+    @property
+    def max_connections(self) -> int:
+        """Open connections allowed: ``limits.max_connections``, or fewer if the descriptor limit is lower."""
+        return self.connections.max_connections
 
     async def _release_storage(self) -> None:
         """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
@@ -304,19 +280,11 @@ class Server:
         self._closing = True
         if self._server is not None:
             self._server.close()
-        if self._watchdog is not None:
-            self._watchdog.cancel()
         self.lobby.close()
         for table in self.tables.values():
             for timer in table.grace.values():
                 timer.cancel()
-        for peer in list(self.peers):
-            peer.send(Shutdown(message=reason))
-            peer.close()
-        await asyncio.gather(*(peer.wait_closed() for peer in list(self.peers)), return_exceptions=True)
-        for task in list(self._handlers):
-            task.cancel()
-        await asyncio.gather(*self._handlers, return_exceptions=True)
+        await self.connections.close(reason)
         if self._server is not None:
             await self._server.wait_closed()
         await self._release_storage()
@@ -333,140 +301,6 @@ class Server:
         if self.store is not None and statements:
             await self.store.write(*statements)
 
-    # --- connections -------------------------------------------------------------------
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        limits = self.config.limits
-        protocol = ServerConnection(max_frame_bytes=limits.max_frame_bytes)
-        peer = Peer(writer, protocol, send_buffer_bytes=limits.send_buffer_bytes)
-        refusal = self._connection_refusal(peer.host)
-        if refusal is not None:
-            log.warning("refusing %s: %s", peer.address, refusal)
-            # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
-            linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
-            self._refusing += 1
-            try:
-                peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
-                peer.close(linger_s=linger_s)
-                await peer.discard_input(reader, linger_s)
-                await peer.wait_closed()
-            finally:
-                self._refusing -= 1
-            return
-        self._handlers.add(task)
-        self.peers.add(peer)
-        self._per_address[peer.host] += 1
-        log.info("connection from %s", peer.address)
-        try:
-            await self._pump(reader, peer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        except Exception:
-            log.exception("connection %s failed", peer.address)
-        finally:
-            self.peers.discard(peer)
-            self.bus.unsubscribe_all(peer)
-            self._per_address[peer.host] -= 1
-            if not self._per_address[peer.host]:
-                del self._per_address[peer.host]
-            self._disconnected(peer)
-            peer.close()
-            await peer.discard_input(reader)
-            await peer.wait_closed()
-            self._handlers.discard(task)
-
-    def _connection_refusal(self, host: str) -> str | None:
-        """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
-        limits = self.config.limits
-        if not self._attempts.admit(host, time.monotonic()):
-            return (
-                f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
-                f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
-            )
-        if len(self.peers) >= self.max_connections:
-            return f"the server has its maximum of {self.max_connections} connections; try again later"
-        if self._per_address[host] >= limits.max_connections_per_address:
-            return f"your address already has the maximum of {limits.max_connections_per_address} connections"
-        return None
-
-    async def _pump(self, reader: asyncio.StreamReader, peer: Peer) -> None:
-        limits = self.config.limits
-        throttle = _Throttle(limits)
-        while not peer.closed:
-            peer.last_received = time.monotonic()
-            peer.reading = True
-            data = await reader.read(65536)
-            peer.reading = False
-            if not data:
-                return
-            received_at = peer.last_received = time.monotonic()
-            completed = False
-            for count, event in enumerate(peer.protocol.receive_data(data), 1):
-                completed = True
-                if count % YIELD_EVERY_REQUESTS == 0:
-                    await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
-                if not await throttle.admit():
-                    self._drop(peer, Code.RATE_LIMITED, throttle.reason())
-                    return
-                if isinstance(event, ProtocolError):
-                    self._protocol_error(peer, event)
-                else:
-                    await self._request(peer, event)
-                if peer.gone:
-                    return  # closed by us, or the client left: its other requests are not worth answering
-            if not peer.protocol.buffered_bytes:
-                peer.partial_since = None
-            elif completed:
-                peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
-            elif peer.partial_since is None:
-                peer.partial_since = received_at
-
-    def _drop(self, peer: Peer, code: Code, message: str) -> None:
-        """Tell ``peer`` why, then close its connection."""
-        log.info("closing %s (%s): %s", peer.address, code, message)
-        peer.send(Error(code=code, message=message))
-        peer.close()
-
-    # --- liveness -----------------------------------------------------------------------
-
-    async def _watch_deadlines(self) -> None:
-        """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
-        limits = self.config.limits
-        heartbeat = encode_message(Heartbeat())
-        while True:
-            await asyncio.sleep(limits.tick_s)
-            now = time.monotonic()
-            for peer in list(self.peers):
-                overdue = self._overdue(peer, now)
-                if overdue is not None:
-                    self._drop(peer, Code.TIMEOUT, overdue)
-                elif peer.session is not None and now - peer.last_sent >= limits.heartbeat_s:
-                    peer.send_frame(heartbeat)
-
-    def _overdue(self, peer: Peer, now: float) -> str | None:
-        """Which deadline ``peer`` missed at ``now``, in words, or ``None``."""
-        limits = self.config.limits
-        if peer.closed:
-            return None
-        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:
-            return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
-        if not peer.reading:
-            return None  # the server is busy with this peer's requests: not the peer's delay
-        if peer.partial_since is not None and now - peer.partial_since > limits.stall_timeout_s:
-            return f"a frame was begun but not finished within {limits.stall_timeout_s:g} s"
-        if now - peer.last_received > limits.idle_timeout_s:
-            return f"nothing received for {limits.idle_timeout_s:g} s (send ping at least every {limits.heartbeat_s:g} s)"
-        return None
-
-
-    def _protocol_error(self, peer: Peer, error: ProtocolError) -> None:
-        log.info("%s: %s (%s)", peer.address, error.code, error.message)
-        peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
-        if error.fatal:
-            peer.close()
-
     async def _request(self, peer: Peer, request: Request) -> None:
         then: list[Push] = []
         try:
@@ -478,7 +312,7 @@ class Server:
         except RequestError as exc:
             reply = Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
         except ProtocolError as exc:
-            self._protocol_error(peer, exc)
+            send_protocol_error(peer, exc)
             return
         except Exception as exc:
             if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
@@ -493,6 +327,7 @@ class Server:
                 push()
 
     def _disconnected(self, peer: Peer) -> None:
+        self.bus.unsubscribe_all(peer)
         session = peer.session
         if session is None or session.peer is not peer:
             return  # never said hello, or already replaced by a resumed connection
@@ -1242,31 +1077,3 @@ class _ViewCache:
             view = self._table.view_for(seat) if current else view_of(self._state, seat)  # type: ignore[arg-type]
             self._views[seat] = view
         return view
-
-
-class _Throttle:
-    """One connection's request rate: a token bucket that slows, then gives up on, a flooder."""
-
-    def __init__(self, limits: Limits) -> None:
-        self._limits = limits
-        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
-        self._since: float | None = None
-
-    async def admit(self) -> bool:
-        """Wait until the next request may be handled; ``False`` once flooding has lasted too long."""
-        now = time.monotonic()
-        wait_s = self._bucket.take(now)
-        if wait_s <= 0.0:
-            if self._bucket.tokens(now) >= self._bucket.burst / 2:
-                self._since = None  # well below the rate for a while: the flood, if any, is over
-            return True
-        self._since = self._since if self._since is not None else now
-        if now - self._since > self._limits.flood_timeout_s:
-            return False
-        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
-        return True
-
-    def reason(self) -> str:
-        """Why the connection is being closed."""
-        limits = self._limits
-        return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
