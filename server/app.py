@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hmac
 import logging
 import secrets
 import ssl as ssl_module
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import games
-from protocol import PROTOCOL_VERSION, Code, ProtocolError
+from protocol import Code, ProtocolError
 from protocol.codec import encode_message
 from games.record import format_record
 from protocol.messages import (
@@ -59,16 +58,14 @@ from protocol.messages import (
     TakenBack,
     WatchLobby,
     WatchTable,
-    Welcome,
     summarize_options,
 )
 
-from . import __version__
 from .bus import LocalBus
 from .connection import Connections, send_protocol_error
+from .sessions import Sessions
 from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
-from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
@@ -90,7 +87,6 @@ from .store import (
     delete_table_sql,
     is_disk_full,
     iso_utc,
-    save_session_sql,
     truncate_moves_sql,
     update_table_sql,
 )
@@ -146,9 +142,11 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.connections = Connections(self.config.limits, self._request, self._disconnected)
-        self.sessions: dict[str, Session] = {}  # token -> session
-        self.names: dict[str, Session] = {}  # name_key -> session holding the name
-        self._claiming: set[str] = set()  # name_keys of new sessions whose commit is in flight
+        self.handshake = Sessions(self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon)
+        self.sessions: dict[str, Session] = self.handshake.by_token
+        """Token -> session."""
+        self.names: dict[str, Session] = self.handshake.by_name
+        """Name key -> the session holding the name."""
         self.bus = LocalBus()
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
@@ -219,9 +217,7 @@ class Server:
 
     def _restore(self, store: Store) -> list[DamagedTable]:
         """Bring back the stored sessions and unfinished tables; return the tables that cannot come back."""
-        for token, name in store.sessions().items():
-            session = Session(name=name, token=token)
-            self.sessions[token] = session
+        self.handshake.restore(store.sessions())
         damaged: list[DamagedTable] = []
         for stored in store.unfinished_tables(damaged):
             try:
@@ -233,7 +229,7 @@ class Server:
             for seat, holder in enumerate(table.seats):
                 if holder is not None:
                     holder.seats[table.id] = seat
-                    self.names.setdefault(name_key(holder.name), holder)
+                    self.handshake.claim_name(holder)
                     self._hold_seat(table, seat, holder)
             if table.status == "playing" and table.clock is not None and table.clock.running is None:
                 table.start_clock()
@@ -350,10 +346,7 @@ class Server:
 
     def _forget(self, session: Session) -> None:
         """Drop a session that holds nothing: its name is free again, its token dead."""
-        if self.names.get(name_key(session.name)) is session:
-            del self.names[name_key(session.name)]
-        if self.sessions.pop(session.token, None) is not None and self.store is not None:
-            self._persist_soon(delete_session_sql(session.token))
+        self.handshake.forget(session)
 
     # --- grace period -------------------------------------------------------------------
 
@@ -409,97 +402,13 @@ class Server:
     # --- handshake ----------------------------------------------------------------------
 
     async def _hello(self, peer: Peer, hello: Hello, then: list[Push]) -> Message:
-        if hello.version != PROTOCOL_VERSION:
-            raise ProtocolError(
-                Code.UNSUPPORTED_VERSION,
-                f"this server speaks protocol version {PROTOCOL_VERSION}, not {hello.version}",
-                request_id=hello.id,
-                fatal=True,
-            )
-        if peer.session is not None:
-            raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
-        self._check_password(hello)
-        if hello.token is not None:
-            session = self._resume(peer, hello.token, hello.name, then)
-        else:
-            session = await self._new_session(peer, hello.name)
-        peer.session = session
-        peer.protocol.accept_hello()
-        return Welcome(
-            id=hello.id,
-            protocol=PROTOCOL_VERSION,
-            server=self.config.server_name,
-            version=__version__,
-            name=session.name,
-            token=session.token,
-            games=[games.get(n).describe() for n in games.names()],
-            resumed=hello.token is not None,
-            heartbeat_s=self.config.limits.heartbeat_s,
-            idle_timeout_s=self.config.limits.idle_timeout_s,
-            requests_per_s=self.config.limits.requests_per_s,
-            request_burst=self.config.limits.request_burst,
-        )
+        session, welcome = await self.handshake.hello(peer, hello)
+        if welcome.resumed:
+            self._rejoin(session, then)
+        return welcome
 
-    def _check_password(self, hello: Hello) -> None:
-        """Refuse a ``hello`` without the server's password (compared in constant time)."""
-        expected = self.config.password
-        if expected is None:
-            return
-        if hello.password is None:
-            raise ProtocolError(Code.BAD_PASSWORD, "this server needs a password", request_id=hello.id, fatal=True)
-        if not hmac.compare_digest(hello.password.encode(), expected.encode()):
-            raise ProtocolError(Code.BAD_PASSWORD, "wrong password", request_id=hello.id, fatal=True)
-
-    async def _new_session(self, peer: Peer, name: str) -> Session:
-        """Open a session for ``name`` with a fresh token, once its row is committed.
-
-        While the commit is in flight the name is reserved (a concurrent
-        ``hello`` gets ``name_taken``); if the commit fails, the name is free
-        again and nothing of the session stays in memory.
-
-        Raises:
-            RequestError: ``bad_name``, ``name_taken``, or ``internal_error``
-                when the database refused the write.
-        """
-        try:
-            name = check_name(name, self.config.limits.max_name_chars)
-        except NameError_ as exc:
-            raise RequestError(Code.BAD_NAME, str(exc)) from None
-        key = name_key(name)
-        if key in self.names or key in self._claiming:
-            raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
-        session = Session(name=name, token=new_token(), peer=peer)
-        self._claiming.add(key)
-        try:
-            await self._persist(save_session_sql(session.token, session.name))
-        except StoreError as exc:
-            if is_disk_full(exc):
-                raise  # storage_full: the same hello may succeed once there is room
-            log.error("cannot save the session of %s: %s", name, exc)
-            raise RequestError(
-                Code.INTERNAL_ERROR, f"your session as {name!r} could not be saved (the server's database refused the write); try again"
-            ) from None
-        finally:
-            self._claiming.discard(key)
-        self.names[key] = session
-        self.sessions[session.token] = session
-        log.info("%s is %s", peer.address, name)
-        return session
-
-    def _resume(self, peer: Peer, token: str, name: str, then: list[Push]) -> Session:
-        """Give the session of ``token`` to ``peer``; the token stays the same, nothing is written.
-
-        Raises:
-            RequestError: ``bad_token`` for an unknown token or one of another name.
-        """
-        session = self.sessions.get(token)
-        if session is None or name_key(session.name) != name_key(name):
-            raise RequestError(Code.BAD_TOKEN, f"this server has no session {name!r} with that token (it may have expired)")
-        old_peer, session.peer = session.peer, peer
-        if old_peer is not None:
-            old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
-            old_peer.close()
-        log.info("%s resumed %s", peer.address, session.name)
+    def _rejoin(self, session: Session, then: list[Push]) -> None:
+        """A resumed session is back: stop its grace timers; after the ``welcome``, tell it and the others at its tables."""
         for table_id, seat in session.seats.items():
             table = self.tables[table_id]
             timer = table.grace.pop(seat, None)
@@ -509,7 +418,6 @@ class Server:
         for table_id in session.watching:
             table = self.tables[table_id]
             then.append(lambda table=table: self._welcome_back(session, table, None))
-        return session
 
     def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
         assert session.peer is not None
