@@ -168,6 +168,7 @@ class Authority:
         self._close_if_empty(table)
 
     def unwatch(self, session: Session, table: Table) -> None:
+        """Stop ``session`` watching ``table``; the table closes if nobody is left."""
         session.watching.discard(table.id)
         table.spectators.discard(session)
         self._close_if_empty(table)
@@ -202,12 +203,14 @@ class Authority:
                     member.send(PlayerBack(table=table.id, seat=seat, name=session.name))
 
     def table(self, table_id: int) -> Table:
+        """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
         return self.lobby.get(table_id)
 
     def _table_changed(self, table: Table) -> None:
         self.lobby.changed(table.id)
 
     async def create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
+        """Open a table, seating (or, with ``seat`` nil, making a spectator of) its creator; the reply is ``table_joined``."""
         try:
             control = TimeControl.parse(request.time_control)
         except TimeControlError as exc:
@@ -289,6 +292,7 @@ class Authority:
             del self._tables_by_host[host]
 
     async def join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
+        """Seat ``session``; the second seat filled deals a secret setup and starts the game."""
         table = self.table(request.table)
         if table.id not in session.watching and table.id not in session.seats:
             self._check_room(session)
@@ -327,6 +331,7 @@ class Authority:
         send_views(table.members(), lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
 
     async def watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
+        """Make ``session`` a spectator of the table."""
         table = self.table(request.table)
         if table.id in session.seats:
             raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
@@ -338,6 +343,7 @@ class Authority:
         return self._joined(request.id, table, None)
 
     async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
+        """Take ``session`` away from the table; leaving a running game forfeits it."""
         table = self.table(request.table)
         if table.id in session.watching:
             then.append(lambda: self.unwatch(session, table))
@@ -356,6 +362,7 @@ class Authority:
         return Ok(id=request.id)
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
+        """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
         table = self.table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
@@ -426,6 +433,7 @@ class Authority:
         send_to_table(table, message)
 
     async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
+        """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
         table = self.table(request.table)
         async with table.lock:
             opponent_offer = table.offers.get(request.kind)
@@ -438,6 +446,7 @@ class Authority:
         return Ok(id=request.id)
 
     async def answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
+        """Accept or decline the opponent's pending offer."""
         table = self.table(request.table)
         async with table.lock:
             if request.accept:
@@ -565,6 +574,7 @@ class Authority:
             self._table_changed(table)
 
     async def resign(self, session: Session, request: Resign, then: list[Push]) -> Message:
+        """End the game: ``session``'s seat loses."""
         table = self.table(request.table)
         async with table.lock:
             outcome = table.resign(session)
