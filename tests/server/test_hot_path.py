@@ -6,9 +6,10 @@ import asyncio
 import collections
 from typing import Any, Iterator
 
+import msgpack
 import pytest
 
-from protocol import encode_frame
+from protocol import codec, encode_frame
 from server.app import Server
 
 from .conftest import Raw, RawFactory
@@ -127,3 +128,33 @@ async def test_changes_within_a_tick_are_one_delta_per_table(configured_server: 
     assert (await watcher.recv())["type"] == "chat"
     for connection in [watcher, *crowd]:
         await connection.close()
+
+
+# --- one encoding per view ------------------------------------------------------------------
+
+
+async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    spectators = []
+    for index in range(6):  # within the per-address connection burst, with ann and bob
+        spectator = await raw()
+        await spectator.hello(f"fan{index}")
+        await spectator.request("watch_table", table=table)
+        spectators.append(spectator)
+    await ann.sync()
+    encoded: list[bytes] = []
+    original = codec.frame_of
+
+    def counting_frame_of(body: bytes) -> bytes:
+        encoded.append(body)
+        return original(body)
+
+    monkeypatch.setattr(codec, "frame_of", counting_frame_of)
+    received = []
+    await ann.request("move", table=table, move=move)
+    for spectator in spectators:
+        received.append(await spectator.recv())
+    monkeypatch.undo()
+    moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
+    assert len(moved_encodings) == 3, "one encoding for each seat and one for all spectators"
+    assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
