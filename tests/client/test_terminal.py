@@ -569,3 +569,24 @@ async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> 
     out = await shell.run("games")
     assert "superko=bool" in out and "rows=int" in out
     assert "seed's" not in out
+
+
+# --- the lobby subscription ---------------------------------------------------------------------
+
+
+async def test_the_terminal_follows_the_lobby_only_while_at_no_table(connect: Connect) -> None:
+    ann = Shell(await connect("ann", watch_lobby=False))
+    bob = await connect("bob", watch_lobby=False)
+    await ann.term.follow_lobby()
+    await bob.create_table("nimble")
+    assert ann.feed(await ann.next_push(m.TableUpdated)).startswith("lobby: #1 nimble")
+    await ann.run("new othello size=6")
+    assert not ann.term.client.watching_lobby, "at a table: no lobby traffic"
+    await bob.say("in the lobby")
+    await ann.run("say at my table")
+    chat = await ann.next_push(m.Chat)
+    assert chat.table == 2, "the lobby line did not reach the player at a table"
+    await ann.run("leave")
+    assert ann.term.client.watching_lobby
+    await bob.say("back?")
+    assert (await ann.next_push(m.Chat)).text == "back?"
