@@ -176,7 +176,8 @@ class Server:
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
             tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
-            self._server = await asyncio.start_server(self.connections.serve, self.config.host, self.config.port, **tls)
+            loop = asyncio.get_running_loop()
+            self._server = await loop.create_server(self.connections.protocol_factory, self.config.host, self.config.port, **tls)
         except BaseException:
             await self._release_storage()
             raise

@@ -6,6 +6,13 @@ decoded request to the server's request handler, one at a time in order,
 throttles flooders, and enforces the deadlines (hello, stalled frames,
 silence) while sending heartbeats. It knows nothing of tables or sessions:
 what a request means is the handler's business.
+
+Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
+the transport hands it each chunk it reads, a per-connection task decodes and
+answers them, and every frame produced while handling one chunk leaves in one
+write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
+grows past :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so
+a flooder's bytes wait in its own socket buffer.
 """
 
 from __future__ import annotations
@@ -35,6 +42,11 @@ BUSY_REFUSAL_LINGER_S = 0.2
 
 YIELD_EVERY_REQUESTS = 8
 """A connection's requests handled in a row before other connections get a turn."""
+
+INBOX_HIGH_BYTES = 256 * 1024
+"""Received bytes not yet handled above which a connection stops reading its socket."""
+INBOX_LOW_BYTES = 64 * 1024
+"""... and below which it reads again."""
 
 RequestHandler = Callable[[Peer, Request], Awaitable[None]]
 
@@ -99,17 +111,23 @@ class Connections:
 
     # --- one connection ----------------------------------------------------------------
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one accepted connection until it ends (the callback of ``asyncio.start_server``)."""
-        task = asyncio.current_task()
-        assert task is not None
-        protocol = ServerConnection(max_frame_bytes=self.limits.max_frame_bytes)
-        peer = Peer(writer, protocol, send_buffer_bytes=self.limits.send_buffer_bytes)
+    def protocol_factory(self) -> "PeerProtocol":
+        """A protocol for one new connection (pass to ``loop.create_server``)."""
+        return PeerProtocol(self)
+
+    def accepted(self, inbox: "PeerProtocol") -> None:
+        """Start serving a connection the transport just made."""
+        task = asyncio.get_running_loop().create_task(self._serve(inbox))
+        self._pumps.add(task)
+        task.add_done_callback(self._pumps.discard)
+
+    async def _serve(self, reader: "PeerProtocol") -> None:
+        """Serve one accepted connection until it ends."""
+        peer = reader.peer
         refusal = self._refusal(peer.host)
         if refusal is not None:
-            await self._refuse(peer, reader, refusal)
+            await self._refuse(peer, refusal)
             return
-        self._pumps.add(task)
         self.peers.add(peer)
         self._per_address[peer.host] += 1
         log.info("connection from %s", peer.address)
@@ -126,11 +144,10 @@ class Connections:
                 del self._per_address[peer.host]
             self._disconnected(peer)
             peer.close()
-            await peer.discard_input(reader)
+            await peer.discard_input()
             await peer.wait_closed()
-            self._pumps.discard(task)
 
-    async def _refuse(self, peer: Peer, reader: asyncio.StreamReader, refusal: str) -> None:
+    async def _refuse(self, peer: Peer, refusal: str) -> None:
         log.warning("refusing %s: %s", peer.address, refusal)
         # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
         linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
@@ -138,7 +155,7 @@ class Connections:
         try:
             peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
             peer.close(linger_s=linger_s)
-            await peer.discard_input(reader, linger_s)
+            await peer.discard_input(linger_s)
             await peer.wait_closed()
         finally:
             self._refusing -= 1
@@ -157,12 +174,12 @@ class Connections:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"
         return None
 
-    async def _pump(self, reader: asyncio.StreamReader, peer: Peer) -> None:
+    async def _pump(self, reader: "PeerProtocol", peer: Peer) -> None:
         throttle = Throttle(self.limits)
         while not peer.closed:
             peer.last_received = time.monotonic()
             peer.reading = True
-            data = await reader.read(65536)
+            data = await reader.read()
             peer.reading = False
             if not data:
                 return
@@ -262,3 +279,66 @@ class Throttle:
         """Why the connection is being closed."""
         limits = self._limits
         return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
+
+
+class PeerProtocol(asyncio.Protocol):
+    """The transport's side of one connection: collects received chunks for its task (:meth:`read`)."""
+
+    def __init__(self, connections: Connections) -> None:
+        self._connections = connections
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._buffered = 0
+        self._paused = False
+        self._ended = False
+        self._wakeup: asyncio.Future[None] | None = None
+        self.peer: Peer
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        limits = self._connections.limits
+        self._transport = transport
+        self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes)
+        self._connections.accepted(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.peer.closed:
+            return  # closing: what the peer still sends is dropped
+        self._chunks.append(data)
+        self._buffered += len(data)
+        if self._buffered > INBOX_HIGH_BYTES and not self._paused:
+            self._paused = True
+            self._transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self._ended = True
+        self.peer.input_done()
+        self._wake()
+        return self._keep_open_on_eof  # our side may still have replies to send
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._ended = True
+        self.peer.connection_lost()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._wakeup is not None and not self._wakeup.done():
+            self._wakeup.set_result(None)
+
+    async def read(self) -> bytes:
+        """The next received chunk; ``b""`` once the client sent EOF or the connection is lost."""
+        while not self._chunks:
+            if self._ended:
+                return b""
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        data = self._chunks.popleft()
+        self._buffered -= len(data)
+        if self._paused and self._buffered < INBOX_LOW_BYTES:
+            self._paused = False
+            self._transport.resume_reading()
+        return data

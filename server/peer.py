@@ -57,12 +57,12 @@ class Peer:
 
     def __init__(
         self,
-        writer: asyncio.StreamWriter,
+        transport: asyncio.Transport,
         protocol: ServerConnection,
         *,
         send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
     ) -> None:
-        peername = writer.get_extra_info("peername")
+        peername = transport.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
         self.host = str(peername[0]) if peername else "?"
         self.connected_at = self.last_received = self.last_sent = time.monotonic()
@@ -71,11 +71,14 @@ class Peer:
         self.protocol = protocol
         self.session: Any = None  # the Session this connection speaks for, after hello
         self.closed = False
-        self._writer = writer
+        self.transport = transport
+        loop = asyncio.get_running_loop()
+        self.input_ended: asyncio.Future[None] = loop.create_future()  # the client sent EOF, or the connection is lost
+        self.lost: asyncio.Future[None] = loop.create_future()  # the socket is closed
         self._send_buffer_bytes = send_buffer_bytes
         self._pending: list[bytes] = []  # frames waiting for this turn's single write
         self._pending_bytes = 0
-        sock = writer.get_extra_info("socket")
+        sock = transport.get_extra_info("socket")
         if sock is not None:
             for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
                 sock.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
@@ -83,7 +86,7 @@ class Peer:
     @property
     def gone(self) -> bool:
         """Closed by us, or the connection is closing (the client went away): nothing more to do for it."""
-        return self.closed or self._writer.transport.is_closing()
+        return self.closed or self.transport.is_closing()
 
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
@@ -97,7 +100,7 @@ class Peer:
         sent: it is logged, and a small ``internal_error`` (with the request's
         ``id`` when ``message`` is a reply) goes instead.
         """
-        transport = self._writer.transport
+        transport = self.transport
         if self.closed or transport.is_closing():
             return
         if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
@@ -117,7 +120,7 @@ class Peer:
         data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
         self._pending.clear()
         self._pending_bytes = 0
-        transport = self._writer.transport
+        transport = self.transport
         if transport.is_closing():
             return
         transport.write(data)
@@ -151,29 +154,44 @@ class Peer:
         self.flush()
         self.closed = True
         self.protocol.close()
-        transport = self._writer.transport
+        transport = self.transport
         try:
             if transport.can_write_eof() and not transport.is_closing():
                 transport.write_eof()
             else:
-                self._writer.close()
+                transport.close()
         except OSError:  # the peer is already gone
             self.abort()
             return
         asyncio.get_running_loop().call_later(linger_s, self._finish)
 
-    async def discard_input(self, reader: asyncio.StreamReader, timeout_s: float = CLOSE_LINGER_S) -> None:
-        """After :meth:`close`: read and drop the peer's bytes until it closes too (at most ``timeout_s``), then close."""
+    async def discard_input(self, timeout_s: float = CLOSE_LINGER_S) -> None:
+        """After :meth:`close`: drop the peer's bytes until it closes too (at most ``timeout_s``), then close.
+
+        The connection's protocol drops what arrives once the peer is closed;
+        reading is resumed in case it was paused.
+        """
+        if not self.transport.is_closing():
+            self.transport.resume_reading()
         try:
-            async with asyncio.timeout(timeout_s):
-                while await reader.read(65536):
-                    pass
+            await asyncio.wait_for(asyncio.shield(self.input_ended), timeout_s)
         except (TimeoutError, ConnectionError, OSError):
             pass
         self._finish()
 
+    def input_done(self) -> None:
+        """The client sent EOF or the connection was lost: it sends nothing more."""
+        if not self.input_ended.done():
+            self.input_ended.set_result(None)
+
+    def connection_lost(self) -> None:
+        """The socket is closed."""
+        self.input_done()
+        if not self.lost.done():
+            self.lost.set_result(None)
+
     def _finish(self) -> None:
-        transport = self._writer.transport
+        transport = self.transport
         if transport.get_write_buffer_size():
             log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
@@ -186,12 +204,12 @@ class Peer:
         self._pending_bytes = 0
         self.closed = True
         self.protocol.close()
-        self._writer.transport.abort()
+        self.transport.abort()
 
     async def wait_closed(self, timeout_s: float = CLOSE_LINGER_S) -> None:
         """Wait until the socket is closed (at most ``timeout_s`` seconds, then abort it)."""
         try:
-            await asyncio.wait_for(self._writer.wait_closed(), timeout_s)
+            await asyncio.wait_for(asyncio.shield(self.lost), timeout_s)
         except (asyncio.TimeoutError, ConnectionError, OSError):
             self.abort()
 

@@ -34,7 +34,7 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[int]
 def server_transport(server: Server, name: str) -> int:
     """The ``id`` of the server-side transport of the connection that said hello as ``name``."""
     (peer,) = [peer for peer in server.peers if peer.session is not None and peer.session.name == name]
-    return id(peer._writer.transport)
+    return id(peer.transport)
 
 
 async def seated_pair(raw: RawFactory) -> tuple[Raw, Raw, int, str]:
