@@ -79,6 +79,10 @@ Push = Callable[[], None]
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 
 
+MOST_LOBBY_TICK_S = 10.0
+"""The longest the lobby may collect changes before sending them, in seconds."""
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Settings of a server; units are in the names.
@@ -104,6 +108,10 @@ class ServerConfig:
     password: str | None = None
     ssl: ssl_module.SSLContext | None = None
     lobby_tick_s: float = DEFAULT_TICK_S
+
+    def __post_init__(self) -> None:
+        if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
+            raise ValueError(f"lobby_tick_s must be more than 0 and at most {MOST_LOBBY_TICK_S:g} seconds, not {self.lobby_tick_s}")
 
 
 class Server:

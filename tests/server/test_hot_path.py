@@ -10,7 +10,7 @@ import msgpack
 import pytest
 
 from protocol import codec, encode_frame
-from server.app import Server
+from server.app import Server, ServerConfig
 
 from .conftest import Raw, RawFactory
 
@@ -158,3 +158,9 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
     moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
     assert len(moved_encodings) == 3, "one encoding for each seat and one for all spectators"
     assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
+
+
+@pytest.mark.parametrize("tick_s", [0.0, -1.0, 11.0, float("nan")])
+def test_a_lobby_tick_that_cannot_work_is_refused(tick_s: float) -> None:
+    with pytest.raises(ValueError, match="lobby_tick_s must be more than 0 and at most 10 seconds"):
+        ServerConfig(lobby_tick_s=tick_s)
