@@ -62,11 +62,11 @@ _BOOT = """\
 import sys
 import server.store as store
 from client.cli import main
-_close = store.Store.close
+_close = store.SQLiteStore.close
 async def close(self):
     await _close(self)
     print(f"store: {self.commits} commits, {self.writes} writes", flush=True)
-store.Store.close = close
+store.SQLiteStore.close = close
 main(sys.argv[1:])
 """
 

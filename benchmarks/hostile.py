@@ -251,7 +251,8 @@ async def mute_once(port: int, tables: list[int], name: str, stats: HostileStats
     transport, mute = await loop.create_connection(_Mute, sock=sock)
     stats.connections += 1
     rid = 1
-    first = hello(rid, name) + b"".join(frame("watch_table", rid + i, table=t) for i, t in enumerate(tables, 1))
+    watching = b"".join(frame("watch_table", rid + i, table=t) for i, t in enumerate(tables, 1))
+    first = hello(rid, name) + frame("watch_lobby", 0) + watching  # in the lobby: it gets every lobby push it never reads
     pending = [first]
     try:
         while not mute.lost.done():

@@ -295,6 +295,7 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings) -
         server, version = printable(client.welcome.server), printable(client.welcome.version)
         print(f"Connected to {server} (Parlour {version}) as {printable(client.name)}. Type help.", flush=True)
         followers = asyncio.create_task(shell.follow_events())
+        await shell.follow_lobby()  # the user starts in the lobby: its changes and chat show as they happen
         await shell.handle("list")
         try:
             while (line := await _next_line(source, shell.finished)) is not None:

@@ -79,6 +79,7 @@ class Client:
         self.close_reason: str | None = None
         self.closed_by_us = False
         self.superseded = False
+        self.watching_lobby = False  # whether this connection asked for the lobby's pushes
         self._refusal: m.Error | None = None
 
     @classmethod
@@ -93,6 +94,7 @@ class Client:
         ssl: ssl_module.SSLContext | None = None,
         fingerprint: str | None = None,
         timeout_s: float = 10.0,
+        watch_lobby: bool = False,
     ) -> "Client":
         """Open a connection and say hello.
 
@@ -100,6 +102,8 @@ class Client:
             ssl: a client TLS context (see :mod:`client.tls`); ``None`` for plain TCP.
             fingerprint: the server certificate's pinned SHA-256 fingerprint; the
                 connection is refused if it presents another (needs ``ssl``).
+            watch_lobby: also ask for the lobby's pushes (``table_updated``,
+                ``table_closed``, lobby ``chat``); see :meth:`watch_lobby`.
 
         Raises:
             OSError: the server cannot be reached, or TLS failed (``ssl.SSLError``,
@@ -125,6 +129,12 @@ class Client:
         client._keep_to_rate(reply)
         if reply.heartbeat_s is not None and reply.idle_timeout_s is not None:
             client._keepalive_task = asyncio.create_task(client._keep_alive(reply.heartbeat_s, reply.idle_timeout_s))
+        if watch_lobby:
+            try:
+                await asyncio.wait_for(client.watch_lobby(), timeout_s)
+            except BaseException:
+                await client.close()
+                raise
         return client
 
     @property
@@ -309,6 +319,18 @@ class Client:
                 break  # the last page (or a page that makes no progress: stop rather than loop)
             after = page.next
         return tables[:most]
+
+    async def watch_lobby(self, watch: bool = True) -> None:
+        """Start (or, with ``watch`` false, stop) receiving the lobby's pushes on this connection.
+
+        A new connection hears nothing of the lobby until it asks; the
+        subscription ends with the connection (a resumed session asks again).
+
+        Raises:
+            ServerError, ConnectionLost: as :meth:`request`.
+        """
+        await self.request(m.WatchLobby, watch=watch)
+        self.watching_lobby = watch
 
     async def list_tables_page(self, *, after: int | None = None, limit: int = m.MAX_TABLES_PAGE) -> m.Tables:
         """One page of the lobby: up to ``limit`` (1 … 100) tables with an id above ``after``; ``next`` is the next ``after``."""

@@ -303,6 +303,7 @@ class TerminalClient:
         if joined.moves:
             self.write("Moves so far: " + " ".join(printable(move) for move in joined.moves))
         self._show()
+        await self.follow_lobby()
         await self._notify()
 
     def _seating(self, table: m.TableInfo, seat: int | None, view: dict[str, Any], moves: Sequence[str]) -> Seating:
@@ -313,6 +314,20 @@ class TerminalClient:
         await self.client.leave_table(at.table.id)
         self.write(f"Left table {at.table.id}.")
         self.at = None
+        await self.follow_lobby()
+
+    async def follow_lobby(self) -> None:
+        """Watch the lobby's changes and chat while at no table, and only then (a table's own pushes are enough there).
+
+        A failure is shown, not raised: the lobby is still there with ``list``.
+        """
+        wanted = self.at is None
+        if self.client.watching_lobby == wanted:
+            return
+        try:
+            await self.client.watch_lobby(wanted)
+        except (ServerError, ConnectionLost) as exc:
+            self.write(f"Could not {'watch' if wanted else 'stop watching'} the lobby: {exc}")
 
     async def _board(self, args: list[str]) -> None:
         if self.replaying is not None:
@@ -614,6 +629,7 @@ class TerminalClient:
             self.client = client
             self.write("Reconnected; your seats and tables are back.")
             await self._rewatch()
+            await self.follow_lobby()
         if not self.client.closed_by_us:
             self.write(f"Disconnected: {self.client.close_reason}")
         self.gone = True

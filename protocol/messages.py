@@ -166,6 +166,13 @@ class Say(Message, tag="say"):
     table: TableId | None = None
 
 
+class WatchLobby(Message, tag="watch_lobby"):
+    """Starts (``watch`` true) or stops the lobby's pushes to this connection: ``table_updated``, ``table_closed``, lobby ``chat``."""
+
+    id: RequestId
+    watch: bool = True
+
+
 class ListArchive(Message, tag="list_archive"):
     """Asks for finished games, newest first."""
 
@@ -190,6 +197,7 @@ class Ping(Message, tag="ping"):
 Request = Union[
     Hello,
     ListTables,
+    WatchLobby,
     CreateTable,
     JoinTable,
     WatchTable,

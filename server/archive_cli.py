@@ -23,7 +23,7 @@ import games
 from games.record import RecordError, format_record
 from protocol.cli_options import number_in
 
-from .store import ArchiveEntry, NeedsUpgrade, Store, StoreError, default_db_path
+from .store import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
 
@@ -94,20 +94,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     return 0
 
 
-def _open(path: Path) -> Store:
+def _open(path: Path) -> SQLiteStore:
     """The database at ``path``, opened read-only; upgraded first (which writes) only if its schema is older.
 
     Raises:
         StoreError: it cannot be read, or needs an upgrade that cannot be written.
     """
     try:
-        return Store.open_read_only(path)
+        return SQLiteStore.open_read_only(path)
     except NeedsUpgrade as exc:
         try:
-            Store.open(path).close_sync()
+            SQLiteStore.open(path).close_sync()
         except StoreError as failed:
             raise StoreError(f"{exc}, which needs write access: {failed}") from None
-    return Store.open_read_only(path)
+    return SQLiteStore.open_read_only(path)
 
 
 def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: int, out: TextIO) -> None:

@@ -1,7 +1,10 @@
 """One connected client, as the server sees it: identity, liveness and outgoing bytes.
 
-Writes never block the caller: a frame goes straight to the transport, which
-sends what the socket takes now and buffers the rest. A peer whose buffer
+Writes never block the caller. Frames produced during one turn of the event
+loop (the reply to a batch of requests and every push they cause, or the
+pushes of one timer) are collected and handed to the transport as one write
+at the end of that turn, so a move costs its mover one ``send()``, not one per
+frame. The transport sends what the socket takes now and buffers the rest. A peer whose buffer
 grows past its limit is not reading, and is disconnected rather than allowed
 to slow anyone else's broadcast or to hold the server's memory. No frame
 larger than clients must accept (:data:`protocol.MAX_SERVER_FRAME_BYTES`) is
@@ -29,6 +32,9 @@ cannot hide megabytes for a client that does not read, or that floods."""
 DEFAULT_SEND_BUFFER_BYTES = 512 * 1024
 """How many bytes may wait for a slow reader before it is dropped."""
 
+FLUSH_BYTES = 64 * 1024
+"""Frames waiting for the end of the turn are written at once when they add up to this many bytes."""
+
 CLOSE_LINGER_S = 2.0
 """After :meth:`Peer.close`, how long buffered frames may take to leave before the socket is aborted."""
 
@@ -51,12 +57,12 @@ class Peer:
 
     def __init__(
         self,
-        writer: asyncio.StreamWriter,
+        transport: asyncio.Transport,
         protocol: ServerConnection,
         *,
         send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
     ) -> None:
-        peername = writer.get_extra_info("peername")
+        peername = transport.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
         self.host = str(peername[0]) if peername else "?"
         self.connected_at = self.last_received = self.last_sent = time.monotonic()
@@ -65,9 +71,14 @@ class Peer:
         self.protocol = protocol
         self.session: Any = None  # the Session this connection speaks for, after hello
         self.closed = False
-        self._writer = writer
+        self.transport = transport
+        loop = asyncio.get_running_loop()
+        self.input_ended: asyncio.Future[None] = loop.create_future()  # the client sent EOF, or the connection is lost
+        self.lost: asyncio.Future[None] = loop.create_future()  # the socket is closed
         self._send_buffer_bytes = send_buffer_bytes
-        sock = writer.get_extra_info("socket")
+        self._pending: list[bytes] = []  # frames waiting for this turn's single write
+        self._pending_bytes = 0
+        sock = transport.get_extra_info("socket")
         if sock is not None:
             for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
                 sock.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
@@ -75,7 +86,7 @@ class Peer:
     @property
     def gone(self) -> bool:
         """Closed by us, or the connection is closing (the client went away): nothing more to do for it."""
-        return self.closed or self._writer.transport.is_closing()
+        return self.closed or self.transport.is_closing()
 
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
@@ -89,13 +100,30 @@ class Peer:
         sent: it is logged, and a small ``internal_error`` (with the request's
         ``id`` when ``message`` is a reply) goes instead.
         """
-        transport = self._writer.transport
+        transport = self.transport
         if self.closed or transport.is_closing():
             return
         if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
-        transport.write(frame)
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._pending.append(frame)
+        self._pending_bytes += len(frame)
         self.last_sent = time.monotonic()
+        if self._pending_bytes >= min(FLUSH_BYTES, self._send_buffer_bytes // 2):
+            self.flush()  # a big burst goes to the socket now, so only what the reader leaves unread counts against it
+
+    def flush(self) -> None:
+        """Hand every frame sent since the last flush to the transport in one write; drop the peer if it stopped reading."""
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        transport = self.transport
+        if transport.is_closing():
+            return
+        transport.write(data)
         if transport.get_write_buffer_size() > self._send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
@@ -123,31 +151,47 @@ class Peer:
         """
         if self.closed:
             return
+        self.flush()
         self.closed = True
         self.protocol.close()
-        transport = self._writer.transport
+        transport = self.transport
         try:
             if transport.can_write_eof() and not transport.is_closing():
                 transport.write_eof()
             else:
-                self._writer.close()
+                transport.close()
         except OSError:  # the peer is already gone
             self.abort()
             return
         asyncio.get_running_loop().call_later(linger_s, self._finish)
 
-    async def discard_input(self, reader: asyncio.StreamReader, timeout_s: float = CLOSE_LINGER_S) -> None:
-        """After :meth:`close`: read and drop the peer's bytes until it closes too (at most ``timeout_s``), then close."""
+    async def discard_input(self, timeout_s: float = CLOSE_LINGER_S) -> None:
+        """After :meth:`close`: drop the peer's bytes until it closes too (at most ``timeout_s``), then close.
+
+        The connection's protocol drops what arrives once the peer is closed;
+        reading is resumed in case it was paused.
+        """
+        if not self.transport.is_closing():
+            self.transport.resume_reading()
         try:
-            async with asyncio.timeout(timeout_s):
-                while await reader.read(65536):
-                    pass
+            await asyncio.wait_for(asyncio.shield(self.input_ended), timeout_s)
         except (TimeoutError, ConnectionError, OSError):
             pass
         self._finish()
 
+    def input_done(self) -> None:
+        """The client sent EOF or the connection was lost: it sends nothing more."""
+        if not self.input_ended.done():
+            self.input_ended.set_result(None)
+
+    def connection_lost(self) -> None:
+        """The socket is closed."""
+        self.input_done()
+        if not self.lost.done():
+            self.lost.set_result(None)
+
     def _finish(self) -> None:
-        transport = self._writer.transport
+        transport = self.transport
         if transport.get_write_buffer_size():
             log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
@@ -156,14 +200,16 @@ class Peer:
 
     def abort(self) -> None:
         """Close at once, dropping anything buffered."""
+        self._pending.clear()
+        self._pending_bytes = 0
         self.closed = True
         self.protocol.close()
-        self._writer.transport.abort()
+        self.transport.abort()
 
     async def wait_closed(self, timeout_s: float = CLOSE_LINGER_S) -> None:
         """Wait until the socket is closed (at most ``timeout_s`` seconds, then abort it)."""
         try:
-            await asyncio.wait_for(self._writer.wait_closed(), timeout_s)
+            await asyncio.wait_for(asyncio.shield(self.lost), timeout_s)
         except (asyncio.TimeoutError, ConnectionError, OSError):
             self.abort()
 

@@ -20,7 +20,7 @@ with :class:`SchemaError` and left untouched.
 
 Usage::
 
-    store = Store.open(default_db_path())
+    store = SQLiteStore.open(default_db_path())
     await store.start()
     await store.create_table(TableRow(id=1, game="othello", options={"size": 8}, seed=None, created=time.time()))
     await store.append_move(1, MoveRow(ply=1, seat=0, move="d3", at=time.time()))
@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from games.record import GameRecord, RecordedMove
 
@@ -61,6 +61,7 @@ __all__ = [
     "SchemaError",
     "Statement",
     "Store",
+    "SQLiteStore",
     "StoreError",
     "StoredTable",
     "TableRow",
@@ -95,7 +96,7 @@ STATUSES = ("waiting", "playing", "over")
 """The values of a table's ``status``."""
 
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
-"""The values :meth:`Store.open` accepts for ``synchronous`` (SQLite's ``PRAGMA synchronous``)."""
+"""The values :meth:`SQLiteStore.open` accepts for ``synchronous`` (SQLite's ``PRAGMA synchronous``)."""
 
 
 class StoreError(Exception):
@@ -113,7 +114,7 @@ class NeedsUpgrade(SchemaError):
 def default_db_path() -> Path:
     """Return the default database file: ``parlour.sqlite3`` in the user's data directory.
 
-    The directory is not created here; :meth:`Store.open` creates it.
+    The directory is not created here; :meth:`SQLiteStore.open` creates it.
     """
     import platformdirs
 
@@ -496,11 +497,54 @@ _STOP = object()
 T = TypeVar("T")
 
 
-class Store:
-    """A Parlour database: one writer thread with group commit, one read connection.
+class Store(Protocol):
+    """Where the server keeps what must outlive it: sessions, tables, moves, the archive.
+
+    Every write the server acknowledges to a client was committed by
+    :meth:`write` first. One implementation today, :class:`SQLiteStore`; a
+    deployment over several machines would put a shared database behind it.
+    """
+
+    async def start(self) -> None:
+        """Get ready for writes."""
+
+    async def close(self) -> None:
+        """Finish the writes in flight, then release the storage."""
+
+    async def write(self, *statements: Statement) -> None:
+        """Commit ``statements`` atomically, returning once they are durable.
+
+        Raises:
+            StoreError: nothing of the write was kept.
+        """
+
+    def sessions(self) -> dict[str, str]:
+        """Every stored session: token -> name."""
+
+    def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
+        """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
+
+    async def set_aside(self, table: DamagedTable, at: float | None = None) -> None:
+        """Mark a table that cannot be restored, keeping its rows."""
+
+    def load(self, table_id: int) -> StoredTable | None:
+        """One table with its moves, or ``None``."""
+
+    def archive(self, limit: int = 50, offset: int = 0) -> list[ArchiveEntry]:
+        """Finished games, newest first."""
+
+    def next_table_id(self) -> int:
+        """The id the next new table gets."""
+
+    def to_record(self, table: StoredTable) -> GameRecord:
+        """A stored table as a game record."""
+
+
+class SQLiteStore:
+    """The :class:`Store` in SQLite: a Parlour database: one writer thread with group commit, one read connection.
 
     Build it with :meth:`open`, then ``await start()`` before writing and
-    ``await close()`` at the end (or use ``async with Store.open(path) as store``).
+    ``await close()`` at the end (or use ``async with SQLiteStore.open(path) as store``).
     Writes are made from one asyncio event loop.
 
     Attributes:
@@ -529,7 +573,7 @@ class Store:
     # --- opening and closing ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout_s: float = 5.0) -> "Store":
+    def open(cls, path: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout_s: float = 5.0) -> "SQLiteStore":
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
         Args:
@@ -576,7 +620,7 @@ class Store:
         return cls(db, writer, reader, mode)
 
     @classmethod
-    def open_read_only(cls, path: str | os.PathLike[str]) -> "Store":
+    def open_read_only(cls, path: str | os.PathLike[str]) -> "SQLiteStore":
         """Open an existing database for reading only: nothing is written, in the file or beside it.
 
         While a server has it open (its ``-wal`` file exists) it is read like
@@ -657,7 +701,7 @@ class Store:
         if self._writer is not None:
             self._writer.close()
 
-    async def __aenter__(self) -> "Store":
+    async def __aenter__(self) -> "SQLiteStore":
         await self.start()
         return self
 
@@ -753,23 +797,27 @@ class Store:
                 return
 
     def _commit_batch(self, jobs: list[_Job]) -> None:
-        """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together."""
+        """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together.
+
+        The waiters hear of the outcome together: one wake-up of each event
+        loop per batch, however many writes it held.
+        """
+        settled: list[tuple[_Job, StoreError | None]] = []
         pending = list(jobs)
         while pending:
             culprit, error = self._transaction(pending)
             if error is None:
-                for job in pending:
-                    _settle(job, None)
-                return
+                settled += [(job, None) for job in pending]
+                break
             if culprit is None:  # BEGIN or COMMIT failed (a full disk, say): nothing to single out, the whole group fails
                 log.error("a group commit of %d writes failed: %s", len(pending), error)
-                for job in pending:
-                    _settle(job, _own_copy(error))  # each waiter raises its own exception, with the same cause
-                return
-            _settle(culprit, error)
+                settled += [(job, _own_copy(error)) for job in pending]  # each waiter raises its own exception, with the same cause
+                break
+            settled.append((culprit, error))
             pending.remove(culprit)
             if pending:
                 log.warning("a write failed (%s); retrying the %d other writes of its group", error, len(pending))
+        _settle(settled)
 
     def _transaction(self, jobs: list[_Job]) -> tuple[_Job | None, StoreError | None]:
         """Run ``jobs`` in one transaction.
@@ -951,21 +999,26 @@ def _own_copy(error: StoreError) -> StoreError:
     return copy
 
 
-def _settle(job: _Job, error: StoreError | None) -> None:
-    """Resolve ``job``'s future from the writer thread, on its own loop."""
+def _settle(settled: list[tuple[_Job, StoreError | None]]) -> None:
+    """Resolve the futures of ``settled`` jobs from the writer thread: one callback per event loop, in job order."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Job, StoreError | None]]] = {}
+    for job, error in settled:
+        by_loop.setdefault(job.loop, []).append((job, error))
 
-    def settle() -> None:
-        if job.future.done():  # the caller was cancelled; the write stands
-            return
-        if error is None:
-            job.future.set_result(None)
-        else:
-            job.future.set_exception(error)
+    def resolve(results: list[tuple[_Job, StoreError | None]]) -> None:
+        for job, error in results:
+            if job.future.done():  # the caller was cancelled; the write stands
+                continue
+            if error is None:
+                job.future.set_result(None)
+            else:
+                job.future.set_exception(error)
 
-    try:
-        job.loop.call_soon_threadsafe(settle)
-    except RuntimeError:  # the loop is closed: nobody is waiting any more
-        pass
+    for loop, results in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(resolve, results)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
 
 
 def _table_row(row: Sequence[Any]) -> TableRow:

@@ -46,10 +46,12 @@ async def configured_server() -> AsyncIterator[ConfiguredServer]:
 
 @pytest.fixture
 async def connect(server: Server) -> AsyncIterator[Connect]:
-    """Factory: ``await connect("ann")`` returns a client that has said hello."""
+    """Factory: ``await connect("ann")`` returns a client that has said hello and watches the lobby
+    (``watch_lobby=False`` for one that does not)."""
     clients: list[Client] = []
 
     async def factory(name: str, **kwargs: object) -> Client:
+        kwargs.setdefault("watch_lobby", True)  # these tests follow the lobby as every client once did
         client = await Client.connect("127.0.0.1", server.port, name=name, **kwargs)  # type: ignore[arg-type]
         clients.append(client)
         return client

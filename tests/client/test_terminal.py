@@ -114,13 +114,13 @@ def test_a_summarized_option_text_shows_its_length() -> None:
 async def test_list_shows_long_options_as_summaries_and_the_table_keeps_its_full_options(connect: Connect, tmp_path: Path) -> None:
     pieces = tmp_path / "pieces.txt"
     pieces.write_text("0" * 100 + "5 3\nF 1\n")
-    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    ann, bob, cat = await _shell(connect, "ann"), await _shell(connect, "bob"), await _shell(connect, "cat")
     await ann.run(f"new tactego pieces={pieces}")
     assert "pieces=<108 chars>" in await bob.run("list")
     await bob.run("join 1")
-    update = await ann.next_push(m.TableUpdated)
+    update = await cat.next_push(m.TableUpdated)  # cat, in the lobby, watches it; players at a table do not
     while update.table.seats != ["ann", "bob"]:  # skip the push of ann's own creation
-        update = await ann.next_push(m.TableUpdated)
+        update = await cat.next_push(m.TableUpdated)
     # bob joined: the lobby push carries the summary
     assert update.table.options["pieces"] == {"length": 108, "sha256": update.table.options["pieces"]["sha256"]}
     ann.feed(update)
@@ -159,9 +159,10 @@ async def test_say_and_shout_send_the_text_as_typed(connect: Connect) -> None:
     await shell.run("say   at the table  ")
     said = await shell.next_push(m.Chat)
     assert (said.text, said.table) == ("at the table", 1)
+    listener = await _shell(connect, "bob")  # in the lobby; ann, at a table, no longer follows lobby chat
     await shell.run("shout to everyone")
-    said = await shell.next_push(m.Chat)
-    assert (said.text, said.table) == ("to everyone", None)
+    said = await listener.next_push(m.Chat)
+    assert (said.name, said.text, said.table) == ("ann", "to everyone", None)
     assert await shell.run("say") == "usage: say TEXT"
     assert "at most 500" in await shell.run("say " + "x" * 501)
 
@@ -568,3 +569,24 @@ async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> 
     out = await shell.run("games")
     assert "superko=bool" in out and "rows=int" in out
     assert "seed's" not in out
+
+
+# --- the lobby subscription ---------------------------------------------------------------------
+
+
+async def test_the_terminal_follows_the_lobby_only_while_at_no_table(connect: Connect) -> None:
+    ann = Shell(await connect("ann", watch_lobby=False))
+    bob = await connect("bob", watch_lobby=False)
+    await ann.term.follow_lobby()
+    await bob.create_table("nimble")
+    assert ann.feed(await ann.next_push(m.TableUpdated)).startswith("lobby: #1 nimble")
+    await ann.run("new othello size=6")
+    assert not ann.term.client.watching_lobby, "at a table: no lobby traffic"
+    await bob.say("in the lobby")
+    await ann.run("say at my table")
+    chat = await ann.next_push(m.Chat)
+    assert chat.table == 2, "the lobby line did not reach the player at a table"
+    await ann.run("leave")
+    assert ann.term.client.watching_lobby
+    await bob.say("back?")
+    assert (await ann.next_push(m.Chat)).text == "back?"

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import SCHEMA_VERSION, Store, TableRow
+from server.store import SCHEMA_VERSION, SQLiteStore, TableRow
 
 from .harness import ROOT, make_immutable, private_read_only_prefix
 
@@ -18,7 +18,7 @@ GAMES = [sys.executable, "-m", "client.cli", "games"]
 
 def finished_game_db(path: Path) -> None:
     async def fill() -> None:
-        async with Store.open(path) as store:
+        async with SQLiteStore.open(path) as store:
             row = TableRow(id=1, game="othello", options={}, seed=None, created=time.time(), status="over",
                            seat_names=("ann", "bob"), finished=time.time(), outcome={"winner": 1, "reason": "board full"})  # fmt: skip
             await store.create_table(row)

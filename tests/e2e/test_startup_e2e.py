@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import MoveRow, Store, TableRow
+from server.store import MoveRow, SQLiteStore, TableRow
 
 from .harness import ROOT, make_immutable, private_read_only_prefix, private_tmpfs_prefix, start_server
 
@@ -37,7 +37,7 @@ def make_database(path: Path, tables: int) -> None:
     """A real Parlour database with ``tables`` othello games of one move each."""
 
     async def fill() -> None:
-        async with Store.open(path) as store:
+        async with SQLiteStore.open(path) as store:
             for table_id in range(1, tables + 1):
                 row = TableRow(id=table_id, game="othello", options={}, seed=None, created=time.time(), status="playing",
                                seat_names=(f"a{table_id}", f"b{table_id}"))  # fmt: skip

@@ -37,6 +37,8 @@ REQUESTS: list[m.Message] = [
     m.Hello(id=2, version=7, name="bob", token="t" * 128, password="secret"),
     m.ListTables(id=3),
     m.ListTables(id=3, after=17, limit=100),
+    m.WatchLobby(id=4),
+    m.WatchLobby(id=4, watch=False),
     m.CreateTable(id=4, game="othello"),
     m.CreateTable(id=5, game="nimble", options={"board": [1, 2, 3], "n": None}, seed="abc", seat=1),
     m.CreateTable(id=6, game="tactego", seed=-(2**63), seat=None),
@@ -122,7 +124,7 @@ def test_protocol_constants() -> None:
 
 def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
-        "hello", "list_tables", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
+        "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "offer", "answer", "say", "list_archive", "get_record", "ping",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
@@ -495,6 +497,7 @@ json_like = st.recursive(
 REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.Hello: st.builds(m.Hello, id=request_ids, version=st.integers(min_value=-(2**63), max_value=2**64 - 1), name=st.text(max_size=256),
                        token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256)),
+    m.WatchLobby: st.builds(m.WatchLobby, id=request_ids, watch=st.booleans()),
     m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
                             limit=st.integers(min_value=1, max_value=100)),
     m.CreateTable: st.builds(

@@ -220,6 +220,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "say": lambda: {"text": junk_text(rng) or "hi", "table": rng.choice([None, table])},
         "list_archive": lambda: {"limit": rng.randint(1, 200), "offset": rng.randint(0, 99)},
         "get_record": lambda: {"table": table},
+        "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
     }
     return {"type": kind, "id": rid, **fields[kind]()}

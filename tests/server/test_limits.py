@@ -49,7 +49,7 @@ async def _raw(server: Server, rcvbuf: int | None = None) -> Raw:
 
 
 async def _client(server: Server, name: str) -> Client:
-    return await Client.connect("127.0.0.1", server.port, name=name)
+    return await Client.connect("127.0.0.1", server.port, name=name, watch_lobby=True)
 
 
 def _errors(frames: list[dict[str, object]]) -> list[object]:

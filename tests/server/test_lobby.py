@@ -558,6 +558,7 @@ async def test_spectator_count(connect) -> None:
 async def test_leave_reply_comes_before_its_pushes(raw) -> None:
     conn = await raw()
     await conn.hello("ann")
+    await conn.request("watch_lobby")
     created = await conn.request("create_table", game="othello", options={}, seat=0)
     table_id = created["table"]["id"]
     assert (await conn.recv())["type"] == "table_updated"  # the create's own push

@@ -15,7 +15,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 
@@ -29,6 +29,7 @@ from server.store import (
     Migration,
     MoveRow,
     SchemaError,
+    SQLiteStore,
     Store,
     StoredTable,
     StoreError,
@@ -69,7 +70,7 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def store(db: Path) -> AsyncIterator[Store]:
-    opened = Store.open(db)
+    opened = SQLiteStore.open(db)
     await opened.start()
     try:
         yield opened
@@ -83,7 +84,7 @@ def close(store: Store) -> None:
 
 async def reopen(store: Store) -> Store:
     await store.close()
-    again = Store.open(store.path)
+    again = SQLiteStore.open(store.path)
     await again.start()
     return again
 
@@ -255,7 +256,7 @@ async def test_one_write_is_atomic(store: Store) -> None:
 
 
 async def test_writes_need_a_started_open_store(db: Path) -> None:
-    store = Store.open(db)
+    store = SQLiteStore.open(db)
     with pytest.raises(StoreError, match="not started"):
         await store.save_session("t", "ann")
     await store.start()
@@ -272,7 +273,7 @@ async def test_writes_need_a_started_open_store(db: Path) -> None:
 
 
 async def test_close_commits_every_queued_write(db: Path) -> None:
-    store = Store.open(db)
+    store = SQLiteStore.open(db)
     await store.start()
     await store.create_table(table_row(1))
     writes = [asyncio.create_task(store.append_move(1, move_row(ply))) for ply in range(1, 101)]
@@ -285,9 +286,9 @@ async def test_close_commits_every_queued_write(db: Path) -> None:
 
 
 async def test_async_with(db: Path) -> None:
-    async with Store.open(db) as store:
+    async with SQLiteStore.open(db) as store:
         await store.save_session("t", "ann")
-    async with Store.open(db) as again:
+    async with SQLiteStore.open(db) as again:
         assert again.sessions() == {"t": "ann"}
 
 
@@ -323,6 +324,24 @@ async def test_writes_queued_together_share_one_transaction(store: Store) -> Non
         await asyncio.sleep(0.05)
     await writes
     assert store.commits - before == 1
+
+
+async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    await store.create_table(table_row(1))
+    loop = asyncio.get_running_loop()
+    wakeups = []
+    original = loop.call_soon_threadsafe
+
+    def counting(callback: Any, *args: Any, **kwargs: Any) -> Any:
+        wakeups.append(callback)
+        return original(callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counting)
+    with store._writer_gate:  # hold the writer so that every write piles up
+        writes = asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(1, 51)))
+        await asyncio.sleep(0.05)
+    await writes
+    assert len(wakeups) == 1, f"50 writes of one commit woke the loop {len(wakeups)} times"
 
 
 async def test_every_acknowledged_write_is_visible_to_another_connection(store: Store) -> None:
@@ -374,7 +393,7 @@ async def test_several_bad_writes_in_a_group_fail_alone(store: Store) -> None:
 
 
 async def test_a_locked_file_fails_the_whole_group(db: Path) -> None:
-    async with Store.open(db, busy_timeout_s=0.05) as store:
+    async with SQLiteStore.open(db, busy_timeout_s=0.05) as store:
         blocker = sqlite3.connect(db, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         with store._writer_gate:
@@ -422,16 +441,16 @@ async def test_wal_and_schema_version_are_set(store: Store) -> None:
 
 
 async def test_synchronous_is_configurable(db: Path) -> None:
-    async with Store.open(db, synchronous="normal") as store:
+    async with SQLiteStore.open(db, synchronous="normal") as store:
         assert store.synchronous == "NORMAL"
         assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 1
     with pytest.raises(ValueError, match="synchronous must be one of"):
-        Store.open(db, synchronous="sometimes")
+        SQLiteStore.open(db, synchronous="sometimes")
 
 
 def test_the_directory_is_created(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "parlour.sqlite3"
-    close(Store.open(path))
+    close(SQLiteStore.open(path))
     assert path.exists()
 
 
@@ -442,19 +461,19 @@ def test_default_db_path() -> None:
 
 def test_an_empty_file_is_a_new_database(db: Path) -> None:
     db.write_bytes(b"")
-    store = Store.open(db)
+    store = SQLiteStore.open(db)
     assert pragma(db, "user_version") == SCHEMA_VERSION and store.sessions() == {}
     close(store)
 
 
 def test_a_newer_schema_is_refused_untouched(db: Path) -> None:
-    close(Store.open(db))
+    close(SQLiteStore.open(db))
     connection = sqlite3.connect(db)
     connection.execute("PRAGMA user_version = 99")
     connection.close()
     before = db.read_bytes()
     with pytest.raises(SchemaError) as info:
-        Store.open(db)
+        SQLiteStore.open(db)
     assert str(info.value) == (
         f"database schema version 99 is newer than this Parlour supports ({SCHEMA_VERSION}); upgrade Parlour"
     )
@@ -465,7 +484,7 @@ def test_a_file_that_is_not_sqlite_is_refused_untouched(db: Path) -> None:
     garbage = bytes(random.Random(4).randrange(256) for _ in range(4096))
     db.write_bytes(garbage)
     with pytest.raises(SchemaError, match="is not a Parlour database: it is not an SQLite file"):
-        Store.open(db)
+        SQLiteStore.open(db)
     assert db.read_bytes() == garbage
     assert not Path(f"{db}-wal").exists()
 
@@ -476,13 +495,13 @@ def test_another_programs_database_is_refused(db: Path) -> None:
     connection.commit()
     connection.close()
     with pytest.raises(SchemaError, match=r"some other program .*tables: recipes\), not a Parlour one"):
-        Store.open(db)
+        SQLiteStore.open(db)
     assert pragma(db, "user_version") == 0 and pragma(db, "journal_mode") == "delete"
 
 
 def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a directory, not a database file"):
-        Store.open(tmp_path)
+        SQLiteStore.open(tmp_path)
 
 
 NEXT = Migration(
@@ -493,12 +512,12 @@ NEXT = Migration(
 
 
 async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    async with Store.open(db) as old:  # a database of the current version, written by "the older build"
+    async with SQLiteStore.open(db) as old:  # a database of the current version, written by "the older build"
         await old.create_table(table_row(1))
         await old.append_move(1, move_row(1))
     assert pragma(db, "user_version") == SCHEMA_VERSION
     monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, NEXT))
-    new = Store.open(db)
+    new = SQLiteStore.open(db)
     assert pragma(db, "user_version") == NEXT.version
     loaded = new.load(1)
     await new.close()
@@ -506,7 +525,7 @@ async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.Mon
     connection = sqlite3.connect(db)
     assert connection.execute("SELECT note FROM tables").fetchall() == [("from version 1",)]
     connection.close()
-    await Store.open(db).close()  # opening again changes nothing
+    await SQLiteStore.open(db).close()  # opening again changes nothing
     assert pragma(db, "user_version") == NEXT.version
 
 
@@ -523,7 +542,7 @@ async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
         (T0,),
     )
     connection.close()
-    async with Store.open(db) as store:
+    async with SQLiteStore.open(db) as store:
         assert pragma(db, "user_version") == SCHEMA_VERSION
         loaded = store.load(1)
         assert loaded is not None
@@ -531,7 +550,7 @@ async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
         assert loaded.row.seed_chosen is False
         await store.create_table(table_row(2, game="tactego", seed="chosen", seed_chosen=True))
         await store.update_table(1, seed=42)
-    async with Store.open(db) as store:
+    async with SQLiteStore.open(db) as store:
         assert store.load(2).row.seed_chosen is True  # type: ignore[union-attr]
         assert store.load(1).row.seed == 42  # type: ignore[union-attr]
 
@@ -539,16 +558,16 @@ async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
 def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sqlite3.connect(db).close()  # an empty SQLite file with user_version 0
     monkeypatch.setattr(store_module, "MIGRATIONS", (NEXT, *store_module.MIGRATIONS))  # order given wrongly
-    close(Store.open(db))
+    close(SQLiteStore.open(db))
     assert pragma(db, "user_version") == NEXT.version
 
 
 def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    close(Store.open(db))
+    close(SQLiteStore.open(db))
     broken = Migration(SCHEMA_VERSION + 1, "a broken step", ("ALTER TABLE tables ADD COLUMN note TEXT", "THIS IS NOT SQL"))
     monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, broken))
     with pytest.raises(SchemaError, match=rf"upgrading .* to schema version {SCHEMA_VERSION + 1} \(a broken step\) failed"):
-        Store.open(db)
+        SQLiteStore.open(db)
     assert pragma(db, "user_version") == SCHEMA_VERSION
     connection = sqlite3.connect(db)
     columns = [row[1] for row in connection.execute("PRAGMA table_info(tables)")]
@@ -557,11 +576,11 @@ def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch
 
 
 def test_a_gap_in_the_migrations_is_refused(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    close(Store.open(db))
+    close(SQLiteStore.open(db))
     skipping = Migration(SCHEMA_VERSION + 2, "skips a version", ("SELECT 1",))
     monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, skipping))
     with pytest.raises(SchemaError, match=f"no step leads from it to {skipping.version}"):
-        Store.open(db)
+        SQLiteStore.open(db)
     assert pragma(db, "user_version") == SCHEMA_VERSION
 
 
@@ -600,7 +619,7 @@ def test_iso_utc() -> None:
 CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
-    from server.store import MoveRow, Store, TableRow
+    from server.store import MoveRow, SQLiteStore, TableRow
 
     async def play(store, table_id):
         ply = 0
@@ -610,7 +629,7 @@ CHILD = textwrap.dedent(
             print(f"{table_id} {ply}", flush=True)
 
     async def main(path):
-        store = Store.open(path)
+        store = SQLiteStore.open(path)
         await store.start()
         for table_id in (1, 2, 3, 4):
             await store.create_table(TableRow(table_id, "othello", {}, None, time.time(), status="playing"))
@@ -656,7 +675,7 @@ def test_every_acknowledged_move_survives_sigkill(db: Path) -> None:
     acknowledged = [tuple(map(int, line.split())) for line in whole_lines]
     assert len(acknowledged) >= 400
 
-    store = Store.open(db)
+    store = SQLiteStore.open(db)
     tables = store.unfinished_tables()
     close(store)
     stored = {(table.id, move.ply) for table in tables for move in table.moves}
@@ -681,7 +700,7 @@ def games_args(db: Path | None, **overrides: object) -> argparse.Namespace:
 
 
 async def finished_games(db: Path) -> None:
-    async with Store.open(db) as store:
+    async with SQLiteStore.open(db) as store:
         await store.create_table(table_row(1, seat_names=("ann", "bob"), status="playing", started=T0))
         await store.append_move(1, move_row(1, "d3"))
         await store.append_move(1, move_row(2, "c5"))

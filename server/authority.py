@@ -1,0 +1,673 @@
+"""The table authority: every action at a table, through one pipeline.
+
+Each table request runs the same steps, in this order, with the table's lock
+held from the first check to the last change, so one action at a time
+happens per table:
+
+1. who is asking: the session the connection speaks for (``hello`` done);
+2. does the table exist (``no_such_table``);
+3. is the game running (``not_started``, ``game_over``), for actions that need it;
+4. may this seat do this (``not_seated``, ``not_your_turn``, ...);
+5. is it legal (the engine's verdict): the table *plans* the change without making it;
+6. commit: the planned change is written to the store, and nothing changes
+   in memory if the write fails;
+7. apply: the plan becomes the table's state;
+8. announce: after the reply, each recipient gets its own view (:mod:`server.fanout`),
+   and the lobby hears of the change (:mod:`server.lobby`).
+
+Grace periods, flag falls and seat vacating follow the same commit-then-apply rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import secrets
+import time
+from typing import Any, Awaitable, Callable
+
+import games
+from protocol import Code, Message
+from protocol.messages import (
+    Answer,
+    Answered,
+    CreateTable,
+    GameOver,
+    GameStarted,
+    JoinTable,
+    LeaveTable,
+    Moved,
+    Offer,
+    Offered,
+    Ok,
+    PlayerAway,
+    PlayerBack,
+    PlayMove,
+    RematchStarted,
+    Resign,
+    Resumed,
+    TableJoined,
+    TakenBack,
+    WatchTable,
+)
+
+from .clock import Clock, FlagFell, TimeControl, TimeControlError
+from .fanout import ViewCache, send_to_table, send_views
+from .limits import Limits
+from .lobby import Lobby
+from .session import Session, new_token
+from .store import (
+    MoveRow,
+    Statement,
+    StoredTable,
+    TableRow,
+    append_move_sql,
+    create_table_sql,
+    delete_table_sql,
+    truncate_moves_sql,
+    update_table_sql,
+)
+from .table import Played, RequestError, Table
+
+__all__ = ["Authority", "restore_table"]
+
+log = logging.getLogger(__name__)
+
+Push = Callable[[], None]
+
+
+class Authority:
+    """The one authority over every live table.
+
+    Args:
+        limits: what one client may cost (tables per client and per address).
+        grace_s: how long a disconnected player's seat is held before forfeit.
+        lobby: the table registry, told of every change.
+        persist: ``await persist(*statements)`` commits (no-op without a database).
+        persist_soon: ``persist_soon(*statements)`` commits in the background.
+        forget: drops a session that holds nothing any more.
+
+    Attributes:
+        next_table_id: the id the next new table gets.
+    """
+
+    def __init__(
+        self,
+        limits: Limits,
+        grace_s: float,
+        lobby: Lobby,
+        persist: Callable[..., Awaitable[None]],
+        persist_soon: Callable[..., None],
+        forget: Callable[[Session], None],
+    ) -> None:
+        self.limits = limits
+        self.grace_s = grace_s
+        self.lobby = lobby
+        self.tables = lobby.tables
+        self.next_table_id = 1
+        self._persist = persist
+        self._persist_soon = persist_soon
+        self._forget = forget
+        self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
+
+    def left(self, session: Session) -> None:
+        """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
+        for table_id in list(session.watching):
+            table = self.tables.get(table_id)
+            if table is not None:
+                self.unwatch(session, table)
+        for table_id, seat in list(session.seats.items()):
+            table = self.tables.get(table_id)
+            if table is not None and table.outcome is None:
+                self.hold_seat(table, seat, session)
+            elif table is not None:
+                self.vacate(session, table)
+        if not session.seats:
+            self._forget(session)
+
+    def cancel_timers(self) -> None:
+        """Stop every grace timer (the server is closing: nobody forfeits for that)."""
+        for table in self.tables.values():
+            for timer in table.grace.values():
+                timer.cancel()
+
+    def hold_seat(self, table: Table, seat: int, session: Session) -> None:
+        """Keep an absent player's seat for the grace period, then forfeit it."""
+        grace_s = self.grace_s
+        loop = asyncio.get_running_loop()
+        table.grace[seat] = loop.call_later(grace_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
+        for member, _ in table.members():
+            member.send(PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=grace_s))
+
+    async def _grace_over(self, table: Table, seat: int) -> None:
+        async with table.lock:
+            table.grace.pop(seat, None)
+            holder = table.seats[seat]
+            if holder is None or holder.connected or self.tables.get(table.id) is not table:
+                return
+            if table.status == "playing":
+                if 1 - seat in table.moved:
+                    outcome = table.forfeit(seat, "abandoned the game")
+                else:
+                    outcome = games.Outcome(winner=None, reason=f"{table.game.seats[seat]} abandoned before the opponent moved")
+                await self._persist(_ended_sql(table, outcome))
+                table.end(outcome)
+                self._announce_outcome(table, outcome, lobby=False)
+            self.vacate(holder, table)
+            if not holder.seats and not holder.connected:
+                self._forget(holder)
+
+    def vacate(self, session: Session, table: Table) -> None:
+        """Take ``session`` out of its seat at a table that is not running."""
+        session.seats.pop(table.id, None)
+        table.offers.pop("rematch", None)
+        table.unseat(session)
+        if table.status == "waiting":
+            self._persist_soon(_seats_sql(table))
+        self._close_if_empty(table)
+
+    def unwatch(self, session: Session, table: Table) -> None:
+        """Stop ``session`` watching ``table``; the table closes if nobody is left."""
+        session.watching.discard(table.id)
+        table.spectators.discard(session)
+        self._close_if_empty(table)
+
+    def _close_if_empty(self, table: Table) -> None:
+        if table.is_empty() and table.status != "playing":
+            if self.lobby.remove(table.id) is not None:
+                self._uncount(table)
+                if table.status == "waiting":
+                    self._persist_soon(delete_table_sql(table.id))
+        else:
+            self._table_changed(table)
+
+    def rejoin(self, session: Session, then: list[Push]) -> None:
+        """A resumed session is back: stop its grace timers; after the ``welcome``, tell it and the others at its tables."""
+        for table_id, seat in session.seats.items():
+            table = self.tables[table_id]
+            timer = table.grace.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            then.append(lambda table=table, seat=seat: self._welcome_back(session, table, seat))
+        for table_id in session.watching:
+            table = self.tables[table_id]
+            then.append(lambda table=table: self._welcome_back(session, table, None))
+
+    def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
+        assert session.peer is not None
+        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves)))
+        if seat is not None:
+            for member, _ in table.members():
+                if member is not session.peer:
+                    member.send(PlayerBack(table=table.id, seat=seat, name=session.name))
+
+    def table(self, table_id: int) -> Table:
+        """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
+        return self.lobby.get(table_id)
+
+    def _table_changed(self, table: Table) -> None:
+        self.lobby.changed(table.id)
+
+    async def create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
+        """Open a table, seating (or, with ``seat`` nil, making a spectator of) its creator; the reply is ``table_joined``."""
+        try:
+            control = TimeControl.parse(request.time_control)
+        except TimeControlError as exc:
+            raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
+        self._check_room(session)
+        host = self._check_address_budget(session)
+        table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
+        table.set_time_control(control)
+        self.next_table_id += 1
+        seat = None
+        if request.seat is not None and table.outcome is not None:
+            raise RequestError(
+                Code.GAME_OVER,
+                f"this setup is over before the first move ({table.outcome.reason}); "
+                "create the table with seat null to look at it",
+            )
+        if request.seat is not None:
+            seat = table.sit(session, request.seat)
+        await self._persist(create_table_sql(_table_row(table)))
+        self.lobby.add(table)
+        self._count_against(host, table)
+        if seat is not None:
+            session.seats[table.id] = seat
+        else:
+            table.spectators.add(session)
+            session.watching.add(table.id)
+        log.info("%s created table %d (%s %s)", session.name, table.id, table.game.name, table.options)
+        then.append(lambda: self._table_changed(table))
+        return self._joined(request.id, table, seat)
+
+    def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
+        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
+
+    def _check_room(self, session: Session, who: str = "you") -> None:
+        """Refuse one more table to a session at its limit of seats plus watched tables."""
+        most = self.limits.max_tables_per_client
+        if len(session.seats) + len(session.watching) >= most:
+            verb = "are" if who == "you" else "is"
+            raise RequestError(Code.TOO_MANY_TABLES, f"{who} {verb} already at {most} tables, the most this server allows; leave one first")
+
+    def _check_address_budget(self, session: Session) -> str:
+        """Refuse a new table to the address of ``session``'s connection at its budget; return that address.
+
+        Every table an address created counts until its game is over or it
+        closes, whether or not anyone from there is still connected.
+
+        Raises:
+            RequestError: ``too_many_tables``.
+        """
+        host = session.peer.host if session.peer is not None else "?"
+        live = {table_id for table_id in self._tables_by_host.get(host, ()) if self._live(table_id)}
+        self._tables_by_host[host] = live
+        most = self.limits.max_tables_per_address
+        if len(live) >= most:
+            raise RequestError(
+                Code.TOO_MANY_TABLES,
+                f"your address already has {most} tables that are not over, the most this server allows;"
+                " finish or leave one first (tables of players who left count until they close)",
+            )
+        return host
+
+    def _live(self, table_id: int) -> bool:
+        table = self.tables.get(table_id)
+        return table is not None and table.outcome is None
+
+    def _count_against(self, host: str, table: Table) -> None:
+        """Count a new table against ``host``'s budget (see :meth:`_check_address_budget`)."""
+        table.creator_host = host
+        self._tables_by_host.setdefault(host, set()).add(table.id)
+
+    def _uncount(self, table: Table) -> None:
+        """Stop counting a closed table against its creator's address (restored tables count against none)."""
+        host = table.creator_host
+        if host is None or host not in self._tables_by_host:
+            return
+        ids = self._tables_by_host[host]
+        ids.discard(table.id)
+        if not ids:
+            del self._tables_by_host[host]
+
+    async def join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
+        """Seat ``session``; the second seat filled deals a secret setup and starts the game."""
+        table = self.table(request.table)
+        if table.id not in session.watching and table.id not in session.seats:
+            self._check_room(session)
+        async with table.lock:
+            seat = table.sit(session, request.seat)
+            starting = table.ready_to_start()
+            deal = table.plan_deal() if starting else None
+            statements = [_seats_sql(table, status="playing" if starting else "waiting")]
+            decided = None
+            if starting:
+                more, decided = _starting_sql(table, deal)
+                statements += more
+            try:
+                await self._persist(*statements)
+            except BaseException:
+                table.unseat(session)
+                raise
+            session.seats[table.id] = seat
+            session.watching.discard(table.id)
+            if starting:
+                if deal is not None:
+                    table.deal(*deal)
+                table.started = True
+                then.append(lambda: self._start(table))
+            if decided is not None:
+                then.append(lambda: self._announce_outcome(table, decided, lobby=False))
+        then.append(lambda: self._table_changed(table))
+        return self._joined(request.id, table, seat)
+
+    def _start(self, table: Table) -> None:
+        log.info("table %d starts: %s vs %s", table.id, *table.seat_names)
+        table.start_clock()
+        self.schedule_flag(table)
+        views = ViewCache(table)
+        seats = list(table.seat_names)
+        send_views(table.members(), lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
+
+    async def watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
+        """Make ``session`` a spectator of the table."""
+        table = self.table(request.table)
+        if table.id in session.seats:
+            raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
+        if table.id not in session.watching:
+            self._check_room(session)
+        table.spectators.add(session)
+        session.watching.add(table.id)
+        then.append(lambda: self._table_changed(table))
+        return self._joined(request.id, table, None)
+
+    async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
+        """Take ``session`` away from the table; leaving a running game forfeits it."""
+        table = self.table(request.table)
+        if table.id in session.watching:
+            then.append(lambda: self.unwatch(session, table))
+            return Ok(id=request.id)
+        if table.id not in session.seats:
+            raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
+        async with table.lock:
+            outcome = None
+            if table.status == "playing":
+                outcome = table.forfeit(session.seats[table.id], "left the table (game forfeited)")
+                await self._persist(_ended_sql(table, outcome))
+                table.end(outcome)
+        if outcome is not None:
+            then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
+        then.append(lambda: self.vacate(session, table))
+        return Ok(id=request.id)
+
+    async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
+        """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
+        table = self.table(request.table)
+        async with table.lock:
+            played = table.plan_move(session, request.move, request.ply)
+            clock_before = copy.deepcopy(table.clock)
+            try:
+                table.press_clock(played)
+            except FlagFell as fell:
+                await self._flag_fell(table, fell.seat)
+                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+            now = time.time()
+            statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+            final = played[-1].state.outcome
+            if final is not None:
+                statements.append(_ended_sql(table, final))
+            if table.clock is not None:
+                statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
+            try:
+                await self._persist(*statements)
+            except Exception:
+                table.clock = clock_before  # not saved: the move did not happen, nor did its time
+                raise
+            table.apply(played)
+            lapsed = table.lapse_offers(played[0].seat)
+            if final is not None:
+                table.stop_clock()
+            else:
+                self.schedule_flag(table)
+        then.append(lambda: self._announce_moves(table, played))
+        for kind in lapsed:
+            then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
+        return Ok(id=request.id)
+
+    def schedule_flag(self, table: Table) -> None:
+        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
+        if table.flag_timer is not None:
+            table.flag_timer.cancel()
+            table.flag_timer = None
+        clock = table.clock
+        if clock is None or clock.running is None or table.outcome is not None:
+            return
+        now = time.monotonic()
+        flag_at = clock.flag_time(now)
+        assert flag_at is not None
+        delay = max(0.0, flag_at - now) + 0.001
+        loop = asyncio.get_running_loop()
+        table.flag_timer = loop.call_later(delay, lambda: asyncio.ensure_future(self._check_flag(table)))
+
+    async def _check_flag(self, table: Table) -> None:
+        async with table.lock:
+            clock = table.clock
+            if clock is None or table.outcome is not None:
+                return
+            seat = clock.flagged(time.monotonic())
+            if seat is None:
+                self.schedule_flag(table)
+                return
+            await self._flag_fell(table, seat)
+
+    async def _flag_fell(self, table: Table, seat: int) -> None:
+        """End the game: ``seat`` lost on time (called with the table lock held)."""
+        outcome = table.forfeit(seat, "ran out of time")
+        await self._persist(_ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()))
+        table.end(outcome)
+        self._announce_outcome(table, outcome)
+
+    def to_table(self, table: Table, message: Message) -> None:
+        """Send ``message`` to everyone at ``table``, encoded once."""
+        send_to_table(table, message)
+
+    async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
+        """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
+        table = self.table(request.table)
+        async with table.lock:
+            opponent_offer = table.offers.get(request.kind)
+            if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
+                # Offering what the opponent already offers is accepting it (as on lichess).
+                return await self._accept(session, table, request.kind, request.id, then)
+            seat = table.offer(session, request.kind, request.plies)
+        message = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
+        then.append(lambda: self.to_table(table, message))
+        return Ok(id=request.id)
+
+    async def answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
+        """Accept or decline the opponent's pending offer."""
+        table = self.table(request.table)
+        async with table.lock:
+            if request.accept:
+                return await self._accept(session, table, request.kind, request.id, then)
+            table.take_offer(session, request.kind)
+        message = Answered(table=table.id, kind=request.kind, accepted=False)
+        then.append(lambda: self.to_table(table, message))
+        return Ok(id=request.id)
+
+    async def _accept(self, session: Session, table: Table, kind: str, request_id: int, then: list[Push]) -> Message:
+        """Carry out the opponent's offer of ``kind`` (called with the table lock held)."""
+        if kind != "rematch":
+            table.check_running()
+        offer = table.take_offer(session, kind)
+        if kind == "rematch":
+            try:
+                self._check_rematch(table, session)
+            except RequestError:
+                table.offers[kind] = offer  # refused: the offer stays pending
+                raise
+        _seat, plies = offer
+        then.append(lambda: self.to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
+        if kind == "draw":
+            outcome = games.Outcome(winner=None, reason="draw by agreement")
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
+            then.append(lambda: self._announce_outcome(table, outcome))
+        elif kind == "takeback":
+            state, taken = table.plan_takeback(plies)
+            await self._persist(truncate_moves_sql(table.id, state.ply))
+            table.apply_takeback(state, taken)
+            table.start_clock()
+            self.schedule_flag(table)
+            then.append(lambda: self._announce_takeback(table, taken))
+        else:
+            rematch = await self._rematch(table, session)
+            then.append(lambda: self._announce_rematch(table, rematch))
+        return Ok(id=request_id)
+
+    def _announce_takeback(self, table: Table, plies: int) -> None:
+        views = ViewCache(table)
+        clock = table.clock_snapshot()
+        moves = list(table.moves)
+        send_views(table.members(), lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
+
+    def _check_rematch(self, old: Table, accepter: Session) -> str:
+        """Raise unless the rematch of ``old`` can be played; return the address it will count against.
+
+        Both players must still be there, each with room for a table, and the
+        address of the accepter's connection within its table budget.
+
+        Raises:
+            RequestError: ``bad_action`` or ``too_many_tables``.
+        """
+        if old.rematch is not None:
+            raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
+        if any(holder is None for holder in old.seats):
+            raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
+        for holder in old.seats:
+            assert holder is not None
+            self._check_room(holder, who=holder.name)
+        return self._check_address_budget(accepter)
+
+    async def _rematch(self, old: Table, accepter: Session) -> Table:
+        """A new table with the same game and seats swapped, both players seated.
+
+        Raises:
+            RequestError: ``bad_action`` if a player has left or the rematch was already played;
+                ``too_many_tables`` if a player or the accepter's address has no room.
+        """
+        host = self._check_rematch(old, accepter)
+        seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
+        table = Table.create(self.next_table_id, old.game.name, old.options, seed)
+        self.next_table_id += 1
+        table.set_time_control(old.clock.control if old.clock is not None else None)
+        second, first = old.seats
+        assert first is not None and second is not None  # _check_rematch: both players are still there
+        table.seat_both(first, second)
+        table.started = True
+        statements = [create_table_sql(_table_row(table))]
+        if table.outcome is not None:  # decided by its setup: over as it starts
+            statements.append(_ended_sql(table, table.outcome))
+        await self._persist(*statements)
+        self.lobby.add(table)
+        self._count_against(host, table)
+        old.rematch = table.id
+        for seat, holder in enumerate(table.seats):
+            if holder is not None:
+                holder.seats[table.id] = seat
+        table.start_clock()
+        self.schedule_flag(table)
+        return table
+
+    def _announce_rematch(self, old: Table, table: Table) -> None:
+        info = table.info()
+        for member, seat in table.members():
+            assert seat is not None
+            member.send(RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
+        if table.outcome is not None:
+            self._announce_outcome(table, table.outcome, lobby=False)
+        self._table_changed(table)
+
+    def _announce_moves(self, table: Table, played: list[Played]) -> None:
+        members = table.members()
+        clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
+        for ply in played:
+            if ply.forced:
+                log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
+            views = ViewCache(table, ply.state)
+            send_views(members, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
+        if table.outcome is not None:
+            self._announce_outcome(table, table.outcome)
+
+    def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
+        log.info("table %d over: %s", table.id, outcome)
+        message = GameOver(table=table.id, outcome=outcome.to_dict())
+        for member, _seat in table.members():
+            member.send(message)
+        for holder in list(table.seats):
+            if holder is not None and not holder.connected:
+                self.vacate(holder, table)  # nobody waits for an absent player of a finished game
+                if not holder.seats:
+                    self._forget(holder)
+        if lobby:
+            self._table_changed(table)
+
+    async def resign(self, session: Session, request: Resign, then: list[Push]) -> Message:
+        """End the game: ``session``'s seat loses."""
+        table = self.table(request.table)
+        async with table.lock:
+            outcome = table.resign(session)
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
+        then.append(lambda: self._announce_outcome(table, outcome))
+        return Ok(id=request.id)
+
+
+def _table_row(table: Table) -> TableRow:
+    return TableRow(
+        id=table.id,
+        game=table.game.name,
+        options=table.options,
+        seed=table.seed,
+        created=table.created_at,
+        time_control=str(table.clock.control) if table.clock is not None else None,
+        seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
+        seat_tokens=_seat_tokens(table),
+        status=table.status,
+        seed_chosen=table.seed_chosen,
+    )
+
+
+def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
+    first, second = (holder.token if holder is not None else None for holder in table.seats)
+    return first, second
+
+
+def _seats_sql(table: Table, status: str | None = None) -> Statement:
+    fields: dict[str, Any] = {"seat_names": tuple(table.seat_names), "seat_tokens": _seat_tokens(table)}
+    if status is not None:
+        fields["status"] = status
+        if status == "playing":
+            fields["started"] = time.time()
+    return update_table_sql(table.id, **fields)
+
+
+def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[list[Statement], games.Outcome | None]:
+    """What starting the game writes besides the seats and status, and the outcome it starts with.
+
+    Returns:
+        The statements (the seed of ``deal``, a setup dealt now; the outcome,
+        when the starting position is already decided) and that outcome or ``None``.
+    """
+    statements = [update_table_sql(table.id, seed=deal[0])] if deal is not None else []
+    decided = (deal[1] if deal is not None else table.state).outcome
+    if decided is not None:
+        statements.append(_ended_sql(table, decided))
+    return statements, decided
+
+
+def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
+    return update_table_sql(table.id, status="over", outcome=outcome.to_dict(), finished=time.time())
+
+
+def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
+    """Rebuild a live table from the database: its position replayed move by move.
+
+    Raises:
+        games.GameError: the stored game no longer replays (an engine changed).
+    """
+    row = stored.row
+    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen)
+    if row.time_control is not None and row.clocks:
+        table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
+    elif row.time_control is not None:
+        table.set_time_control(TimeControl.parse(row.time_control))
+    table.created_at = row.created
+    table.started = row.status == "playing"
+    table.seat_names = list(row.seat_names)
+    for seat, token in enumerate(row.seat_tokens):
+        holder = sessions.get(token) if token is not None else None
+        if holder is None and row.seat_names[seat] is not None:
+            holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
+            sessions[holder.token] = holder
+        table.seats[seat] = holder
+    state = table.state
+    played = []
+    for move in stored.moves:
+        state = state.play(move.move)
+        played.append(Played(move.seat, move.move, move.ply, move.forced, state))
+    if played:
+        table.apply(played)
+    return table
+
+
+def _restored_seed(row: TableRow) -> str | int | None:
+    """The seed to rebuild a stored table with: ``None`` (deal at start) for a waiting table's secret setup.
+
+    A secret setup dealt by an older server while the table waited may have
+    been seen by whoever sat there, so it is dealt afresh too.
+    """
+    if row.status == "waiting" and not row.seed_chosen and games.get(row.game).seed_is_secret(row.options):
+        return None
+    return row.seed

@@ -1,0 +1,344 @@
+"""The connection layer: the byte pump between each socket and the sans-IO protocol.
+
+One :class:`Connections` accepts every connection, refuses those over a
+limit, feeds received bytes to :class:`protocol.ServerConnection`, hands each
+decoded request to the server's request handler, one at a time in order,
+throttles flooders, and enforces the deadlines (hello, stalled frames,
+silence) while sending heartbeats. It knows nothing of tables or sessions:
+what a request means is the handler's business.
+
+Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
+the transport hands it each chunk it reads, a per-connection task decodes and
+answers them, and every frame produced while handling one chunk leaves in one
+write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
+grows past :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so
+a flooder's bytes wait in its own socket buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from typing import Awaitable, Callable
+
+from protocol import Code, ProtocolError, ServerConnection
+from protocol.codec import encode_message
+from protocol.messages import Error, Heartbeat, Request, Shutdown
+
+from .descriptors import connection_budget, descriptor_limit, open_descriptors
+from .limits import AddressBuckets, Limits, TokenBucket
+from .peer import Peer
+
+__all__ = ["Connections", "send_protocol_error"]
+
+log = logging.getLogger(__name__)
+
+REFUSAL_LINGER_S = 1.0
+"""How long a refused connection may take to read ``too_many_connections`` and close."""
+BUSY_REFUSAL_LINGER_S = 0.2
+"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
+
+YIELD_EVERY_REQUESTS = 8
+"""A connection's requests handled in a row before other connections get a turn."""
+
+INBOX_HIGH_BYTES = 256 * 1024
+"""Received bytes not yet handled above which a connection stops reading its socket."""
+INBOX_LOW_BYTES = 64 * 1024
+"""... and below which it reads again."""
+
+RequestHandler = Callable[[Peer, Request], Awaitable[None]]
+
+
+class Connections:
+    """Every open connection, and the pump, limits and deadlines of each.
+
+    Args:
+        limits: what one client may cost.
+        handle: ``await handle(peer, request)`` answers one request (it sends the reply itself).
+        disconnected: called once when a connection that was accepted ends.
+
+    Attributes:
+        peers: the open connections.
+        max_connections: open connections allowed (``limits.max_connections``,
+            or fewer if the descriptor limit is lower; see :meth:`fit_to_descriptors`).
+    """
+
+    def __init__(self, limits: Limits, handle: RequestHandler, disconnected: Callable[[Peer], None]) -> None:
+        self.limits = limits
+        self.peers: set[Peer] = set()
+        self.max_connections = limits.max_connections
+        self._handle_request = handle
+        self._disconnected = disconnected
+        self._refusal_room = self.max_connections
+        self._refusing = 0  # connections being refused right now
+        self._pumps: set[asyncio.Task[None]] = set()
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
+        self._watchdog: asyncio.Task[None] | None = None
+
+    def fit_to_descriptors(self) -> None:
+        """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
+        wanted = self.limits.max_connections
+        limit = descriptor_limit()
+        if limit is None:
+            return
+        in_use = open_descriptors()
+        budget, self._refusal_room = connection_budget(limit, in_use)
+        if wanted > budget:
+            log.warning(
+                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
+                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
+            )  # fmt: skip
+            self.max_connections = budget
+
+    def start_deadlines(self) -> None:
+        """Start the task that enforces deadlines and sends heartbeats."""
+        self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
+
+    async def close(self, reason: str) -> None:
+        """Send ``shutdown`` to every connection, close them all and wait for their pumps to end."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for peer in list(self.peers):
+            peer.send(Shutdown(message=reason))
+            peer.close()
+        await asyncio.gather(*(peer.wait_closed() for peer in list(self.peers)), return_exceptions=True)
+        for task in list(self._pumps):
+            task.cancel()
+        await asyncio.gather(*self._pumps, return_exceptions=True)
+
+    # --- one connection ----------------------------------------------------------------
+
+    def protocol_factory(self) -> "PeerProtocol":
+        """A protocol for one new connection (pass to ``loop.create_server``)."""
+        return PeerProtocol(self)
+
+    def accepted(self, inbox: "PeerProtocol") -> None:
+        """Start serving a connection the transport just made."""
+        task = asyncio.get_running_loop().create_task(self._serve(inbox))
+        self._pumps.add(task)
+        task.add_done_callback(self._pumps.discard)
+
+    async def _serve(self, reader: "PeerProtocol") -> None:
+        """Serve one accepted connection until it ends."""
+        peer = reader.peer
+        refusal = self._refusal(peer.host)
+        if refusal is not None:
+            await self._refuse(peer, refusal)
+            return
+        self.peers.add(peer)
+        self._per_address[peer.host] += 1
+        log.info("connection from %s", peer.address)
+        try:
+            await self._pump(reader, peer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        except Exception:
+            log.exception("connection %s failed", peer.address)
+        finally:
+            self.peers.discard(peer)
+            self._per_address[peer.host] -= 1
+            if not self._per_address[peer.host]:
+                del self._per_address[peer.host]
+            self._disconnected(peer)
+            peer.close()
+            await peer.discard_input()
+            await peer.wait_closed()
+
+    async def _refuse(self, peer: Peer, refusal: str) -> None:
+        log.warning("refusing %s: %s", peer.address, refusal)
+        # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
+        linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
+        self._refusing += 1
+        try:
+            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
+            peer.close(linger_s=linger_s)
+            await peer.discard_input(linger_s)
+            await peer.wait_closed()
+        finally:
+            self._refusing -= 1
+
+    def _refusal(self, host: str) -> str | None:
+        """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
+        limits = self.limits
+        if not self._attempts.admit(host, time.monotonic()):
+            return (
+                f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
+                f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
+            )
+        if len(self.peers) >= self.max_connections:
+            return f"the server has its maximum of {self.max_connections} connections; try again later"
+        if self._per_address[host] >= limits.max_connections_per_address:
+            return f"your address already has the maximum of {limits.max_connections_per_address} connections"
+        return None
+
+    async def _pump(self, reader: "PeerProtocol", peer: Peer) -> None:
+        throttle = Throttle(self.limits)
+        while not peer.closed:
+            peer.last_received = time.monotonic()
+            peer.reading = True
+            data = await reader.read()
+            peer.reading = False
+            if not data:
+                return
+            received_at = peer.last_received = time.monotonic()
+            completed = False
+            for count, event in enumerate(peer.protocol.receive_data(data), 1):
+                completed = True
+                if count % YIELD_EVERY_REQUESTS == 0:
+                    await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
+                if not await throttle.admit():
+                    drop(peer, Code.RATE_LIMITED, throttle.reason())
+                    return
+                if isinstance(event, ProtocolError):
+                    send_protocol_error(peer, event)
+                else:
+                    await self._handle_request(peer, event)
+                if peer.gone:
+                    return  # closed by us, or the client left: its other requests are not worth answering
+            peer.flush()  # the replies to this batch leave now, in one write
+            if not peer.protocol.buffered_bytes:
+                peer.partial_since = None
+            elif completed:
+                peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
+            elif peer.partial_since is None:
+                peer.partial_since = received_at
+
+    # --- liveness -----------------------------------------------------------------------
+
+    async def _watch_deadlines(self) -> None:
+        """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
+        limits = self.limits
+        heartbeat = encode_message(Heartbeat())
+        while True:
+            await asyncio.sleep(limits.tick_s)
+            now = time.monotonic()
+            for peer in list(self.peers):
+                overdue = self._overdue(peer, now)
+                if overdue is not None:
+                    drop(peer, Code.TIMEOUT, overdue)
+                elif peer.session is not None and now - peer.last_sent >= limits.heartbeat_s:
+                    peer.send_frame(heartbeat)
+
+    def _overdue(self, peer: Peer, now: float) -> str | None:
+        """Which deadline ``peer`` missed at ``now``, in words, or ``None``."""
+        limits = self.limits
+        if peer.closed:
+            return None
+        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:
+            return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
+        if not peer.reading:
+            return None  # the server is busy with this peer's requests: not the peer's delay
+        if peer.partial_since is not None and now - peer.partial_since > limits.stall_timeout_s:
+            return f"a frame was begun but not finished within {limits.stall_timeout_s:g} s"
+        if now - peer.last_received > limits.idle_timeout_s:
+            return f"nothing received for {limits.idle_timeout_s:g} s (send ping at least every {limits.heartbeat_s:g} s)"
+        return None
+
+
+def drop(peer: Peer, code: Code, message: str) -> None:
+    """Tell ``peer`` why, then close its connection."""
+    log.info("closing %s (%s): %s", peer.address, code, message)
+    peer.send(Error(code=code, message=message))
+    peer.close()
+
+
+def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
+    """Answer a request the protocol refused with ``error``; close the connection if the error is fatal."""
+    log.info("%s: %s (%s)", peer.address, error.code, error.message)
+    peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
+    if error.fatal:
+        peer.close()
+
+
+class Throttle:
+    """One connection's request rate: a token bucket that slows, then gives up on, a flooder."""
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
+        self._since: float | None = None
+
+    async def admit(self) -> bool:
+        """Wait until the next request may be handled; ``False`` once flooding has lasted too long."""
+        now = time.monotonic()
+        wait_s = self._bucket.take(now)
+        if wait_s <= 0.0:
+            if self._bucket.tokens(now) >= self._bucket.burst / 2:
+                self._since = None  # well below the rate for a while: the flood, if any, is over
+            return True
+        self._since = self._since if self._since is not None else now
+        if now - self._since > self._limits.flood_timeout_s:
+            return False
+        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+        return True
+
+    def reason(self) -> str:
+        """Why the connection is being closed."""
+        limits = self._limits
+        return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
+
+
+class PeerProtocol(asyncio.Protocol):
+    """The transport's side of one connection: collects received chunks for its task (:meth:`read`)."""
+
+    def __init__(self, connections: Connections) -> None:
+        self._connections = connections
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._buffered = 0
+        self._paused = False
+        self._ended = False
+        self._wakeup: asyncio.Future[None] | None = None
+        self.peer: Peer
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        limits = self._connections.limits
+        self._transport = transport
+        self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes)
+        self._connections.accepted(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.peer.closed:
+            return  # closing: what the peer still sends is dropped
+        self._chunks.append(data)
+        self._buffered += len(data)
+        if self._buffered > INBOX_HIGH_BYTES and not self._paused:
+            self._paused = True
+            self._transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self._ended = True
+        self.peer.input_done()
+        self._wake()
+        return self._keep_open_on_eof  # our side may still have replies to send
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._ended = True
+        self.peer.connection_lost()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._wakeup is not None and not self._wakeup.done():
+            self._wakeup.set_result(None)
+
+    async def read(self) -> bytes:
+        """The next received chunk; ``b""`` once the client sent EOF or the connection is lost."""
+        while not self._chunks:
+            if self._ended:
+                return b""
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        data = self._chunks.popleft()
+        self._buffered -= len(data)
+        if self._paused and self._buffered < INBOX_LOW_BYTES:
+            self._paused = False
+            self._transport.resume_reading()
+        return data

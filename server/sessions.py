@@ -1,0 +1,181 @@
+"""Sessions: the handshake, player names, resume tokens.
+
+:class:`Sessions` answers ``hello``: it checks the version and the password,
+opens a new session (its row committed first) or gives an existing one to a
+new connection, and forgets sessions that hold nothing. What a resumed
+session finds at its tables (grace timers, ``resumed`` pushes) is the
+tables' business, not this module's.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from typing import Awaitable, Callable
+
+import games
+from protocol import PROTOCOL_VERSION, Code, ProtocolError
+from protocol.messages import Error, Hello, Welcome
+
+from . import __version__
+from .limits import Limits
+from .names import NameError_, check_name, name_key
+from .peer import Peer
+from .session import Session, new_token
+from .store import StoreError, delete_session_sql, is_disk_full, save_session_sql
+from .table import RequestError
+
+__all__ = ["Sessions"]
+
+log = logging.getLogger(__name__)
+
+Persist = Callable[..., Awaitable[None]]
+PersistSoon = Callable[..., None]
+
+
+class Sessions:
+    """Every live session, by token and by name.
+
+    Args:
+        limits: the server's limits (name length, and what ``welcome`` announces).
+        server_name: shown to clients in ``welcome``.
+        password: if set, ``hello`` must carry it.
+        persist: ``await persist(*statements)`` commits statements (no-op without a database).
+        persist_soon: ``persist_soon(*statements)`` commits in the background.
+
+    Attributes:
+        by_token: token -> session.
+        by_name: name key (:func:`server.names.name_key`) -> the session holding that name.
+    """
+
+    def __init__(self, limits: Limits, server_name: str, password: str | None, persist: Persist, persist_soon: PersistSoon) -> None:
+        self.by_token: dict[str, Session] = {}
+        self.by_name: dict[str, Session] = {}
+        self._claiming: set[str] = set()  # name keys of new sessions whose commit is in flight
+        self._limits = limits
+        self._server_name = server_name
+        self._password = password
+        self._persist = persist
+        self._persist_soon = persist_soon
+
+    async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
+        """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
+
+        Raises:
+            ProtocolError: ``unsupported_version`` or ``bad_password`` (fatal).
+            RequestError: ``handshake_required`` (a second hello), ``bad_token``,
+                ``bad_name``, ``name_taken`` or ``internal_error``.
+            StoreError: the disk is full (``storage_full``).
+        """
+        if hello.version != PROTOCOL_VERSION:
+            raise ProtocolError(
+                Code.UNSUPPORTED_VERSION,
+                f"this server speaks protocol version {PROTOCOL_VERSION}, not {hello.version}",
+                request_id=hello.id,
+                fatal=True,
+            )
+        if peer.session is not None:
+            raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
+        self._check_password(hello)
+        if hello.token is not None:
+            session = self._resume(peer, hello.token, hello.name)
+        else:
+            session = await self._open(peer, hello.name)
+        peer.session = session
+        peer.protocol.accept_hello()
+        return session, self._welcome(hello, session)
+
+    def _welcome(self, hello: Hello, session: Session) -> Welcome:
+        limits = self._limits
+        return Welcome(
+            id=hello.id,
+            protocol=PROTOCOL_VERSION,
+            server=self._server_name,
+            version=__version__,
+            name=session.name,
+            token=session.token,
+            games=[games.get(n).describe() for n in games.names()],
+            resumed=hello.token is not None,
+            heartbeat_s=limits.heartbeat_s,
+            idle_timeout_s=limits.idle_timeout_s,
+            requests_per_s=limits.requests_per_s,
+            request_burst=limits.request_burst,
+        )
+
+    def _check_password(self, hello: Hello) -> None:
+        """Refuse a ``hello`` without the server's password (compared in constant time)."""
+        expected = self._password
+        if expected is None:
+            return
+        if hello.password is None:
+            raise ProtocolError(Code.BAD_PASSWORD, "this server needs a password", request_id=hello.id, fatal=True)
+        if not hmac.compare_digest(hello.password.encode(), expected.encode()):
+            raise ProtocolError(Code.BAD_PASSWORD, "wrong password", request_id=hello.id, fatal=True)
+
+    async def _open(self, peer: Peer, name: str) -> Session:
+        """Open a session for ``name`` with a fresh token, once its row is committed.
+
+        While the commit is in flight the name is reserved (a concurrent
+        ``hello`` gets ``name_taken``); if the commit fails, the name is free
+        again and nothing of the session stays in memory.
+
+        Raises:
+            RequestError: ``bad_name``, ``name_taken``, or ``internal_error``
+                when the database refused the write.
+        """
+        try:
+            name = check_name(name, self._limits.max_name_chars)
+        except NameError_ as exc:
+            raise RequestError(Code.BAD_NAME, str(exc)) from None
+        key = name_key(name)
+        if key in self.by_name or key in self._claiming:
+            raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
+        session = Session(name=name, token=new_token(), peer=peer)
+        self._claiming.add(key)
+        try:
+            await self._persist(save_session_sql(session.token, session.name))
+        except StoreError as exc:
+            if is_disk_full(exc):
+                raise  # storage_full: the same hello may succeed once there is room
+            log.error("cannot save the session of %s: %s", name, exc)
+            raise RequestError(
+                Code.INTERNAL_ERROR, f"your session as {name!r} could not be saved (the server's database refused the write); try again"
+            ) from None
+        finally:
+            self._claiming.discard(key)
+        self.by_name[key] = session
+        self.by_token[session.token] = session
+        log.info("%s is %s", peer.address, name)
+        return session
+
+    def _resume(self, peer: Peer, token: str, name: str) -> Session:
+        """Give the session of ``token`` to ``peer``; the token stays the same, nothing is written.
+
+        Raises:
+            RequestError: ``bad_token`` for an unknown token or one of another name.
+        """
+        session = self.by_token.get(token)
+        if session is None or name_key(session.name) != name_key(name):
+            raise RequestError(Code.BAD_TOKEN, f"this server has no session {name!r} with that token (it may have expired)")
+        old_peer, session.peer = session.peer, peer
+        if old_peer is not None:
+            old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
+            old_peer.close()
+        log.info("%s resumed %s", peer.address, session.name)
+        return session
+
+    def restore(self, stored: dict[str, str]) -> None:
+        """Bring back stored sessions (token -> name); their names are claimed by :meth:`claim_name` once they hold a seat."""
+        for token, name in stored.items():
+            self.by_token[token] = Session(name=name, token=token)
+
+    def claim_name(self, session: Session) -> None:
+        """Reserve a restored session's name (unless another session already holds it)."""
+        self.by_name.setdefault(name_key(session.name), session)
+
+    def forget(self, session: Session) -> None:
+        """Drop a session that holds nothing: its name is free again, its token dead."""
+        if self.by_name.get(name_key(session.name)) is session:
+            del self.by_name[name_key(session.name)]
+        if self.by_token.pop(session.token, None) is not None:
+            self._persist_soon(delete_session_sql(session.token))

@@ -1,0 +1,166 @@
+"""The hot path's costs over real sockets: how many writes a move takes, and what a move sends."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import Any, Iterator
+
+import msgpack
+import pytest
+
+from protocol import codec, encode_frame
+from server.app import Server, ServerConfig
+
+from .conftest import Raw, RawFactory
+
+SelectorTransport = asyncio.selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[int]]:
+    """Counts ``transport.write`` calls per transport (by ``id``) while the test runs."""
+    counts: collections.Counter[int] = collections.Counter()
+    original = SelectorTransport.write
+
+    def counting_write(self: Any, data: Any) -> None:
+        counts[id(self)] += 1
+        original(self, data)
+
+    monkeypatch.setattr(SelectorTransport, "write", counting_write)
+    yield counts
+
+
+def server_transport(server: Server, name: str) -> int:
+    """The ``id`` of the server-side transport of the connection that said hello as ``name``."""
+    (peer,) = [peer for peer in server.peers if peer.session is not None and peer.session.name == name]
+    return id(peer.transport)
+
+
+async def seated_pair(raw: RawFactory) -> tuple[Raw, Raw, int, str]:
+    """Ann and Bob at a new Othello table, play started; returns them, the table id and a legal first move."""
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    await bob.request("join_table", table=table)
+    started = [push for push in await ann.sync() if push["type"] == "game_started"]
+    await bob.sync()
+    return ann, bob, table, started[0]["view"]["legal_moves"][0]
+
+
+async def test_a_move_costs_each_player_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    ann_transport, bob_transport = server_transport(server, "ann"), server_transport(server, "bob")
+    writes.clear()
+    await ann.send(type="move", id=99, table=table, move=move)
+    ok = await ann.recv()
+    moved = await ann.recv()
+    assert ok == {"type": "ok", "id": 99} and moved["type"] == "moved" and moved["move"] == move
+    assert (await bob.recv())["type"] == "moved"
+    assert writes[ann_transport] == 1, "the reply and the push of one move go out in one write"
+    assert writes[bob_transport] == 1
+
+
+async def test_a_batch_of_requests_is_answered_in_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    transport = server_transport(server, "ann")
+    writes.clear()
+    await ann.send_bytes(b"".join(encode_frame({"type": "ping", "id": request_id}) for request_id in range(1, 6)))
+    replies = [await ann.recv() for _ in range(5)]
+    assert [reply["id"] for reply in replies] == [1, 2, 3, 4, 5]
+    assert writes[transport] == 1
+
+
+
+# --- the lobby is a subscription ------------------------------------------------------------
+
+
+async def test_only_lobby_watchers_hear_of_tables(server: Server, raw: RawFactory) -> None:
+    watcher, idle = await raw(), await raw()
+    await watcher.hello("watcher")
+    await idle.hello("idle")
+    assert (await watcher.request("watch_lobby"))["type"] == "ok"
+    ann, bob, table, move = await seated_pair(raw)  # a table created, joined and started
+    await ann.request("say", text="hello lobby")
+    await ann.request("move", table=table, move=move)
+    await asyncio.sleep(0.1)  # past the lobby's tick
+    pushes = await watcher.sync()
+    assert [push["type"] for push in pushes] == ["table_updated", "chat"]
+    assert pushes[0]["table"]["status"] == "playing", "created, joined and started within one tick: one delta"
+    for connection in (idle, ann, bob):
+        heard = [push["type"] for push in await connection.sync()]
+        assert not {"table_updated", "table_closed"} & set(heard) and "chat" not in heard, heard
+
+
+async def test_unwatching_the_lobby_stops_its_pushes(server: Server, raw: RawFactory) -> None:
+    watcher, ann = await raw(), await raw()
+    await watcher.hello("watcher")
+    await ann.hello("ann")
+    await watcher.request("watch_lobby", watch=True)
+    created = await ann.request("create_table", game="nimble")
+    assert (await watcher.recv())["type"] == "table_updated"
+    assert (await watcher.request("watch_lobby", watch=False))["type"] == "ok"
+    await ann.request("leave_table", table=created["table"]["id"])
+    await ann.request("say", text="anyone?")
+    await asyncio.sleep(0.1)
+    assert await watcher.sync() == []
+
+
+async def test_changes_within_a_tick_are_one_delta_per_table(configured_server: Any) -> None:
+    server = await configured_server(lobby_tick_s=0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    watcher = Raw(reader, writer)
+    await watcher.hello("watcher")
+    await watcher.request("watch_lobby")
+    crowd = []
+    for index in range(6):  # within the per-address connection burst
+        r, w = await asyncio.open_connection("127.0.0.1", server.port)
+        crowd.append(Raw(r, w))
+        await crowd[-1].hello(f"fan{index}")
+    table = (await crowd[0].request("create_table", game="othello", seat=None))["table"]["id"]
+    for fan in crowd[1:]:
+        await fan.request("watch_table", table=table)
+    update = await watcher.recv()
+    assert update["type"] == "table_updated" and update["table"]["spectators"] == 6
+    await crowd[0].request("say", text="done")  # lobby chat comes after the changes before it
+    assert (await watcher.recv())["type"] == "chat"
+    for connection in [watcher, *crowd]:
+        await connection.close()
+
+
+# --- one encoding per view ------------------------------------------------------------------
+
+
+async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    spectators = []
+    for index in range(6):  # within the per-address connection burst, with ann and bob
+        spectator = await raw()
+        await spectator.hello(f"fan{index}")
+        await spectator.request("watch_table", table=table)
+        spectators.append(spectator)
+    await ann.sync()
+    encoded: list[bytes] = []
+    original = codec.frame_of
+
+    def counting_frame_of(body: bytes) -> bytes:
+        encoded.append(body)
+        return original(body)
+
+    monkeypatch.setattr(codec, "frame_of", counting_frame_of)
+    received = []
+    await ann.request("move", table=table, move=move)
+    for spectator in spectators:
+        received.append(await spectator.recv())
+    monkeypatch.undo()
+    moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
+    assert len(moved_encodings) == 3, "one encoding for each seat and one for all spectators"
+    assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
+
+
+@pytest.mark.parametrize("tick_s", [0.0, -1.0, 11.0, float("nan")])
+def test_a_lobby_tick_that_cannot_work_is_refused(tick_s: float) -> None:
+    with pytest.raises(ValueError, match="lobby_tick_s must be more than 0 and at most 10 seconds"):
+        ServerConfig(lobby_tick_s=tick_s)
