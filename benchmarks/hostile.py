@@ -70,7 +70,7 @@ for _path in (ROOT, HERE):
 import games  # noqa: E402
 from client import Client  # noqa: E402
 from durability import BenchServer, percentile  # noqa: E402
-from protocol import FrameDecoder, FrameError, encode_frame  # noqa: E402
+from protocol import PROTOCOL_VERSION, FrameDecoder, FrameError, encode_frame  # noqa: E402
 from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess, close_table, skip_forced_passes  # noqa: E402
 
 WARMUP_S = 1.0
@@ -170,7 +170,7 @@ def frame(kind: str, rid: int, **fields: Any) -> bytes:
 
 
 def hello(rid: int, name: str) -> bytes:
-    return frame("hello", rid, version=1, name=name)
+    return frame("hello", rid, version=PROTOCOL_VERSION, name=name)
 
 
 class Reader:

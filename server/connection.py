@@ -21,7 +21,7 @@ import asyncio
 import collections
 import logging
 import time
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, cast
 
 from protocol import Code, ProtocolError, ServerConnection
 from protocol.codec import encode_message
@@ -294,7 +294,7 @@ class PeerProtocol(asyncio.Protocol):
         self.peer: Peer
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
         self._transport = transport
         self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
