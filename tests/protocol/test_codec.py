@@ -30,6 +30,8 @@ from protocol import (
     to_wire,
 )
 from protocol import messages as m
+
+from .bodies import nested, packed, with_entry
 from protocol.codec import SERVER_TAGS
 from protocol.framing import MAX_NESTING, decode_body
 
@@ -66,24 +68,6 @@ def assert_same_server_message(body: bytes) -> tuple[Any, ...]:
     expected = outcome(by_map_server_message, body)
     assert outcome(decode_server_message, body) == expected
     return expected
-
-
-def packed(wire: dict[str, Any]) -> bytes:
-    return msgpack.packb(wire, use_bin_type=True)
-
-
-def with_entry(body: bytes, key: Any, value: bytes) -> bytes:
-    """``body`` (a fixmap) with one more entry appended: ``key`` packed, then ``value`` as raw bytes (possibly a repeat)."""
-    assert body[0] & 0xF0 == 0x80 and body[0] < 0x8F
-    return bytes([body[0] + 1]) + body[1:] + packed(key) + value
-
-
-def nested(depth: int) -> Any:
-    """A value whose arrays nest ``depth`` levels deep."""
-    value: Any = 1
-    for _ in range(depth):
-        value = [value]
-    return value
 
 
 HOSTILE_VALUES = {

@@ -22,6 +22,7 @@ from protocol import messages as m
 from protocol.framing import MAX_NESTING
 from server.app import Server
 
+from ..protocol.bodies import nested, packed, with_entry
 from .conftest import TIMEOUT_S, Raw, RawFactory
 
 Connect = Callable[..., Any]
@@ -29,22 +30,6 @@ Connect = Callable[..., Any]
 
 def frame_of(body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + body
-
-
-def packed(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
-
-
-def with_entry(body: bytes, key: str, value: bytes) -> bytes:
-    """``body`` (a fixmap) with one more entry: ``key``, then ``value`` as raw MessagePack (may repeat a key)."""
-    return bytes([body[0] + 1]) + body[1:] + packed(key) + value
-
-
-def nested(depth: int) -> Any:
-    value: Any = 1
-    for _ in range(depth):
-        value = [value]
-    return value
 
 
 async def next_push(conn: Raw, kind: str) -> dict[str, Any]:
