@@ -54,7 +54,7 @@ from .limits import Limits
 from .peer import Peer
 from .session import Session
 from .dblock import DatabaseLock
-from .descriptors import quiet_accept_errors
+from . import listen
 from .store import (
     ArchiveEntry,
     DamagedTable,
@@ -137,7 +137,7 @@ class Server:
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
-        self._server: asyncio.Server | None = None
+        self._listener: listen.Listener | None = None
         self._closing = False
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
@@ -183,15 +183,18 @@ class Server:
                 self.store = SQLiteStore.open(self.config.db_path)
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
-            tls = {"ssl": self.config.ssl, "ssl_handshake_timeout": self.config.limits.handshake_timeout_s} if self.config.ssl else {}
-            loop = asyncio.get_running_loop()
-            self._server = await loop.create_server(self.connections.protocol_factory, self.config.host, self.config.port, **tls)
+            sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
             raise
-        self.connections.fit_to_descriptors()
-        quiet_accept_errors(asyncio.get_running_loop())
-        self.connections.start_deadlines()
+        connections = self.connections
+        connections.fit_to_descriptors()
+        self._listener = listen.Listener(
+            sockets, connections.protocol_factory, room=connections.wait_for_room, hold=connections.hold, release=connections.release,
+            ssl=self.config.ssl, ssl_handshake_timeout_s=self.config.limits.handshake_timeout_s,
+        )  # fmt: skip
+        self._listener.start()
+        connections.start_deadlines()
 
     @property
     def peers(self) -> set[Peer]:
@@ -249,8 +252,8 @@ class Server:
     @property
     def sockets(self) -> list[tuple[str, int]]:
         """The (host, port) pairs the server listens on."""
-        assert self._server is not None
-        return [sock.getsockname()[:2] for sock in self._server.sockets]
+        assert self._listener is not None
+        return [sock.getsockname()[:2] for sock in self._listener.sockets]
 
     @property
     def port(self) -> int:
@@ -258,24 +261,26 @@ class Server:
         return self.sockets[0][1]
 
     async def serve_forever(self) -> None:
-        """Serve until cancelled."""
-        if self._server is None:
+        """Serve until cancelled (which stops accepting connections) or until :meth:`close`."""
+        if self._listener is None:
             await self.start()
-        assert self._server is not None
-        await self._server.serve_forever()
+        assert self._listener is not None
+        try:
+            await asyncio.shield(self._listener.closed)
+        except asyncio.CancelledError:
+            await self._listener.close()
+            raise
 
     async def close(self, reason: str = "the server is shutting down") -> None:
         """Tell every client, close every connection, flush the database. Idempotent."""
         if self._closing:
             return
         self._closing = True
-        if self._server is not None:
-            self._server.close()
+        if self._listener is not None:
+            await self._listener.close()
         self.lobby.close()
         self.authority.cancel_timers()
         await self.connections.close(reason)
-        if self._server is not None:
-            await self._server.wait_closed()
         await self._release_storage()
 
     def _persist_soon(self, *statements: Statement) -> None:

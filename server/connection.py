@@ -73,6 +73,8 @@ class Connections:
         self._disconnected = disconnected
         self._refusal_room = self.max_connections
         self._refusing = 0  # connections being refused right now
+        self._held = 0  # accepted sockets not yet closed: handshakes, refusals and open connections
+        self._room = asyncio.Event()
         self._pumps: set[asyncio.Task[None]] = set()
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
@@ -93,6 +95,26 @@ class Connections:
             )  # fmt: skip
             self.max_connections = budget
 
+    @property
+    def descriptor_room(self) -> int:
+        """Accepted sockets that may be held at once: ``max_connections`` plus the room kept for refusals."""
+        return self.max_connections + self._refusal_room
+
+    async def wait_for_room(self) -> None:
+        """Return once one more socket may be accepted (see :meth:`hold`) without overrunning the descriptor budget."""
+        while self._held >= self.descriptor_room:
+            self._room.clear()
+            await self._room.wait()
+
+    def hold(self) -> None:
+        """Count a socket just accepted; :meth:`release` it when it is closed (serving it does, see :meth:`accepted`)."""
+        self._held += 1
+
+    def release(self) -> None:
+        """Count a held socket as closed, and let the accept loop take another."""
+        self._held = max(0, self._held - 1)
+        self._room.set()
+
     def start_deadlines(self) -> None:
         """Start the task that enforces deadlines and sends heartbeats."""
         self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
@@ -112,14 +134,19 @@ class Connections:
     # --- one connection ----------------------------------------------------------------
 
     def protocol_factory(self) -> "PeerProtocol":
-        """A protocol for one new connection (pass to ``loop.create_server``)."""
+        """A protocol for one new connection (pass to ``loop.connect_accepted_socket``)."""
         return PeerProtocol(self)
 
     def accepted(self, inbox: "PeerProtocol") -> None:
         """Start serving a connection the transport just made."""
         task = asyncio.get_running_loop().create_task(self._serve(inbox))
         self._pumps.add(task)
-        task.add_done_callback(self._pumps.discard)
+        task.add_done_callback(self._served)
+
+    def _served(self, task: asyncio.Task[None]) -> None:
+        """A connection's task ended, its socket closed: its descriptor is free again."""
+        self._pumps.discard(task)
+        self.release()
 
     async def _serve(self, reader: "PeerProtocol") -> None:
         """Serve one accepted connection until it ends."""

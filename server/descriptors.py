@@ -6,36 +6,28 @@ logged a traceback for each failed attempt (up to 100 per event-loop tick)
 while the connections waited unanswered. So at start the server raises its
 soft limit as far as the hard limit allows, keeps ``max_connections`` below
 what the limit leaves (room for the database, the listening sockets, the logs
-and refusals in progress), and logs one line instead of tracebacks if
-``accept()`` still fails: the waiting connections are accepted, and answered,
-as soon as descriptors free up.
+and refusals in progress). The accept loop (:mod:`server.listen`) stops
+accepting while that budget is used up, so the connections beyond it wait in
+the listen queue and are accepted, and answered, as soon as descriptors free up.
 """
 
 from __future__ import annotations
 
-import asyncio
-import errno
 import logging
 import os
-import time
-from typing import Any
 
 try:
     import resource
 except ImportError:  # not on Unix: the limits cannot be read or raised
     resource = None  # type: ignore[assignment]
 
-__all__ = ["RESERVED_DESCRIPTORS", "connection_budget", "descriptor_limit", "open_descriptors", "quiet_accept_errors"]
+__all__ = ["RESERVED_DESCRIPTORS", "connection_budget", "descriptor_limit", "open_descriptors"]
 
 log = logging.getLogger(__name__)
 
 RESERVED_DESCRIPTORS = 16
 """Descriptors kept for the server's own files: the database, its -wal, -shm and lock files, logs, the event loop."""
 
-ACCEPT_WARNING_EVERY_S = 10.0
-"""At most one warning this often while ``accept()`` fails for lack of descriptors."""
-
-_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 def descriptor_limit() -> int | None:
@@ -77,41 +69,3 @@ def connection_budget(limit: int, in_use: int) -> tuple[int, int]:
     spare = limit - in_use - RESERVED_DESCRIPTORS
     refusals = max(8, spare // 4)
     return max(1, spare - refusals), refusals
-
-
-def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
-    """Make ``loop`` log one warning line, at most every :data:`ACCEPT_WARNING_EVERY_S`, when ``accept()``
-    fails for lack of descriptors or memory, instead of a traceback per attempt.
-
-    asyncio itself stops accepting for a second and tries again (its retries
-    on a server closed meanwhile are dropped silently); the waiting
-    connections stay in the listen queue. Other errors go to the handler the
-    loop had before.
-    """
-    previous = loop.get_exception_handler()
-    last_warning = [float("-inf")]
-
-    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        exc = context.get("exception")
-        message = str(context.get("message", ""))
-        if isinstance(exc, (ValueError, OSError)) and "_start_serving" in message:
-            return  # asyncio's delayed retry of accept() found the server closed meanwhile: nothing to do
-        if isinstance(exc, OSError) and exc.errno in _OUT_OF_RESOURCES and "accept" in message:
-            now = time.monotonic()
-            if now - last_warning[0] >= ACCEPT_WARNING_EVERY_S:
-                last_warning[0] = now
-                log.warning(
-                    "cannot accept new connections for now (%s); they wait until descriptors free up "
-                    "(lower --max-connections, or raise the descriptor limit: ulimit -n)",
-                    exc.strerror,
-                )
-            return
-        if previous is not None:
-            previous(loop, context)
-        else:
-            loop.default_exception_handler(context)
-
-    if getattr(previous, "quiets_accept_errors", False):
-        return  # already installed on this loop
-    handle.quiets_accept_errors = True  # type: ignore[attr-defined]
-    loop.set_exception_handler(handle)

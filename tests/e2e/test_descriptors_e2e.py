@@ -60,15 +60,7 @@ async def connect_all(port: int) -> collections.Counter[str]:
 
 
 UVLOOP = pytest.param(
-    "uvloop",
-    marks=[
-        pytest.mark.skipif(importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed here"),
-        pytest.mark.xfail(
-            strict=True,
-            reason="known: when accept() fails with EMFILE, libuv closes every waiting connection unanswered "
-            "(its EMFILE trick), where asyncio leaves them queued; the server must stop accepting before that",
-        ),
-    ],
+    "uvloop", marks=pytest.mark.skipif(importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed here")
 )
 
 
