@@ -192,7 +192,11 @@ class Peer:
 
     def _finish(self) -> None:
         transport = self.transport
-        if transport.get_write_buffer_size():
+        try:
+            unsent = transport.get_write_buffer_size()
+        except AttributeError:  # asyncio's TLS transport, once closed twice, has nothing left to ask (Python 3.11)
+            unsent = 0
+        if unsent:
             log.info("%s (%s) did not take its last frames; aborting", self.address, self._who())
             self.abort()
         else:

@@ -1,4 +1,5 @@
-"""More connections than the server's descriptor limit allows: each one is answered, none hangs, no tracebacks.
+"""More connections than the server's descriptor limit allows: each one is answered, none hangs, no tracebacks;
+and TLS handshakes that fail give their descriptors back.
 
 The server is a real process whose descriptor limit (soft and hard) is set
 low in the child before it starts, on each event loop (``--loop``).
@@ -11,11 +12,13 @@ import collections
 import importlib.util
 import re
 import resource
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import trustme
 
 from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame
 
@@ -87,3 +90,65 @@ def test_connections_beyond_the_descriptor_limit_are_refused_not_ignored(tmp_pat
     clamp = re.search(r"max_connections is 1024, but the descriptor limit of 64 \(\d+ in use\) leaves room for (\d+)", text)
     assert clamp is not None, text[:3000]
     assert answers["welcome"] <= int(clamp[1])
+
+
+FAILED_HANDSHAKES = 3 * DESCRIPTOR_LIMIT
+
+
+async def fail_handshake(port: int) -> None:
+    """Connect to a TLS server, send bytes that are not TLS, and wait for the server to close."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET / HTTP/1.0\r\n\r\n")
+    try:
+        await reader.read()
+    except ConnectionResetError:
+        pass
+    writer.close()
+
+
+async def handshakes_then_hello(port: int) -> str:
+    """Fail many TLS handshakes, one at a time, then say hello over TLS; the first answer's type."""
+    for _ in range(FAILED_HANDSHAKES):
+        await asyncio.wait_for(fail_handshake(port), ANSWER_TIMEOUT_S)
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port, ssl=context), ANSWER_TIMEOUT_S)
+    try:
+        writer.write(encode_frame({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "after"}))
+        decoder = FrameDecoder()
+        while True:
+            data = await asyncio.wait_for(reader.read(65536), ANSWER_TIMEOUT_S)
+            if not data:
+                return "closed without an answer"
+            for frame in decoder.feed(data):
+                return f"{frame['type']} {frame.get('code') or ''}".strip()
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("loop", ["asyncio", UVLOOP])
+def test_failed_tls_handshakes_give_their_descriptors_back(tmp_path: Path, loop: str) -> None:
+    """Three times the descriptor limit in failed handshakes, then a TLS client that says hello and leaves at once
+    (which made asyncio's TLS transport raise AttributeError in the connection's task, a traceback in the log)."""
+    issued = trustme.CA().issue_cert("127.0.0.1")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    log = tmp_path / "server.log"
+    with log.open("w") as stderr:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db",
+             "--tls-cert", str(cert), "--tls-key", str(key), "--loop", loop],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
+        )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        port = int(re.search(r"listening on port (\d+)", server.stdout.readline())[1])  # type: ignore[index]
+        answer = asyncio.run(handshakes_then_hello(port))
+    finally:
+        server.terminate()
+        server.wait(30)
+    text = log.read_text()
+    assert answer == "welcome", text[:3000]
+    assert "Traceback" not in text, text[:3000]
