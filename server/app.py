@@ -251,7 +251,7 @@ class Server:
 
     @property
     def sockets(self) -> list[tuple[str, int]]:
-        """The (host, port) pairs the server listens on."""
+        """The (host, port) pairs the server listens on (none once it stopped listening)."""
         assert self._listener is not None
         return [sock.getsockname()[:2] for sock in self._listener.sockets]
 

@@ -81,6 +81,8 @@ async def bind(host: str | None, port: int) -> list[socket.socket]:
 class Listener:
     """Accepts connections on listening sockets while there is room, and hands each to a protocol.
 
+    ``sockets`` holds the listening sockets, and is empty once they are closed.
+
     Args:
         sockets: listening, non-blocking sockets (from :func:`bind`); closed by :meth:`close`.
         protocol_factory: makes the :class:`asyncio.Protocol` of one accepted connection.
@@ -127,6 +129,7 @@ class Listener:
         await asyncio.gather(*tasks, return_exceptions=True)
         for sock in self.sockets:
             sock.close()
+        self.sockets = []
         if not self.closed.done():
             self.closed.set_result(None)
 
