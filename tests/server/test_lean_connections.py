@@ -26,11 +26,11 @@ def input_buffer(peer: Peer) -> bytearray | None:
     return peer.protocol._decoder._buffer  # type: ignore[attr-defined, no-any-return]
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 2.0) -> None:
-    """Wait (polling) until ``condition()`` holds."""
+async def until(condition: Callable[[], bool], what: str, timeout_s: float = 2.0) -> None:
+    """Wait (polling) until ``condition()`` holds; fail saying ``what`` did not happen."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        assert asyncio.get_running_loop().time() < deadline, f"{what} within {timeout_s:g} s"
         await asyncio.sleep(0.005)
 
 
@@ -42,7 +42,7 @@ async def test_a_connection_holds_an_input_buffer_only_while_a_frame_is_incomple
     assert input_buffer(peer) is None, "an idle connection holds no input buffer"
     frame = encode_frame({"type": "ping", "id": 7})
     await ann.send_bytes(frame[:3])
-    await until(lambda: peer.protocol.buffered_bytes == 3)
+    await until(lambda: peer.protocol.buffered_bytes == 3, "the server did not buffer the partial frame")
     assert input_buffer(peer) is not None
     await ann.send_bytes(frame[3:])
     assert (await ann.recv())["id"] == 7
@@ -72,3 +72,14 @@ async def test_a_broadcast_schedules_one_flush_for_every_receiver(server: Server
     monkeypatch.undo()
     flushes = [name for name in scheduled if name.endswith(".flush")]
     assert flushes == ["Outbox.flush"], f"one flush for all {2 + len(spectators)} receivers, not one each: {flushes}"
+
+
+async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -> None:
+    before = len(asyncio.all_tasks())
+    connections = [await raw() for _ in range(5)]
+    for index, connection in enumerate(connections):
+        await connection.hello(f"idle{index}")
+        await connection.sync()
+    await until(lambda: len(asyncio.all_tasks()) <= before, "greeted idle connections still hold a task each")
+    pong = await connections[0].request("ping")
+    assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
