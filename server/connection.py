@@ -8,9 +8,10 @@ silence) while sending heartbeats. It knows nothing of tables or sessions:
 what a request means is the handler's business.
 
 Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
-the transport hands it each chunk it reads, a per-connection task decodes and
-answers them, and every frame produced while handling one chunk leaves in one
-write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
+the transport hands it each chunk it reads, a task started for the purpose
+decodes and answers them (and ends once they are handled, so an idle
+connection holds no task), and every frame produced while handling one chunk
+leaves in one write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
 grows past :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so
 a flooder's bytes wait in its own socket buffer.
 """
