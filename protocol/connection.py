@@ -45,6 +45,8 @@ class ServerConnection:
         max_frame_bytes: the largest frame body accepted, in bytes.
     """
 
+    __slots__ = ("_decoder", "state")
+
     def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
         self._decoder = FrameDecoder(max_frame_bytes=max_frame_bytes)
         self.state = State.AWAIT_HELLO

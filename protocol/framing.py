@@ -104,18 +104,23 @@ class FrameDecoder:
 
     After a :class:`FrameError` the decoder is broken: every later call
     raises again, since the stream can no longer be trusted.
+
+    No buffer is held between frames: one is made only while a frame is
+    incomplete, so an idle connection costs no buffer at all.
     """
+
+    __slots__ = ("max_frame_bytes", "_buffer", "_wanted", "_error")
 
     def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
         self.max_frame_bytes = max_frame_bytes
-        self._buffer = bytearray()
+        self._buffer: bytearray | None = None  # the incomplete frame's bytes, only while there is one
         self._wanted = HEADER_BYTES  # bytes the buffered frame needs before it is complete
         self._error: FrameError | None = None
 
     @property
     def buffered_bytes(self) -> int:
         """How many bytes of an incomplete frame are waiting."""
-        return len(self._buffer)
+        return len(self._buffer) if self._buffer is not None else 0
 
     @property
     def error(self) -> FrameError | None:
@@ -159,12 +164,12 @@ class FrameDecoder:
             raise self._error
         if type(data) is not bytes:
             data = bytes(data)
-        if self._buffer:
+        if self._buffer is not None:
             self._buffer += data
             if len(self._buffer) < self._wanted:
                 return []
             data = bytes(self._buffer)
-            self._buffer.clear()
+            self._buffer = None
         bodies: list[bytes] = []
         try:
             start = self._split(data, bodies)
@@ -174,7 +179,7 @@ class FrameDecoder:
                 raise
             return bodies
         if start < len(data):
-            self._buffer += memoryview(data)[start:]
+            self._buffer = bytearray(memoryview(data)[start:])
         return bodies
 
     def _split(self, data: bytes, bodies: list[bytes]) -> int:
@@ -196,4 +201,4 @@ class FrameDecoder:
     def fail(self, error: FrameError) -> None:
         """Break the stream with ``error`` (a body the caller found invalid): every later call raises it."""
         self._error = error
-        self._buffer.clear()
+        self._buffer = None

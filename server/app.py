@@ -190,7 +190,7 @@ class Server:
         connections = self.connections
         connections.fit_to_descriptors()
         self._listener = listen.Listener(
-            sockets, connections.protocol_factory, room=connections.wait_for_room, hold=connections.hold, release=connections.release,
+            sockets, connections.protocol_factory, room=connections.wait_for_room, hold=connections.hold_descriptor, release=connections.free_descriptor,
             ssl=self.config.ssl, ssl_handshake_timeout_s=self.config.limits.handshake_timeout_s,
         )  # fmt: skip
         self._listener.start()

@@ -8,9 +8,10 @@ silence) while sending heartbeats. It knows nothing of tables or sessions:
 what a request means is the handler's business.
 
 Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
-the transport hands it each chunk it reads, a per-connection task decodes and
-answers them, and every frame produced while handling one chunk leaves in one
-write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
+the transport hands it each chunk it reads, a task started for the purpose
+decodes and answers them (and ends once they are handled, so an idle
+connection holds no task), and every frame produced while handling one chunk
+leaves in one write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
 grows past :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so
 a flooder's bytes wait in its own socket buffer.
 """
@@ -29,7 +30,7 @@ from protocol.messages import Error, Heartbeat, Request, Shutdown
 
 from .descriptors import connection_budget, descriptor_limit, open_descriptors
 from .limits import AddressBuckets, Limits, TokenBucket
-from .peer import Peer
+from .peer import Outbox, Peer
 
 __all__ = ["Connections", "send_protocol_error"]
 
@@ -79,6 +80,7 @@ class Connections:
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
+        self.outbox = Outbox()
 
     def fit_to_descriptors(self) -> None:
         """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
@@ -101,16 +103,16 @@ class Connections:
         return self.max_connections + self._refusal_room
 
     async def wait_for_room(self) -> None:
-        """Return once one more socket may be accepted (see :meth:`hold`) without overrunning the descriptor budget."""
+        """Return once one more socket may be accepted (see :meth:`hold_descriptor`) without overrunning the descriptor budget."""
         while self._held >= self.descriptor_room:
             self._room.clear()
             await self._room.wait()
 
-    def hold(self) -> None:
-        """Count a socket just accepted; :meth:`release` it when it is closed (serving it does, see :meth:`accepted`)."""
+    def hold_descriptor(self) -> None:
+        """Count a socket just accepted; :meth:`free_descriptor` it once closed (a connection's last task does)."""
         self._held += 1
 
-    def release(self) -> None:
+    def free_descriptor(self) -> None:
         """Count a held socket as closed, and let the accept loop take another."""
         self._held = max(0, self._held - 1)
         self._room.set()
@@ -130,6 +132,8 @@ class Connections:
         for task in list(self._pumps):
             task.cancel()
         await asyncio.gather(*self._pumps, return_exceptions=True)
+        for peer in list(self.peers):  # a task cancelled before it ran never released its peer
+            self.release(peer)
 
     # --- one connection ----------------------------------------------------------------
 
@@ -138,41 +142,61 @@ class Connections:
         return PeerProtocol(self)
 
     def accepted(self, inbox: "PeerProtocol") -> None:
-        """Start serving a connection the transport just made."""
-        task = asyncio.get_running_loop().create_task(self._serve(inbox))
-        self._pumps.add(task)
-        task.add_done_callback(self._served)
+        """Take on a connection the transport just made, or start refusing it.
 
-    def _served(self, task: asyncio.Task[None]) -> None:
-        """A connection's task ended, its socket closed: its descriptor is free again."""
-        self._pumps.discard(task)
-        self.release()
-
-    async def _serve(self, reader: "PeerProtocol") -> None:
-        """Serve one accepted connection until it ends."""
-        peer = reader.peer
+        An accepted connection has no task while it is idle: one is started
+        when bytes arrive (:meth:`PeerProtocol.data_received`) and ends when
+        they are handled.
+        """
+        peer = inbox.peer
         refusal = self._refusal(peer.host)
         if refusal is not None:
-            await self._refuse(peer, refusal)
+            inbox.refused = True
+            self._start(self._refuse(peer, refusal))
             return
         self.peers.add(peer)
         self._per_address[peer.host] += 1
         log.info("connection from %s", peer.address)
+        peer.reading = True
+
+    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
+        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
+        return self._start(self._serve(inbox))
+
+    def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
+        self._pumps.add(task)
+        task.add_done_callback(self._pumps.discard)
+        return task
+
+    async def _serve(self, inbox: "PeerProtocol") -> None:
+        """Handle ``inbox``'s received chunks; when none are left, go idle, or end the connection if its input ended."""
+        peer = inbox.peer
         try:
-            await self._pump(reader, peer)
+            if await self._pump(inbox, peer):
+                inbox.pump_done()
+                return
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         except Exception:
             log.exception("connection %s failed", peer.address)
-        finally:
-            self.peers.discard(peer)
-            self._per_address[peer.host] -= 1
-            if not self._per_address[peer.host]:
-                del self._per_address[peer.host]
-            self._disconnected(peer)
-            peer.close()
+        self.release(peer)  # this task stays the connection's last: no other one starts
+        try:
             await peer.discard_input()
             await peer.wait_closed()
+        finally:
+            self.free_descriptor()
+
+    def release(self, peer: Peer) -> None:
+        """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
+        if peer not in self.peers:
+            return
+        self.peers.discard(peer)
+        self._per_address[peer.host] -= 1
+        if not self._per_address[peer.host]:
+            del self._per_address[peer.host]
+        self._disconnected(peer)
+        peer.close()
 
     async def _refuse(self, peer: Peer, refusal: str) -> None:
         log.warning("refusing %s: %s", peer.address, refusal)
@@ -186,6 +210,7 @@ class Connections:
             await peer.wait_closed()
         finally:
             self._refusing -= 1
+            self.free_descriptor()
 
     def _refusal(self, host: str) -> str | None:
         """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
@@ -201,15 +226,18 @@ class Connections:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"
         return None
 
-    async def _pump(self, reader: "PeerProtocol", peer: Peer) -> None:
-        throttle = Throttle(self.limits)
+    async def _pump(self, inbox: "PeerProtocol", peer: Peer) -> bool:
+        """Handle every chunk ``inbox`` holds; ``True`` if the connection goes on (idle), ``False`` if it ended."""
+        throttle = inbox.throttle()
         while not peer.closed:
-            peer.last_received = time.monotonic()
-            peer.reading = True
-            data = await reader.read()
-            peer.reading = False
+            data = inbox.next_chunk()
+            if data is None:
+                peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
+                peer.reading = True
+                return True
             if not data:
-                return
+                return False
+            peer.reading = False
             received_at = peer.last_received = time.monotonic()
             completed = False
             for count, event in enumerate(peer.protocol.receive_data(data), 1):
@@ -218,13 +246,13 @@ class Connections:
                     await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
                 if not await throttle.admit():
                     drop(peer, Code.RATE_LIMITED, throttle.reason())
-                    return
+                    return False
                 if isinstance(event, ProtocolError):
                     send_protocol_error(peer, event)
                 else:
                     await self._handle_request(peer, event)
                 if peer.gone:
-                    return  # closed by us, or the client left: its other requests are not worth answering
+                    return False  # closed by us, or the client left: its other requests are not worth answering
             peer.flush()  # the replies to this batch leave now, in one write
             if not peer.protocol.buffered_bytes:
                 peer.partial_since = None
@@ -232,6 +260,7 @@ class Connections:
                 peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
             elif peer.partial_since is None:
                 peer.partial_since = received_at
+        return False
 
     # --- liveness -----------------------------------------------------------------------
 
@@ -309,15 +338,28 @@ class Throttle:
 
 
 class PeerProtocol(asyncio.Protocol):
-    """The transport's side of one connection: collects received chunks for its task (:meth:`read`)."""
+    """The transport's side of one connection: collects received chunks and starts a task to handle them.
+
+    An idle connection has no task, no future and no timer: the task that
+    handles received chunks (:meth:`Connections.pump`) is started when bytes
+    arrive and ends once it has handled them all. The rate throttle is made
+    on the first request.
+    """
+
+    __slots__ = (
+        "_connections", "_chunks", "_buffered", "_paused", "_ended", "_task", "_throttle", "_transport",
+        "_keep_open_on_eof", "peer", "refused",
+    )  # fmt: skip
 
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
-        self._chunks: collections.deque[bytes] = collections.deque()
+        self._chunks: list[bytes] = []  # rarely more than one: a list costs an idle connection far less than a deque
         self._buffered = 0
         self._paused = False
         self._ended = False
-        self._wakeup: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
+        self._throttle: Throttle | None = None
+        self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -325,11 +367,11 @@ class PeerProtocol(asyncio.Protocol):
         limits = self._connections.limits
         self._transport = transport
         self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
-        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes)
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes, outbox=self._connections.outbox)
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
-        if self.peer.closed:
+        if self.peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
         self._chunks.append(data)
         self._buffered += len(data)
@@ -350,20 +392,25 @@ class PeerProtocol(asyncio.Protocol):
         self._wake()
 
     def _wake(self) -> None:
-        if self._wakeup is not None and not self._wakeup.done():
-            self._wakeup.set_result(None)
+        """Start the task that handles received chunks (or ends the connection), unless it runs already."""
+        if self._task is None and not self.refused:
+            self._task = self._connections.pump(self)
 
-    async def read(self) -> bytes:
-        """The next received chunk; ``b""`` once the client sent EOF or the connection is lost."""
-        while not self._chunks:
-            if self._ended:
-                return b""
-            self._wakeup = asyncio.get_running_loop().create_future()
-            try:
-                await self._wakeup
-            finally:
-                self._wakeup = None
-        data = self._chunks.popleft()
+    def pump_done(self) -> None:
+        """The task has handled every chunk: the next ones start a new one."""
+        self._task = None
+
+    def throttle(self) -> "Throttle":
+        """The connection's request throttle, made on first use."""
+        if self._throttle is None:
+            self._throttle = Throttle(self._connections.limits)
+        return self._throttle
+
+    def next_chunk(self) -> bytes | None:
+        """The next received chunk; ``b""`` once the client sent EOF or the connection is lost; ``None`` if none waits."""
+        if not self._chunks:
+            return b"" if self._ended else None
+        data = self._chunks.pop(0)
         self._buffered -= len(data)
         if self._paused and self._buffered < INBOX_LOW_BYTES:
             self._paused = False

@@ -53,7 +53,21 @@ class Peer:
         reading: whether the server is waiting for this peer's bytes (timeouts
             only run then, never while the server itself is busy with its requests).
         closed: no more frames will be sent.
+
+    Args:
+        transport: the connection's stream transport.
+        protocol: the connection's sans-IO protocol state.
+        send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is dropped.
+        outbox: flushes every peer's pending frames at the end of the loop turn,
+            with one scheduled callback for all of them (shared by all peers of a
+            server; a peer without one gets its own).
     """
+
+    __slots__ = (
+        "address", "host", "connected_at", "last_received", "last_sent", "partial_since", "reading", "protocol",
+        "session", "closed", "transport", "_input_ended", "_lost", "_input_waiter", "_lost_waiter",
+        "_send_buffer_bytes", "_outbox", "_queued", "_pending", "_pending_bytes",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -61,6 +75,7 @@ class Peer:
         protocol: ServerConnection,
         *,
         send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
+        outbox: "Outbox | None" = None,
     ) -> None:
         peername = transport.get_extra_info("peername")
         self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
@@ -72,10 +87,12 @@ class Peer:
         self.session: Any = None  # the Session this connection speaks for, after hello
         self.closed = False
         self.transport = transport
-        loop = asyncio.get_running_loop()
-        self.input_ended: asyncio.Future[None] = loop.create_future()  # the client sent EOF, or the connection is lost
-        self.lost: asyncio.Future[None] = loop.create_future()  # the socket is closed
+        self._input_ended = self._lost = False  # the client sent EOF (or the connection is lost); the socket is closed
+        self._input_waiter: asyncio.Future[None] | None = None  # made only when someone waits for the end of input
+        self._lost_waiter: asyncio.Future[None] | None = None  # ... or for the socket to close
         self._send_buffer_bytes = send_buffer_bytes
+        self._outbox = outbox if outbox is not None else Outbox()
+        self._queued = False  # in the outbox's list of peers to flush at the end of this turn
         self._pending: list[bytes] = []  # frames waiting for this turn's single write
         self._pending_bytes = 0
         sock = transport.get_extra_info("socket")
@@ -105,8 +122,9 @@ class Peer:
             return
         if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
-        if not self._pending:
-            asyncio.get_running_loop().call_soon(self.flush)
+        if not self._queued:
+            self._queued = True
+            self._outbox.add(self)
         self._pending.append(frame)
         self._pending_bytes += len(frame)
         self.last_sent = time.monotonic()
@@ -173,22 +191,25 @@ class Peer:
         """
         if not self.transport.is_closing():
             self.transport.resume_reading()
-        try:
-            await asyncio.wait_for(asyncio.shield(self.input_ended), timeout_s)
-        except (TimeoutError, ConnectionError, OSError):
-            pass
+        if not self._input_ended:
+            if self._input_waiter is None:
+                self._input_waiter = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._input_waiter), timeout_s)
+            except (TimeoutError, ConnectionError, OSError):
+                pass
         self._finish()
 
     def input_done(self) -> None:
         """The client sent EOF or the connection was lost: it sends nothing more."""
-        if not self.input_ended.done():
-            self.input_ended.set_result(None)
+        self._input_ended = True
+        _wake(self._input_waiter)
 
     def connection_lost(self) -> None:
         """The socket is closed."""
         self.input_done()
-        if not self.lost.done():
-            self.lost.set_result(None)
+        self._lost = True
+        _wake(self._lost_waiter)
 
     def _finish(self) -> None:
         transport = self.transport
@@ -212,8 +233,12 @@ class Peer:
 
     async def wait_closed(self, timeout_s: float = CLOSE_LINGER_S) -> None:
         """Wait until the socket is closed (at most ``timeout_s`` seconds, then abort it)."""
+        if self._lost:
+            return
+        if self._lost_waiter is None:
+            self._lost_waiter = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.wait_for(asyncio.shield(self.lost), timeout_s)
+            await asyncio.wait_for(asyncio.shield(self._lost_waiter), timeout_s)
         except (asyncio.TimeoutError, ConnectionError, OSError):
             self.abort()
 
@@ -222,3 +247,39 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<Peer {self._who()} {self.address}>"
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
+
+
+class Outbox:
+    """The peers with frames waiting for the end of this loop turn, flushed by one scheduled callback.
+
+    A broadcast to N spectators schedules one callback, not N: each peer
+    joins the list once per turn (:meth:`add`), and :meth:`flush` writes
+    every one of them.
+    """
+
+    __slots__ = ("_peers",)
+
+    def __init__(self) -> None:
+        self._peers: list[Peer] = []
+
+    def add(self, peer: Peer) -> None:
+        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
+        if not self._peers:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._peers.append(peer)
+
+    def flush(self) -> None:
+        """Write every listed peer's pending frames, one write per peer."""
+        peers, self._peers = self._peers, []
+        for peer in peers:
+            peer._queued = False
+            try:
+                peer.flush()
+            except Exception:  # one broken transport must not keep the others' frames back
+                log.exception("flushing %s failed", peer.address)
+                peer.abort()

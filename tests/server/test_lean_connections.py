@@ -1,0 +1,85 @@
+"""What an idle connection holds, and what a broadcast schedules, over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import pytest
+
+from protocol import encode_frame
+from server.app import Server
+from server.peer import Peer
+
+from .conftest import RawFactory
+from .test_hot_path import seated_pair
+
+
+def peer_named(server: Server, name: str) -> Peer:
+    """The server-side peer of the connection that said hello as ``name``."""
+    (peer,) = [peer for peer in server.peers if peer.session is not None and peer.session.name == name]
+    return peer
+
+
+def input_buffer(peer: Peer) -> bytearray | None:
+    """The frame decoder's buffer of ``peer`` (``None``: no buffer held)."""
+    return peer.protocol._decoder._buffer  # type: ignore[attr-defined, no-any-return]
+
+
+async def until(condition: Callable[[], bool], what: str, timeout_s: float = 2.0) -> None:
+    """Wait (polling) until ``condition()`` holds; fail saying ``what`` did not happen."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"{what} within {timeout_s:g} s"
+        await asyncio.sleep(0.005)
+
+
+async def test_a_connection_holds_an_input_buffer_only_while_a_frame_is_incomplete(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    await ann.sync()
+    peer = peer_named(server, "ann")
+    assert input_buffer(peer) is None, "an idle connection holds no input buffer"
+    frame = encode_frame({"type": "ping", "id": 7})
+    await ann.send_bytes(frame[:3])
+    await until(lambda: peer.protocol.buffered_bytes == 3, "the server did not buffer the partial frame")
+    assert input_buffer(peer) is not None
+    await ann.send_bytes(frame[3:])
+    assert (await ann.recv())["id"] == 7
+    assert input_buffer(peer) is None, "the buffer goes once the frame is complete"
+
+
+async def test_a_broadcast_schedules_one_flush_for_every_receiver(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    spectators = [await raw() for _ in range(5)]
+    for index, spectator in enumerate(spectators):
+        await spectator.hello(f"spectator{index}")
+        assert (await spectator.request("watch_table", table=table))["type"] == "table_joined"
+    for connection in (ann, bob, *spectators):
+        await connection.sync()
+    loop = asyncio.get_running_loop()
+    scheduled: list[str] = []
+    call_soon = loop.call_soon
+
+    def recording_call_soon(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> asyncio.Handle:
+        scheduled.append(getattr(callback, "__qualname__", ""))
+        return call_soon(callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_soon", recording_call_soon)
+    assert (await ann.request("move", table=table, move=move))["type"] == "ok"
+    for connection in (bob, *spectators):
+        assert (await connection.recv())["type"] == "moved"
+    monkeypatch.undo()
+    flushes = [name for name in scheduled if name.endswith(".flush")]
+    assert flushes == ["Outbox.flush"], f"one flush for all {2 + len(spectators)} receivers, not one each: {flushes}"
+
+
+async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -> None:
+    before = len(asyncio.all_tasks())
+    connections = [await raw() for _ in range(5)]
+    for index, connection in enumerate(connections):
+        await connection.hello(f"idle{index}")
+        await connection.sync()
+    await until(lambda: len(asyncio.all_tasks()) <= before, "greeted idle connections still hold a task each")
+    pong = await connections[0].request("ping")
+    assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
