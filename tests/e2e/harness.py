@@ -140,6 +140,32 @@ def start_server(*extra: str, port: int = 0, **process: Any) -> tuple[Process, i
     return server, port
 
 
+def othello_after_d3(address: str, *, options: str = "") -> tuple[Process, Process]:
+    """ann creates Othello table 1 (``new othello OPTIONS``) and plays d3 once bob has joined; return (ann, bob).
+
+    Both processes are killed if the opening does not happen.
+    """
+    ann = Process("play", address, "--name", "ann", stdin_text=f"new othello {options}".rstrip() + "\nwait start\nd3\n")
+    bob = Process("play", address, "--name", "bob")
+    try:
+        ann.expect(r"Created table 1")
+        bob.send("join 1\n")
+        bob.expect(r"Black played d3\.")
+    except BaseException:
+        ann.kill()
+        bob.kill()
+        raise
+    return ann, bob
+
+
+def assert_finished_with(clients: Sequence[Process], result: str) -> None:
+    """Each scripted client printed a line matching ``result``, exited 0 and printed no error line."""
+    for client in clients:
+        assert client.expect(result)[0]
+        assert client.finish(timeout_s=15) == 0
+        assert not any(line.startswith("error") for line in client.lines), client.lines
+
+
 def read_record(name: str) -> list[str]:
     """The moves of a recorded game in ``records/`` (``#`` lines are comments)."""
     text = (RECORDS / name).read_text()

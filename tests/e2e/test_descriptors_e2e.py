@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import importlib.util
 import re
 import resource
@@ -16,6 +17,7 @@ import ssl
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 import trustme
@@ -31,6 +33,21 @@ ANSWER_TIMEOUT_S = 30.0
 
 def low_descriptor_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTOR_LIMIT, DESCRIPTOR_LIMIT))
+
+@contextlib.contextmanager
+def low_limit_server(log: Path, *flags: str) -> Iterator[int]:
+    """Run ``parlour serve FLAGS`` under :func:`low_descriptor_limit`, stderr to ``log``; yield its port, then stop it."""
+    with log.open("w") as stderr:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db", *flags],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
+        )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        yield int(re.search(r"listening on port (\d+)", server.stdout.readline())[1])  # type: ignore[index]
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 async def first_answer(port: int, name: str, held: list[asyncio.StreamWriter]) -> str:
@@ -70,19 +87,8 @@ UVLOOP = pytest.param(
 @pytest.mark.parametrize("loop", ["asyncio", UVLOOP])
 def test_connections_beyond_the_descriptor_limit_are_refused_not_ignored(tmp_path: Path, loop: str) -> None:
     log = tmp_path / "server.log"
-    with log.open("w") as stderr:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db",
-             "--max-connections-per-address", "1000", "--loop", loop],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
-        )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        port = int(re.search(r"listening on port (\d+)", server.stdout.readline())[1])  # type: ignore[index]
+    with low_limit_server(log, "--max-connections-per-address", "1000", "--loop", loop) as port:
         answers = asyncio.run(connect_all(port))
-    finally:
-        server.terminate()
-        server.wait(30)
     text = log.read_text()
     assert set(answers) == {"welcome", "error too_many_connections"}, answers
     assert sum(answers.values()) == CONNECTIONS
@@ -136,19 +142,8 @@ def test_failed_tls_handshakes_give_their_descriptors_back(tmp_path: Path, loop:
     issued.cert_chain_pems[0].write_to_path(str(cert))
     issued.private_key_pem.write_to_path(str(key))
     log = tmp_path / "server.log"
-    with log.open("w") as stderr:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db",
-             "--tls-cert", str(cert), "--tls-key", str(key), "--loop", loop],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, preexec_fn=low_descriptor_limit,
-        )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        port = int(re.search(r"listening on port (\d+)", server.stdout.readline())[1])  # type: ignore[index]
+    with low_limit_server(log, "--tls-cert", str(cert), "--tls-key", str(key), "--loop", loop) as port:
         answer = asyncio.run(handshakes_then_hello(port))
-    finally:
-        server.terminate()
-        server.wait(30)
     text = log.read_text()
     assert answer == "welcome", text[:3000]
     assert "Traceback" not in text, text[:3000]

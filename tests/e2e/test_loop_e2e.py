@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from .harness import Process, player_scripts, read_record, read_record_headers, start_server
+from .harness import Process, assert_finished_with, player_scripts, read_record, read_record_headers, start_server
 
 HAVE_UVLOOP = importlib.util.find_spec("uvloop") is not None
 needs_uvloop = pytest.mark.skipif(not HAVE_UVLOOP, reason="uvloop is not installed here (pip install 'parlour[uvloop]')")
@@ -32,10 +32,7 @@ def _play_hexapawn(port: int) -> None:
         table = ann.expect(r"Created table (\d+)")[1]
         ann.send("\n".join(["wait start", *first, "wait end", "quit", ""]))
         bob = Process("play", address, "--name", "bob", stdin_text="\n".join([f"join {table}", *second, "wait end", "quit", ""]))
-        for client in (ann, bob):
-            assert client.expect(r"^Result: White wins")[0]
-            assert client.finish(timeout_s=15) == 0
-            assert not any(line.startswith("error") for line in client.lines), client.lines
+        assert_finished_with((ann, bob), r"^Result: White wins")
     finally:
         ann.kill()
         if bob is not None:

@@ -11,7 +11,7 @@ from client import Client
 from protocol import PROTOCOL_VERSION, encode_frame
 from protocol import messages as m
 
-from .harness import ROOT, Process, player_scripts, read_record, start_server
+from .harness import ROOT, Process, othello_after_d3, player_scripts, read_record, start_server
 
 SPLITS = (24, 41)  # moves each table has played when the server is killed
 
@@ -74,12 +74,8 @@ def test_sigkill_restart_resume_and_finish_several_games(tmp_path: Path) -> None
 def test_a_restarted_client_resumes_its_seat_with_the_remembered_token() -> None:
     server, port = start_server("--grace", "60")
     address = f"127.0.0.1:{port}"
-    ann = Process("play", address, "--name", "ann", stdin_text="new othello\nwait start\nd3\n")
-    bob = Process("play", address, "--name", "bob")
+    ann, bob = othello_after_d3(address)
     try:
-        ann.expect(r"Created table 1")
-        bob.send("join 1\n")
-        bob.expect(r"Black played d3\.")
         ann.popen.kill()  # the laptop's client dies; its seat is held
         bob.expect(r"ann lost their connection; their seat is forfeited in 60 s")
         ann = Process("play", address, "--name", "ann", stdin_text="moves\n")

@@ -16,7 +16,7 @@ import trustme
 
 from server.tls import certificate_fingerprint
 
-from .harness import Process, player_scripts, start_server
+from .harness import Process, assert_finished_with, player_scripts, start_server
 
 PASSWORD = "sesame-7420"
 
@@ -74,10 +74,7 @@ def test_pinned_clients_with_the_password_play_a_game(secure_server: SecureServe
         bob_pin = pin.replace(":", "").lower()
         bob = Process("play", address, "--name", "bob", "--tls-fingerprint", bob_pin, "--password-file", str(password_file))
         bob.send("\n".join([f"join {table}", *second, "wait end", "quit", ""]))
-        for client in (ann, bob):
-            assert client.expect(r"^Result: ")[0]
-            assert client.finish(timeout_s=15) == 0
-            assert not any(line.startswith("error") for line in client.lines), client.lines
+        assert_finished_with((ann, bob), r"^Result: ")
     finally:
         ann.kill()
         if bob is not None:

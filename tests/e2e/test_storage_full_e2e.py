@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from .harness import Process, private_tmpfs_prefix, start_server
+from .harness import Process, othello_after_d3, private_tmpfs_prefix, start_server
 
 
 def fill(path: Path) -> None:
@@ -36,12 +36,8 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
     prefix = private_tmpfs_prefix(disk, "2m")
     server, port = start_server("--db", str(disk / "parlour.sqlite3"), "--grace", "60", prefix=prefix)
     address = f"127.0.0.1:{port}"
-    ann = Process("play", address, "--name", "ann", stdin_text="new othello tc=5+0\nwait start\nd3\n")
-    bob = Process("play", address, "--name", "bob")
+    ann, bob = othello_after_d3(address, options="tc=5+0")
     try:
-        ann.expect(r"Created table 1")
-        bob.send("join 1\n")
-        bob.expect(r"Black played d3\.")
         dan = Process("play", address, "--name", "dan")
         dan.expect(r"Connected to .* as dan\.")
         filler = Path(f"/proc/{server.popen.pid}/root") / disk.relative_to("/") / "filler"
