@@ -285,6 +285,22 @@ class Game(abc.ABC):
     def _setup(self, options: dict[str, Any], seed: str | int | None) -> "State":
         """Return the starting state for validated ``options``."""
 
+    def state_from_view(self, view: Mapping[str, Any]) -> "State":
+        """Rebuild the position a view shows, for a computer player to search from.
+
+        Only games whose views show everything can do this; the rebuilt
+        state plays the same legal moves as the original. Engines override it.
+
+        Args:
+            view: a map returned by ``State.view(seat)`` (any seat).
+
+        Raises:
+            GameError: if the game hides information (Tactego: sample a
+                consistent position instead) or the view is not one of this
+                game's.
+        """
+        raise GameError(f"{self.name} cannot rebuild a position from a view")
+
     def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
         """Whether the setup seed reveals hidden information while the game runs.
 
