@@ -245,7 +245,7 @@ def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], wh
         attacker = board.board[origin]
         saved = board.make(origin, target)
         if board.flags[enemy] == 0:
-            value = WIN
+            value = WIN - board.ply
         else:
             value = -board.negamax(-sign, depth - 1, -WIN - 1.0, WIN + 1.0)
         board.unmake(origin, target, attacker, saved)

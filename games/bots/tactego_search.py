@@ -26,10 +26,16 @@ from .base import Deadline
 __all__ = ["OutOfBudget", "SearchBoard", "WIN", "piece_value"]
 
 WIN = 10_000.0
-"""The value of a won game (a captured last flag, an opponent left without a move)."""
+"""The value of a won game (a captured last flag, an opponent left without a move).
+
+A win ``n`` plies into the game is worth ``WIN - n``, so a sooner win is preferred."""
 
 _PLACEMENT_WEIGHT = 0.15
 """Value per square closer to the (sampled) enemy flag, for a movable piece."""
+_CLOSING_IN = {2: 1.5, 1: 2.5}
+"""Extra value of a movable piece this many squares (8 directions) from an enemy flag."""
+_GUARD_WEIGHT = 0.08
+"""Value per point of strength of a piece at most two squares from its own flag."""
 
 
 class OutOfBudget(Exception):
@@ -59,7 +65,7 @@ class SearchBoard:
     """
 
     __slots__ = ("board", "score", "flags", "ply", "max_plies", "unlimited", "_steps", "_value", "_placement",
-                 "_deadline")
+                 "_guard", "_flag_squares", "_deadline")
 
     def __init__(self, state: TactegoState, steps: Sequence[Sequence[int]], deadline: Deadline) -> None:
         cols, rows = state.options["cols"], state.options["rows"]
@@ -68,34 +74,42 @@ class SearchBoard:
         self.unlimited = False
         self.board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in state.board]
         self.flags = [0, 0]
-        for p in state.board:
+        self._flag_squares: tuple[list[int], list[int]] = ([], [])
+        for i, p in enumerate(state.board):
             if p is not None and p.rank == FLAG:
                 self.flags[p.owner] += 1
+                self._flag_squares[p.owner].append(i)
         self.ply = state.ply
         self.max_plies = state.options["max_plies"]
         top = max(s for s in (abs(v) for v in self.board) if s) if any(self.board) else 1
         self._value = [0.0] + [piece_value(s) for s in range(0, top)]  # indexed by |square| (flag 0)
         self._value[1] = 0.0
         self._placement = (self._placement_table(0, rows, cols), self._placement_table(1, rows, cols))
+        self._guard = (self._guard_table(0, cols), self._guard_table(1, cols))
         self.score = sum(self._contribution(v, i) for i, v in enumerate(self.board) if v)
 
     def _placement_table(self, seat: int, rows: int, cols: int) -> list[float]:
         """Per square: how close a movable ``seat`` piece stands to the nearest enemy flag."""
-        enemy_flag = -1 if seat == 0 else 1
-        targets = [i for i, v in enumerate(self.board) if v == enemy_flag]
+        targets = self._flag_squares[1 - seat]
         span = max(rows, cols)
         table = []
         for i in range(rows * cols):
-            r, c = divmod(i, cols)
-            nearest = min((max(abs(r - t // cols), abs(c - t % cols)) for t in targets), default=span)
-            table.append(_PLACEMENT_WEIGHT * (span - nearest))
+            nearest = min((_distance(i, t, cols) for t in targets), default=span)
+            table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
         return table
+
+    def _guard_table(self, seat: int, cols: int) -> list[float]:
+        """Per square: value per point of strength of a ``seat`` piece guarding its own flag there."""
+        flags = self._flag_squares[seat]
+        return [_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in flags) else 0.0 for i in range(len(self.board))]
 
     def _contribution(self, v: int, square: int) -> float:
         """Seat 0's view of what piece ``v`` on ``square`` is worth."""
+        if v == 1 or v == -1:
+            return 0.0
         if v > 0:
-            return self._value[v] + (self._placement[0][square] if v != 1 else 0.0)
-        return -self._value[-v] - (self._placement[1][square] if v != -1 else 0.0)
+            return self._value[v] + self._placement[0][square] + v * self._guard[0][square]
+        return -self._value[-v] - self._placement[1][square] + v * self._guard[1][square]
 
     # -- moves ---------------------------------------------------------
 
@@ -154,14 +168,14 @@ class SearchBoard:
             return self._quiesce(sign)
         moves = self.moves(sign)
         if not moves:
-            return -WIN
+            return -(WIN - self.ply)
         best = -WIN - 1.0
         enemy = 1 if sign > 0 else 0
         for origin, target in moves:
             attacker = self.board[origin]
             saved = self.make(origin, target)
             if self.flags[enemy] == 0:
-                value = WIN
+                value = WIN - self.ply
             else:
                 value = -self.negamax(-sign, depth - 1, -beta, -alpha)
             self.unmake(origin, target, attacker, saved)
@@ -184,7 +198,11 @@ class SearchBoard:
         self.ply -= 1
 
     def _quiesce(self, sign: int) -> float:
-        """Stand pat, or the best single winning capture for the seat with ``sign``."""
+        """Stand pat, or the best single winning capture for the seat with ``sign``.
+
+        An enemy piece next to the seat's last flag must be captured at once,
+        or the flag falls on the next move.
+        """
         board, steps = self.board, self._steps
         enemy = 1 if sign > 0 else 0
         gain = 0.0
@@ -198,10 +216,40 @@ class SearchBoard:
                     continue
                 if w == 1:
                     if self.flags[enemy] == 1:
-                        return WIN
+                        return WIN - self.ply - 1
                     continue
                 if strength >= w:
                     value = self._value[w]
                     if value > gain:
                         gain = value
+        if self.flags[1 - enemy] == 1:
+            threat = self._flag_threat(sign)
+            if threat is not None:
+                return threat
         return sign * self.score + gain
+
+    def _flag_threat(self, sign: int) -> float | None:
+        """The leaf value when enemies stand next to the last flag of the seat to move, else ``None``.
+
+        One attacker that the seat can capture costs nothing more than the
+        capture gains; otherwise the flag is lost.
+        """
+        board, steps = self.board, self._steps
+        own_flag = sign
+        attackers = set()
+        for square in self._flag_squares[0 if sign > 0 else 1]:
+            if board[square] == own_flag:
+                attackers.update(j for j in steps[square] if board[j] * sign < -1)
+        if not attackers:
+            return None
+        if len(attackers) == 1:
+            (square,) = attackers
+            strength = -board[square] * sign
+            if any(board[j] * sign >= strength for j in steps[square]):
+                return sign * self.score + self._value[strength]
+        return -(WIN - self.ply - 2)
+
+
+def _distance(a: int, b: int, cols: int) -> int:
+    """King-move distance between squares ``a`` and ``b`` of a board ``cols`` wide."""
+    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))
