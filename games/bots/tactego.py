@@ -241,6 +241,8 @@ def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], wh
     enemy = 1 if sign > 0 else 0
     values = {}
     for index in which:
+        if not board.unlimited and board.out_of_time():
+            raise OutOfBudget
         origin, target = moves[index]
         attacker = board.board[origin]
         saved = board.make(origin, target)
