@@ -259,5 +259,5 @@ def test_level_5_beats_capture_first_in_most_games() -> None:
         bot_seat = seed % 2
         players = [greedy_chooser(), greedy_chooser()]
         players[bot_seat] = make_chooser(5)
-        wins += play_game(*players, seed, 1500)[-1].outcome.winner == bot_seat
-    assert wins >= 5
+        wins += play_game(*players, seed, 800)[-1].outcome.winner == bot_seat
+    assert wins >= 5  # of 6; longer matches: the module docstring of games.bots.tactego
