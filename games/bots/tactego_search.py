@@ -88,25 +88,12 @@ class SearchBoard:
         top = max(s for s in (abs(v) for v in self.board) if s) if any(self.board) else 1
         self._value = [0.0] + [piece_value(s) for s in range(0, top)]  # indexed by |square| (flag 0)
         self._value[1] = 0.0
-        self._placement = (self._placement_table(0, rows, cols), self._placement_table(1, rows, cols))
-        self._guard = (self._guard_table(0, cols), self._guard_table(1, cols))
+        red_flags, blue_flags = tuple(self._flag_squares[0]), tuple(self._flag_squares[1])
+        self._placement = (_placement_table(rows, cols, blue_flags), _placement_table(rows, cols, red_flags))
+        self._guard = (_guard_table(rows, cols, red_flags), _guard_table(rows, cols, blue_flags))
         self._near = _within_two(rows, cols)
         self.score = sum(self._contribution(v, i) for i, v in enumerate(self.board) if v)
 
-    def _placement_table(self, seat: int, rows: int, cols: int) -> list[float]:
-        """Per square: how close a movable ``seat`` piece stands to the nearest enemy flag."""
-        targets = self._flag_squares[1 - seat]
-        span = max(rows, cols)
-        table = []
-        for i in range(rows * cols):
-            nearest = min((_distance(i, t, cols) for t in targets), default=span)
-            table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
-        return table
-
-    def _guard_table(self, seat: int, cols: int) -> list[float]:
-        """Per square: value per point of strength of a ``seat`` piece guarding its own flag there."""
-        flags = self._flag_squares[seat]
-        return [_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in flags) else 0.0 for i in range(len(self.board))]
 
     def _contribution(self, v: int, square: int) -> float:
         """Seat 0's view of what piece ``v`` on ``square`` is worth."""
@@ -119,9 +106,9 @@ class SearchBoard:
     def out_of_time(self) -> bool:
         """Whether the time limit has passed, reading the clock now.
 
-        :meth:`negamax` polls the deadline, which reads the clock only every
-        few hundred nodes; a chooser calls this between root moves as well so
-        it overruns its time by a few milliseconds at most.
+        The deadline itself reads the clock only every few hundred nodes;
+        :meth:`negamax` calls this every 64 nodes and a chooser between root
+        moves, so a search overruns its time by a few milliseconds at most.
         """
         return self._deadline.seconds_left() == 0.0
 
@@ -174,8 +161,8 @@ class SearchBoard:
         """
         deadline = self._deadline
         deadline.nodes += 1
-        if deadline.expired() and not self.unlimited:
-            raise OutOfBudget
+        if not self.unlimited and (deadline.expired() or (deadline.nodes & 63 == 0 and self.out_of_time())):
+            raise OutOfBudget  # a node here costs tens of microseconds: the clock is read every 64
         if self.max_plies is not None and self.ply >= self.max_plies:
             return 0.0
         if depth <= 0:
@@ -281,6 +268,24 @@ class SearchBoard:
                     if not any(board[j] * sign >= strength for j in near[square]):
                         cost += _UNGUARDED_APPROACH
         return cost
+
+
+@functools.lru_cache(maxsize=4096)
+def _placement_table(rows: int, cols: int, enemy_flags: tuple[int, ...]) -> tuple[float, ...]:
+    """Per square: how close a movable piece there stands to the nearest of ``enemy_flags``."""
+    span = max(rows, cols)
+    table = []
+    for i in range(rows * cols):
+        nearest = min((_distance(i, t, cols) for t in enemy_flags), default=span)
+        table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
+    return tuple(table)
+
+
+@functools.lru_cache(maxsize=4096)
+def _guard_table(rows: int, cols: int, own_flags: tuple[int, ...]) -> tuple[float, ...]:
+    """Per square: value per point of strength of a piece guarding one of ``own_flags`` from there."""
+    return tuple(_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in own_flags) else 0.0
+                 for i in range(rows * cols))
 
 
 @functools.lru_cache(maxsize=None)
