@@ -43,6 +43,7 @@ from .base import Budget, Deadline, MoveChooser
 __all__ = [
     "WIN",
     "AlphaBeta",
+    "LEVELS",
     "Level",
     "Priority",
     "SearchChooser",
