@@ -1,14 +1,14 @@
 """Persistence in SQLite: sessions, tables, every move, and the archive.
 
 One :class:`Store` owns one database file in WAL mode. Writes go through a
-single writer thread that commits in groups: the writes made during one turn
-of the event loop are handed to it together, every write handed over while
+single writer thread that commits in groups: every write handed over while
 the previous commit was on its way to disk goes into the next transaction,
 and each caller's ``await`` returns only after that transaction's ``COMMIT``
 has returned. While recent commits carried several writes each (many tables
-moving at once), the writer waits up to :data:`COMMIT_DELAY_S` for as many
-writes as they carried before it commits, so that one fsync serves more
-moves; a lone writer (one game) never waits. With ``synchronous=FULL`` (the
+moving at once), the writes of one turn of the event loop are handed over
+together, and the writer waits up to :data:`COMMIT_DELAY_S` for as many
+writes as those commits carried before it commits, so that one fsync serves
+more moves; a lone writer (one game) never waits. With ``synchronous=FULL`` (the
 default) a returned ``COMMIT`` means the WAL has been fsynced, so a move
 acknowledged after ``await store.append_move(...)`` survives a crash or power
 loss; ``NORMAL`` survives a crash of the process (SIGKILL) but may lose the
@@ -759,11 +759,11 @@ class SQLiteStore:
         """Run ``statements`` in the writer thread and return once they are committed.
 
         The statements of one call are atomic: all committed or none. They share
-        a transaction with the other writes made during the same turn of the
-        event loop, handed to the writer thread together at the end of the turn,
-        and with whatever else was handed over while the previous commit was in
-        progress (group commit); this call returns only after that ``COMMIT``
-        returned.
+        a transaction with whatever else was handed over while the previous
+        commit was in progress (group commit); this call returns only after that
+        ``COMMIT`` returned. While tables commit together, the writes made
+        during one turn of the event loop are handed to the writer thread
+        together at the end of the turn; otherwise each write at once.
 
         One bad write (a duplicate ply, say) fails only its own caller: when a
         statement fails, the shared transaction is rolled back, that write
@@ -791,13 +791,17 @@ class SQLiteStore:
             return
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._turn.append(_Job(statements, future, loop))
-        if self._hand_over_handle is None:
-            self._hand_over_handle = loop.call_soon(self._hand_over)
+        job = _Job(statements, future, loop)
+        if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
+            self._queue.put([job])  # tables seldom commit together (one game): no turn to wait for
+        else:
+            self._turn.append(job)
+            if self._hand_over_handle is None:
+                self._hand_over_handle = loop.call_soon(self._hand_over)
         await future
 
     def _hand_over(self) -> None:
-        """Give the writes of the loop turn that just ended to the writer thread: one batch, at most one wake-up."""
+        """Give the writes of the loop turn that just ended to the writer thread: one batch, one wake-up at most."""
         self._hand_over_handle = None
         if self._turn:
             batch, self._turn = self._turn, []

@@ -345,6 +345,10 @@ async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatc
     assert len(wakeups) == 1, f"50 writes of one commit woke the loop {len(wakeups)} times"
 
 
+async def _writes_in_one_turn(store: SQLiteStore, count: int, first_ply: int) -> None:
+    await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(first_ply, first_ply + count)))
+
+
 class _CountedHandOvers(queue.SimpleQueue):  # type: ignore[type-arg]
     """The writer's queue, counting what the event loop hands over (each a possible wake-up of the writer)."""
 
@@ -356,19 +360,20 @@ class _CountedHandOvers(queue.SimpleQueue):  # type: ignore[type-arg]
         super().put(item, block, timeout)
 
 
-async def test_the_writes_of_one_turn_are_handed_to_the_writer_at_once(db: Path) -> None:
+async def test_while_tables_commit_together_the_writes_of_one_turn_are_handed_over_at_once(db: Path) -> None:
     store = SQLiteStore.open(db, commit_delay_s=0)
     store._queue = counted = _CountedHandOvers()
     async with store:
         await store.create_table(table_row(1))
         before = counted.hand_overs
-        await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(1, 51)))
+        await store.append_move(1, move_row(1))
+        assert counted.hand_overs - before == 1, "a lone write waited for the end of its turn"
+        for first in (2, 12, 22, 32):
+            await _writes_in_one_turn(store, 10, first)  # ten tables at once
+        before = counted.hand_overs
+        await _writes_in_one_turn(store, 50, 42)
         assert counted.hand_overs - before == 1, f"50 writes of one turn woke the writer {counted.hand_overs - before} times"
-        assert store.writes == 51
-
-
-async def _writes_in_one_turn(store: SQLiteStore, count: int, first_ply: int) -> None:
-    await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(first_ply, first_ply + count)))
+        assert store.writes == 92
 
 
 async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
