@@ -8,8 +8,8 @@ has returned. While recent commits carried several writes each (many tables
 moving at once), the writes of one turn of the event loop are handed over
 together, and the writer waits up to :data:`COMMIT_DELAY_S` for as many
 writes as those commits carried before it commits, so that one fsync serves
-more moves; a lone writer (one game) never waits. With ``synchronous=FULL`` (the
-default) a returned ``COMMIT`` means the WAL has been fsynced, so a move
+more moves; a lone writer (one game) never waits. With ``synchronous=FULL``
+(the default) a returned ``COMMIT`` means the WAL has been fsynced, so a move
 acknowledged after ``await store.append_move(...)`` survives a crash or power
 loss; ``NORMAL`` survives a crash of the process (SIGKILL) but may lose the
 last commits on power loss.
@@ -592,7 +592,7 @@ class SQLiteStore:
         self._writer = writer
         self._reader = reader
         self._read_lock = threading.Lock()
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # lists of jobs (one per loop turn), or _STOP
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # lists of jobs (one write, or a loop turn's), or _STOP
         self._turn: list[_Job] = []  # the writes made during this turn of the event loop
         self._hand_over_handle: asyncio.Handle | None = None
         self._thread: threading.Thread | None = None
