@@ -1,13 +1,18 @@
 """Persistence in SQLite: sessions, tables, every move, and the archive.
 
 One :class:`Store` owns one database file in WAL mode. Writes go through a
-single writer thread that commits in groups: every write queued while the
-previous commit was on its way to disk goes into the next transaction, and
-each caller's ``await`` returns only after that transaction's ``COMMIT`` has
-returned. With ``synchronous=FULL`` (the default) that means the WAL has been
-fsynced, so a move acknowledged after ``await store.append_move(...)`` survives
-a crash or power loss; ``NORMAL`` survives a crash of the process (SIGKILL) but
-may lose the last commits on power loss.
+single writer thread that commits in groups: every write handed over while
+the previous commit was on its way to disk goes into the next transaction,
+and each caller's ``await`` returns only after that transaction's ``COMMIT``
+has returned. While recent commits carried several writes each (many tables
+moving at once), the writes of one turn of the event loop are handed over
+together, and the writer waits up to :data:`COMMIT_DELAY_S` for as many
+writes as those commits carried before it commits, so that one fsync serves
+more moves; a lone writer (one game) never waits. With ``synchronous=FULL``
+(the default) a returned ``COMMIT`` means the WAL has been fsynced, so a move
+acknowledged after ``await store.append_move(...)`` survives a crash or power
+loss; ``NORMAL`` survives a crash of the process (SIGKILL) but may lose the
+last commits on power loss.
 
 Reads (startup, archive queries) are synchronous, on a second connection; in
 WAL mode they never block the writer and see only committed data.
@@ -494,6 +499,20 @@ class _Job:
 
 
 _STOP = object()
+
+COMMIT_DELAY_S = 0.0005
+"""Longest time (seconds) the writer waits for more writes before a commit, and only while
+recent commits carried several writes each; like PostgreSQL's ``commit_delay``. Each fsync
+costs far more CPU than the writes it carries, so gathering the moves of several tables
+into one commit lowers the cost of every move, for at most this much more latency."""
+
+_GROUP_WEIGHT = 0.25
+"""How much the latest commit counts in the running mean of writes per commit (the rest: the mean so far)."""
+
+_WAIT_FROM_MEAN = 1.5
+"""The writer waits for company only while the running mean of writes per commit is at least this:
+at least every other commit carried more than one write. One game's commits carry one write each."""
+
 T = TypeVar("T")
 
 
@@ -550,20 +569,32 @@ class SQLiteStore:
     Attributes:
         path: the database file.
         synchronous: the ``PRAGMA synchronous`` mode of the writer.
+        commit_delay_s: the longest wait for more writes before a commit (see :meth:`open`).
         commits: transactions committed so far (each holds one or more writes).
         writes: writes (calls to :meth:`write`) committed so far.
     """
 
-    def __init__(self, path: Path, writer: sqlite3.Connection | None, reader: sqlite3.Connection, synchronous: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection | None,
+        reader: sqlite3.Connection,
+        synchronous: str,
+        commit_delay_s: float = COMMIT_DELAY_S,
+    ) -> None:
         """Use :meth:`open` (or :meth:`open_read_only`, without a writer)."""
         self.path = path
         self.synchronous = synchronous
+        self.commit_delay_s = commit_delay_s
+        self._group_mean = 1.0  # running mean of writes per commit (_GROUP_WEIGHT)
         self.commits = 0
         self.writes = 0
         self._writer = writer
         self._reader = reader
         self._read_lock = threading.Lock()
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # lists of jobs (one write, or a loop turn's), or _STOP
+        self._turn: list[_Job] = []  # the writes made during this turn of the event loop
+        self._hand_over_handle: asyncio.Handle | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
         # Held by the writer thread while it gathers and commits a batch. Tests hold it
@@ -573,7 +604,14 @@ class SQLiteStore:
     # --- opening and closing ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, synchronous: str = "FULL", busy_timeout_s: float = 5.0) -> "SQLiteStore":
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        busy_timeout_s: float = 5.0,
+        commit_delay_s: float = COMMIT_DELAY_S,
+    ) -> "SQLiteStore":
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
         Args:
@@ -583,15 +621,20 @@ class SQLiteStore:
                 ``"OFF"`` or ``"EXTRA"``; see SQLite's ``PRAGMA synchronous``.
             busy_timeout_s: how long to wait for another process holding the
                 write lock (a second server on the same file, say).
+            commit_delay_s: how long the writer may wait for more writes
+                before a commit while recent commits carried several writes
+                each (:data:`COMMIT_DELAY_S`); 0 never waits.
 
         Raises:
             SchemaError: if the file is not an SQLite database, is another
                 program's database, or has a newer schema than this Parlour's;
                 or if a migration fails (the file is left at its old version).
             StoreError: if the file cannot be opened or WAL mode cannot be set.
-            ValueError: for an unknown ``synchronous`` mode.
+            ValueError: for an unknown ``synchronous`` mode or a negative ``commit_delay_s``.
         """
         mode = synchronous.upper()
+        if commit_delay_s < 0:
+            raise ValueError(f"commit_delay_s must not be negative, not {commit_delay_s!r}")
         if mode not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}, not {synchronous!r}")
         db = Path(path)
@@ -617,7 +660,7 @@ class SQLiteStore:
         except BaseException:
             writer.close()
             raise
-        return cls(db, writer, reader, mode)
+        return cls(db, writer, reader, mode, commit_delay_s)
 
     @classmethod
     def open_read_only(cls, path: str | os.PathLike[str]) -> "SQLiteStore":
@@ -677,6 +720,7 @@ class SQLiteStore:
             return
         self._closed = True
         if self._thread is not None:
+            self._hand_over()
             self._queue.put(_STOP)
             await asyncio.to_thread(self._thread.join)
         self._close_connections()
@@ -691,6 +735,7 @@ class SQLiteStore:
             return
         self._closed = True
         if self._thread is not None:
+            self._hand_over()
             self._queue.put(_STOP)
             self._thread.join()
         self._close_connections()
@@ -714,8 +759,11 @@ class SQLiteStore:
         """Run ``statements`` in the writer thread and return once they are committed.
 
         The statements of one call are atomic: all committed or none. They share
-        a transaction with whatever other writes were queued at the same moment
-        (group commit); this call returns only after that ``COMMIT`` returned.
+        a transaction with whatever else was handed over while the previous
+        commit was in progress (group commit); this call returns only after that
+        ``COMMIT`` returned. While tables commit together, the writes made
+        during one turn of the event loop are handed to the writer thread
+        together at the end of the turn; otherwise each write at once.
 
         One bad write (a duplicate ply, say) fails only its own caller: when a
         statement fails, the shared transaction is rolled back, that write
@@ -743,8 +791,21 @@ class SQLiteStore:
             return
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._queue.put(_Job(statements, future, loop))
+        job = _Job(statements, future, loop)
+        if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
+            self._queue.put([job])  # tables seldom commit together (one game): no turn to wait for
+        else:
+            self._turn.append(job)
+            if self._hand_over_handle is None:
+                self._hand_over_handle = loop.call_soon(self._hand_over)
         await future
+
+    def _hand_over(self) -> None:
+        """Give the writes of the loop turn that just ended to the writer thread: one batch, one wake-up at most."""
+        self._hand_over_handle = None
+        if self._turn:
+            batch, self._turn = self._turn, []
+            self._queue.put(batch)
 
     async def create_table(self, row: TableRow) -> None:
         """Store a new table (see :func:`create_table_sql`)."""
@@ -781,20 +842,50 @@ class SQLiteStore:
     # --- the writer thread ----------------------------------------------------------------------
 
     def _run(self) -> None:
+        """The writer thread: commit what :meth:`_gather` gathers in one transaction, until ``_STOP``."""
         while True:
             first = self._queue.get()
             with self._writer_gate:
-                batch = [first]
-                while True:
-                    try:
-                        batch.append(self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                jobs = [job for job in batch if job is not _STOP]
+                jobs, stopping = self._gather(first)
                 if jobs:
                     self._commit_batch(jobs)
-            if len(jobs) != len(batch):
+                    self._group_mean += (len(jobs) - self._group_mean) * _GROUP_WEIGHT
+            if stopping:
                 return
+
+    def _gather(self, first: Any) -> tuple[list[_Job], bool]:
+        """The writes of the next commit, from the batch ``first`` on, and whether ``_STOP`` came.
+
+        Every batch handed over already is taken. Then, while recent commits
+        carried several writes each (their running mean is at least
+        :data:`_WAIT_FROM_MEAN`), the writer waits, at most
+        :attr:`commit_delay_s` in all, until it holds as many writes as that
+        mean: the other tables' moves are probably on their way.
+        """
+        jobs: list[_Job] = []
+        batch = first
+        deadline = None
+        while True:
+            if batch is _STOP:
+                return jobs, True
+            jobs += batch
+            try:
+                batch = self._queue.get_nowait()
+                continue
+            except queue.Empty:
+                pass
+            wanted = self._group_mean
+            if wanted < _WAIT_FROM_MEAN or len(jobs) >= wanted or not self.commit_delay_s:
+                return jobs, False
+            if deadline is None:
+                deadline = time.monotonic() + self.commit_delay_s
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return jobs, False
+            try:
+                batch = self._queue.get(timeout=left)
+            except queue.Empty:
+                return jobs, False
 
     def _commit_batch(self, jobs: list[_Job]) -> None:
         """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together.

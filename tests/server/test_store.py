@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import queue
 import random
 import select
 import signal
@@ -342,6 +343,85 @@ async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatc
         await asyncio.sleep(0.05)
     await writes
     assert len(wakeups) == 1, f"50 writes of one commit woke the loop {len(wakeups)} times"
+
+
+async def _writes_in_one_turn(store: SQLiteStore, count: int, first_ply: int) -> None:
+    await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(first_ply, first_ply + count)))
+
+
+class _CountedHandOvers(queue.SimpleQueue):  # type: ignore[type-arg]
+    """The writer's queue, counting what the event loop hands over (each a possible wake-up of the writer)."""
+
+    def __init__(self) -> None:
+        self.hand_overs = 0
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        self.hand_overs += 1
+        super().put(item, block, timeout)
+
+
+async def test_while_tables_commit_together_the_writes_of_one_turn_are_handed_over_at_once(db: Path) -> None:
+    store = SQLiteStore.open(db, commit_delay_s=0)
+    store._queue = counted = _CountedHandOvers()
+    async with store:
+        await store.create_table(table_row(1))
+        before = counted.hand_overs
+        await store.append_move(1, move_row(1))
+        assert counted.hand_overs - before == 1, "a lone write waited for the end of its turn"
+        for first in (2, 12, 22, 32):
+            await _writes_in_one_turn(store, 10, first)  # ten tables at once
+        before = counted.hand_overs
+        await _writes_in_one_turn(store, 50, 42)
+        assert counted.hand_overs - before == 1, f"50 writes of one turn woke the writer {counted.hand_overs - before} times"
+        assert store.writes == 92
+
+
+async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
+    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+        await store.create_table(table_row(1))
+        started = time.monotonic()
+        for ply in range(1, 6):
+            await store.append_move(1, move_row(ply))  # one game: every commit carries one write
+        assert time.monotonic() - started < 2.5, "a write with no other table writing waited for the commit delay"
+        assert store.commits == 6
+
+
+async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(db: Path) -> None:
+    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+        await store.create_table(table_row(1))
+        for first in (1, 11, 21, 31):
+            await _writes_in_one_turn(store, 10, first)  # ten tables at once: each turn's ten writes, one commit
+        before = store.commits
+        started = time.monotonic()
+        early = asyncio.ensure_future(_writes_in_one_turn(store, 3, 41))
+        await asyncio.sleep(0.2)  # the other tables' moves arrive a little later
+        await _writes_in_one_turn(store, 5, 44)
+        await early
+        assert store.commits - before == 1, "the writes that came within the commit delay were not committed together"
+        assert time.monotonic() - started < 2.5, "the writer waited on after it held as many writes as usual"
+        loaded = store.load(1)
+        assert loaded is not None and len(loaded.moves) == 48
+
+
+async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Path) -> None:
+    async with SQLiteStore.open(db, commit_delay_s=0.3) as store:
+        await store.create_table(table_row(1))
+        for first in (1, 11, 21, 31):
+            await _writes_in_one_turn(store, 10, first)
+        started = time.monotonic()
+        await store.append_move(1, move_row(41))  # nobody else comes: committed once the delay is over
+        waited = time.monotonic() - started
+        assert 0.25 <= waited < 2.5, f"a write waited {waited:.3f} s with a commit delay of 0.3 s"
+    async with SQLiteStore.open(db, commit_delay_s=60.0) as store:
+        for first in (51, 61, 71, 81):
+            await _writes_in_one_turn(store, 10, first)
+        write = asyncio.ensure_future(store.append_move(1, move_row(91)))
+        await asyncio.sleep(0.05)  # the writer holds it, waiting for company
+        started = time.monotonic()
+        await store.close()
+        assert time.monotonic() - started < 2.5 and write.done() and write.exception() is None
+    with pytest.raises(ValueError, match="commit_delay_s"):
+        SQLiteStore.open(db, commit_delay_s=-1)
 
 
 async def test_every_acknowledged_write_is_visible_to_another_connection(store: Store) -> None:
