@@ -28,6 +28,7 @@ from protocol import Code, ProtocolError, ServerConnection
 from protocol.codec import encode_message
 from protocol.messages import Error, Heartbeat, Request, Shutdown
 
+from .eager import run_eagerly
 from .descriptors import connection_budget, descriptor_limit, open_descriptors
 from .limits import AddressBuckets, Limits, TokenBucket
 from .peer import Outbox, Peer
@@ -159,9 +160,25 @@ class Connections:
         log.info("connection from %s", peer.address)
         peer.reading = True
 
-    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
-        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
-        return self._start(self._serve(inbox))
+    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None] | None:
+        """Handle what ``inbox`` holds now (and end the connection once its input ended); a task goes on if it must wait.
+
+        Returns ``None`` when everything was handled without waiting (no task
+        was made), else the task. Frames the immediate part produced for other
+        connections are written at its end, not a loop turn later.
+        """
+        outbox = self.outbox
+        holding, outbox.holding = outbox.holding, True
+        try:
+            task = run_eagerly(self._serve(inbox))
+        finally:
+            outbox.holding = holding
+            if not holding:
+                outbox.flush()
+        if task is not None:
+            self._pumps.add(task)
+            task.add_done_callback(self._pumps.discard)
+        return task
 
     def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
@@ -337,6 +354,10 @@ class Throttle:
         return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
 
 
+_HANDLING = object()
+"""A connection's ``_task`` while its received chunks are handled without a task."""
+
+
 class PeerProtocol(asyncio.Protocol):
     """The transport's side of one connection: collects received chunks and starts a task to handle them.
 
@@ -357,7 +378,7 @@ class PeerProtocol(asyncio.Protocol):
         self._buffered = 0
         self._paused = False
         self._ended = False
-        self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
+        self._task: asyncio.Task[None] | object | None = None  # handling received chunks, only while there are any
         self._throttle: Throttle | None = None
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
@@ -394,7 +415,10 @@ class PeerProtocol(asyncio.Protocol):
     def _wake(self) -> None:
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""
         if self._task is None and not self.refused:
-            self._task = self._connections.pump(self)
+            self._task = _HANDLING  # stays, if the connection ended at once: no other pump starts
+            task = self._connections.pump(self)  # calls pump_done if it handled everything at once
+            if task is not None:
+                self._task = task
 
     def pump_done(self) -> None:
         """The task has handled every chunk: the next ones start a new one."""

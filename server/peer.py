@@ -262,14 +262,16 @@ class Outbox:
     every one of them.
     """
 
-    __slots__ = ("_peers",)
+    __slots__ = ("_peers", "holding")
 
     def __init__(self) -> None:
         self._peers: list[Peer] = []
+        self.holding = False
+        """True while whoever set it will call :meth:`flush` itself (at the end of a batch of input): nothing is scheduled."""
 
     def add(self, peer: Peer) -> None:
-        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
-        if not self._peers:
+        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first, unless :attr:`holding`)."""
+        if not self._peers and not self.holding:
             asyncio.get_running_loop().call_soon(self.flush)
         self._peers.append(peer)
 
