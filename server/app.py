@@ -219,7 +219,7 @@ class Server:
         damaged: list[DamagedTable] = []
         for stored in store.unfinished_tables(damaged):
             try:
-                table = restore_table(stored, self.sessions)
+                table = restore_table(stored, self.sessions, self.bus)
             except Exception as exc:  # whatever a bad row makes the engine or the clock raise
                 damaged.append(DamagedTable(stored.id, stored.row.status, f"it no longer replays ({type(exc).__name__}: {exc})"))
                 continue
