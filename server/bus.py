@@ -81,23 +81,36 @@ class LocalBus:
 
     def __init__(self) -> None:
         self._topics: dict[str, dict[Subscriber, View]] = {}  # topic -> subscriber -> its view, in subscription order
+        self._groups: dict[str, dict[View, dict[Subscriber, None]]] = {}  # topic -> view -> its subscribers
         self._of: dict[Subscriber, set[str]] = {}  # subscriber -> its topics
 
     def subscribe(self, topic: str, subscriber: Subscriber, view: View = None) -> None:
-        self._topics.setdefault(topic, {})[subscriber] = view
+        subscribers = self._topics.setdefault(topic, {})
+        groups = self._groups.setdefault(topic, {})
+        if subscriber in subscribers:
+            self._leave_group(groups, subscribers[subscriber], subscriber)
+        subscribers[subscriber] = view
+        groups.setdefault(view, {})[subscriber] = None
         self._of.setdefault(subscriber, set()).add(topic)
 
     def unsubscribe(self, topic: str, subscriber: Subscriber) -> None:
         subscribers = self._topics.get(topic)
-        if subscribers is not None:
-            subscribers.pop(subscriber, None)
+        if subscribers is not None and subscriber in subscribers:
+            self._leave_group(self._groups[topic], subscribers.pop(subscriber), subscriber)
             if not subscribers:
-                del self._topics[topic]
+                del self._topics[topic], self._groups[topic]
         topics = self._of.get(subscriber)
         if topics is not None:
             topics.discard(topic)
             if not topics:
                 del self._of[subscriber]
+
+    @staticmethod
+    def _leave_group(groups: dict[View, dict[Subscriber, None]], view: View, subscriber: Subscriber) -> None:
+        group = groups[view]
+        del group[subscriber]
+        if not group:
+            del groups[view]
 
     def unsubscribe_all(self, subscriber: Subscriber) -> None:
         for topic in list(self._of.get(subscriber, ())):
@@ -108,10 +121,10 @@ class LocalBus:
         return subscriber in self._topics.get(topic, ())
 
     def has_subscribers(self, topic: str) -> bool:
-        return bool(self._topics.get(topic))
+        return topic in self._topics
 
     def views(self, topic: str) -> Collection[View]:
-        return set(self._topics.get(topic, {}).values())
+        return self._groups.get(topic, {}).keys()
 
     def publish(self, topic: str, frame: bytes, message: Message | None = None, *, skip: Subscriber | None = None) -> None:
         for subscriber in list(self._topics.get(topic, ())):
@@ -119,7 +132,9 @@ class LocalBus:
                 subscriber.send_frame(frame, message)
 
     def publish_views(self, topic: str, frames: Mapping[View, tuple[bytes, Message]]) -> None:
-        for subscriber, view in list(self._topics.get(topic, {}).items()):
+        for view, group in list(self._groups.get(topic, {}).items()):
             pair = frames.get(view)
             if pair is not None:
-                subscriber.send_frame(*pair)
+                frame, message = pair
+                for subscriber in list(group):
+                    subscriber.send_frame(frame, message)
