@@ -364,7 +364,7 @@ class Authority:
         table = self.table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
-            clock_before = copy.deepcopy(table.clock)
+            clock_before = copy.deepcopy(table.clock) if table.clock is not None else None
             try:
                 table.press_clock(played)
             except FlagFell as fell:

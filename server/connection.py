@@ -261,9 +261,12 @@ class Connections:
                 completed = True
                 if count % YIELD_EVERY_REQUESTS == 0:
                     await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
-                if not await throttle.admit():
-                    drop(peer, Code.RATE_LIMITED, throttle.reason())
-                    return False
+                wait_s = throttle.take()
+                if wait_s != 0.0:
+                    if wait_s is None:
+                        drop(peer, Code.RATE_LIMITED, throttle.reason())
+                        return False
+                    await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
                 if isinstance(event, ProtocolError):
                     send_protocol_error(peer, event)
                 else:
@@ -334,19 +337,23 @@ class Throttle:
         self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
         self._since: float | None = None
 
-    async def admit(self) -> bool:
-        """Wait until the next request may be handled; ``False`` once flooding has lasted too long."""
+    def take(self) -> float | None:
+        """Spend a token for the next request: ``0.0`` to handle it now, else the seconds to hold it back first,
+        or ``None`` once flooding has lasted too long (the connection is to be dropped).
+
+        Not a coroutine, so that a request within the rate costs no await.
+        """
         now = time.monotonic()
-        wait_s = self._bucket.take(now)
+        bucket = self._bucket
+        wait_s = bucket.take(now)
         if wait_s <= 0.0:
-            if self._bucket.tokens(now) >= self._bucket.burst / 2:
+            if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:
                 self._since = None  # well below the rate for a while: the flood, if any, is over
-            return True
+            return 0.0
         self._since = self._since if self._since is not None else now
         if now - self._since > self._limits.flood_timeout_s:
-            return False
-        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
-        return True
+            return None
+        return wait_s
 
     def reason(self) -> str:
         """Why the connection is being closed."""
