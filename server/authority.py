@@ -91,6 +91,8 @@ class Authority:
 
     Attributes:
         next_table_id: the id the next new table gets.
+        durable: whether changes are committed to a store (``persist`` writes); without one a
+            move's statements are not even built (a server without a database).
     """
 
     def __init__(
@@ -107,6 +109,7 @@ class Authority:
         self.lobby = lobby
         self.tables = lobby.tables
         self.next_table_id = 1
+        self.durable = True
         self._persist = persist
         self._persist_soon = persist_soon
         self._forget = forget
@@ -364,24 +367,19 @@ class Authority:
         table = self.table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
-            clock_before = copy.deepcopy(table.clock) if table.clock is not None else None
+            clock_before = copy.deepcopy(table.clock) if table.clock is not None and self.durable else None
             try:
                 table.press_clock(played)
             except FlagFell as fell:
                 await self._flag_fell(table, fell.seat)
                 raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
-            now = time.time()
-            statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
             final = played[-1].state.outcome
-            if final is not None:
-                statements.append(_ended_sql(table, final))
-            if table.clock is not None:
-                statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
-            try:
-                await self._persist(*statements)
-            except Exception:
-                table.clock = clock_before  # not saved: the move did not happen, nor did its time
-                raise
+            if self.durable:
+                try:
+                    await self._persist(*_move_sql(table, played, final))
+                except Exception:
+                    table.clock = clock_before  # not saved: the move did not happen, nor did its time
+                    raise
             table.apply(played)
             lapsed = table.lapse_offers(played[0].seat)
             if final is not None:
@@ -618,6 +616,17 @@ def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[l
     if decided is not None:
         statements.append(_ended_sql(table, decided))
     return statements, decided
+
+
+def _move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:
+    """What a move writes: its plies, the outcome it led to (``final``, if any), and the clocks."""
+    now = time.time()
+    statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+    if final is not None:
+        statements.append(_ended_sql(table, final))
+    if table.clock is not None:
+        statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
+    return statements
 
 
 def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
