@@ -135,6 +135,7 @@ class Server:
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
+        self.authority.durable = False  # until start() opens the store
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
@@ -181,6 +182,7 @@ class Server:
             if self.config.db_path is not None:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = SQLiteStore.open(self.config.db_path)
+                self.authority.durable = True
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
             sockets = await listen.bind(self.config.host, self.config.port)
@@ -219,7 +221,7 @@ class Server:
         damaged: list[DamagedTable] = []
         for stored in store.unfinished_tables(damaged):
             try:
-                table = restore_table(stored, self.sessions)
+                table = restore_table(stored, self.sessions, self.bus)
             except Exception as exc:  # whatever a bad row makes the engine or the clock raise
                 damaged.append(DamagedTable(stored.id, stored.row.status, f"it no longer replays ({type(exc).__name__}: {exc})"))
                 continue

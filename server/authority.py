@@ -52,6 +52,7 @@ from protocol.messages import (
     WatchTable,
 )
 
+from .bus import Bus
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .fanout import ViewCache, send_to_table, send_views
 from .limits import Limits
@@ -90,6 +91,8 @@ class Authority:
 
     Attributes:
         next_table_id: the id the next new table gets.
+        durable: whether changes are committed to a store (``persist`` writes); without one a
+            move's statements are not even built (a server without a database).
     """
 
     def __init__(
@@ -106,6 +109,7 @@ class Authority:
         self.lobby = lobby
         self.tables = lobby.tables
         self.next_table_id = 1
+        self.durable = True
         self._persist = persist
         self._persist_soon = persist_soon
         self._forget = forget
@@ -137,8 +141,7 @@ class Authority:
         grace_s = self.grace_s
         loop = asyncio.get_running_loop()
         table.grace[seat] = loop.call_later(grace_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
-        for member, _ in table.members():
-            member.send(PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=grace_s))
+        send_to_table(table, PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=grace_s))
 
     async def _grace_over(self, table: Table, seat: int) -> None:
         async with table.lock:
@@ -170,7 +173,7 @@ class Authority:
     def unwatch(self, session: Session, table: Table) -> None:
         """Stop ``session`` watching ``table``; the table closes if nobody is left."""
         session.watching.discard(table.id)
-        table.spectators.discard(session)
+        table.unwatch(session)
         self._close_if_empty(table)
 
     def _close_if_empty(self, table: Table) -> None:
@@ -198,9 +201,7 @@ class Authority:
         assert session.peer is not None
         session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves)))
         if seat is not None:
-            for member, _ in table.members():
-                if member is not session.peer:
-                    member.send(PlayerBack(table=table.id, seat=seat, name=session.name))
+            send_to_table(table, PlayerBack(table=table.id, seat=seat, name=session.name), skip=session)
 
     def table(self, table_id: int) -> Table:
         """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
@@ -217,7 +218,7 @@ class Authority:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         self._check_room(session)
         host = self._check_address_budget(session)
-        table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
+        table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None, bus=self.lobby.bus)
         table.set_time_control(control)
         self.next_table_id += 1
         seat = None
@@ -235,7 +236,7 @@ class Authority:
         if seat is not None:
             session.seats[table.id] = seat
         else:
-            table.spectators.add(session)
+            table.watch(session)
             session.watching.add(table.id)
         log.info("%s created table %d (%s %s)", session.name, table.id, table.game.name, table.options)
         then.append(lambda: self._table_changed(table))
@@ -328,7 +329,7 @@ class Authority:
         self.schedule_flag(table)
         views = ViewCache(table)
         seats = list(table.seat_names)
-        send_views(table.members(), lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
+        send_views(table, lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
 
     async def watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
         """Make ``session`` a spectator of the table."""
@@ -337,7 +338,7 @@ class Authority:
             raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
         if table.id not in session.watching:
             self._check_room(session)
-        table.spectators.add(session)
+        table.watch(session)
         session.watching.add(table.id)
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, None)
@@ -366,24 +367,19 @@ class Authority:
         table = self.table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
-            clock_before = copy.deepcopy(table.clock)
+            clock_before = copy.deepcopy(table.clock) if table.clock is not None and self.durable else None
             try:
                 table.press_clock(played)
             except FlagFell as fell:
                 await self._flag_fell(table, fell.seat)
                 raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
-            now = time.time()
-            statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
             final = played[-1].state.outcome
-            if final is not None:
-                statements.append(_ended_sql(table, final))
-            if table.clock is not None:
-                statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
-            try:
-                await self._persist(*statements)
-            except Exception:
-                table.clock = clock_before  # not saved: the move did not happen, nor did its time
-                raise
+            if self.durable:
+                try:
+                    await self._persist(*_move_sql(table, played, final))
+                except Exception:
+                    table.clock = clock_before  # not saved: the move did not happen, nor did its time
+                    raise
             table.apply(played)
             lapsed = table.lapse_offers(played[0].seat)
             if final is not None:
@@ -490,7 +486,7 @@ class Authority:
         views = ViewCache(table)
         clock = table.clock_snapshot()
         moves = list(table.moves)
-        send_views(table.members(), lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
+        send_views(table, lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
 
     def _check_rematch(self, old: Table, accepter: Session) -> str:
         """Raise unless the rematch of ``old`` can be played; return the address it will count against.
@@ -519,7 +515,7 @@ class Authority:
         """
         host = self._check_rematch(old, accepter)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
-        table = Table.create(self.next_table_id, old.game.name, old.options, seed)
+        table = Table.create(self.next_table_id, old.game.name, old.options, seed, bus=self.lobby.bus)
         self.next_table_id += 1
         table.set_time_control(old.clock.control if old.clock is not None else None)
         second, first = old.seats
@@ -542,29 +538,24 @@ class Authority:
 
     def _announce_rematch(self, old: Table, table: Table) -> None:
         info = table.info()
-        for member, seat in table.members():
-            assert seat is not None
-            member.send(RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
+        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))  # type: ignore[arg-type]
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
-        members = table.members()
         clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             views = ViewCache(table, ply.state)
-            send_views(members, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
+            send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
-        message = GameOver(table=table.id, outcome=outcome.to_dict())
-        for member, _seat in table.members():
-            member.send(message)
+        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict()))
         for holder in list(table.seats):
             if holder is not None and not holder.connected:
                 self.vacate(holder, table)  # nobody waits for an absent player of a finished game
@@ -627,18 +618,29 @@ def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[l
     return statements, decided
 
 
+def _move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:
+    """What a move writes: its plies, the outcome it led to (``final``, if any), and the clocks."""
+    now = time.time()
+    statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+    if final is not None:
+        statements.append(_ended_sql(table, final))
+    if table.clock is not None:
+        statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
+    return statements
+
+
 def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
     return update_table_sql(table.id, status="over", outcome=outcome.to_dict(), finished=time.time())
 
 
-def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
-    """Rebuild a live table from the database: its position replayed move by move.
+def restore_table(stored: StoredTable, sessions: dict[str, Session], bus: Bus | None = None) -> Table:
+    """Rebuild a live table from the database: its position replayed move by move; its events go through ``bus``.
 
     Raises:
         games.GameError: the stored game no longer replays (an engine changed).
     """
     row = stored.row
-    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen)
+    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen, bus=bus)
     if row.time_control is not None and row.clocks:
         table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
     elif row.time_control is not None:
@@ -651,7 +653,8 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
         if holder is None and row.seat_names[seat] is not None:
             holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
             sessions[holder.token] = holder
-        table.seats[seat] = holder
+        if holder is not None:
+            table.assign_seat(seat, holder)
     state = table.state
     played = []
     for move in stored.moves:

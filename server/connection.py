@@ -28,6 +28,7 @@ from protocol import Code, ProtocolError, ServerConnection
 from protocol.codec import encode_message
 from protocol.messages import Error, Heartbeat, Request, Shutdown
 
+from .eager import run_eagerly
 from .descriptors import connection_budget, descriptor_limit, open_descriptors
 from .limits import AddressBuckets, Limits, TokenBucket
 from .peer import Outbox, Peer
@@ -159,9 +160,25 @@ class Connections:
         log.info("connection from %s", peer.address)
         peer.reading = True
 
-    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
-        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
-        return self._start(self._serve(inbox))
+    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None] | None:
+        """Handle what ``inbox`` holds now (and end the connection once its input ended); a task goes on if it must wait.
+
+        Returns ``None`` when everything was handled without waiting (no task
+        was made), else the task. Frames the immediate part produced for other
+        connections are written at its end, not a loop turn later.
+        """
+        outbox = self.outbox
+        holding, outbox.holding = outbox.holding, True
+        try:
+            task = run_eagerly(self._serve(inbox))
+        finally:
+            outbox.holding = holding
+            if not holding:
+                outbox.flush()
+        if task is not None:
+            self._pumps.add(task)
+            task.add_done_callback(self._pumps.discard)
+        return task
 
     def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
@@ -244,9 +261,12 @@ class Connections:
                 completed = True
                 if count % YIELD_EVERY_REQUESTS == 0:
                     await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
-                if not await throttle.admit():
-                    drop(peer, Code.RATE_LIMITED, throttle.reason())
-                    return False
+                wait_s = throttle.take()
+                if wait_s != 0.0:
+                    if wait_s is None:
+                        drop(peer, Code.RATE_LIMITED, throttle.reason())
+                        return False
+                    await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
                 if isinstance(event, ProtocolError):
                     send_protocol_error(peer, event)
                 else:
@@ -317,24 +337,32 @@ class Throttle:
         self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
         self._since: float | None = None
 
-    async def admit(self) -> bool:
-        """Wait until the next request may be handled; ``False`` once flooding has lasted too long."""
+    def take(self) -> float | None:
+        """Spend a token for the next request: ``0.0`` to handle it now, else the seconds to hold it back first,
+        or ``None`` once flooding has lasted too long (the connection is to be dropped).
+
+        Not a coroutine, so that a request within the rate costs no await.
+        """
         now = time.monotonic()
-        wait_s = self._bucket.take(now)
+        bucket = self._bucket
+        wait_s = bucket.take(now)
         if wait_s <= 0.0:
-            if self._bucket.tokens(now) >= self._bucket.burst / 2:
+            if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:
                 self._since = None  # well below the rate for a while: the flood, if any, is over
-            return True
+            return 0.0
         self._since = self._since if self._since is not None else now
         if now - self._since > self._limits.flood_timeout_s:
-            return False
-        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
-        return True
+            return None
+        return wait_s
 
     def reason(self) -> str:
         """Why the connection is being closed."""
         limits = self._limits
         return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
+
+
+_HANDLING = object()
+"""A connection's ``_task`` while its received chunks are handled without a task."""
 
 
 class PeerProtocol(asyncio.Protocol):
@@ -357,7 +385,7 @@ class PeerProtocol(asyncio.Protocol):
         self._buffered = 0
         self._paused = False
         self._ended = False
-        self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
+        self._task: asyncio.Task[None] | object | None = None  # handling received chunks, only while there are any
         self._throttle: Throttle | None = None
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
@@ -394,7 +422,10 @@ class PeerProtocol(asyncio.Protocol):
     def _wake(self) -> None:
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""
         if self._task is None and not self.refused:
-            self._task = self._connections.pump(self)
+            self._task = _HANDLING  # stays, if the connection ended at once: no other pump starts
+            task = self._connections.pump(self)  # calls pump_done if it handled everything at once
+            if task is not None:
+                self._task = task
 
     def pump_done(self) -> None:
         """The task has handled every chunk: the next ones start a new one."""

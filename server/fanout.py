@@ -1,9 +1,10 @@
 """Fan-out: one table event to everyone at the table, each receiving its own view.
 
-A message that depends on the seat is built and encoded at most once per
-distinct view (seat 0, seat 1, spectators), never once per connection; every
-spectator gets the very same bytes. Views of one position are made once per
-seat (:class:`ViewCache`).
+Every table event is one publish on the table's topic of the bus
+(:mod:`server.bus`). A message that depends on the seat is built and encoded
+at most once per distinct view that has subscribers (seat 0, seat 1,
+spectators), never once per connection; every spectator gets the very same
+bytes. Views of one position are made once per seat (:class:`ViewCache`).
 """
 
 from __future__ import annotations
@@ -13,32 +14,31 @@ from typing import Any, Callable
 import games
 from protocol import Message, encode_message
 
-from .peer import Peer
+from .bus import View
+from .session import Session
 from .table import Table, view_of
 
 __all__ = ["ViewCache", "send_to_table", "send_views"]
 
 
-def send_to_table(table: Table, message: Message) -> None:
-    """Send ``message``, the same for every seat, to everyone at ``table``: encoded once."""
-    frame = encode_message(message)
-    for member, _seat in table.members():
-        member.send_frame(frame, message)
+def send_to_table(table: Table, message: Message, *, skip: Session | None = None) -> None:
+    """Publish ``message``, the same for every seat, to everyone at ``table`` (but ``skip``): encoded once."""
+    table.bus.publish(table.topic, encode_message(message), message, skip=skip)
 
 
-def send_views(members: list[tuple[Peer, int | None]], make: Callable[[int | None], Message]) -> None:
-    """Send each member the message ``make(seat)`` builds for its view, encoded once per distinct seat.
+def send_views(table: Table, make: Callable[[View], Message]) -> None:
+    """Publish to everyone at ``table`` the message ``make(view)`` builds for its view (a seat, or ``None``).
 
-    There are at most three encodings (seat 0, seat 1, spectators); every
+    ``make`` is called, and its message encoded, once per view that has
+    subscribers: at most three (seat 0, seat 1, spectators); every
     spectator gets the very same bytes.
     """
-    encoded: dict[int | None, tuple[bytes, Message]] = {}
-    for member, seat in members:
-        pair = encoded.get(seat)
-        if pair is None:
-            message = make(seat)
-            pair = encoded[seat] = (encode_message(message), message)
-        member.send_frame(*pair)
+    bus, topic = table.bus, table.topic
+    frames: dict[View, tuple[bytes, Message]] = {}
+    for view in bus.views(topic):
+        message = make(view)
+        frames[view] = (encode_message(message), message)
+    bus.publish_views(topic, frames)
 
 
 class ViewCache:

@@ -32,11 +32,12 @@ class Lobby:
 
     Attributes:
         tables: table id -> live table.
+        bus: the server's bus (the tables' events go through it too).
     """
 
     def __init__(self, bus: Bus, tick_s: float = DEFAULT_TICK_S) -> None:
         self.tables: dict[int, Table] = {}
-        self._bus = bus
+        self._bus = self.bus = bus
         self._tick_s = tick_s
         self._changed: dict[int, None] = {}  # ids of tables changed since the last tick, in order
         self._timer: asyncio.TimerHandle | None = None

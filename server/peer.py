@@ -117,30 +117,35 @@ class Peer:
         sent: it is logged, and a small ``internal_error`` (with the request's
         ``id`` when ``message`` is a reply) goes instead.
         """
-        transport = self.transport
-        if self.closed or transport.is_closing():
-            return
-        if len(frame) - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
+        if self.closed:
+            return  # a transport that is closing drops the frame at the flush, still in this turn
+        size = len(frame)
+        if size - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
+            size = len(frame)
         if not self._queued:
             self._queued = True
             self._outbox.add(self)
         self._pending.append(frame)
-        self._pending_bytes += len(frame)
-        self.last_sent = time.monotonic()
-        if self._pending_bytes >= min(FLUSH_BYTES, self._send_buffer_bytes // 2):
+        pending_bytes = self._pending_bytes = self._pending_bytes + size
+        if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._send_buffer_bytes:
             self.flush()  # a big burst goes to the socket now, so only what the reader leaves unread counts against it
 
-    def flush(self) -> None:
-        """Hand every frame sent since the last flush to the transport in one write; drop the peer if it stopped reading."""
-        if not self._pending:
+    def flush(self, now: float | None = None) -> None:
+        """Hand every frame sent since the last flush to the transport in one write; drop the peer if it stopped reading.
+
+        ``now`` is ``time.monotonic()`` if the caller has it (the time of :attr:`last_sent`).
+        """
+        pending = self._pending
+        if not pending:
             return
-        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
-        self._pending.clear()
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        pending.clear()
         self._pending_bytes = 0
         transport = self.transport
         if transport.is_closing():
             return
+        self.last_sent = time.monotonic() if now is None else now
         transport.write(data)
         if transport.get_write_buffer_size() > self._send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
@@ -262,24 +267,27 @@ class Outbox:
     every one of them.
     """
 
-    __slots__ = ("_peers",)
+    __slots__ = ("_peers", "holding")
 
     def __init__(self) -> None:
         self._peers: list[Peer] = []
+        self.holding = False
+        """True while whoever set it will call :meth:`flush` itself (at the end of a batch of input): nothing is scheduled."""
 
     def add(self, peer: Peer) -> None:
-        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
-        if not self._peers:
+        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first, unless :attr:`holding`)."""
+        if not self._peers and not self.holding:
             asyncio.get_running_loop().call_soon(self.flush)
         self._peers.append(peer)
 
     def flush(self) -> None:
         """Write every listed peer's pending frames, one write per peer."""
         peers, self._peers = self._peers, []
+        now = time.monotonic()
         for peer in peers:
             peer._queued = False
             try:
-                peer.flush()
+                peer.flush(now)
             except Exception:  # one broken transport must not keep the others' frames back
                 log.exception("flushing %s failed", peer.address)
                 peer.abort()

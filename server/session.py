@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from typing import Any
 
 from .peer import Peer
 
@@ -46,6 +47,12 @@ class Session:
     peer: Peer | None = None
     seats: dict[int, int] = field(default_factory=dict)
     watching: set[int] = field(default_factory=set)
+
+    def send_frame(self, frame: bytes, message: Any = None) -> None:
+        """Send an encoded frame to the live connection, if there is one (the bus delivers table events so)."""
+        peer = self.peer
+        if peer is not None:
+            peer.send_frame(frame, message)
 
     @property
     def connected(self) -> bool:

@@ -22,6 +22,7 @@ from games import Game, IllegalMove, Outcome, State
 from protocol import Code
 from protocol.messages import TableInfo, summarize_options
 
+from .bus import Bus, LocalBus, table_topic
 from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
@@ -70,10 +71,15 @@ class Table:
             ``None`` while a secret setup is not dealt yet.
         state: the starting state (built from :data:`PLACEHOLDER_SEED` while
             the setup is not dealt yet).
+        bus: carries the table's events (topic :attr:`topic`) to its seated
+            sessions (each with its seat's view) and spectators (view ``None``);
+            by default a bus of its own.
     """
 
-    def __init__(self, table_id: int, game: Game, options: dict[str, Any], seed: str | int | None, state: State) -> None:
+    def __init__(self, table_id: int, game: Game, options: dict[str, Any], seed: str | int | None, state: State, bus: Bus | None = None) -> None:
         self.id = table_id
+        self.bus: Bus = bus if bus is not None else LocalBus()
+        self.topic = table_topic(table_id)
         self.game = game
         self.options = options
         self.seed = seed
@@ -98,7 +104,9 @@ class Table:
         self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
 
     @classmethod
-    def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False) -> "Table":
+    def create(
+        cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False, bus: Bus | None = None
+    ) -> "Table":
         """Build a table for a new game.
 
         ``seed=None`` means the server draws one: at once, or, when the setup
@@ -122,7 +130,7 @@ class Table:
         except games.InvalidOption as exc:
             field = "seed" if exc.option == "seed" else f"options.{exc.option}" if exc.option else "options"
             raise RequestError(Code.BAD_OPTION, str(exc), field) from None
-        table = cls(table_id, game, resolved, seed, state)
+        table = cls(table_id, game, resolved, seed, state, bus)
         table.seed_chosen = seed_chosen
         table.dealt = not undealt
         return table
@@ -179,6 +187,22 @@ class Table:
         seated = [(s.peer, seat) for seat, s in enumerate(self.seats) if s is not None and s.peer is not None]
         return seated + [(s.peer, None) for s in self.spectators if s.peer is not None]
 
+    def watch(self, session: Session) -> None:
+        """Make ``session`` a spectator: it gets the table's events as spectators see them."""
+        self.spectators.add(session)
+        self.bus.subscribe(self.topic, session, None)
+
+    def unwatch(self, session: Session) -> None:
+        """Stop ``session`` spectating (no-op if it does not)."""
+        if session in self.spectators:
+            self.spectators.discard(session)
+            self.bus.unsubscribe(self.topic, session)
+
+    def assign_seat(self, seat: int, holder: Session) -> None:
+        """Give ``seat`` to ``holder`` without any check (a restored table's stored seating)."""
+        self.seats[seat] = holder
+        self.bus.subscribe(self.topic, holder, seat)
+
     def view_for(self, seat: int | None) -> dict[str, Any]:
         """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
 
@@ -214,6 +238,7 @@ class Table:
         self.spectators.discard(peer)
         self.seats[seat] = peer
         self.seat_names[seat] = peer.name
+        self.bus.subscribe(self.topic, peer, seat)
         return seat
 
     def plan_deal(self) -> tuple[str, State] | None:
@@ -238,6 +263,7 @@ class Table:
         for seat, holder in enumerate((first, second)):
             self.seats[seat] = holder
             self.seat_names[seat] = holder.name
+            self.bus.subscribe(self.topic, holder, seat)
 
     def ready_to_start(self) -> bool:
         """Whether both seats are now filled and play has not begun."""
@@ -246,6 +272,7 @@ class Table:
     def unseat(self, peer: Session) -> int | None:
         """Remove a session from its seat or the spectators; return the seat it held."""
         self.spectators.discard(peer)
+        self.bus.unsubscribe(self.topic, peer)
         if peer not in self.seats:
             return None
         seat = self.seats.index(peer)
