@@ -41,7 +41,7 @@ import random
 import re
 from typing import Any, Mapping
 
-from .base import Game, IllegalMove, InvalidOption, Option, Outcome, State
+from .base import Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
 __all__ = ["Nimble", "NimbleState"]
 
@@ -116,6 +116,30 @@ class Nimble(Game):
             raise InvalidOption("n", "a random setup needs n of at least 2: on one square no pawn can ever move")
         if p == 0:
             raise InvalidOption("p", "a random setup needs p of at least 1: with no pawns nothing can move")
+
+    def state_from_view(self, view: Mapping[str, Any]) -> "NimbleState":
+        """Rebuild the position a view shows (every view shows all of it).
+
+        The rebuilt state has the view's board, seat to move, ply and last
+        move, and options ``{"board": ...}`` (``n`` its length), so it plays
+        exactly the original's legal moves.
+
+        Raises:
+            GameError: if ``view`` is not a Nimble view (wrong game, board
+                missing or not a list of 1..100 counts from 0 to 10,000).
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        try:
+            board, to_move, ply = view["board"], view["to_move"], view["ply"]
+            if to_move is None:
+                to_move = 1 - view["outcome"]["winner"]
+        except (KeyError, TypeError):
+            raise GameError("a nimble view needs board, to_move, ply and, once over, outcome.winner") from None
+        if to_move not in (0, 1) or type(ply) is not int or ply < 0:
+            raise GameError(f"a nimble view has to_move 0 or 1 and a ply >= 0, not {to_move!r} and {ply!r}")
+        options = self.resolve_options({"board": board})
+        return NimbleState(self, options, options["board"], to_move, ply, view.get("last_move"))
 
     def _setup(self, options: dict[str, Any], seed: str | int | None) -> "NimbleState":
         board = options["board"]
