@@ -518,6 +518,8 @@ class Authority:
     async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
         """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
         table = self.table(request.table)
+        if table.has_computer() and request.kind != "rematch":
+            return await self._offer_computer(session, table, request, then)
         async with table.lock:
             opponent_offer = table.offers.get(request.kind)
             if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
@@ -527,6 +529,38 @@ class Authority:
         message = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
         then.append(lambda: self.to_table(table, message))
         return Ok(id=request.id)
+
+    async def _offer_computer(self, session: Session, table: Table, request: Offer, then: list[Push]) -> Message:
+        """The computer answers at once: a takeback is granted back to the asker's own turn, a draw declined."""
+        async with table.lock:
+            seat = table.offer(session, request.kind, request.plies)
+            del table.offers[request.kind]
+            offered = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
+            if request.kind == "draw":
+                then.append(lambda: self.to_table(table, offered))
+                then.append(lambda: self.to_table(table, Answered(table=table.id, kind="draw", accepted=False)))
+                return Ok(id=request.id)
+            state, taken = _takeback_to_turn_of(table, seat, request.plies)
+            await self._persist(truncate_moves_sql(table.id, state.ply))
+            table.apply_takeback(state, taken)
+            table.start_clock()
+            self.schedule_flag(table)
+        then.append(lambda: self.to_table(table, offered))
+        then.append(lambda: self.to_table(table, Answered(table=table.id, kind="takeback", accepted=True)))
+        then.append(lambda: self._announce_takeback(table, taken))
+        return Ok(id=request.id)
+
+    async def hint(self, session: Session, request: AskHint, then: list[Push]) -> Message:
+        """The computer's best move for the asker's seat, thought out in a worker at a short budget."""
+        table = self.table(request.table)
+        if not table.hints_allowed():
+            raise RequestError(Code.HINTS_OFF, f"table {table.id} was created without hints")
+        seat = table.seat_of(session)
+        table.check_running()
+        if table.state.to_move != seat:
+            raise RequestError(Code.NOT_YOUR_TURN, "hints are for your own turn; wait for your opponent's move")
+        ply, move = await self.computers.hint(table, seat)
+        return Hint(id=request.id, table=table.id, ply=ply, move=move)
 
     async def answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
         """Accept or decline the opponent's pending offer."""
@@ -574,6 +608,7 @@ class Authority:
         clock = table.clock_snapshot()
         moves = list(table.moves)
         send_views(table.members(), lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
+        self.computers.wake(table)
 
     def _check_rematch(self, old: Table, accepter: Session) -> str:
         """Raise unless the rematch of ``old`` can be played; return the address it will count against.
@@ -586,6 +621,8 @@ class Authority:
         """
         if old.rematch is not None:
             raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
+        if old.has_computer():
+            raise RequestError(Code.BAD_ACTION, "the computer does not play rematches; create a new table against it")
         if any(holder is None for holder in old.seats):
             raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
         for holder in old.seats:
@@ -642,6 +679,8 @@ class Authority:
             send_views(members, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
+        else:
+            self.computers.wake(table)
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
@@ -678,8 +717,46 @@ def _table_row(table: Table) -> TableRow:
         seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
         seat_tokens=_seat_tokens(table),
         status=table.status,
+        started=time.time() if table.started else None,
         seed_chosen=table.seed_chosen,
+        computer=(table.computer[0], table.computer[1]) if table.has_computer() else None,
+        hints=table.hints,
     )
+
+
+def _computer_seats(request: CreateTable) -> dict[int, int]:
+    """The computer seats ``request`` asks for: seat -> level.
+
+    Raises:
+        RequestError: ``bad_request`` naming the field: a seat other than 0 or 1,
+            a seat listed twice or the creator's own, a level out of range.
+    """
+    seats: dict[int, int] = {}
+    for index, entry in enumerate(request.computer):
+        field = f"computer[{index}]"
+        if entry.seat not in (0, 1):
+            raise RequestError(Code.BAD_REQUEST, f"a computer seat is 0 or 1, not {entry.seat}", f"{field}.seat")
+        if entry.seat in seats:
+            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is listed twice in computer", f"{field}.seat")
+        if entry.seat == request.seat:
+            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is your own seat; the computer takes the other", f"{field}.seat")
+        check_level(entry.level, f"{field}.level")
+        seats[entry.seat] = entry.level
+    return seats
+
+
+def _takeback_to_turn_of(table: Table, seat: int, plies: int) -> tuple[games.State, int]:
+    """Plan a takeback of at least ``plies`` plies that ends on ``seat``'s turn (against the computer).
+
+    Raises:
+        RequestError: ``bad_action`` when ``seat`` has no move of its own to take back.
+    """
+    played = table.forced.count(False)
+    for count in range(plies, played + 1):
+        state, taken = table.plan_takeback(count)
+        if state.to_move == seat:
+            return state, taken
+    raise RequestError(Code.BAD_ACTION, "you have no move of your own to take back")
 
 
 def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
@@ -729,9 +806,11 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
     table.created_at = row.created
     table.started = row.status == "playing"
     table.seat_names = list(row.seat_names)
+    table.computer = list(row.computer) if row.computer is not None else [None, None]
+    table.hints = row.hints
     for seat, token in enumerate(row.seat_tokens):
         holder = sessions.get(token) if token is not None else None
-        if holder is None and row.seat_names[seat] is not None:
+        if holder is None and row.seat_names[seat] is not None and table.computer[seat] is None:
             holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
             sessions[holder.token] = holder
         table.seats[seat] = holder
