@@ -23,7 +23,7 @@ __all__ = ["WorkerPool", "ThinkingFailed", "WORKER_NICENESS", "default_workers"]
 
 log = logging.getLogger(__name__)
 
-WORKER_NICENESS = 10
+WORKER_NICENESS = 19
 """How much lower than the server's the workers' scheduling priority is (``os.nice``)."""
 
 SLACK_S = 10.0

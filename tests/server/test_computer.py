@@ -336,3 +336,17 @@ async def test_closing_the_server_stops_every_worker(configured_server: Configur
     await ann.close()
     await server.close()
     assert multiprocessing.active_children() == []  # joined: no worker left running, no zombie
+
+
+# --- bots: programs that say so -------------------------------------------------------------------
+
+
+async def test_a_bot_client_shows_as_a_bot_in_table_info(bots: Server, open_raw: Open) -> None:
+    deep, ann = await open_raw(bots, "deep-nimble", bot=True), await open_raw(bots, "ann")
+    created = await deep.request("create_table", game="nimble", seat=0)
+    assert created["table"]["bots"] == [True, False] and created["table"]["computer"] is None
+    table = created["table"]["id"]
+    joined = await ann.request("join_table", table=table)
+    assert joined["table"]["bots"] == [True, False] and joined["table"]["hints"] is False
+    plain = await ann.request("create_table", game="nimble", seat=0)
+    assert plain["table"]["bots"] is None
