@@ -350,3 +350,20 @@ async def test_a_bot_client_shows_as_a_bot_in_table_info(bots: Server, open_raw:
     assert joined["table"]["bots"] == [True, False] and joined["table"]["hints"] is False
     plain = await ann.request("create_table", game="nimble", seat=0)
     assert plain["table"]["bots"] is None
+
+
+async def test_the_computer_accepts_a_rematch_at_once_with_seats_swapped(bots: Server, open_raw: Open) -> None:
+    ann = await open_raw(bots, "ann")
+    joined = await ann.request("create_table", game="nimble", options={"board": [0, 1]}, seat=0, computer=[{"seat": 1, "level": 2}])
+    table = joined["table"]["id"]
+    assert (await ann.request("offer", table=table, kind="rematch"))["code"] == "bad_action"  # not over yet
+    await ann.request("move", table=table, move="2-1")
+    assert (await until(ann, "game_over"))["outcome"]["winner"] == 0
+    assert (await ann.request("offer", table=table, kind="rematch"))["type"] == "ok"
+    assert (await until(ann, "answered"))["accepted"] is True
+    rematch = await until(ann, "rematch_started")
+    assert rematch["previous"] == table and rematch["seat"] == 1
+    assert rematch["table"]["seats"] == ["Computer 2", "ann"] and rematch["table"]["computer"] == [2, None]
+    moved = await until(ann, "moved")  # the computer now moves first, by itself
+    assert moved["seat"] == 0 and moved["table"] == rematch["table"]["id"]
+    assert (await ann.request("offer", table=table, kind="rematch"))["code"] == "bad_action"  # played once
