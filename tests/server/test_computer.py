@@ -367,3 +367,15 @@ async def test_the_computer_accepts_a_rematch_at_once_with_seats_swapped(bots: S
     moved = await until(ann, "moved")  # the computer now moves first, by itself
     assert moved["seat"] == 0 and moved["table"] == rematch["table"]["id"]
     assert (await ann.request("offer", table=table, kind="rematch"))["code"] == "bad_action"  # played once
+
+
+async def test_a_table_with_one_computer_seat_waits_for_a_player_then_starts(bots: Server, open_raw: Open) -> None:
+    ann, bob = await open_raw(bots, "ann"), await open_raw(bots, "bob")
+    created = await ann.request("create_table", game="nimble", options={"board": [0, 2, 3]}, seat=None, computer=[{"seat": 0, "level": 4}])
+    table = created["table"]["id"]
+    assert created["table"]["status"] == "waiting" and created["table"]["seats"] == ["Computer 4", None]
+    assert (await bob.request("join_table", table=table, seat=0))["code"] == "table_full"
+    joined = await bob.request("join_table", table=table)
+    assert joined["seat"] == 1 and joined["table"]["status"] == "playing"
+    moved = await until(bob, "moved")
+    assert moved["seat"] == 0 and moved["view"]["to_move"] == 1
