@@ -117,6 +117,7 @@ class Authority:
         self._forget = forget
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
         self.computers = ComputerPlayers(WorkerPool(), self.play_computer_move)
+        self._bots_committing = 0  # computer seats of new tables whose row is being committed
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -256,7 +257,11 @@ class Authority:
         statements = [create_table_sql(_table_row(table))]
         if starting and table.outcome is not None:
             statements.append(_ended_sql(table, table.outcome))
-        await self._persist(*statements)
+        self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
+        try:
+            await self._persist(*statements)
+        finally:
+            self._bots_committing -= len(computer)
         self.lobby.add(table)
         self._count_against(host, table)
         if seat is not None:
@@ -273,8 +278,9 @@ class Authority:
         return self._joined(request.id, table, seat)
 
     def running_bots(self) -> int:
-        """How many computer seats sit at tables whose game is not over."""
-        return sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
+        """How many computer seats sit at tables whose game is not over (or whose creation is being committed)."""
+        seated = sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
+        return seated + self._bots_committing
 
     def _check_bots(self, more: int) -> None:
         """Refuse ``more`` computer seats beyond the server's ``max_bots``.
