@@ -182,10 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alone/bots pairs of phases (default: 3)")
     parser.add_argument("--bot-tables", type=int, default=4, help="computer seats thinking at once, one per table (default: 4)")
     parser.add_argument("--bot-seconds", type=float, default=1.0, help="the strongest level's thinking time (default: 1)")
+    parser.add_argument("--bot-workers", type=int, help="the server's worker processes (default: the server's, one per core)")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.gap_ms < 0 or args.rounds < 1 or args.bot_tables < 1:
         parser.error("--seconds must be positive, --gap-ms not negative, --rounds and --bot-tables at least 1")
     options = [*UNTHROTTLED, *ONE_ADDRESS, "--bot-seconds", str(args.bot_seconds), "--max-bots", str(args.bot_tables)]
+    if args.bot_workers is not None:
+        options += ["--bot-workers", str(args.bot_workers)]
     server = ServerProcess(options=options)
     port = server.start()
     try:

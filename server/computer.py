@@ -166,4 +166,5 @@ def check_level(level: int, field: str) -> None:
 
 
 def _random_move(view: dict[str, Any], seed: int) -> str:
-    return random.Random(seed).choice(view["legal_moves"])
+    """A legal move of ``view`` drawn with ``seed`` (``"pass"`` if the view lists none: the rules then judge it)."""
+    return random.Random(seed).choice(view.get("legal_moves") or ["pass"])
