@@ -252,15 +252,19 @@ async def test_the_server_answers_pings_at_once_while_a_computer_thinks_for_a_se
     thinking_since = time.monotonic()
     await until(ann, "game_started")
     await asyncio.sleep(0.3)  # the worker has started and searches
-    slowest = 0.0
+    round_trips, pushes = [], []
     while server.computers.thinking:
         sent = time.monotonic()
-        assert (await ann.request("ping"))["type"] == "pong"
-        slowest = max(slowest, time.monotonic() - sent)
+        pushes += await ann.sync()  # ping; the pushes that came before the pong
+        round_trips.append(time.monotonic() - sent)
         await asyncio.sleep(0.05)
-    moved = await until(ann, "moved")
+    moved = next((push for push in pushes if push["type"] == "moved"), None) or await until(ann, "moved")
     assert moved["seat"] == 0 and time.monotonic() - thinking_since >= 0.9  # it did think about a second
-    assert slowest < 0.1, f"a ping took {slowest * 1000:.0f} ms while the computer thought"
+    assert len(round_trips) >= 5
+    # A search on the event loop would hold every ping for most of a second; one ping is allowed an
+    # unlucky time slice of this shared machine (the test's clients run in the server's process).
+    slow = sorted(round_trips)[-2]
+    assert slow < 0.1, f"pings took {[round(t * 1000) for t in round_trips]} ms while the computer thought"
 
 
 # --- what the computer is given ------------------------------------------------------------------
