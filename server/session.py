@@ -40,6 +40,7 @@ class Session:
         peer: the live connection, or ``None`` while disconnected.
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.
+        bot: whether the client said ``hello`` as a program (``hello.bot``).
     """
 
     name: str
@@ -47,6 +48,7 @@ class Session:
     peer: Peer | None = None
     seats: dict[int, int] = field(default_factory=dict)
     watching: set[int] = field(default_factory=set)
+    bot: bool = False
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
         """Send an encoded frame to the live connection, if there is one (the bus delivers table events so)."""
