@@ -20,7 +20,6 @@ import pytest
 
 import games
 from server.app import Server
-from server.computer import has_computer_player
 from server.limits import Limits
 from server.workers import WorkerPool
 
@@ -159,17 +158,14 @@ async def test_a_bad_computer_seat_or_level_is_a_bad_request_naming_the_field(
     assert (await ann.request("list_tables"))["tables"] == []
 
 
-async def test_a_game_without_a_computer_player_is_refused_by_name(bots: Server, open_raw: Open) -> None:
-    missing = [name for name in games.names() if not has_computer_player(name)]
-    if not missing:
-        pytest.skip("every game has a computer player")
+async def test_every_game_seats_the_computer_and_it_moves(bots: Server, open_raw: Open) -> None:
     ann = await open_raw(bots, "ann")
-    for name in missing:
-        reply = await ann.request("create_table", game=name, seat=0, computer=[{"seat": 1, "level": 3}])
-        assert reply["code"] == "bad_request" and reply["message"] == f"no computer player for {name}", reply
-        hints = await ann.request("create_table", game=name, seat=0, hints=True)
-        assert hints["code"] == "bad_request" and hints["field"] == "hints"
-    assert (await ann.request("ping"))["type"] == "pong"
+    for name in games.names():
+        joined = await ann.request("create_table", game=name, seat=1, computer=[{"seat": 0, "level": 1}])
+        assert joined["type"] == "table_joined" and joined["table"]["computer"] == [1, None], joined
+        moved = await until(ann, "moved")
+        assert moved["table"] == joined["table"]["id"] and moved["seat"] == 0, moved
+        await ann.request("leave_table", table=joined["table"]["id"])
 
 
 async def test_computer_names_are_kept_from_players(bots: Server) -> None:
@@ -243,9 +239,7 @@ THINKERS = ("othello", "morris", "mingmang", "hexapawn", "tactego")
 async def test_the_server_answers_pings_at_once_while_a_computer_thinks_for_a_second(
     configured_server: ConfiguredServer, open_raw: Open
 ) -> None:
-    game = next((name for name in THINKERS if has_computer_player(name)), None)
-    if game is None:
-        pytest.skip("no game with a searching computer player yet")
+    game = THINKERS[0]
     server = await configured_server(bot_seconds=1.0, bot_workers=1)
     ann = await open_raw(server, "ann")
     await ann.request("create_table", game=game, seat=1, computer=[{"seat": 0, "level": 5}])
@@ -283,7 +277,7 @@ class RecordingPool(WorkerPool):
 
 
 async def test_the_computer_is_given_its_seat_view_not_the_state(bots: Server, open_raw: Open) -> None:
-    game = "tactego" if has_computer_player("tactego") else "nimble"
+    game = "tactego"
     pool = RecordingPool(1)
     bots.computers.pool = pool
     ann = await open_raw(bots, "ann")
