@@ -131,7 +131,7 @@ def _noisy(searcher: Searcher, own: int, opp: int, plan: _Level, rng: random.Ran
         except OutOfBudget:
             break
     if scores is None:  # not even one ply fitted: play the move the ordering likes best
-        return searcher._children(own, opp, searcher.moves(own, opp), -1)[0][1]
+        return searcher.ordered_moves(own, opp)[0]
     noisy = [(score + rng.uniform(0, plan.noise), index) for index, score in scores]
     return max(noisy)[1]
 

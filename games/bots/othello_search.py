@@ -35,7 +35,7 @@ from typing import Callable
 
 from .base import Budget, Deadline
 from .othello_board import board
-from .othello_eval import LIMIT, evaluator
+from .othello_eval import evaluator
 
 __all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
 
@@ -122,6 +122,7 @@ class Searcher:
         self._priority = _square_priority(geometry)
         self._first = geometry.corners
         self._last = sum(x | c for _, x, c in geometry.x_squares)
+        self._partial: tuple[int, int] | None = None
 
     # -- the budget ---------------------------------------------------------
 
@@ -371,8 +372,6 @@ class Searcher:
                 result = RootResult(move, score, result.depth, False, self.nodes)
         return RootResult(result.move, result.score, result.depth, result.exact, self.nodes)
 
-    _partial: tuple[int, int] | None = None
-
     def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:
         """Search the root ``depth`` plies in a window around ``guess``; widen it on a miss."""
         if guess is None or abs(guess) >= SCALE:
@@ -438,6 +437,10 @@ class Searcher:
                     if low >= beta:
                         break
         return best, best_move
+
+    def ordered_moves(self, own: int, opp: int) -> list[int]:
+        """Return the square indices ``own`` can play, the most promising first (fewest replies, corners)."""
+        return [index for _, index, _, _ in self._children(own, opp, self.moves(own, opp), -1)]
 
     def move_scores(self, own: int, opp: int, depth: int) -> list[tuple[int, int]]:
         """Return ``(move, score)`` for every move, each searched ``depth`` plies with a full window.

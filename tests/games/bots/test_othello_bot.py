@@ -200,5 +200,6 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
                     index = geometry.names.index(move)
                     flipped = geometry.flips(index, own, opp)
                     placed, flanked = own | 1 << index | flipped, opp ^ flipped
-                    assert (child.black, child.white) == ((placed, flanked) if state.to_move == 0 else (flanked, placed))
+                    expected = (placed, flanked) if state.to_move == 0 else (flanked, placed)
+                    assert (child.black, child.white) == expected
             state = state.play(rng.choice(state.legal_moves()))
