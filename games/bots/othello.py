@@ -31,7 +31,7 @@ import games
 
 from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
-from .othello_board import board
+from .othello_board import Board, board
 from .othello_search import OutOfBudget, Searcher
 
 __all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
@@ -91,7 +91,7 @@ class OthelloChooser(MoveChooser):
         return geometry.names[result.move]
 
 
-def _tilted_random(own: int, opp: int, geometry, random_share: float, rng: random.Random) -> int:
+def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng: random.Random) -> int:
     """Return a random move, or (with chance ``1 - random_share``) one that flips the most discs."""
     moves, index = geometry.moves(own, opp), []
     while moves:
@@ -106,9 +106,18 @@ def _tilted_random(own: int, opp: int, geometry, random_share: float, rng: rando
 
 
 def _noisy(searcher: Searcher, own: int, opp: int, plan: _Level, rng: random.Random) -> int:
-    """Score every move ``plan.max_depth`` plies deep (shallower if the budget ends) and add noise."""
+    """Score every move ``plan.max_depth`` plies deep (shallower if the budget ends) and add noise.
+
+    With ``plan.solve_empties`` or fewer empty squares the last search goes
+    to the end: proven scores are multiples of a disc's ``SCALE``, far above
+    the noise, so the level then plays perfectly.
+    """
     scores = None
-    for depth in range(1, plan.max_depth + 1):
+    depths = list(range(1, plan.max_depth + 1))
+    empties = searcher.squares - (own | opp).bit_count()
+    if empties <= plan.solve_empties:
+        depths.append(empties)
+    for depth in depths:
         try:
             scores = searcher.move_scores(own, opp, depth)
         except OutOfBudget:
