@@ -18,9 +18,11 @@ every heuristic score and a proven draw is worth 0.
   while many squares are empty, its own transposition table, and the last
   empty square played without a move list.
 - :meth:`Searcher.best_move`: iterative deepening at the root with
-  aspiration windows; the exact solver takes over once the empties are
-  within a budget-dependent threshold (a win/draw/loss proof first, then
-  the exact margin when losing) or the depth reaches the end.
+  aspiration windows; the exact solver takes over (a win/draw/loss proof
+  first, then the exact margin when losing) once the depth reaches the end,
+  or earlier when the budget left, at the speed the search has had so far,
+  looks enough for the empties (:func:`solve_cost`; about 14 empties at 1 s
+  on 8x8 on an idle core).
 
 The search polls its budget every :data:`POLL_EVERY` nodes and unwinds with
 :class:`OutOfBudget`; the root then plays the best move of the deepest
@@ -35,7 +37,7 @@ from typing import Callable
 
 from .base import Budget, Deadline
 from .othello_board import board
-from .othello_eval import LIMIT, evaluator
+from .othello_eval import evaluator
 
 __all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
 
@@ -46,16 +48,18 @@ POLL_EVERY = 64
 """Nodes between two looks at the budget (about a millisecond of search)."""
 ASPIRATION = 150
 """Half-width of the root's aspiration window, in hundredths of a disc."""
+ORDER_BY_MOBILITY_DEPTH = 2
+"""From this many plies left the middle-game search orders moves by the opponent's mobility after them."""
 FASTEST_FIRST_EMPTIES = 6
 """The solver orders moves by the opponent's mobility from this many empties up."""
 SOLVER_TABLE_EMPTIES = 7
 """The solver keeps transposition-table entries from this many empties up."""
-TABLE_LIMIT = 300_000
-"""Entries in one transposition table before it is cleared (bounds memory: about 60 MB)."""
+TABLE_LIMIT = 200_000
+"""Entries in one transposition table before it is cleared (bounds memory to some 60 MB on 8x8)."""
 
-_SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 700, 1_500, 3_000, 6_000, 14_000, 30_000, 70_000,
-                150_000, 350_000, 700_000, 1_500_000, 3_000_000)
-"""Rough nodes the solver needs for a win/draw/loss proof with ``e`` empties (measured on 8x8 middle games)."""
+_SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 500, 1_000, 2_500, 6_000, 12_000, 30_000, 90_000,
+                300_000, 800_000, 2_000_000, 5_000_000, 12_000_000)
+"""Rough nodes a root solve with ``e`` empties needs (the median over level-4 games on 8x8, rounded up)."""
 
 
 def solve_cost(empties: int) -> int:
@@ -113,13 +117,15 @@ class Searcher:
         self.deadline: Deadline = budget.start()
         self._clock = budget.clock
         left = self.deadline.seconds_left()
-        self._ends_at = None if left is None else self._clock() + left
+        self._started = self._clock()
+        self._ends_at = None if left is None else self._started + left
         self._node_limit = budget.nodes
         self._reported = 0
         self._poll_at = self._next_poll()
         self._priority = _square_priority(geometry)
         self._first = geometry.corners
         self._last = sum(x | c for _, x, c in geometry.x_squares)
+        self._partial: tuple[int, int] | None = None
 
     # -- the budget ---------------------------------------------------------
 
@@ -213,8 +219,12 @@ class Searcher:
             if not self.moves(opp, own):
                 return (own.bit_count() - opp.bit_count()) * SCALE
             return -self.search(opp, own, depth, -beta, -alpha)
+        if depth == 1:
+            best, best_move = self._frontier(own, opp, moves, first, beta)
+            self._store(key, depth, alpha, beta, best, best_move)
+            return best
         best, best_move, low = -INFINITY, -1, alpha
-        if depth >= 2:
+        if depth >= ORDER_BY_MOBILITY_DEPTH:
             children = [(index, o, p) for _, index, o, p in self._children(own, opp, moves, first)]
         else:
             flips = self.flips
@@ -238,6 +248,25 @@ class Searcher:
                         break
         self._store(key, depth, alpha, beta, best, best_move)
         return best
+
+    def _frontier(self, own: int, opp: int, moves: int, first: int, beta: int) -> tuple[int, int]:
+        """Score a node one ply above the leaves: evaluate each child, stop at ``beta``.
+
+        The leaves are counted as nodes, without a call per leaf.
+        """
+        flips, evaluate = self.flips, self.evaluate
+        best, best_move = -INFINITY, -1
+        for index in self._static_order(moves, first):
+            flipped = flips(index, own, opp)
+            self.nodes += 1
+            score = -evaluate(opp ^ flipped, own | (1 << index) | flipped)
+            if score > best:
+                best, best_move = score, index
+                if score >= beta:
+                    break
+        if self.nodes >= self._poll_at:
+            self._poll()
+        return best, best_move
 
     def _store(self, key: tuple[int, int], depth: int, alpha: int, beta: int, score: int, move: int) -> None:
         """Keep a search result as a (lower, upper) bound pair with its best move."""
@@ -323,8 +352,10 @@ class Searcher:
         Args:
             own, opp: the position; ``own`` is to move and has a legal placement.
             max_depth: the deepest iteration in plies.
-            solve_empties: solve exactly (win/draw/loss, and the margin when
-                losing) once this many or fewer squares are empty.
+            solve_empties: the most empty squares to solve exactly (win/draw/loss,
+                and the margin when losing); the solver starts after the
+                first iterations, once the budget left looks enough for it
+                (:meth:`_can_afford`), else iterative deepening goes on.
 
         Never raises :class:`OutOfBudget`: the best move so far is returned.
         """
@@ -335,7 +366,8 @@ class Searcher:
         score = None
         try:
             for depth in range(1, max_depth + 1):
-                if depth >= empties or (empties <= solve_empties and depth >= 3):
+                if depth >= empties or (empties <= solve_empties and depth >= 3
+                                        and self._can_afford(solve_cost(empties))):
                     return self._solve_root(roots, result, empties)
                 score, move = self._aspiration(roots, depth, score)
                 result = RootResult(move, score, depth, False, self.nodes)
@@ -346,7 +378,20 @@ class Searcher:
                 result = RootResult(move, score, result.depth, False, self.nodes)
         return RootResult(result.move, result.score, result.depth, result.exact, self.nodes)
 
-    _partial: tuple[int, int] | None = None
+    def _can_afford(self, nodes: int) -> bool:
+        """Whether about ``nodes`` more nodes fit in what is left of the budget.
+
+        Time is turned into nodes at the speed this search has had so far,
+        so a busy machine solves fewer empties rather than running out.
+        """
+        left = INFINITY if self._node_limit is None else self._node_limit - self.nodes
+        if self._ends_at is not None:
+            now = self._clock()
+            elapsed = now - self._started
+            if self.nodes < POLL_EVERY or elapsed <= 0:
+                return False
+            left = min(left, self.nodes / elapsed * (self._ends_at - now))
+        return nodes * 3 <= left * 2
 
     def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:
         """Search the root ``depth`` plies in a window around ``guess``; widen it on a miss."""
@@ -413,6 +458,10 @@ class Searcher:
                     if low >= beta:
                         break
         return best, best_move
+
+    def ordered_moves(self, own: int, opp: int) -> list[int]:
+        """Return the square indices ``own`` can play, the most promising first (fewest replies, corners)."""
+        return [index for _, index, _, _ in self._children(own, opp, self.moves(own, opp), -1)]
 
     def move_scores(self, own: int, opp: int, depth: int) -> list[tuple[int, int]]:
         """Return ``(move, score)`` for every move, each searched ``depth`` plies with a full window.
