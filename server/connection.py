@@ -228,7 +228,6 @@ class Connections:
 
     async def _pump(self, inbox: "PeerProtocol", peer: Peer) -> bool:
         """Handle every chunk ``inbox`` holds; ``True`` if the connection goes on (idle), ``False`` if it ended."""
-        throttle = inbox.throttle()
         while not peer.closed:
             data = inbox.next_chunk()
             if data is None:
@@ -244,7 +243,8 @@ class Connections:
                 completed = True
                 if count % YIELD_EVERY_REQUESTS == 0:
                     await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
-                if not await throttle.admit():
+                throttle = inbox.throttle()
+                if throttle is not None and not await throttle.admit():
                     drop(peer, Code.RATE_LIMITED, throttle.reason())
                     return False
                 if isinstance(event, ProtocolError):
@@ -310,11 +310,23 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
 
 
 class Throttle:
-    """One connection's request rate: a token bucket that slows, then gives up on, a flooder."""
+    """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
 
-    def __init__(self, limits: Limits) -> None:
+    Args:
+        limits: the rate, burst and flood timeout.
+        first_request_at: when the connection's first request was admitted
+            (``time.monotonic()`` seconds): the bucket is as that request
+            left it, full but for one token. The first request itself never
+            waits (a burst is at least 1), so the throttle is made for the
+            second (see :meth:`PeerProtocol.throttle`).
+    """
+
+    __slots__ = ("_limits", "_bucket", "_since")
+
+    def __init__(self, limits: Limits, first_request_at: float) -> None:
         self._limits = limits
-        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, first_request_at)
+        self._bucket.take(first_request_at)
         self._since: float | None = None
 
     async def admit(self) -> bool:
@@ -343,7 +355,7 @@ class PeerProtocol(asyncio.Protocol):
     An idle connection has no task, no future and no timer: the task that
     handles received chunks (:meth:`Connections.pump`) is started when bytes
     arrive and ends once it has handled them all. The rate throttle is made
-    on the first request.
+    on the second request, so a connection that only said ``hello`` has none.
     """
 
     __slots__ = (
@@ -353,12 +365,12 @@ class PeerProtocol(asyncio.Protocol):
 
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
-        self._chunks: list[bytes] = []  # rarely more than one: a list costs an idle connection far less than a deque
+        self._chunks: list[bytes] | None = None  # rarely more than one; no list at all while none waits
         self._buffered = 0
         self._paused = False
         self._ended = False
         self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
-        self._throttle: Throttle | None = None
+        self._throttle: Throttle | float | None = None  # a float: when the first request was admitted
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
 
@@ -373,7 +385,11 @@ class PeerProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
-        self._chunks.append(data)
+        chunks = self._chunks
+        if chunks is None:
+            self._chunks = [data]
+        else:
+            chunks.append(data)
         self._buffered += len(data)
         if self._buffered > INBOX_HIGH_BYTES and not self._paused:
             self._paused = True
@@ -400,17 +416,30 @@ class PeerProtocol(asyncio.Protocol):
         """The task has handled every chunk: the next ones start a new one."""
         self._task = None
 
-    def throttle(self) -> "Throttle":
-        """The connection's request throttle, made on first use."""
-        if self._throttle is None:
-            self._throttle = Throttle(self._connections.limits)
-        return self._throttle
+    def throttle(self) -> "Throttle | None":
+        """The throttle to admit the request about to be handled; ``None`` for the connection's first.
+
+        The first request is always admitted at once (the bucket starts
+        full), so only its time is kept; the throttle is made for the second
+        request, from that time, exactly as if it had existed all along.
+        """
+        throttle = self._throttle
+        if type(throttle) is Throttle:
+            return throttle
+        if throttle is None:
+            self._throttle = time.monotonic()
+            return None
+        throttle = self._throttle = Throttle(self._connections.limits, first_request_at=throttle)  # type: ignore[arg-type]
+        return throttle
 
     def next_chunk(self) -> bytes | None:
         """The next received chunk; ``b""`` once the client sent EOF or the connection is lost; ``None`` if none waits."""
-        if not self._chunks:
+        chunks = self._chunks
+        if not chunks:
             return b"" if self._ended else None
-        data = self._chunks.pop(0)
+        data = chunks.pop(0)
+        if not chunks:
+            self._chunks = None
         self._buffered -= len(data)
         if self._paused and self._buffered < INBOX_LOW_BYTES:
             self._paused = False

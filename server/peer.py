@@ -64,7 +64,7 @@ class Peer:
     """
 
     __slots__ = (
-        "address", "host", "connected_at", "last_received", "last_sent", "partial_since", "reading", "protocol",
+        "_peername", "host", "connected_at", "last_received", "last_sent", "partial_since", "reading", "protocol",
         "session", "closed", "transport", "_input_ended", "_lost", "_input_waiter", "_lost_waiter",
         "_send_buffer_bytes", "_outbox", "_queued", "_pending", "_pending_bytes",
     )  # fmt: skip
@@ -77,8 +77,7 @@ class Peer:
         send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
         outbox: "Outbox | None" = None,
     ) -> None:
-        peername = transport.get_extra_info("peername")
-        self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
+        peername = self._peername = transport.get_extra_info("peername")  # the transport's own tuple: nothing new to keep
         self.host = str(peername[0]) if peername else "?"
         self.connected_at = self.last_received = self.last_sent = time.monotonic()
         self.partial_since: float | None = None
@@ -93,12 +92,18 @@ class Peer:
         self._send_buffer_bytes = send_buffer_bytes
         self._outbox = outbox if outbox is not None else Outbox()
         self._queued = False  # in the outbox's list of peers to flush at the end of this turn
-        self._pending: list[bytes] = []  # frames waiting for this turn's single write
+        self._pending: list[bytes] | None = None  # frames waiting for this turn's single write (no list while none wait)
         self._pending_bytes = 0
         sock = transport.get_extra_info("socket")
         if sock is not None:
             for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
                 sock.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
+
+    @property
+    def address(self) -> str:
+        """``"host:port"`` of the remote end, for logs (made when asked: an idle connection keeps no text of it)."""
+        peername = self._peername
+        return f"{peername[0]}:{peername[1]}" if peername else "?"
 
     @property
     def gone(self) -> bool:
@@ -125,7 +130,10 @@ class Peer:
         if not self._queued:
             self._queued = True
             self._outbox.add(self)
-        self._pending.append(frame)
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = []
+        pending.append(frame)
         self._pending_bytes += len(frame)
         self.last_sent = time.monotonic()
         if self._pending_bytes >= min(FLUSH_BYTES, self._send_buffer_bytes // 2):
@@ -133,10 +141,11 @@ class Peer:
 
     def flush(self) -> None:
         """Hand every frame sent since the last flush to the transport in one write; drop the peer if it stopped reading."""
-        if not self._pending:
+        pending = self._pending
+        if not pending:
             return
-        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
-        self._pending.clear()
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        self._pending = None
         self._pending_bytes = 0
         transport = self.transport
         if transport.is_closing():
@@ -225,7 +234,7 @@ class Peer:
 
     def abort(self) -> None:
         """Close at once, dropping anything buffered."""
-        self._pending.clear()
+        self._pending = None
         self._pending_bytes = 0
         self.closed = True
         self.protocol.close()

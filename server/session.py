@@ -29,9 +29,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Session:
     """One player's identity on this server.
+
+    Slotted, and its map of seats and set of watched tables are made on
+    first use: most connections are idle sessions that hold neither, and an
+    empty set alone costs more than the session's other fields.
 
     Attributes:
         name: the player name.
@@ -44,8 +48,24 @@ class Session:
     name: str
     token: str
     peer: Peer | None = None
-    seats: dict[int, int] = field(default_factory=dict)
-    watching: set[int] = field(default_factory=set)
+    _seats: dict[int, int] | None = field(default=None, init=False, repr=False)
+    _watching: set[int] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def seats(self) -> dict[int, int]:
+        """Table id to the seat held there."""
+        seats = self._seats
+        if seats is None:
+            seats = self._seats = {}
+        return seats
+
+    @property
+    def watching(self) -> set[int]:
+        """Ids of the tables this session spectates."""
+        watching = self._watching
+        if watching is None:
+            watching = self._watching = set()
+        return watching
 
     @property
     def connected(self) -> bool:

@@ -9,6 +9,8 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
+from server.connection import PeerProtocol, Throttle
+from server.limits import Limits
 from server.peer import Peer
 
 from .conftest import RawFactory
@@ -83,3 +85,43 @@ async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -
     await until(lambda: len(asyncio.all_tasks()) <= before, "greeted idle connections still hold a task each")
     pong = await connections[0].request("ping")
     assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
+
+
+def protocol_of(peer: Peer) -> PeerProtocol:
+    """The connection-layer protocol driving ``peer``'s transport."""
+    protocol = peer.transport.get_protocol()
+    assert isinstance(protocol, PeerProtocol)
+    return protocol
+
+
+async def test_a_greeted_idle_connection_holds_no_throttle_lists_or_session_collections(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    assert (await ann.hello("ann"))["type"] == "welcome"
+    peer = peer_named(server, "ann")
+    inbox = protocol_of(peer)
+    await until(lambda: peer.reading, "the server did not go back to reading")
+    assert isinstance(inbox._throttle, float), "one request (hello) made a throttle"
+    assert inbox._chunks is None, "an idle connection keeps a list of received chunks"
+    assert peer._pending is None, "an idle connection keeps a list of frames to send"
+    session = peer.session
+    assert session._seats is None and session._watching is None, "a session that sits and watches nowhere keeps a map or set"
+    assert peer.address == f"127.0.0.1:{peer.transport.get_extra_info('peername')[1]}"
+
+
+async def test_the_second_request_gets_a_throttle_as_if_it_had_admitted_the_first(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    await ann.sync()
+    inbox = protocol_of(peer_named(server, "ann"))
+    throttle = inbox._throttle
+    assert isinstance(throttle, Throttle)
+    limits = server.config.limits
+    # hello took one token, the ping a second; the refill since is far below one token at 50/s within the test's time
+    assert limits.request_burst - 2 <= throttle._bucket._tokens <= limits.request_burst - 1
+
+
+def test_a_throttle_made_late_starts_from_the_first_requests_time() -> None:
+    limits = Limits(requests_per_s=1.0, request_burst=2)
+    throttle = Throttle(limits, first_request_at=100.0)
+    assert throttle._bucket.tokens(100.0) == 1.0  # the first request's token is spent
+    assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
