@@ -359,8 +359,8 @@ class PeerProtocol(asyncio.Protocol):
     """
 
     __slots__ = (
-        "_connections", "_chunks", "_buffered", "_paused", "_ended", "_task", "_throttle", "_transport",
-        "_keep_open_on_eof", "peer", "refused",
+        "_connections", "_chunks", "_buffered", "_paused", "_ended", "_task", "_throttle", "peer",
+        "refused",
     )  # fmt: skip
 
     def __init__(self, connections: Connections) -> None:
@@ -377,8 +377,6 @@ class PeerProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
-        self._transport = transport
-        self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
         self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes, outbox=self._connections.outbox)
         self._connections.accepted(self)
 
@@ -393,14 +391,15 @@ class PeerProtocol(asyncio.Protocol):
         self._buffered += len(data)
         if self._buffered > INBOX_HIGH_BYTES and not self._paused:
             self._paused = True
-            self._transport.pause_reading()
+            self.peer.transport.pause_reading()
         self._wake()
 
     def eof_received(self) -> bool:
         self._ended = True
         self.peer.input_done()
         self._wake()
-        return self._keep_open_on_eof  # our side may still have replies to send
+        # Our side may still have replies to send; TLS cannot half-close.
+        return self.peer.transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._ended = True
@@ -443,5 +442,5 @@ class PeerProtocol(asyncio.Protocol):
         self._buffered -= len(data)
         if self._paused and self._buffered < INBOX_LOW_BYTES:
             self._paused = False
-            self._transport.resume_reading()
+            self.peer.transport.resume_reading()
         return data

@@ -24,8 +24,9 @@ def peer_named(server: Server, name: str) -> Peer:
 
 
 def input_buffer(peer: Peer) -> bytearray | None:
-    """The frame decoder's buffer of ``peer`` (``None``: no buffer held)."""
-    return peer.protocol._decoder._buffer  # type: ignore[attr-defined, no-any-return]
+    """The frame decoder's buffer of ``peer`` (``None``: no buffer held, or no decoder at all)."""
+    decoder = peer.protocol._decoder  # type: ignore[attr-defined]
+    return decoder._buffer if decoder is not None else None  # type: ignore[no-any-return]
 
 
 async def until(condition: Callable[[], bool], what: str, timeout_s: float = 2.0) -> None:
@@ -103,6 +104,7 @@ async def test_a_greeted_idle_connection_holds_no_throttle_lists_or_session_coll
     assert isinstance(inbox._throttle, float), "one request (hello) made a throttle"
     assert inbox._chunks is None, "an idle connection keeps a list of received chunks"
     assert peer._pending is None, "an idle connection keeps a list of frames to send"
+    assert peer.protocol._decoder is None, "an idle connection keeps a frame decoder"
     session = peer.session
     assert session._seats is None and session._watching is None, "a session that sits and watches nowhere keeps a map or set"
     assert peer.address == f"127.0.0.1:{peer.transport.get_extra_info('peername')[1]}"
