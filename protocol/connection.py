@@ -41,26 +41,26 @@ class ServerConnection:
     order they arrived; a fatal error (bad framing) closes the connection and
     is always last. The caller answers each error with an ``error`` message.
 
-    Between frames it holds no :class:`FrameDecoder`: one is made for the
-    bytes received and kept only while a frame is incomplete (or the stream
-    is broken), so an idle connection costs two fields.
+    Between frames it holds no :class:`FrameDecoder`, only the largest body
+    size to make one with: one is made for the bytes received and kept only
+    while a frame is incomplete (or the stream is broken), so an idle
+    connection costs two fields.
 
     Args:
         max_frame_bytes: the largest frame body accepted, in bytes.
     """
 
-    __slots__ = ("_max_frame_bytes", "_decoder", "state")
+    __slots__ = ("_decoder", "state")
 
     def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        self._max_frame_bytes = max_frame_bytes
-        self._decoder: FrameDecoder | None = None
+        self._decoder: FrameDecoder | int = max_frame_bytes  # an int (that size) while no decoder is needed
         self.state = State.AWAIT_HELLO
 
     @property
     def buffered_bytes(self) -> int:
         """Bytes of an incomplete frame waiting for the rest."""
         decoder = self._decoder
-        return decoder.buffered_bytes if decoder is not None else 0
+        return 0 if type(decoder) is int else decoder.buffered_bytes  # type: ignore[union-attr]
 
     def receive_data(self, data: bytes) -> Iterator[Request | ProtocolError]:
         """Feed received bytes; yield the requests and errors they complete.
@@ -71,8 +71,8 @@ class ServerConnection:
         if self.state is State.CLOSED:
             return
         decoder = self._decoder
-        if decoder is None:
-            decoder = self._decoder = FrameDecoder(max_frame_bytes=self._max_frame_bytes)
+        if type(decoder) is int:
+            decoder = self._decoder = FrameDecoder(max_frame_bytes=decoder)
         try:
             bodies = decoder.feed_bodies(data)
         except FrameError as exc:
@@ -80,7 +80,7 @@ class ServerConnection:
             yield exc
             return
         if not decoder.buffered_bytes and decoder.error is None:
-            self._decoder = None  # nothing left over: the next bytes start afresh
+            self._decoder = decoder.max_frame_bytes  # nothing left over: the next bytes start afresh
         for body in bodies:
             if self.state is State.CLOSED:
                 return

@@ -197,8 +197,8 @@ class Server:
         connections.start_deadlines()
 
     @property
-    def peers(self) -> set[Peer]:
-        """The open connections."""
+    def peers(self) -> dict[Peer, None]:
+        """The open connections (the keys)."""
         return self.connections.peers
 
     @property

@@ -61,14 +61,15 @@ class Connections:
         disconnected: called once when a connection that was accepted ends.
 
     Attributes:
-        peers: the open connections.
+        peers: the open connections, as the keys of a map (values ``None``): at
+            thousands of entries a dict costs about two thirds of a set.
         max_connections: open connections allowed (``limits.max_connections``,
             or fewer if the descriptor limit is lower; see :meth:`fit_to_descriptors`).
     """
 
     def __init__(self, limits: Limits, handle: RequestHandler, disconnected: Callable[[Peer], None]) -> None:
         self.limits = limits
-        self.peers: set[Peer] = set()
+        self.peers: dict[Peer, None] = {}
         self.max_connections = limits.max_connections
         self._handle_request = handle
         self._disconnected = disconnected
@@ -80,7 +81,7 @@ class Connections:
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
-        self.outbox = Outbox()
+        self.outbox = Outbox(limits.send_buffer_bytes)
 
     def fit_to_descriptors(self) -> None:
         """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
@@ -154,7 +155,7 @@ class Connections:
             inbox.refused = True
             self._start(self._refuse(peer, refusal))
             return
-        self.peers.add(peer)
+        self.peers[peer] = None
         self._per_address[peer.host] += 1
         log.info("connection from %s", peer.address)
         peer.reading = True
@@ -191,7 +192,7 @@ class Connections:
         """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
         if peer not in self.peers:
             return
-        self.peers.discard(peer)
+        del self.peers[peer]
         self._per_address[peer.host] -= 1
         if not self._per_address[peer.host]:
             del self._per_address[peer.host]
@@ -283,7 +284,7 @@ class Connections:
         limits = self.limits
         if peer.closed:
             return None
-        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:
+        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:  # type: ignore[operator]
             return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
         if not peer.reading:
             return None  # the server is busy with this peer's requests: not the peer's delay
@@ -312,21 +313,23 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
 class Throttle:
     """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
 
+    The first request never waits (a burst is at least 1), so the throttle
+    is made for the second (see :meth:`PeerProtocol.throttle`), with the
+    first request's token already spent: full but for one token at ``now``.
+    That is never more lenient than a bucket made at the first request: at
+    most one token stricter, for at most ``1 / requests_per_s`` seconds.
+
     Args:
         limits: the rate, burst and flood timeout.
-        first_request_at: when the connection's first request was admitted
-            (``time.monotonic()`` seconds): the bucket is as that request
-            left it, full but for one token. The first request itself never
-            waits (a burst is at least 1), so the throttle is made for the
-            second (see :meth:`PeerProtocol.throttle`).
+        now: when the second request came (``time.monotonic()`` seconds).
     """
 
     __slots__ = ("_limits", "_bucket", "_since")
 
-    def __init__(self, limits: Limits, first_request_at: float) -> None:
+    def __init__(self, limits: Limits, now: float) -> None:
         self._limits = limits
-        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, first_request_at)
-        self._bucket.take(first_request_at)
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, now)
+        self._bucket.take(now)  # the first request's
         self._since: float | None = None
 
     async def admit(self) -> bool:
@@ -359,7 +362,7 @@ class PeerProtocol(asyncio.Protocol):
     """
 
     __slots__ = (
-        "_connections", "_chunks", "_buffered", "_paused", "_ended", "_task", "_throttle", "peer",
+        "_connections", "_chunks", "_buffered", "_paused", "_task", "_throttle", "peer",
         "refused",
     )  # fmt: skip
 
@@ -368,16 +371,15 @@ class PeerProtocol(asyncio.Protocol):
         self._chunks: list[bytes] | None = None  # rarely more than one; no list at all while none waits
         self._buffered = 0
         self._paused = False
-        self._ended = False
         self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
-        self._throttle: Throttle | float | None = None  # a float: when the first request was admitted
+        self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
-        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes, outbox=self._connections.outbox)
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), outbox=self._connections.outbox)
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
@@ -395,14 +397,12 @@ class PeerProtocol(asyncio.Protocol):
         self._wake()
 
     def eof_received(self) -> bool:
-        self._ended = True
         self.peer.input_done()
         self._wake()
         # Our side may still have replies to send; TLS cannot half-close.
         return self.peer.transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._ended = True
         self.peer.connection_lost()
         self._wake()
 
@@ -419,23 +419,22 @@ class PeerProtocol(asyncio.Protocol):
         """The throttle to admit the request about to be handled; ``None`` for the connection's first.
 
         The first request is always admitted at once (the bucket starts
-        full), so only its time is kept; the throttle is made for the second
-        request, from that time, exactly as if it had existed all along.
+        full), so nothing is kept for it but the fact; the throttle is made
+        for the second request (see :class:`Throttle`).
         """
         throttle = self._throttle
-        if type(throttle) is Throttle:
-            return throttle
-        if throttle is None:
-            self._throttle = time.monotonic()
+        if throttle is False:
+            self._throttle = True
             return None
-        throttle = self._throttle = Throttle(self._connections.limits, first_request_at=throttle)  # type: ignore[arg-type]
-        return throttle
+        if throttle is True:
+            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic())
+        return throttle  # type: ignore[return-value]
 
     def next_chunk(self) -> bytes | None:
         """The next received chunk; ``b""`` once the client sent EOF or the connection is lost; ``None`` if none waits."""
         chunks = self._chunks
         if not chunks:
-            return b"" if self._ended else None
+            return b"" if self.peer.input_ended else None
         data = chunks.pop(0)
         if not chunks:
             self._chunks = None

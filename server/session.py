@@ -48,24 +48,24 @@ class Session:
     name: str
     token: str
     peer: Peer | None = None
-    _seats: dict[int, int] | None = field(default=None, init=False, repr=False)
-    _watching: set[int] | None = field(default=None, init=False, repr=False)
+    _tables: tuple[dict[int, int], set[int]] | None = field(default=None, init=False, repr=False)  # seats, watching
 
     @property
     def seats(self) -> dict[int, int]:
         """Table id to the seat held there."""
-        seats = self._seats
-        if seats is None:
-            seats = self._seats = {}
-        return seats
+        return self._held_tables()[0]
 
     @property
     def watching(self) -> set[int]:
         """Ids of the tables this session spectates."""
-        watching = self._watching
-        if watching is None:
-            watching = self._watching = set()
-        return watching
+        return self._held_tables()[1]
+
+    def _held_tables(self) -> tuple[dict[int, int], set[int]]:
+        """The seats and watched tables, made together on first use."""
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = ({}, set())
+        return tables
 
     @property
     def connected(self) -> bool:

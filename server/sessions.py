@@ -82,6 +82,7 @@ class Sessions:
         else:
             session = await self._open(peer, hello.name)
         peer.session = session
+        peer.connected_at = None  # the handshake deadline is met; nothing else needs the connection's start
         peer.protocol.accept_hello()
         return session, self._welcome(hello, session)
 

@@ -26,7 +26,7 @@ def peer_named(server: Server, name: str) -> Peer:
 def input_buffer(peer: Peer) -> bytearray | None:
     """The frame decoder's buffer of ``peer`` (``None``: no buffer held, or no decoder at all)."""
     decoder = peer.protocol._decoder  # type: ignore[attr-defined]
-    return decoder._buffer if decoder is not None else None  # type: ignore[no-any-return]
+    return None if isinstance(decoder, int) else decoder._buffer  # type: ignore[no-any-return]
 
 
 async def until(condition: Callable[[], bool], what: str, timeout_s: float = 2.0) -> None:
@@ -101,16 +101,17 @@ async def test_a_greeted_idle_connection_holds_no_throttle_lists_or_session_coll
     peer = peer_named(server, "ann")
     inbox = protocol_of(peer)
     await until(lambda: peer.reading, "the server did not go back to reading")
-    assert isinstance(inbox._throttle, float), "one request (hello) made a throttle"
+    assert inbox._throttle is True, "one request (hello) made a throttle"
     assert inbox._chunks is None, "an idle connection keeps a list of received chunks"
     assert peer._pending is None, "an idle connection keeps a list of frames to send"
-    assert peer.protocol._decoder is None, "an idle connection keeps a frame decoder"
+    assert isinstance(peer.protocol._decoder, int), "an idle connection keeps a frame decoder"
+    assert peer.connected_at is None, "a greeted connection keeps the time it connected"
     session = peer.session
-    assert session._seats is None and session._watching is None, "a session that sits and watches nowhere keeps a map or set"
+    assert session._tables is None, "a session that sits and watches nowhere keeps a map or set"
     assert peer.address == f"127.0.0.1:{peer.transport.get_extra_info('peername')[1]}"
 
 
-async def test_the_second_request_gets_a_throttle_as_if_it_had_admitted_the_first(server: Server, raw: RawFactory) -> None:
+async def test_the_second_request_gets_a_throttle_with_the_first_requests_token_spent(server: Server, raw: RawFactory) -> None:
     ann = await raw()
     await ann.hello("ann")
     await ann.sync()
@@ -122,8 +123,8 @@ async def test_the_second_request_gets_a_throttle_as_if_it_had_admitted_the_firs
     assert limits.request_burst - 2 <= throttle._bucket._tokens <= limits.request_burst - 1
 
 
-def test_a_throttle_made_late_starts_from_the_first_requests_time() -> None:
+def test_a_throttle_made_at_the_second_request_has_spent_the_first_requests_token() -> None:
     limits = Limits(requests_per_s=1.0, request_burst=2)
-    throttle = Throttle(limits, first_request_at=100.0)
+    throttle = Throttle(limits, 100.0)
     assert throttle._bucket.tokens(100.0) == 1.0  # the first request's token is spent
     assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
