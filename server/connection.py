@@ -352,6 +352,18 @@ class Throttle:
         return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
 
 
+class _Chunks(list):  # type: ignore[type-arg]
+    """Received chunks waiting for a connection's task (a list of bytes), with their total size and
+    whether reading is paused for them; made when a chunk arrives, dropped once the last is taken."""
+
+    __slots__ = ("size", "paused")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+        self.paused = False
+
+
 class PeerProtocol(asyncio.Protocol):
     """The transport's side of one connection: collects received chunks and starts a task to handle them.
 
@@ -362,15 +374,12 @@ class PeerProtocol(asyncio.Protocol):
     """
 
     __slots__ = (
-        "_connections", "_chunks", "_buffered", "_paused", "_task", "_throttle", "peer",
-        "refused",
+        "_connections", "_chunks", "_task", "_throttle", "peer", "refused",
     )  # fmt: skip
 
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
-        self._chunks: list[bytes] | None = None  # rarely more than one; no list at all while none waits
-        self._buffered = 0
-        self._paused = False
+        self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
         self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
         self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
         self.refused = False  # being refused: what it sends is dropped
@@ -387,12 +396,11 @@ class PeerProtocol(asyncio.Protocol):
             return  # closing: what the peer still sends is dropped
         chunks = self._chunks
         if chunks is None:
-            self._chunks = [data]
-        else:
-            chunks.append(data)
-        self._buffered += len(data)
-        if self._buffered > INBOX_HIGH_BYTES and not self._paused:
-            self._paused = True
+            chunks = self._chunks = _Chunks()
+        chunks.append(data)
+        chunks.size += len(data)
+        if chunks.size > INBOX_HIGH_BYTES and not chunks.paused:
+            chunks.paused = True
             self.peer.transport.pause_reading()
         self._wake()
 
@@ -436,10 +444,10 @@ class PeerProtocol(asyncio.Protocol):
         if not chunks:
             return b"" if self.peer.input_ended else None
         data = chunks.pop(0)
-        if not chunks:
-            self._chunks = None
-        self._buffered -= len(data)
-        if self._paused and self._buffered < INBOX_LOW_BYTES:
-            self._paused = False
+        chunks.size -= len(data)
+        if chunks.paused and chunks.size < INBOX_LOW_BYTES:
+            chunks.paused = False
             self.peer.transport.resume_reading()
+        if not chunks:
+            self._chunks = None  # the size is 0 and reading is not paused: nothing to keep
         return data

@@ -9,7 +9,7 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.connection import PeerProtocol, Throttle
+from server.connection import INBOX_HIGH_BYTES, PeerProtocol, Throttle
 from server.limits import Limits
 from server.peer import Peer
 
@@ -128,3 +128,18 @@ def test_a_throttle_made_at_the_second_request_has_spent_the_first_requests_toke
     throttle = Throttle(limits, 100.0)
     assert throttle._bucket.tokens(100.0) == 1.0  # the first request's token is spent
     assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
+
+
+async def test_reading_pauses_while_a_flood_of_chunks_waits_and_resumes_once_they_are_handled(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    await ann.sync()
+    peer = peer_named(server, "ann")
+    inbox = protocol_of(peer)
+    frame = encode_frame({"type": "ping", "id": 1, "pad": "x" * 60_000})
+    flood = frame * (INBOX_HIGH_BYTES // len(frame) + 1)
+    inbox.data_received(flood)  # as if the socket delivered it in one read, before the task could run
+    assert inbox._chunks is not None and inbox._chunks.paused and not peer.transport.is_reading()
+    await until(lambda: inbox._chunks is None, "the chunks were not handled")
+    assert peer.transport.is_reading(), "reading stayed paused"
+    assert (await ann.request("ping"))["type"] == "pong"
