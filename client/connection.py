@@ -221,7 +221,13 @@ class Client:
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = future
         self._send(request)
-        await self._writer.drain()
+        try:
+            await self._writer.drain()
+        except ConnectionError:  # the socket broke before the client noticed: the same as losing it before the reply
+            self._pending.pop(request.id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # the loss is reported here, once
+            raise self._closed_error() from None
         reply = await future
         if isinstance(reply, m.Error):
             raise ServerError(reply)

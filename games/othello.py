@@ -26,9 +26,9 @@ eight directions; the per-size shift amounts and edge masks live in a cached
 States are cheap: ``play()`` computes the flips and nothing else. Whether the
 side to move can place, must pass, or the game is over (hence ``to_move``,
 ``outcome`` and ``legal_moves()``) is worked out on first need and cached.
-``children()`` builds every successor straight from the bitboards and
-``move_count()`` is a bit count, so a tree walk (``games.perft``) parses and
-names no moves.
+``children()`` builds every successor straight from the bitboards (a slotted
+object filled in without calling ``__init__``) and ``move_count()`` is a bit
+count, so a tree walk (``games.perft``) parses and names no moves.
 
 Points settled here where RULES.md and the seed are silent or open:
 
@@ -62,8 +62,6 @@ _SQUARE = re.compile(r"([a-z])(\d+)")
 _NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
 _EMPTY = "."
 _PASS = "pass"
-_new_state = object.__new__
-"""Allocates an :class:`OthelloState` without calling ``__init__`` (see ``children()``)."""
 _UNKNOWN = object()
 """Marks a lazily worked-out attribute that has not been needed yet."""
 
@@ -97,6 +95,7 @@ class _Geometry:
         bits: the format spec that writes a bitboard as ``size * size``
             binary digits, the last square first (see :func:`_board_rows`).
         row_starts: the offset of each row's first square, top row first.
+        rays: by square bitboard, the square's rays (see :func:`_rays`).
     """
 
     size: int
@@ -106,6 +105,11 @@ class _Geometry:
     index: dict[str, int]
     bits: str
     row_starts: tuple[int, ...]
+    rays: dict[int, tuple[_Ray, ...]]
+
+
+_Ray = tuple[int, tuple[tuple[int, int], ...]]
+"""One direction from a square: ``(first, rest)``, see :func:`_rays`."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -118,7 +122,31 @@ def _geometry(size: int) -> _Geometry:
     steps = ((1, inner), (size - 1, inner), (size, full), (size + 1, inner))
     names = tuple(f"{_COLUMNS[i % size]}{i // size + 1}" for i in range(size * size))
     index = {name: i for i, name in enumerate(names)}
-    return _Geometry(size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)))
+    rays = {1 << i: _rays(i, size) for i in range(size * size)}
+    return _Geometry(size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays)
+
+
+def _rays(index: int, size: int) -> tuple[_Ray, ...]:
+    """Return the rays from square ``index`` along which a placement there can flip.
+
+    A ray is one of the eight directions, kept only when it has at least two
+    squares (a flip needs a disc to flip and one to close the line). It is
+    ``(first, rest)``: ``first`` is the bitboard of the adjacent square and
+    ``rest`` holds, for each farther square in order, ``(square, run)``,
+    where ``run`` is the bitboard of the squares between it and ``index``:
+    what is flipped when ``square`` closes the line.
+    """
+    row, col = divmod(index, size)
+    rays = []
+    for row_step, col_step in ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)):
+        squares, r, c = [], row + row_step, col + col_step
+        while 0 <= r < size and 0 <= c < size:
+            squares.append(1 << (r * size + c))
+            r, c = r + row_step, c + col_step
+        if len(squares) >= 2:
+            runs = [sum(squares[:i]) for i in range(1, len(squares))]
+            rays.append((squares[0], tuple(zip(squares[1:], runs))))
+    return tuple(rays)
 
 
 def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
@@ -147,27 +175,19 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
 def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
     """Return the ``opp`` discs flipped by ``own`` placing on bitboard ``square``.
 
-    Walks each of the eight directions from ``square`` over ``opp`` discs and
-    keeps the run when an ``own`` disc closes it. Zero means the square
-    flanks nothing (an illegal placement).
+    Follows each of the square's rays (:func:`_rays`) that starts on an
+    ``opp`` disc, over ``opp`` discs, and keeps the run when an ``own`` disc
+    closes it. Zero means the square flanks nothing (an illegal placement).
+    :meth:`OthelloState.children` has the same loop written out.
     """
     flips = 0
-    for step, mask in geo.steps:
-        crossable = opp & mask
-        run = 0
-        probe = square << step
-        while probe & crossable:
-            run |= probe
-            probe <<= step
-        if probe & own:
-            flips |= run
-        run = 0
-        probe = square >> step
-        while probe & crossable:
-            run |= probe
-            probe >>= step
-        if probe & own:
-            flips |= run
+    for first, rest in geo.rays[square]:
+        if first & opp:
+            for closer, run in rest:
+                if not closer & opp:
+                    if closer & own:
+                        flips |= run
+                    break
     return flips
 
 
@@ -259,7 +279,7 @@ class Othello(Game):
         """Return the starting position: four centre discs, Black to move."""
         size = options["size"]
         black, white = _start_bitboards(size)
-        return OthelloState(_Setup(self, options, _geometry(size)), black, white, BLACK, 0, None)
+        return _position(_Setup(self, options, _geometry(size)), black, white, BLACK, 0, None)
 
     def state_from_view(self, view: Mapping[str, Any]) -> "OthelloState":
         """Rebuild the position a view shows (every seat sees the whole board).
@@ -308,6 +328,29 @@ class _Setup:
     geo: _Geometry
 
 
+def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> "OthelloState":
+    """Return the position with ``side`` due to move (internal; see :meth:`OthelloState.from_diagram`).
+
+    ``last`` is the bitboard of the square just placed on, ``0`` after a
+    pass, ``None`` for a position no move led to. Does no work: whether
+    ``side`` can place, must pass, or whether the game is over is worked out
+    on first need (see :attr:`OthelloState.outcome`). Of the lazily
+    worked-out fields, ``_moves`` (the bitboard of placements) and ``_legal``
+    (their names) start as ``None``; ``_ended`` (the outcome of a position
+    where the side to move cannot place) and ``_rows`` (the board as text)
+    stay unset until first needed, since a tree walk never needs them.
+    """
+    state = OthelloState()
+    state._setup = setup
+    state.ply = ply
+    state._last = last
+    state.black = black
+    state.white = white
+    state._side = side
+    state._moves = state._legal = None
+    return state
+
+
 class OthelloState(State):
     """An immutable Othello position.
 
@@ -319,30 +362,22 @@ class OthelloState(State):
 
     Build positions with ``Othello().new_state(...)``, :meth:`play`, or
     :meth:`from_diagram` (any legal-looking arrangement, for tests and the
-    seed's examples).
+    seed's examples). The class has no ``__init__``: :func:`_position` (and
+    :meth:`children`, written out) fills in a bare instance, which is the
+    cheapest way CPython makes an object.
     """
 
-    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_outcome", "_legal", "_rows")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows")
 
-    def __init__(self, setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> None:
-        """Build a position with ``side`` due to move (internal; see :meth:`from_diagram`).
-
-        ``last`` is the bitboard of the square just placed on, ``0`` after a
-        pass, ``None`` for a position no move led to. Does no work: whether
-        ``side`` can place, must pass, or whether the game is over is worked
-        out on first need (see :attr:`outcome`). :meth:`children` sets the
-        same fields without calling this.
-        """
-        self._setup = setup
-        self.ply = ply
-        self._last = last
-        self.black = black
-        self.white = white
-        self._side = side
-        self._moves: int | None = None
-        self._outcome: Outcome | None | object = _UNKNOWN
-        self._legal: tuple[str, ...] | None = None
-        self._rows: tuple[str, ...] | None = None
+    _setup: _Setup
+    black: int
+    white: int
+    _side: int
+    _last: int | None
+    _moves: int | None
+    _legal: tuple[str, ...] | None
+    _ended: Outcome | None
+    _rows: tuple[str, ...]
 
     # -- shared and lazily worked-out attributes ----------------------------
 
@@ -372,10 +407,15 @@ class OthelloState(State):
     @property
     def outcome(self) -> Outcome | None:  # type: ignore[override]
         """``None`` while the game runs; the :class:`~games.base.Outcome` once neither side can place."""
-        outcome = self._outcome
-        if outcome is _UNKNOWN:
-            outcome = self._outcome = self._work_out_outcome()
-        return outcome  # type: ignore[return-value]
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        if moves:
+            return None
+        ended = getattr(self, "_ended", _UNKNOWN)
+        if ended is _UNKNOWN:
+            ended = self._ended = self._outcome_unless_other_side_places()
+        return ended  # type: ignore[return-value]
 
     @property
     def to_move(self) -> int | None:  # type: ignore[override]
@@ -393,10 +433,11 @@ class OthelloState(State):
             self._moves = moves
         return moves
 
-    def _work_out_outcome(self) -> Outcome | None:
-        """Return ``None`` if either side can place a disc, else the final outcome."""
-        if self._placing():
-            return None
+    def _outcome_unless_other_side_places(self) -> Outcome | None:
+        """Return ``None`` if the side not to move can place a disc (a forced pass), else the final outcome.
+
+        Only for a position where the side to move cannot place.
+        """
         own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
         if _placing_moves(opp, own, self._setup.geo):
             return None
@@ -460,7 +501,7 @@ class OthelloState(State):
                     white |= bit
         if not black | white:
             raise ValueError("a diagram needs at least one disc")
-        return cls(_Setup(_GAME, {"size": size}, _geometry(size)), black, white, to_move, ply, None)
+        return _position(_Setup(_GAME, {"size": size}, _geometry(size)), black, white, to_move, ply, None)
 
     def diagram(self) -> str:
         """Return the board as text that :meth:`from_diagram` reads back.
@@ -477,7 +518,7 @@ class OthelloState(State):
         Built once per position and kept (every seat's view shows the same
         board); each call returns a new list.
         """
-        rows = self._rows
+        rows = getattr(self, "_rows", None)
         if rows is None:
             rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
         return list(rows)
@@ -516,7 +557,9 @@ class OthelloState(State):
 
     def move_count(self) -> int:
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
-        placing = self._placing()
+        placing = self._moves
+        if placing is None:
+            placing = self._placing()
         if placing:
             return placing.bit_count()
         return 0 if self.outcome is not None else 1  # a forced pass
@@ -528,34 +571,66 @@ class OthelloState(State):
         parsed or built, and no successor works out its own moves until asked.
         Empty when the game is over; a single pass when that is forced.
         """
-        moves = self._placing()
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
         if not moves:
-            return [] if self.outcome is not None else [OthelloState(setup, black, white, side, ply, 0)]
-        geo = setup.geo
-        own, opp = (white, black) if side == BLACK else (black, white)
+            return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
+        rays_of = setup.geo.rays
+        new_state = OthelloState
         children = []
+        append = children.append
+        if side == WHITE:  # Black places
+            own, opp = black, white
+        else:
+            own, opp = white, black
         while moves:
             square = moves & -moves
             moves ^= square
-            flips = _flips(square, own, opp, geo)
-            child = _new_state(OthelloState)  # the fields __init__ sets, without the call
+            flips = 0
+            for first, rest in rays_of[square]:  # _flips(), written out
+                if first & opp:
+                    for closer, run in rest:
+                        if not closer & opp:
+                            if closer & own:
+                                flips |= run
+                            break
+            child = new_state()  # the fields _position() sets, without the call
             child._setup = setup
             child.ply = ply
             child._last = square
-            if side == WHITE:  # Black placed
-                child.black = black | square | flips
-                child.white = white ^ flips
+            if side == WHITE:
+                child.black = own | square | flips
+                child.white = opp ^ flips
             else:
-                child.black = black ^ flips
-                child.white = white | square | flips
+                child.black = opp ^ flips
+                child.white = own | square | flips
             child._side = side
-            child._moves = child._legal = child._rows = None
-            child._outcome = _UNKNOWN
-            children.append(child)
+            child._moves = child._legal = None
+            append(child)
         return children
 
     # -- moves -------------------------------------------------------------
+
+    def play(self, move: str) -> "OthelloState":
+        """Return the state after ``move`` (see :meth:`games.base.State.play`).
+
+        A canonical square name (``"d3"``) where the side to move can place
+        takes the short way: one lookup, no parsing, no outcome check (a
+        position with a placement is not over). Anything else goes through
+        the base class's checks and :meth:`_play`, which raise
+        :class:`~games.base.IllegalMove` naming what was wrong.
+        """
+        if type(move) is str:
+            index = self._setup.geo.index.get(move)
+            if index is not None:
+                moves = self._moves
+                if moves is None:
+                    moves = self._placing()
+                if moves >> index & 1:
+                    return self._place(index, move)
+        return State.play(self, move)
 
     def _play(self, move: str) -> "OthelloState":
         """Place a disc on ``move`` or play a forced ``pass``.
@@ -605,7 +680,7 @@ class OthelloState(State):
         else:
             flips = _flips(square, self.white, self.black, geo)
             black, white = self.black ^ flips, self.white | square | flips
-        return OthelloState(self._setup, black, white, 1 - self._side, self.ply + 1, square)
+        return _position(self._setup, black, white, 1 - self._side, self.ply + 1, square)
 
     def _why_not(self, index: int) -> str:
         """Return why the side to move cannot place on bit ``index``."""
@@ -620,7 +695,7 @@ class OthelloState(State):
         """Play a forced pass: only when no disc can be placed."""
         if self._placing():
             raise IllegalMove(move, "pass is allowed only when no disc can be placed")
-        return OthelloState(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, 0)
+        return _position(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, 0)
 
     # -- views -------------------------------------------------------------
 

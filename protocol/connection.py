@@ -41,6 +41,11 @@ class ServerConnection:
     order they arrived; a fatal error (bad framing) closes the connection and
     is always last. The caller answers each error with an ``error`` message.
 
+    Between frames it holds no :class:`FrameDecoder`, only the largest body
+    size to make one with: one is made for the bytes received and kept only
+    while a frame is incomplete (or the stream is broken), so an idle
+    connection costs two fields.
+
     Args:
         max_frame_bytes: the largest frame body accepted, in bytes.
     """
@@ -48,13 +53,14 @@ class ServerConnection:
     __slots__ = ("_decoder", "state")
 
     def __init__(self, *, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        self._decoder = FrameDecoder(max_frame_bytes=max_frame_bytes)
+        self._decoder: FrameDecoder | int = max_frame_bytes  # an int (that size) while no decoder is needed
         self.state = State.AWAIT_HELLO
 
     @property
     def buffered_bytes(self) -> int:
         """Bytes of an incomplete frame waiting for the rest."""
-        return self._decoder.buffered_bytes
+        decoder = self._decoder
+        return 0 if type(decoder) is int else decoder.buffered_bytes  # type: ignore[union-attr]
 
     def receive_data(self, data: bytes) -> Iterator[Request | ProtocolError]:
         """Feed received bytes; yield the requests and errors they complete.
@@ -64,23 +70,29 @@ class ServerConnection:
         """
         if self.state is State.CLOSED:
             return
+        decoder = self._decoder
+        if type(decoder) is int:
+            decoder = self._decoder = FrameDecoder(max_frame_bytes=decoder)
         try:
-            bodies = self._decoder.feed_bodies(data)
+            bodies = decoder.feed_bodies(data)
         except FrameError as exc:
             self.state = State.CLOSED
             yield exc
             return
+        if not decoder.buffered_bytes and decoder.error is None:
+            self._decoder = decoder.max_frame_bytes  # nothing left over: the next bytes start afresh
         for body in bodies:
             if self.state is State.CLOSED:
                 return
             event = self._parse(body)
             if isinstance(event, FrameError):
-                self._decoder.fail(event)
+                decoder.fail(event)
+                self._decoder = decoder  # broken for good
                 break
             yield event
-        if self._decoder.error is not None:
+        if decoder.error is not None:
             self.state = State.CLOSED
-            yield self._decoder.error
+            yield decoder.error
 
     def _parse(self, body: bytes) -> Request | ProtocolError:
         try:

@@ -225,8 +225,8 @@ class Server:
             self.computers.wake(table)  # a computer to move when the server stopped thinks again
 
     @property
-    def peers(self) -> set[Peer]:
-        """The open connections."""
+    def peers(self) -> dict[Peer, None]:
+        """The open connections (the keys)."""
         return self.connections.peers
 
     @property

@@ -62,14 +62,15 @@ class Connections:
         disconnected: called once when a connection that was accepted ends.
 
     Attributes:
-        peers: the open connections.
+        peers: the open connections, as the keys of a map (values ``None``): at
+            thousands of entries a dict costs about two thirds of a set.
         max_connections: open connections allowed (``limits.max_connections``,
             or fewer if the descriptor limit is lower; see :meth:`fit_to_descriptors`).
     """
 
     def __init__(self, limits: Limits, handle: RequestHandler, disconnected: Callable[[Peer], None]) -> None:
         self.limits = limits
-        self.peers: set[Peer] = set()
+        self.peers: dict[Peer, None] = {}
         self.max_connections = limits.max_connections
         self._handle_request = handle
         self._disconnected = disconnected
@@ -81,7 +82,7 @@ class Connections:
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
-        self.outbox = Outbox()
+        self.outbox = Outbox(limits.send_buffer_bytes)
 
     def fit_to_descriptors(self) -> None:
         """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
@@ -155,7 +156,7 @@ class Connections:
             inbox.refused = True
             self._start(self._refuse(peer, refusal))
             return
-        self.peers.add(peer)
+        self.peers[peer] = None
         self._per_address[peer.host] += 1
         log.info("connection from %s", peer.address)
         peer.reading = True
@@ -208,7 +209,7 @@ class Connections:
         """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
         if peer not in self.peers:
             return
-        self.peers.discard(peer)
+        del self.peers[peer]
         self._per_address[peer.host] -= 1
         if not self._per_address[peer.host]:
             del self._per_address[peer.host]
@@ -245,7 +246,6 @@ class Connections:
 
     async def _pump(self, inbox: "PeerProtocol", peer: Peer) -> bool:
         """Handle every chunk ``inbox`` holds; ``True`` if the connection goes on (idle), ``False`` if it ended."""
-        throttle = inbox.throttle()
         while not peer.closed:
             data = inbox.next_chunk()
             if data is None:
@@ -261,12 +261,14 @@ class Connections:
                 completed = True
                 if count % YIELD_EVERY_REQUESTS == 0:
                     await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
-                wait_s = throttle.take()
-                if wait_s != 0.0:
-                    if wait_s is None:
-                        drop(peer, Code.RATE_LIMITED, throttle.reason())
-                        return False
-                    await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+                throttle = inbox.throttle()
+                if throttle is not None:
+                    wait_s = throttle.take()
+                    if wait_s != 0.0:
+                        if wait_s is None:
+                            drop(peer, Code.RATE_LIMITED, throttle.reason())
+                            return False
+                        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
                 if isinstance(event, ProtocolError):
                     send_protocol_error(peer, event)
                 else:
@@ -303,7 +305,7 @@ class Connections:
         limits = self.limits
         if peer.closed:
             return None
-        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:
+        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:  # type: ignore[operator]
             return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
         if not peer.reading:
             return None  # the server is busy with this peer's requests: not the peer's delay
@@ -330,11 +332,25 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
 
 
 class Throttle:
-    """One connection's request rate: a token bucket that slows, then gives up on, a flooder."""
+    """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
 
-    def __init__(self, limits: Limits) -> None:
+    The first request never waits (a burst is at least 1), so the throttle
+    is made for the second (see :meth:`PeerProtocol.throttle`), with the
+    first request's token already spent: full but for one token at ``now``.
+    That is never more lenient than a bucket made at the first request: at
+    most one token stricter, for at most ``1 / requests_per_s`` seconds.
+
+    Args:
+        limits: the rate, burst and flood timeout.
+        now: when the second request came (``time.monotonic()`` seconds).
+    """
+
+    __slots__ = ("_limits", "_bucket", "_since")
+
+    def __init__(self, limits: Limits, now: float) -> None:
         self._limits = limits
-        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, time.monotonic())
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, now)
+        self._bucket.take(now)  # the first request's
         self._since: float | None = None
 
     def take(self) -> float | None:
@@ -365,57 +381,65 @@ _HANDLING = object()
 """A connection's ``_task`` while its received chunks are handled without a task."""
 
 
+class _Chunks(list):  # type: ignore[type-arg]
+    """Received chunks waiting for a connection's task (a list of bytes), with their total size and
+    whether reading is paused for them; made when a chunk arrives, dropped once the last is taken."""
+
+    __slots__ = ("size", "paused")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+        self.paused = False
+
+
 class PeerProtocol(asyncio.Protocol):
     """The transport's side of one connection: collects received chunks and starts a task to handle them.
 
     An idle connection has no task, no future and no timer: the task that
     handles received chunks (:meth:`Connections.pump`) is started when bytes
     arrive and ends once it has handled them all. The rate throttle is made
-    on the first request.
+    on the second request, so a connection that only said ``hello`` has none.
     """
 
     __slots__ = (
-        "_connections", "_chunks", "_buffered", "_paused", "_ended", "_task", "_throttle", "_transport",
-        "_keep_open_on_eof", "peer", "refused",
+        "_connections", "_chunks", "_task", "_throttle", "peer", "refused",
     )  # fmt: skip
 
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
-        self._chunks: list[bytes] = []  # rarely more than one: a list costs an idle connection far less than a deque
-        self._buffered = 0
-        self._paused = False
-        self._ended = False
+        self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
         self._task: asyncio.Task[None] | object | None = None  # handling received chunks, only while there are any
-        self._throttle: Throttle | None = None
+        self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
-        self._transport = transport
-        self._keep_open_on_eof = transport.get_extra_info("sslcontext") is None  # TLS cannot half-close
-        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), send_buffer_bytes=limits.send_buffer_bytes, outbox=self._connections.outbox)
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), outbox=self._connections.outbox)
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
         if self.peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
-        self._chunks.append(data)
-        self._buffered += len(data)
-        if self._buffered > INBOX_HIGH_BYTES and not self._paused:
-            self._paused = True
-            self._transport.pause_reading()
+        chunks = self._chunks
+        if chunks is None:
+            chunks = self._chunks = _Chunks()
+        chunks.append(data)
+        chunks.size += len(data)
+        if chunks.size > INBOX_HIGH_BYTES and not chunks.paused:
+            chunks.paused = True
+            self.peer.transport.pause_reading()
         self._wake()
 
     def eof_received(self) -> bool:
-        self._ended = True
         self.peer.input_done()
         self._wake()
-        return self._keep_open_on_eof  # our side may still have replies to send
+        # Our side may still have replies to send; TLS cannot half-close.
+        return self.peer.transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._ended = True
         self.peer.connection_lost()
         self._wake()
 
@@ -431,19 +455,31 @@ class PeerProtocol(asyncio.Protocol):
         """The task has handled every chunk: the next ones start a new one."""
         self._task = None
 
-    def throttle(self) -> "Throttle":
-        """The connection's request throttle, made on first use."""
-        if self._throttle is None:
-            self._throttle = Throttle(self._connections.limits)
-        return self._throttle
+    def throttle(self) -> "Throttle | None":
+        """The throttle to admit the request about to be handled; ``None`` for the connection's first.
+
+        The first request is always admitted at once (the bucket starts
+        full), so nothing is kept for it but the fact; the throttle is made
+        for the second request (see :class:`Throttle`).
+        """
+        throttle = self._throttle
+        if throttle is False:
+            self._throttle = True
+            return None
+        if throttle is True:
+            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic())
+        return throttle  # type: ignore[return-value]
 
     def next_chunk(self) -> bytes | None:
         """The next received chunk; ``b""`` once the client sent EOF or the connection is lost; ``None`` if none waits."""
-        if not self._chunks:
-            return b"" if self._ended else None
-        data = self._chunks.pop(0)
-        self._buffered -= len(data)
-        if self._paused and self._buffered < INBOX_LOW_BYTES:
-            self._paused = False
-            self._transport.resume_reading()
+        chunks = self._chunks
+        if not chunks:
+            return b"" if self.peer.input_ended else None
+        data = chunks.pop(0)
+        chunks.size -= len(data)
+        if chunks.paused and chunks.size < INBOX_LOW_BYTES:
+            chunks.paused = False
+            self.peer.transport.resume_reading()
+        if not chunks:
+            self._chunks = None  # the size is 0 and reading is not paused: nothing to keep
         return data

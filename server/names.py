@@ -49,5 +49,10 @@ def is_reserved(name: str) -> bool:
 
 
 def name_key(name: str) -> str:
-    """The form two names are compared in: NFKC-normalised and case-folded."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """The form two names are compared in: NFKC-normalised and case-folded.
+
+    A name already in that form is returned itself, not a copy, so a map
+    keyed by name keys holds no second string for it.
+    """
+    key = unicodedata.normalize("NFKC", name).casefold()
+    return name if key == name else key

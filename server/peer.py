@@ -47,7 +47,8 @@ class Peer:
         host: the remote IP address (what connection limits count by).
         session: the :class:`server.session.Session` it speaks for, once ``hello`` succeeded.
         connected_at, last_received, last_sent: ``time.monotonic()`` seconds of
-            the connection's start, of the last bytes read from it (or of the
+            the connection's start (``None`` once ``hello`` succeeded: only the
+            handshake deadline needs it), of the last bytes read from it (or of the
             moment the server was ready to read again), and of the last frame sent to it.
         partial_since: when the incomplete frame now buffered began, or ``None``.
         reading: whether the server is waiting for this peer's bytes (timeouts
@@ -57,16 +58,17 @@ class Peer:
     Args:
         transport: the connection's stream transport.
         protocol: the connection's sans-IO protocol state.
-        send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is dropped.
+        send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is
+            dropped; only for a peer without an ``outbox`` (a shared outbox holds its server's limit).
         outbox: flushes every peer's pending frames at the end of the loop turn,
             with one scheduled callback for all of them (shared by all peers of a
             server; a peer without one gets its own).
     """
 
     __slots__ = (
-        "address", "host", "connected_at", "last_received", "last_sent", "partial_since", "reading", "protocol",
-        "session", "closed", "transport", "_input_ended", "_lost", "_input_waiter", "_lost_waiter",
-        "_send_buffer_bytes", "_outbox", "_queued", "_pending", "_pending_bytes",
+        "_peername", "connected_at", "last_received", "last_sent", "partial_since", "reading", "protocol",
+        "session", "closed", "transport", "_input_ended", "_lost", "_waiters",
+        "_outbox", "_pending", "_pending_bytes",
     )  # fmt: skip
 
     def __init__(
@@ -77,9 +79,8 @@ class Peer:
         send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES,
         outbox: "Outbox | None" = None,
     ) -> None:
-        peername = transport.get_extra_info("peername")
-        self.address = f"{peername[0]}:{peername[1]}" if peername else "?"
-        self.host = str(peername[0]) if peername else "?"
+        self._peername = transport.get_extra_info("peername")  # the transport's own tuple: nothing new to keep
+        self.connected_at: float | None
         self.connected_at = self.last_received = self.last_sent = time.monotonic()
         self.partial_since: float | None = None
         self.reading = False
@@ -88,17 +89,34 @@ class Peer:
         self.closed = False
         self.transport = transport
         self._input_ended = self._lost = False  # the client sent EOF (or the connection is lost); the socket is closed
-        self._input_waiter: asyncio.Future[None] | None = None  # made only when someone waits for the end of input
-        self._lost_waiter: asyncio.Future[None] | None = None  # ... or for the socket to close
-        self._send_buffer_bytes = send_buffer_bytes
-        self._outbox = outbox if outbox is not None else Outbox()
-        self._queued = False  # in the outbox's list of peers to flush at the end of this turn
-        self._pending: list[bytes] = []  # frames waiting for this turn's single write
+        # [end of input, socket closed]: made only when someone waits for either (closing connections)
+        self._waiters: list[asyncio.Future[None] | None] | None = None
+        self._outbox = outbox if outbox is not None else Outbox(send_buffer_bytes)
+        # Frames waiting for this turn's single write; no list while none wait. A peer is in its
+        # outbox's list of peers to flush once for each time its list was made.
+        self._pending: list[bytes] | None = None
         self._pending_bytes = 0
         sock = transport.get_extra_info("socket")
         if sock is not None:
             for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
                 sock.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
+
+    @property
+    def host(self) -> str:
+        """The remote IP address (what connection limits count by)."""
+        peername = self._peername
+        return str(peername[0]) if peername else "?"
+
+    @property
+    def address(self) -> str:
+        """``"host:port"`` of the remote end, for logs (made when asked: an idle connection keeps no text of it)."""
+        peername = self._peername
+        return f"{peername[0]}:{peername[1]}" if peername else "?"
+
+    @property
+    def input_ended(self) -> bool:
+        """Whether the client sent EOF or the connection is lost: no more bytes will come."""
+        return self._input_ended
 
     @property
     def gone(self) -> bool:
@@ -123,12 +141,13 @@ class Peer:
         if size - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
             size = len(frame)
-        if not self._queued:
-            self._queued = True
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = []
             self._outbox.add(self)
-        self._pending.append(frame)
+        pending.append(frame)
         pending_bytes = self._pending_bytes = self._pending_bytes + size
-        if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._send_buffer_bytes:
+        if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._outbox.send_buffer_bytes:
             self.flush()  # a big burst goes to the socket now, so only what the reader leaves unread counts against it
 
     def flush(self, now: float | None = None) -> None:
@@ -140,14 +159,14 @@ class Peer:
         if not pending:
             return
         data = pending[0] if len(pending) == 1 else b"".join(pending)
-        pending.clear()
+        self._pending = None
         self._pending_bytes = 0
         transport = self.transport
         if transport.is_closing():
             return
         self.last_sent = time.monotonic() if now is None else now
         transport.write(data)
-        if transport.get_write_buffer_size() > self._send_buffer_bytes:
+        if transport.get_write_buffer_size() > self._outbox.send_buffer_bytes:
             log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
             self.abort()
 
@@ -197,10 +216,8 @@ class Peer:
         if not self.transport.is_closing():
             self.transport.resume_reading()
         if not self._input_ended:
-            if self._input_waiter is None:
-                self._input_waiter = asyncio.get_running_loop().create_future()
             try:
-                await asyncio.wait_for(asyncio.shield(self._input_waiter), timeout_s)
+                await asyncio.wait_for(asyncio.shield(self._waiter(_INPUT_ENDED)), timeout_s)
             except (TimeoutError, ConnectionError, OSError):
                 pass
         self._finish()
@@ -208,13 +225,13 @@ class Peer:
     def input_done(self) -> None:
         """The client sent EOF or the connection was lost: it sends nothing more."""
         self._input_ended = True
-        _wake(self._input_waiter)
+        self._wake(_INPUT_ENDED)
 
     def connection_lost(self) -> None:
         """The socket is closed."""
         self.input_done()
         self._lost = True
-        _wake(self._lost_waiter)
+        self._wake(_LOST)
 
     def _finish(self) -> None:
         transport = self.transport
@@ -230,7 +247,7 @@ class Peer:
 
     def abort(self) -> None:
         """Close at once, dropping anything buffered."""
-        self._pending.clear()
+        self._pending = None
         self._pending_bytes = 0
         self.closed = True
         self.protocol.close()
@@ -240,12 +257,26 @@ class Peer:
         """Wait until the socket is closed (at most ``timeout_s`` seconds, then abort it)."""
         if self._lost:
             return
-        if self._lost_waiter is None:
-            self._lost_waiter = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.wait_for(asyncio.shield(self._lost_waiter), timeout_s)
+            await asyncio.wait_for(asyncio.shield(self._waiter(_LOST)), timeout_s)
         except (asyncio.TimeoutError, ConnectionError, OSError):
             self.abort()
+
+    def _waiter(self, which: int) -> asyncio.Future[None]:
+        """The future that :meth:`_wake` completes for ``which`` (:data:`_INPUT_ENDED` or :data:`_LOST`), made on first use."""
+        waiters = self._waiters
+        if waiters is None:
+            waiters = self._waiters = [None, None]
+        waiter = waiters[which]
+        if waiter is None:
+            waiter = waiters[which] = asyncio.get_running_loop().create_future()
+        return waiter
+
+    def _wake(self, which: int) -> None:
+        if self._waiters is not None:
+            waiter = self._waiters[which]
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
 
     def _who(self) -> str:
         return self.session.name if self.session is not None else "?"
@@ -254,25 +285,32 @@ class Peer:
         return f"<Peer {self._who()} {self.address}>"
 
 
-def _wake(waiter: asyncio.Future[None] | None) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(None)
+_INPUT_ENDED = 0
+"""Index of the waiter for the end of the client's input in ``Peer._waiters``."""
+_LOST = 1
+"""Index of the waiter for the socket's close."""
 
 
 class Outbox:
     """The peers with frames waiting for the end of this loop turn, flushed by one scheduled callback.
 
     A broadcast to N spectators schedules one callback, not N: each peer
-    joins the list once per turn (:meth:`add`), and :meth:`flush` writes
-    every one of them.
+    joins the list with the first frame it has waiting (:meth:`add`; again
+    only if it was flushed early within the turn), and :meth:`flush` writes
+    every one of them. It also holds what its peers share: how many bytes a
+    slow reader may have waiting before it is dropped.
+
+    Args:
+        send_buffer_bytes: that limit, in bytes.
     """
 
-    __slots__ = ("_peers", "holding")
+    __slots__ = ("_peers", "holding", "send_buffer_bytes")
 
-    def __init__(self) -> None:
+    def __init__(self, send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES) -> None:
         self._peers: list[Peer] = []
         self.holding = False
         """True while whoever set it will call :meth:`flush` itself (at the end of a batch of input): nothing is scheduled."""
+        self.send_buffer_bytes = send_buffer_bytes
 
     def add(self, peer: Peer) -> None:
         """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first, unless :attr:`holding`)."""
@@ -285,7 +323,6 @@ class Outbox:
         peers, self._peers = self._peers, []
         now = time.monotonic()
         for peer in peers:
-            peer._queued = False
             try:
                 peer.flush(now)
             except Exception:  # one broken transport must not keep the others' frames back

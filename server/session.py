@@ -30,9 +30,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Session:
     """One player's identity on this server.
+
+    Slotted, and its map of seats and set of watched tables are made on
+    first use: most connections are idle sessions that hold neither, and an
+    empty set alone costs more than the session's other fields.
 
     Attributes:
         name: the player name.
@@ -46,9 +50,25 @@ class Session:
     name: str
     token: str
     peer: Peer | None = None
-    seats: dict[int, int] = field(default_factory=dict)
-    watching: set[int] = field(default_factory=set)
     bot: bool = False
+    _tables: tuple[dict[int, int], set[int]] | None = field(default=None, init=False, repr=False)  # seats, watching
+
+    @property
+    def seats(self) -> dict[int, int]:
+        """Table id to the seat held there."""
+        return self._held_tables()[0]
+
+    @property
+    def watching(self) -> set[int]:
+        """Ids of the tables this session spectates."""
+        return self._held_tables()[1]
+
+    def _held_tables(self) -> tuple[dict[int, int], set[int]]:
+        """The seats and watched tables, made together on first use."""
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = ({}, set())
+        return tables
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
         """Send an encoded frame to the live connection, if there is one (the bus delivers table events so)."""

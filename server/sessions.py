@@ -83,6 +83,7 @@ class Sessions:
             session = await self._open(peer, hello.name)
         session.bot = hello.bot
         peer.session = session
+        peer.connected_at = None  # the handshake deadline is met; nothing else needs the connection's start
         peer.protocol.accept_hello()
         return session, self._welcome(hello, session)
 

@@ -9,6 +9,8 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
+from server.connection import INBOX_HIGH_BYTES, PeerProtocol, Throttle
+from server.limits import Limits
 from server.peer import Peer
 
 from .conftest import RawFactory
@@ -22,8 +24,9 @@ def peer_named(server: Server, name: str) -> Peer:
 
 
 def input_buffer(peer: Peer) -> bytearray | None:
-    """The frame decoder's buffer of ``peer`` (``None``: no buffer held)."""
-    return peer.protocol._decoder._buffer  # type: ignore[attr-defined, no-any-return]
+    """The frame decoder's buffer of ``peer`` (``None``: no buffer held, or no decoder at all)."""
+    decoder = peer.protocol._decoder  # type: ignore[attr-defined]
+    return None if isinstance(decoder, int) else decoder._buffer  # type: ignore[no-any-return]
 
 
 async def until(condition: Callable[[], bool], what: str, timeout_s: float = 2.0) -> None:
@@ -108,3 +111,60 @@ async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -
     await until(lambda: len(asyncio.all_tasks()) <= before, "greeted idle connections still hold a task each")
     pong = await connections[0].request("ping")
     assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
+
+
+def protocol_of(peer: Peer) -> PeerProtocol:
+    """The connection-layer protocol driving ``peer``'s transport."""
+    protocol = peer.transport.get_protocol()
+    assert isinstance(protocol, PeerProtocol)
+    return protocol
+
+
+async def test_a_greeted_idle_connection_holds_no_throttle_lists_or_session_collections(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    assert (await ann.hello("ann"))["type"] == "welcome"
+    peer = peer_named(server, "ann")
+    inbox = protocol_of(peer)
+    await until(lambda: peer.reading, "the server did not go back to reading")
+    assert inbox._throttle is True, "one request (hello) made a throttle"
+    assert inbox._chunks is None, "an idle connection keeps a list of received chunks"
+    assert peer._pending is None, "an idle connection keeps a list of frames to send"
+    assert isinstance(peer.protocol._decoder, int), "an idle connection keeps a frame decoder"
+    assert peer.connected_at is None, "a greeted connection keeps the time it connected"
+    session = peer.session
+    assert session._tables is None, "a session that sits and watches nowhere keeps a map or set"
+    assert peer.address == f"127.0.0.1:{peer.transport.get_extra_info('peername')[1]}"
+
+
+async def test_the_second_request_gets_a_throttle_with_the_first_requests_token_spent(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    await ann.sync()
+    inbox = protocol_of(peer_named(server, "ann"))
+    throttle = inbox._throttle
+    assert isinstance(throttle, Throttle)
+    limits = server.config.limits
+    # hello took one token, the ping a second; the refill since is far below one token at 50/s within the test's time
+    assert limits.request_burst - 2 <= throttle._bucket._tokens <= limits.request_burst - 1
+
+
+def test_a_throttle_made_at_the_second_request_has_spent_the_first_requests_token() -> None:
+    limits = Limits(requests_per_s=1.0, request_burst=2)
+    throttle = Throttle(limits, 100.0)
+    assert throttle._bucket.tokens(100.0) == 1.0  # the first request's token is spent
+    assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
+
+
+async def test_reading_pauses_while_a_flood_of_chunks_waits_and_resumes_once_they_are_handled(server: Server, raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    await ann.sync()
+    peer = peer_named(server, "ann")
+    inbox = protocol_of(peer)
+    frame = encode_frame({"type": "ping", "id": 1, "pad": "x" * 60_000})
+    flood = frame * (INBOX_HIGH_BYTES // len(frame) + 1)
+    inbox.data_received(flood)  # as if the socket delivered it in one read, before the task could run
+    assert inbox._chunks is not None and inbox._chunks.paused and not peer.transport.is_reading()
+    await until(lambda: inbox._chunks is None, "the chunks were not handled")
+    assert peer.transport.is_reading(), "reading stayed paused"
+    assert (await ann.request("ping"))["type"] == "pong"

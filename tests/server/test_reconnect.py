@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from client import Client, ServerError
+from client.connection import ConnectionLost
 from client.cli import ConnectSettings, _connect, _reconnector
 from client.terminal import TerminalClient
 from client.tokens import TokenStore
@@ -327,3 +328,14 @@ async def _until(condition: Callable[[], bool], timeout_s: float = TIMEOUT_S) ->
 
 def _fields(config: object) -> dict[str, object]:
     return {name: getattr(config, name) for name in config.__slots__}  # type: ignore[attr-defined]
+
+
+async def test_a_request_on_a_connection_that_just_broke_fails_as_connection_lost(server: Server) -> None:
+    """The socket is gone but the client has not noticed yet: the request fails with ``ConnectionLost``, no raw socket error."""
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    ann._writer.transport.abort()  # the connection breaks under the client (as after a freeze: reset by the server)
+    await asyncio.sleep(0)  # the transport reports the loss; the client's reader has not run yet
+    assert not ann.closed.is_set()
+    with pytest.raises(ConnectionLost):
+        await ann.ping()
+    await ann.close()
