@@ -163,7 +163,10 @@ async def test_reading_pauses_while_a_flood_of_chunks_waits_and_resumes_once_the
     inbox = protocol_of(peer)
     frame = encode_frame({"type": "ping", "id": 1, "pad": "x" * 60_000})
     flood = frame * (INBOX_HIGH_BYTES // len(frame) + 1)
-    inbox.data_received(flood)  # as if the socket delivered it in one read, before the task could run
+    burst = server.config.limits.request_burst
+    inbox.data_received(encode_frame({"type": "ping", "id": 2}) * (burst + 1))  # over the burst: handling waits on the throttle
+    assert inbox._task is not None, "the handling did not wait"
+    inbox.data_received(flood)  # as if the socket delivered it in one read while the handling waits
     assert inbox._chunks is not None and inbox._chunks.paused and not peer.transport.is_reading()
     await until(lambda: inbox._chunks is None, "the chunks were not handled")
     assert peer.transport.is_reading(), "reading stayed paused"
