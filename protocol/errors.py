@@ -68,6 +68,12 @@ class Code(StrEnum):
     """The server is stopping."""
     STORAGE_FULL = "storage_full"
     """The server could not save the change because its disk is full; nothing was changed. Try again later."""
+    BAD_REQUEST = "bad_request"
+    """A well-formed request asks for what cannot be: a computer seat with a bad level or seat, or a game without a computer player."""
+    TOO_MANY_BOTS = "too_many_bots"
+    """The server already runs as many computer seats as it allows (``--max-bots``); the message gives the limit."""
+    HINTS_OFF = "hints_off"
+    """The table was created without hints (and has no computer seat)."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

@@ -81,6 +81,8 @@ class Hello(Message, tag="hello"):
     name: Name
     token: Token | None = None
     password: Annotated[str, Meta(max_length=256)] | None = None
+    bot: bool = False
+    """The client is a program playing by itself (``parlour bot``), like a lichess BOT account."""
 
 
 class ListTables(Message, tag="list_tables"):
@@ -91,8 +93,24 @@ class ListTables(Message, tag="list_tables"):
     limit: Annotated[int, Meta(ge=1, le=MAX_TABLES_PAGE)] = DEFAULT_TABLES_PAGE
 
 
+class ComputerSeat(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat the server's computer player takes at a new table, and its strength.
+
+    ``seat`` is 0 or 1 and ``level`` 1 (a beginner can win) to 5 (the
+    strongest); the server checks both and answers ``bad_request`` naming the field.
+    """
+
+    seat: Annotated[int, Meta(ge=-(2**31), le=2**31)]
+    level: Annotated[int, Meta(ge=-(2**31), le=2**31)]
+
+
 class CreateTable(Message, tag="create_table"):
-    """Creates a table; the creator sits in ``seat`` (``None``: does not sit)."""
+    """Creates a table; the creator sits in ``seat`` (``None``: does not sit).
+
+    ``computer`` seats the server's computer player (the game starts as soon
+    as both seats are filled); ``hints`` lets the seated players ask for
+    ``hint`` (always allowed at a table with a computer seat).
+    """
 
     id: RequestId
     game: GameName
@@ -100,6 +118,8 @@ class CreateTable(Message, tag="create_table"):
     seed: Seed = None
     seat: Seat | None = 0
     time_control: TimeControlText | None = None
+    computer: Annotated[list[ComputerSeat], Meta(max_length=2)] = []
+    hints: bool = False
 
 
 class JoinTable(Message, tag="join_table"):
@@ -194,6 +214,13 @@ class Ping(Message, tag="ping"):
     id: RequestId
 
 
+class AskHint(Message, tag="hint"):
+    """Asks for the best move for the sender's seat at ``table`` (its turn; a table with hints allowed)."""
+
+    id: RequestId
+    table: TableId
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -210,6 +237,7 @@ Request = Union[
     ListArchive,
     GetRecord,
     Ping,
+    AskHint,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
@@ -224,6 +252,10 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
     ``"waiting"``, ``"playing"`` or ``"over"``; ``seed`` is ``None`` while it
     would reveal hidden information. In lobby messages (``tables``,
     ``table_updated``) long option texts are summaries (:func:`summarize_options`).
+    ``computer`` gives the level of a computer seat per seat (``None`` when
+    no seat is a computer's); ``hints`` whether the seated players may ask for
+    hints; ``bots`` which seated players said ``hello`` as programs (``None``
+    when neither did).
     """
 
     id: int
@@ -237,6 +269,9 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
     outcome: dict[str, Any] | None = None
     time_control: str | None = None
     clock: dict[str, Any] | None = None
+    computer: list[int | None] | None = None
+    hints: bool = False
+    bots: list[bool] | None = None
 
 
 class Welcome(Message, tag="welcome"):
@@ -444,6 +479,15 @@ class Shutdown(Message, tag="shutdown"):
     message: str
 
 
+class Hint(Message, tag="hint"):
+    """Answers ``hint``: the best move the computer finds for the asker's seat at ``ply``."""
+
+    id: int
+    table: int
+    ply: int
+    move: str
+
+
 class Heartbeat(Message, tag="heartbeat"):
     """Push: the server is alive; sent when it has had nothing else to send for ``welcome.heartbeat_s``."""
 
@@ -472,6 +516,7 @@ ServerMessage = Union[
     Record,
     Shutdown,
     Heartbeat,
+    Hint,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

@@ -19,6 +19,7 @@ from protocol import Code, ProtocolError
 from games.record import format_record
 from protocol.messages import (
     Answer,
+    AskHint,
     Archive,
     Chat,
     CreateTable,
@@ -154,6 +155,7 @@ class Server:
             ListArchive: self._list_archive,
             GetRecord: self._get_record,
             Ping: self._ping,
+            AskHint: self._hint,
         }
 
     @property
@@ -384,6 +386,10 @@ class Server:
 
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
+
+    async def _hint(self, session: Session, request: AskHint, then: list[Push]) -> Message:
+        table = self.authority.table(request.table)
+        raise RequestError(Code.HINTS_OFF, f"table {table.id} was created without hints")
 
 
 def _log_failed_write(task: asyncio.Future[None]) -> None:

@@ -222,6 +222,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "get_record": lambda: {"table": table},
         "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
+        "hint": lambda: {"table": table},
     }
     return {"type": kind, "id": rid, **fields[kind]()}
 
