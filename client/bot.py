@@ -67,8 +67,9 @@ __all__ = [
 MODES = ("auto", "create", "join")
 DRAW_POLICIES = ("never", "always", "when-losing")
 
-RECONNECT_DELAYS_S = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-"""Waits between reconnection attempts; the last one repeats."""
+RECONNECT_DELAYS_S = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0)
+"""Waits between reconnection attempts (the last one repeats), each stretched by a random 0-50 %
+so that many bots cut off at once do not all knock at the same moment."""
 LOBBY_RECHECK_S = 5.0
 """How often a bot with no game lists the lobby again, besides reacting to its pushes."""
 TICK_S = 0.25
@@ -242,11 +243,6 @@ class Sitting:
         """The game is on (both seats filled, no outcome)."""
         return self.table.status == "playing" and self.view.get("outcome") is None
 
-    @property
-    def open(self) -> bool:
-        """The table waits for a player or plays: it is not over."""
-        return self.table.status in ("waiting", "playing") and self.view.get("outcome") is None
-
     def stop_thinking(self) -> None:
         """Forget the move being thought about (the position changed)."""
         if self.thinking is not None:
@@ -364,7 +360,7 @@ class Bot:
         attempt = 0
         token = self.client.token
         while loop.time() < give_up_at:
-            delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
+            delay = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)] * (1 + self._rng.random() / 2)
             attempt += 1
             try:
                 await asyncio.wait_for(self._stop_event.wait(), delay)
@@ -414,7 +410,11 @@ class Bot:
     # --- finding a game --------------------------------------------------------------------
 
     async def _seek(self, now: float) -> None:
-        open_tables = [sitting for sitting in self.tables.values() if sitting.open]
+        """Find a game when the bot sits at no table (a finished one is left after the rematch wait).
+
+        In ``auto`` mode, a bot waiting alone at its own table still looks for an older open table.
+        """
+        open_tables = list(self.tables.values())
         waiting_at_own = len(open_tables) == 1 and open_tables[0].table.status == "waiting"
         if open_tables and not (waiting_at_own and self.settings.mode == "auto"):
             return
