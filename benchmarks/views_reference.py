@@ -139,6 +139,8 @@ def _tactego(state: Any, seat: int | None) -> dict[str, Any]:
         "counts": list(state._counts),
         "flags": list(state._flags),
         "lost": [list(state._lost[0]), list(state._lost[1])],
+        "has_moved": [geometry.names[i] for i, p in enumerate(board) if p is not None and p.moved],
+        "max_plies": state.options["max_plies"],
         "last_combat": dict(state._combat) if state._combat is not None else None,
     }
 

@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .base import Game, IllegalMove, InvalidOption, Option, Outcome, State
+from .base import Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
 __all__ = ["Othello", "OthelloState"]
 
@@ -260,6 +260,39 @@ class Othello(Game):
         size = options["size"]
         black, white = _start_bitboards(size)
         return OthelloState(_Setup(self, options, _geometry(size)), black, white, BLACK, 0, None)
+
+    def state_from_view(self, view: Mapping[str, Any]) -> "OthelloState":
+        """Rebuild the position a view shows (every seat sees the whole board).
+
+        Uses the view's ``board``, ``to_move``, ``ply`` and ``last_move``; the
+        rebuilt state plays the same legal moves and shows the same view.
+        When the game is over (``to_move`` is ``None``) no side is due, so
+        the side recorded is Black's; nothing can be played either way.
+
+        Raises:
+            GameError: if ``view`` is not an Othello view: another game, or a
+                board that is not ``size`` rows of ``size`` ``X``/``O``/``.``
+                for an even size from 6 to 16, a ``to_move`` other than 0, 1
+                or ``None``, a negative ply, or a ``last_move`` that is not
+                ``pass`` or a square of the board.
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not an {self.name} view: game is {view.get('game')!r}")
+        board, to_move, ply, last_move = view.get("board"), view.get("to_move"), view.get("ply"), view.get("last_move")
+        if not isinstance(board, list) or len(board) not in range(6, 17, 2):
+            raise GameError("an othello view's board must be a list of 6 to 16 rows (an even number)")
+        if to_move not in (BLACK, WHITE, None) or type(ply) is not int or ply < 0:
+            raise GameError(f"an othello view has to_move 0, 1 or None and a ply >= 0, not {to_move!r} and {ply!r}")
+        geo = _geometry(len(board))
+        black, white = _view_bitboards(board, geo)
+        if last_move is None or last_move == _PASS:
+            last = None if last_move is None else 0
+        elif last_move in geo.index:
+            last = 1 << geo.index[last_move]
+        else:
+            raise GameError(f"an othello view's last_move must be a square, 'pass' or None, not {last_move!r}")
+        setup = _Setup(self, self.resolve_options({"size": geo.size}), geo)
+        return OthelloState(setup, black, white, BLACK if to_move is None else to_move, ply, last)
 
 
 _GAME = Othello()
@@ -618,6 +651,25 @@ def _squares(bitboard: int, names: tuple[str, ...]) -> tuple[str, ...]:
         squares.append(names[low.bit_length() - 1])
         bitboard ^= low
     return tuple(squares)
+
+
+def _view_bitboards(board: list[Any], geo: _Geometry) -> tuple[int, int]:
+    """Return ``(black, white)`` from a view's rows of ``X``/``O``/``.``, top row first.
+
+    Raises:
+        GameError: if a row is not a string of ``size`` of those characters.
+    """
+    size, black, white = geo.size, 0, 0
+    for row, text in enumerate(board):
+        if not isinstance(text, str) or len(text) != size or not set(text) <= {"X", "O", _EMPTY}:
+            raise GameError(f"row {row + 1} of an othello view's board must be {size} of X, O and .")
+        offset = row * size
+        for col, char in enumerate(text):
+            if char == "X":
+                black |= 1 << (offset + col)
+            elif char == "O":
+                white |= 1 << (offset + col)
+    return black, white
 
 
 def _diagram_rows(diagram: str) -> list[str]:

@@ -52,7 +52,7 @@ import re
 import secrets
 from typing import Any, Mapping, NamedTuple
 
-from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
+from .base import MAX_PLIES, Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
 __all__ = [
     "DEFAULT_PIECES",
@@ -64,6 +64,7 @@ __all__ = [
     "expand_pieces",
     "parse_pieces",
     "setup_board",
+    "unseen_ranks",
 ]
 
 FLAG = "F"
@@ -215,12 +216,15 @@ class Piece(NamedTuple):
         rank: the token, ``"7"`` or ``"F"``.
         strength: the rank as an integer; 0 for a flag.
         revealed: whether it has fought, so both players know its rank.
+        moved: whether it has left its setup square; both players saw it
+            move, so both know it is not a flag.
     """
 
     owner: int
     rank: str
     strength: int
     revealed: bool = False
+    moved: bool = False
 
     @property
     def is_flag(self) -> bool:
@@ -314,6 +318,136 @@ class Tactego(Game):
         """The seed reproduces the hidden setup, so it is secret while ``hidden`` is on."""
         return options.get("hidden") is not False
 
+    def sample_state(self, view: Mapping[str, Any], rng: random.Random, seat: int | None = None) -> "TactegoState":
+        """Draw a full position consistent with everything ``seat``'s view shows (determinization).
+
+        ``seat``'s own pieces and every revealed piece stand as shown; each of
+        the opponent's hidden pieces gets a rank drawn from :func:`unseen_ranks`,
+        uniformly over the assignments the view allows: a piece in
+        ``has_moved`` is never a flag. Counts, flags, lost ranks, the last
+        combat, ply, seat to move and outcome are the view's, so the sampled
+        state's ``view(seat)`` equals ``view`` (the state has no ``last_move``
+        and its seed is ``"sampled"``).
+
+        Args:
+            view: ``State.view(seat)`` of a Tactego game.
+            rng: the only source of randomness.
+            seat: whose view it is; ``None`` means the seat to move (the view
+                must then have ``legal_moves``).
+
+        Raises:
+            GameError: if the view is not a seat's Tactego view or no position
+                fits it (e.g. more flags unseen than unmoved hidden pieces).
+        """
+        seat = _viewer(view, seat)
+        geometry = _geometry(_size(view, "rows"), _size(view, "cols"))
+        cells = [cell for row in view["board"] for cell in row]
+        if len(cells) != geometry.rows * geometry.cols:
+            raise GameError(f"the view's board is not {geometry.rows}x{geometry.cols}")
+        ranks = [None if cell is None else cell[1] for cell in cells]
+        hidden = [i for i, cell in enumerate(cells) if cell is not None and cell[1] == UNKNOWN]
+        _assign_hidden(ranks, hidden, set(view["has_moved"]), geometry, unseen_ranks(view, seat), rng)
+        return self._state_from_cells(view, geometry, cells, ranks, _army_text(view, seat))
+
+    def _state_from_cells(self, view: Mapping[str, Any], geometry: "_Geometry", cells: list[Any],
+                          ranks: list[str | None], pieces: str) -> "TactegoState":
+        """The state whose board has ``ranks`` where ``cells`` has pieces; the rest from ``view``."""
+        revealed, has_moved = set(view["revealed"]), set(view["has_moved"])
+        board = tuple(
+            None if cell is None else
+            _new_piece(cell[0], rank)._replace(revealed=name in revealed, moved=name in has_moved)
+            for cell, rank, name in zip(cells, ranks, geometry.names)
+        )
+        options = self.resolve_options({"rows": geometry.rows, "cols": geometry.cols, "pieces": pieces,
+                                        "hidden": view["hidden"], "max_plies": view["max_plies"]})
+        shown = view["outcome"]
+        outcome = None if shown is None else Outcome(shown["winner"], shown["reason"], None)
+        combat = None if view["last_combat"] is None else dict(view["last_combat"])
+        lost = (tuple(view["lost"][0]), tuple(view["lost"][1]))
+        return TactegoState(
+            self, options, "sampled", geometry, board, view["ply"], view["to_move"], outcome, None,
+            (view["counts"][0], view["counts"][1]), (view["flags"][0], view["flags"][1]), lost, combat,
+        )
+
+
+def unseen_ranks(view: Mapping[str, Any], seat: int) -> list[str]:
+    """The ranks of the opponent's pieces ``seat`` cannot see, strongest first (flags last).
+
+    Both sides get the same pieces, so the opponent's army is ``seat``'s own:
+    its pieces on the board plus its lost ranks. Take away the opponent's
+    lost ranks and the opponent ranks the view shows; what remains stands
+    on the opponent's ``"?"`` squares, in an order ``seat`` does not know.
+
+    Raises:
+        GameError: if ``seat`` is not 0 or 1, or the view does not add up
+            (as many ranks must remain as the opponent has hidden pieces).
+    """
+    if seat not in (0, 1):
+        raise GameError(f"seat must be 0 or 1, not {seat!r}")
+    cells = [cell for row in view["board"] for cell in row if cell is not None]
+    army = [rank for owner, rank in cells if owner == seat] + list(view["lost"][seat])
+    if UNKNOWN in army:
+        raise GameError(f"this is not seat {seat}'s view: some of its own ranks are hidden")
+    remaining = {rank: army.count(rank) for rank in set(army)}
+    shown = [rank for owner, rank in cells if owner != seat and rank != UNKNOWN] + list(view["lost"][1 - seat])
+    for rank in shown:
+        if remaining.get(rank, 0) == 0:
+            raise GameError(f"the view shows more {rank!r} pieces for seat {1 - seat} than its army has")
+        remaining[rank] -= 1
+    unseen = sorted((rank for rank, count in remaining.items() for _ in range(count)), key=_rank_order)
+    hidden = sum(1 for owner, rank in cells if owner != seat and rank == UNKNOWN)
+    if len(unseen) != hidden:
+        raise GameError(f"the view does not add up: {len(unseen)} unseen ranks for {hidden} hidden pieces")
+    return unseen
+
+
+def _rank_order(rank: str) -> tuple[int, int]:
+    """Sort key: strongest first, flags last."""
+    return (1, 0) if rank == FLAG else (0, -int(rank))
+
+
+def _viewer(view: Mapping[str, Any], seat: int | None) -> int:
+    """The seat whose view this is (the seat to move when ``seat`` is ``None``)."""
+    if view.get("game") != "tactego":
+        raise GameError(f"not a Tactego view (game {view.get('game')!r})")
+    if seat is None:
+        if not view.get("legal_moves"):
+            raise GameError("say whose view this is: it has no legal_moves, so it is not the seat to move's")
+        seat = view["to_move"]
+    if seat not in (0, 1):
+        raise GameError(f"seat must be 0 or 1, not {seat!r}")
+    return seat
+
+
+def _size(view: Mapping[str, Any], key: str) -> int:
+    value = view.get(key)
+    if type(value) is not int or not 2 <= value <= 26:
+        raise GameError(f"the view's {key} must be an integer from 2 to 26, not {value!r}")
+    return value
+
+
+def _assign_hidden(ranks: list[str | None], hidden: list[int], has_moved: set[str], geometry: "_Geometry",
+                   unseen: list[str], rng: random.Random) -> None:
+    """Put ``unseen`` on the ``hidden`` squares of ``ranks`` at random; flags only where nothing moved."""
+    flags = [rank for rank in unseen if rank == FLAG]
+    others = [rank for rank in unseen if rank != FLAG]
+    still = [i for i in hidden if geometry.names[i] not in has_moved]
+    if len(flags) > len(still):
+        raise GameError(f"no position fits the view: {len(flags)} hidden flags but {len(still)} unmoved hidden pieces")
+    flag_squares = set(rng.sample(still, len(flags)))
+    rng.shuffle(others)
+    rest = iter(others)
+    for i in hidden:
+        ranks[i] = FLAG if i in flag_squares else next(rest)
+
+
+def _army_text(view: Mapping[str, Any], seat: int) -> str:
+    """A pieces file for ``seat``'s army (its board pieces plus its lost ranks), strongest first."""
+    army = [cell[1] for row in view["board"] for cell in row if cell is not None and cell[0] == seat]
+    army += list(view["lost"][seat])
+    kinds = sorted(set(army), key=_rank_order)
+    return "".join(f"{rank} {army.count(rank)}\n" for rank in kinds)
+
 
 def _kinds(options: dict[str, Any]) -> list[tuple[str, int]]:
     text = options["pieces"]
@@ -347,7 +481,7 @@ class TactegoState(State):
 
     __slots__ = (
         "game", "options", "seed", "ply", "to_move", "outcome", "last_move",
-        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves", "_revealed",
+        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves", "_revealed", "_has_moved",
     )
 
     def __init__(
@@ -381,9 +515,20 @@ class TactegoState(State):
         self._combat = combat
         self._moves: list[str] | None = None
         self._revealed: tuple[str, ...] | None = None
+        self._has_moved: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
         return f"<TactegoState ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
+
+    @property
+    def board(self) -> tuple[Piece | None, ...]:
+        """Every square's piece or ``None``, flat, indexed ``row * cols + col`` (row 0 at the top).
+
+        The whole truth, hidden ranks included: for rules code and for a
+        state a computer player sampled itself (:func:`sample_state`), never
+        for what a seat is shown (use :meth:`view`).
+        """
+        return self._board
 
     # -- moves -------------------------------------------------------------
 
@@ -449,6 +594,7 @@ class TactegoState(State):
         board = list(self._board)
         attacker, defender = board[origin], board[target]
         assert attacker is not None
+        attacker = attacker if attacker.moved else attacker._replace(moved=True)
         board[origin] = None
         counts, flags, lost, combat = self._counts, self._flags, self._lost, None
         if defender is None:
@@ -498,7 +644,9 @@ class TactegoState(State):
         ``"F"`` or ``"?"`` when hidden from the viewer); ``revealed`` (names of
         squares whose pieces have fought, known to both); ``counts`` and
         ``flags`` (pieces and flags remaining, per seat); ``lost`` (ranks each
-        seat has lost, in order); ``last_combat`` (``None`` or ``{"square",
+        seat has lost, in order); ``has_moved`` (names of squares whose pieces
+        have left their setup squares: both players saw them move, so neither
+        is a flag); ``max_plies`` (the option); ``last_combat`` (``None`` or ``{"square",
         "attacker", "defender", "attacker_seat", "winner"}`` for a combat on the
         last move; both ranks were revealed by the combat).
 
@@ -515,11 +663,12 @@ class TactegoState(State):
         else:
             cells = [None if p is None else [p.owner, p.rank] for p in board]
         cols = geometry.cols
-        revealed = self._revealed
-        if revealed is None:  # the same for every seat
+        revealed, has_moved = self._revealed, self._has_moved
+        if revealed is None or has_moved is None:  # the same for every seat
             names = geometry.names
             revealed = tuple([names[i] for i, p in enumerate(board) if p is not None and p.revealed])
-            self._revealed = revealed
+            has_moved = tuple([names[i] for i, p in enumerate(board) if p is not None and p.moved])
+            self._revealed, self._has_moved = revealed, has_moved
         return {
             "rows": geometry.rows,
             "cols": cols,
@@ -529,6 +678,8 @@ class TactegoState(State):
             "counts": list(self._counts),
             "flags": list(self._flags),
             "lost": [list(self._lost[0]), list(self._lost[1])],
+            "has_moved": list(has_moved),
+            "max_plies": self.options["max_plies"],
             "last_combat": dict(self._combat) if self._combat is not None else None,
         }
 

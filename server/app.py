@@ -47,6 +47,7 @@ from protocol.messages import (
 )
 
 from .bus import LocalBus
+from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
 from .sessions import Sessions
 from .authority import Authority, restore_table
@@ -68,6 +69,7 @@ from .store import (
     iso_utc,
 )
 from .table import RequestError, Table
+from .workers import WorkerPool
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -82,6 +84,10 @@ Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 
 MOST_LOBBY_TICK_S = 10.0
 """The longest the lobby may collect changes before sending them, in seconds."""
+MOST_THINKING_S = 60.0
+"""The longest a computer player may be set to think per move or hint, in seconds."""
+MOST_BOT_WORKERS = 256
+"""The most worker processes the computer players may be given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,10 @@ class ServerConfig:
         password: if set, ``hello`` must carry it (``bad_password`` otherwise).
         ssl: a server TLS context (see :mod:`server.tls`); ``None`` speaks plain TCP.
         lobby_tick_s: how long lobby changes are collected before they go to the lobby's watchers.
+        bot_seconds: how long the strongest computer level thinks per move, in seconds
+            (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
+        hint_seconds: how long the computer thinks for a ``hint``, in seconds.
+        bot_workers: worker processes for the computer players (``None``: one per core).
     """
 
     host: str = "0.0.0.0"
@@ -109,10 +119,19 @@ class ServerConfig:
     password: str | None = None
     ssl: ssl_module.SSLContext | None = None
     lobby_tick_s: float = DEFAULT_TICK_S
+    bot_seconds: float | None = None
+    hint_seconds: float = DEFAULT_HINT_SECONDS
+    bot_workers: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
             raise ValueError(f"lobby_tick_s must be more than 0 and at most {MOST_LOBBY_TICK_S:g} seconds, not {self.lobby_tick_s}")
+        for name in ("bot_seconds", "hint_seconds"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= MOST_THINKING_S:
+                raise ValueError(f"{name} must be more than 0 and at most {MOST_THINKING_S:g} seconds, not {value}")
+        if self.bot_workers is not None and not 1 <= self.bot_workers <= MOST_BOT_WORKERS:
+            raise ValueError(f"bot_workers must be 1 to {MOST_BOT_WORKERS}, not {self.bot_workers}")
 
 
 class Server:
@@ -136,6 +155,9 @@ class Server:
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
+        self.computers = self.authority.computers = ComputerPlayers(
+            WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
+        )
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
@@ -155,7 +177,7 @@ class Server:
             ListArchive: self._list_archive,
             GetRecord: self._get_record,
             Ping: self._ping,
-            AskHint: self._hint,
+            AskHint: self.authority.hint,
         }
 
     @property
@@ -197,6 +219,8 @@ class Server:
         )  # fmt: skip
         self._listener.start()
         connections.start_deadlines()
+        for table in list(self.tables.values()):
+            self.computers.wake(table)  # a computer to move when the server stopped thinks again
 
     @property
     def peers(self) -> set[Peer]:
@@ -283,6 +307,7 @@ class Server:
         self.lobby.close()
         self.authority.cancel_timers()
         await self.connections.close(reason)
+        await self.computers.close()
         await self._release_storage()
 
     def _persist_soon(self, *statements: Statement) -> None:
@@ -387,9 +412,6 @@ class Server:
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
 
-    async def _hint(self, session: Session, request: AskHint, then: list[Push]) -> Message:
-        table = self.authority.table(request.table)
-        raise RequestError(Code.HINTS_OFF, f"table {table.id} was created without hints")
 
 
 def _log_failed_write(task: asyncio.Future[None]) -> None:

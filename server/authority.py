@@ -32,9 +32,11 @@ from protocol import Code, Message
 from protocol.messages import (
     Answer,
     Answered,
+    AskHint,
     CreateTable,
     GameOver,
     GameStarted,
+    Hint,
     JoinTable,
     LeaveTable,
     Moved,
@@ -53,6 +55,7 @@ from protocol.messages import (
 )
 
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
+from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
 from .fanout import ViewCache, send_to_table, send_views
 from .limits import Limits
 from .lobby import Lobby
@@ -69,6 +72,7 @@ from .store import (
     update_table_sql,
 )
 from .table import Played, RequestError, Table
+from .workers import WorkerPool
 
 __all__ = ["Authority", "restore_table"]
 
@@ -90,6 +94,8 @@ class Authority:
 
     Attributes:
         next_table_id: the id the next new table gets.
+        computers: thinks for the computer seats (replace it to change its settings
+            before the first computer seat).
     """
 
     def __init__(
@@ -110,6 +116,7 @@ class Authority:
         self._persist_soon = persist_soon
         self._forget = forget
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
+        self.computers = ComputerPlayers(WorkerPool(), self.play_computer_move)
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -210,15 +217,24 @@ class Authority:
         self.lobby.changed(table.id)
 
     async def create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
-        """Open a table, seating (or, with ``seat`` nil, making a spectator of) its creator; the reply is ``table_joined``."""
+        """Open a table, seating (or, with ``seat`` nil, making a spectator of) its creator and any computer seats.
+
+        The reply is ``table_joined``; a table whose two seats are filled at
+        once (a computer opponent) starts at once.
+        """
         try:
             control = TimeControl.parse(request.time_control)
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
+        computer = _computer_seats(request)
         self._check_room(session)
         host = self._check_address_budget(session)
         table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None)
+        if (computer or request.hints) and not has_computer_player(table.game.name):
+            raise RequestError(Code.BAD_REQUEST, f"no computer player for {table.game.name}", "computer" if computer else "hints")
+        self._check_bots(len(computer))
         table.set_time_control(control)
+        table.hints = request.hints
         self.next_table_id += 1
         seat = None
         if request.seat is not None and table.outcome is not None:
@@ -229,7 +245,18 @@ class Authority:
             )
         if request.seat is not None:
             seat = table.sit(session, request.seat)
-        await self._persist(create_table_sql(_table_row(table)))
+        for computer_seat, level in computer.items():
+            table.seat_computer(computer_seat, level)
+        starting = table.ready_to_start()
+        if starting:  # the table is nobody's yet: it may change before its row is committed
+            deal = table.plan_deal()
+            if deal is not None:
+                table.deal(*deal)
+            table.started = True
+        statements = [create_table_sql(_table_row(table))]
+        if starting and table.outcome is not None:
+            statements.append(_ended_sql(table, table.outcome))
+        await self._persist(*statements)
         self.lobby.add(table)
         self._count_against(host, table)
         if seat is not None:
@@ -238,8 +265,32 @@ class Authority:
             table.spectators.add(session)
             session.watching.add(table.id)
         log.info("%s created table %d (%s %s)", session.name, table.id, table.game.name, table.options)
+        if starting:
+            then.append(lambda: self._start(table))
+            if table.outcome is not None:
+                then.append(lambda: self._announce_outcome(table, table.outcome, lobby=False))  # type: ignore[arg-type]
         then.append(lambda: self._table_changed(table))
         return self._joined(request.id, table, seat)
+
+    def running_bots(self) -> int:
+        """How many computer seats sit at tables whose game is not over."""
+        return sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
+
+    def _check_bots(self, more: int) -> None:
+        """Refuse ``more`` computer seats beyond the server's ``max_bots``.
+
+        Raises:
+            RequestError: ``too_many_bots``, giving the limit.
+        """
+        if not more:
+            return
+        most = self.limits.max_bots
+        running = self.running_bots()
+        if running + more > most:
+            raise RequestError(
+                Code.TOO_MANY_BOTS,
+                f"this server runs at most {most} computer seats at once and {running} are playing; try again when a game ends",
+            )
 
     def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
         return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
@@ -329,6 +380,7 @@ class Authority:
         views = ViewCache(table)
         seats = list(table.seat_names)
         send_views(table.members(), lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
+        self.computers.wake(table)
 
     async def watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
         """Make ``session`` a spectator of the table."""
@@ -366,34 +418,65 @@ class Authority:
         table = self.table(request.table)
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
-            clock_before = copy.deepcopy(table.clock)
-            try:
-                table.press_clock(played)
-            except FlagFell as fell:
-                await self._flag_fell(table, fell.seat)
-                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
-            now = time.time()
-            statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
-            final = played[-1].state.outcome
-            if final is not None:
-                statements.append(_ended_sql(table, final))
-            if table.clock is not None:
-                statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
-            try:
-                await self._persist(*statements)
-            except Exception:
-                table.clock = clock_before  # not saved: the move did not happen, nor did its time
-                raise
-            table.apply(played)
-            lapsed = table.lapse_offers(played[0].seat)
-            if final is not None:
-                table.stop_clock()
-            else:
-                self.schedule_flag(table)
+            lapsed = await self._commit_moves(table, played)
         then.append(lambda: self._announce_moves(table, played))
         for kind in lapsed:
             then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
         return Ok(id=request.id)
+
+    async def play_computer_move(self, table: Table, seat: int, move: str, moves_before: list[str]) -> None:
+        """Play the computer seat's ``move``, thought out when the table's moves were ``moves_before``.
+
+        The same pipeline as :meth:`play_move`: the rules, the clock, the
+        commit, then everyone's view.
+
+        Raises:
+            StaleMove: the table closed or its moves changed since (the move is dropped).
+            RequestError: the rules refuse the move (``illegal_move``), or the
+                game ended (``game_over``, a flag fell).
+        """
+        async with table.lock:
+            if self.tables.get(table.id) is not table or table.computer[seat] is None or table.moves != moves_before:
+                raise StaleMove(move)
+            played = table.plan_seat_move(seat, move, None)
+            lapsed = await self._commit_moves(table, played)
+        self._announce_moves(table, played)
+        for kind in lapsed:
+            self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True))
+        if table.outcome is not None:
+            self._close_if_empty(table)  # two computers played it out with nobody watching
+
+    async def _commit_moves(self, table: Table, played: list[Played]) -> list[str]:
+        """Charge the clock, commit and apply planned plies (called with the table lock held); return the offers they lapse.
+
+        Raises:
+            RequestError: ``game_over`` when the mover's flag fell before the move arrived.
+        """
+        clock_before = copy.deepcopy(table.clock)
+        try:
+            table.press_clock(played)
+        except FlagFell as fell:
+            await self._flag_fell(table, fell.seat)
+            raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+        now = time.time()
+        statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+        final = played[-1].state.outcome
+        if final is not None:
+            statements.append(_ended_sql(table, final))
+        if table.clock is not None:
+            statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
+        try:
+            await self._persist(*statements)
+        except Exception:
+            table.clock = clock_before  # not saved: the move did not happen, nor did its time
+            raise
+        table.apply(played)
+        lapsed = table.lapse_offers(played[0].seat)
+        if final is not None:
+            table.stop_clock()
+        else:
+            self.schedule_flag(table)
+        return lapsed
 
     def schedule_flag(self, table: Table) -> None:
         """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
@@ -435,6 +518,8 @@ class Authority:
     async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
         """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
         table = self.table(request.table)
+        if table.has_computer() and request.kind != "rematch":
+            return await self._offer_computer(session, table, request, then)
         async with table.lock:
             opponent_offer = table.offers.get(request.kind)
             if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
@@ -444,6 +529,38 @@ class Authority:
         message = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
         then.append(lambda: self.to_table(table, message))
         return Ok(id=request.id)
+
+    async def _offer_computer(self, session: Session, table: Table, request: Offer, then: list[Push]) -> Message:
+        """The computer answers at once: a takeback is granted back to the asker's own turn, a draw declined."""
+        async with table.lock:
+            seat = table.offer(session, request.kind, request.plies)
+            del table.offers[request.kind]
+            offered = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
+            if request.kind == "draw":
+                then.append(lambda: self.to_table(table, offered))
+                then.append(lambda: self.to_table(table, Answered(table=table.id, kind="draw", accepted=False)))
+                return Ok(id=request.id)
+            state, taken = _takeback_to_turn_of(table, seat, request.plies)
+            await self._persist(truncate_moves_sql(table.id, state.ply))
+            table.apply_takeback(state, taken)
+            table.start_clock()
+            self.schedule_flag(table)
+        then.append(lambda: self.to_table(table, offered))
+        then.append(lambda: self.to_table(table, Answered(table=table.id, kind="takeback", accepted=True)))
+        then.append(lambda: self._announce_takeback(table, taken))
+        return Ok(id=request.id)
+
+    async def hint(self, session: Session, request: AskHint, then: list[Push]) -> Message:
+        """The computer's best move for the asker's seat, thought out in a worker at a short budget."""
+        table = self.table(request.table)
+        if not table.hints_allowed():
+            raise RequestError(Code.HINTS_OFF, f"table {table.id} was created without hints")
+        seat = table.seat_of(session)
+        table.check_running()
+        if table.state.to_move != seat:
+            raise RequestError(Code.NOT_YOUR_TURN, "hints are for your own turn; wait for your opponent's move")
+        ply, move = await self.computers.hint(table, seat)
+        return Hint(id=request.id, table=table.id, ply=ply, move=move)
 
     async def answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
         """Accept or decline the opponent's pending offer."""
@@ -491,6 +608,7 @@ class Authority:
         clock = table.clock_snapshot()
         moves = list(table.moves)
         send_views(table.members(), lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
+        self.computers.wake(table)
 
     def _check_rematch(self, old: Table, accepter: Session) -> str:
         """Raise unless the rematch of ``old`` can be played; return the address it will count against.
@@ -503,6 +621,8 @@ class Authority:
         """
         if old.rematch is not None:
             raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
+        if old.has_computer():
+            raise RequestError(Code.BAD_ACTION, "the computer does not play rematches; create a new table against it")
         if any(holder is None for holder in old.seats):
             raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
         for holder in old.seats:
@@ -559,6 +679,8 @@ class Authority:
             send_views(members, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
+        else:
+            self.computers.wake(table)
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
@@ -595,8 +717,46 @@ def _table_row(table: Table) -> TableRow:
         seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
         seat_tokens=_seat_tokens(table),
         status=table.status,
+        started=time.time() if table.started else None,
         seed_chosen=table.seed_chosen,
+        computer=(table.computer[0], table.computer[1]) if table.has_computer() else None,
+        hints=table.hints,
     )
+
+
+def _computer_seats(request: CreateTable) -> dict[int, int]:
+    """The computer seats ``request`` asks for: seat -> level.
+
+    Raises:
+        RequestError: ``bad_request`` naming the field: a seat other than 0 or 1,
+            a seat listed twice or the creator's own, a level out of range.
+    """
+    seats: dict[int, int] = {}
+    for index, entry in enumerate(request.computer):
+        field = f"computer[{index}]"
+        if entry.seat not in (0, 1):
+            raise RequestError(Code.BAD_REQUEST, f"a computer seat is 0 or 1, not {entry.seat}", f"{field}.seat")
+        if entry.seat in seats:
+            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is listed twice in computer", f"{field}.seat")
+        if entry.seat == request.seat:
+            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is your own seat; the computer takes the other", f"{field}.seat")
+        check_level(entry.level, f"{field}.level")
+        seats[entry.seat] = entry.level
+    return seats
+
+
+def _takeback_to_turn_of(table: Table, seat: int, plies: int) -> tuple[games.State, int]:
+    """Plan a takeback of at least ``plies`` plies that ends on ``seat``'s turn (against the computer).
+
+    Raises:
+        RequestError: ``bad_action`` when ``seat`` has no move of its own to take back.
+    """
+    played = table.forced.count(False)
+    for count in range(plies, played + 1):
+        state, taken = table.plan_takeback(count)
+        if state.to_move == seat:
+            return state, taken
+    raise RequestError(Code.BAD_ACTION, "you have no move of your own to take back")
 
 
 def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
@@ -646,9 +806,11 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session]) -> Table:
     table.created_at = row.created
     table.started = row.status == "playing"
     table.seat_names = list(row.seat_names)
+    table.computer = list(row.computer) if row.computer is not None else [None, None]
+    table.hints = row.hints
     for seat, token in enumerate(row.seat_tokens):
         holder = sessions.get(token) if token is not None else None
-        if holder is None and row.seat_names[seat] is not None:
+        if holder is None and row.seat_names[seat] is not None and table.computer[seat] is None:
             holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
             sessions[holder.token] = holder
         table.seats[seat] = holder

@@ -21,11 +21,12 @@ from typing import Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
 
-from .app import Server, ServerConfig
+from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .loops import add_loop_argument, loop_factory, loop_name, run_on
 from .store import StoreError, default_db_path
 from .tls import TLSFileError, certificate_fingerprint, server_context
+from .workers import default_workers
 
 log = logging.getLogger("parlour.serve")
 
@@ -61,12 +62,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         metavar="SECONDS",
         help=f"how long a disconnected player's seat is held, 0 to {MOST_GRACE_S:.0f} (default: 60)",
     )
+    add_computer_arguments(parser)
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
     add_loop_argument(parser)
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
     add_limit_arguments(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
+
+
+def add_computer_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--bot-seconds`` and ``--bot-workers``: how the computer players think (``--max-bots`` is a limit)."""
+    group = parser.add_argument_group("computer players", "Computer seats think in worker processes at a lower priority.")
+    group.add_argument(
+        "--bot-seconds",
+        type=number_in(0, MOST_THINKING_S, low_open=True, unit="seconds"),
+        metavar="SECONDS",
+        help=f"how long the strongest level (5) thinks per move, more than 0 to {MOST_THINKING_S:g}; "
+        "lower levels think proportionally less (default: 1, level 1: 0.05)",
+    )
+    group.add_argument(
+        "--bot-workers",
+        type=number_in(1, MOST_BOT_WORKERS, whole=True),
+        metavar="N",
+        help=f"worker processes for the computer players, 1 to {MOST_BOT_WORKERS} (default: one per core, {default_workers()} here)",
+    )
 
 
 # --- options shared with ``parlour host`` (the password's are protocol.cli_options') -------
@@ -201,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
         limits=args.limits,
         password=args.password,
         ssl=args.ssl_context,
+        bot_seconds=args.bot_seconds,
+        bot_workers=args.bot_workers,
     )
     try:
         run_on(_serve(config, args.fingerprint), args.loop_factory)

@@ -8,6 +8,7 @@ itself is :mod:`protocol.pacing`'s, which the client paces itself with too.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, fields
 
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES
@@ -58,6 +59,8 @@ class Limits:
         stall_timeout_s: a frame whose first bytes arrived must be complete within
             this long (``timeout``): the slowloris defence.
         send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is dropped.
+        max_bots: computer seats the server runs at once, at tables whose game is not
+            over (``too_many_bots``); the default is 4 per core.
     """
 
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
@@ -77,6 +80,7 @@ class Limits:
     handshake_timeout_s: float = 10.0
     stall_timeout_s: float = 10.0
     send_buffer_bytes: int = 512 * 1024
+    max_bots: int = 4 * (os.cpu_count() or 1)
 
     def __post_init__(self) -> None:
         if self.max_name_chars > MAX_NAME_CHARS:

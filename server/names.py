@@ -8,11 +8,15 @@ equal after NFKC normalisation and case folding are the same name.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from protocol.messages import MAX_NAME_CHARS
 
-__all__ = ["NameError_", "check_name", "name_key"]
+__all__ = ["NameError_", "check_name", "name_key", "is_reserved"]
+
+_RESERVED = re.compile(r"computer(?: ?\d+)?")
+"""Name keys kept for the server's computer seats ("Computer 4")."""
 
 
 class NameError_(ValueError):
@@ -34,7 +38,14 @@ def check_name(name: str, max_chars: int = MAX_NAME_CHARS) -> str:
             raise NameError_(f"a name cannot contain the character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})")
     if name != name.strip() or "  " in name:
         raise NameError_("a name cannot start or end with a space or hold two spaces in a row")
+    if is_reserved(name):
+        raise NameError_(f"the name {name!r} is kept for the server's computer players")
     return name
+
+
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` is a computer seat's name ("Computer 4"), which no player may take."""
+    return _RESERVED.fullmatch(name_key(name)) is not None
 
 
 def name_key(name: str) -> str:

@@ -39,6 +39,7 @@ class Session:
         peer: the live connection, or ``None`` while disconnected.
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.
+        bot: whether the client said ``hello`` as a program (``hello.bot``).
     """
 
     name: str
@@ -46,6 +47,7 @@ class Session:
     peer: Peer | None = None
     seats: dict[int, int] = field(default_factory=dict)
     watching: set[int] = field(default_factory=set)
+    bot: bool = False
 
     @property
     def connected(self) -> bool:

@@ -81,6 +81,7 @@ class Sessions:
             session = self._resume(peer, hello.token, hello.name)
         else:
             session = await self._open(peer, hello.name)
+        session.bot = hello.bot
         peer.session = session
         peer.protocol.accept_hello()
         return session, self._welcome(hello, session)

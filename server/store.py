@@ -191,6 +191,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         "whether a player chose a table's seed",
         ("ALTER TABLE tables ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",),  # 1: chosen, so public
     ),
+    Migration(
+        3,
+        "computer seats and hints",
+        (
+            "ALTER TABLE tables ADD COLUMN computer TEXT",  # JSON [level or null, level or null], NULL: no computer seat
+            "ALTER TABLE tables ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",  # 1: the players may ask for hints
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -252,6 +260,9 @@ class TableRow:
         clocks: the clock state as the server chooses to save it, or ``None``.
         seed_chosen: whether a player chose the seed (then it is public) rather
             than the server drawing it.
+        computer: per seat, the level of the computer player sitting there
+            (``None``: a person or free), or ``None`` when no seat is a computer's.
+        hints: whether the table was created with hints allowed.
     """
 
     id: int
@@ -268,6 +279,8 @@ class TableRow:
     outcome: dict[str, Any] | None = None
     clocks: dict[str, Any] | None = None
     seed_chosen: bool = False
+    computer: tuple[int | None, int | None] | None = None
+    hints: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -279,6 +292,8 @@ class TableRow:
         object.__setattr__(self, "options", _plain(self.options))
         object.__setattr__(self, "outcome", _plain(self.outcome))
         object.__setattr__(self, "clocks", _plain(self.clocks))
+        if self.computer is not None:
+            object.__setattr__(self, "computer", _levels(self.computer))
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +361,13 @@ def _pair(name: str, value: Sequence[str | None]) -> tuple[str | None, str | Non
     return pair
 
 
+def _levels(value: Sequence[int | None]) -> tuple[int | None, int | None]:
+    pair = tuple(value)
+    if len(pair) != 2 or any(item is not None and type(item) is not int for item in pair):
+        raise ValueError(f"computer must be two levels or None, not {value!r}")
+    return pair  # type: ignore[return-value]
+
+
 def _plain(value: Any) -> Any:
     return None if value is None else json.loads(_dump(value))
 
@@ -364,7 +386,7 @@ def _dump_or_none(value: Any) -> str | None:
 
 _TABLE_COLUMNS = (
     "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
-    "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen"
+    "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen, computer, hints"
 )
 
 _STATUS_COLUMN = [name.strip() for name in _TABLE_COLUMNS.split(",")].index("status")
@@ -379,11 +401,12 @@ _UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "fini
 def create_table_sql(row: TableRow) -> Statement:
     """The statement that inserts ``row`` (fails if the id exists)."""
     return (
-        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 19)})",
         (
             row.id, row.game, _dump(row.options), *_seed_columns(row.seed), row.time_control,
             *row.seat_names, *row.seat_tokens, row.status, row.created, row.started, row.finished,
             _dump_or_none(row.outcome), _dump_or_none(row.clocks), row.seed_chosen,
+            _dump_or_none(row.computer), row.hints,
         ),
     )  # fmt: skip
 
@@ -1023,7 +1046,7 @@ def _settle(settled: list[tuple[_Job, StoreError | None]]) -> None:
 
 def _table_row(row: Sequence[Any]) -> TableRow:
     (table_id, game, options, seed, seed_is_int, time_control, name0, name1, token0, token1,
-     status, created, started, finished, outcome, clocks, seed_chosen) = row  # fmt: skip
+     status, created, started, finished, outcome, clocks, seed_chosen, computer, hints) = row  # fmt: skip
     return TableRow(
         id=table_id,
         game=game,
@@ -1039,6 +1062,8 @@ def _table_row(row: Sequence[Any]) -> TableRow:
         outcome=None if outcome is None else json.loads(outcome),
         clocks=None if clocks is None else json.loads(clocks),
         seed_chosen=bool(seed_chosen),
+        computer=None if computer is None else json.loads(computer),
+        hints=bool(hints),
     )
 
 

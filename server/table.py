@@ -26,7 +26,7 @@ from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
 
-__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED", "forced_pass_due", "view_of"]
+__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
 
 PLACEHOLDER_SEED = "placeholder"
 """The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
@@ -96,6 +96,8 @@ class Table:
         self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
         self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
         self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
+        self.computer: list[int | None] = [None, None]  # per seat: the level of the computer player sitting there
+        self.hints = False  # whether the seated players may ask for hints (always, with a computer seat)
 
     @classmethod
     def create(cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False) -> "Table":
@@ -168,7 +170,39 @@ class Table:
             outcome=outcome.to_dict() if outcome is not None else None,
             time_control=str(self.clock.control) if self.clock is not None else None,
             clock=self.clock_snapshot(),
+            computer=list(self.computer) if self.has_computer() else None,
+            hints=self.hints_allowed(),
+            bots=self._bots(),
         )
+
+    def _bots(self) -> list[bool] | None:
+        """Per seat, whether its player said ``hello`` as a program; ``None`` when neither did."""
+        bots = [holder is not None and holder.bot for holder in self.seats]
+        return bots if any(bots) else None
+
+    # --- computer seats ---------------------------------------------------------------
+
+    def has_computer(self) -> bool:
+        """Whether the server's computer player sits in a seat here."""
+        return self.computer != [None, None]
+
+    def hints_allowed(self) -> bool:
+        """Whether the seated players may ask for hints: the table allows them, or the computer plays here."""
+        return self.hints or self.has_computer()
+
+    def seat_computer(self, seat: int, level: int) -> None:
+        """Seat the computer player of ``level`` (1-5) in the free ``seat``; its name is :func:`computer_name`."""
+        assert self.seats[seat] is None and self.seat_names[seat] is None
+        self.computer[seat] = level
+        self.seat_names[seat] = computer_name(level)
+
+    def computer_to_move(self) -> tuple[int, int] | None:
+        """``(seat, level)`` of a computer seat whose turn it is in a running game, else ``None``."""
+        seat = self.state.to_move
+        if not self.started or self.outcome is not None or seat is None:
+            return None
+        level = self.computer[seat]
+        return None if level is None else (seat, level)
 
     def clock_snapshot(self) -> dict[str, Any] | None:
         """Both clocks now (``remaining_ms``, ``running``, ``control``), or ``None`` untimed."""
@@ -289,7 +323,14 @@ class Table:
             RequestError: ``not_seated``, ``not_started``, ``game_over``,
                 ``not_your_turn``, ``stale_ply`` or ``illegal_move`` (with the rule).
         """
-        seat = self.seat_of(peer)
+        return self.plan_seat_move(self.seat_of(peer), move, ply)
+
+    def plan_seat_move(self, seat: int, move: str, ply: int | None) -> list[Played]:
+        """:meth:`plan_move` for ``seat`` itself (a computer seat, which has no session).
+
+        Raises:
+            RequestError: as :meth:`plan_move`, ``not_seated`` aside.
+        """
         self.check_running()
         if self.state.to_move != seat:
             raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
@@ -480,6 +521,11 @@ class Table:
             self.clock.pass_turn(ply.seat, 1 - ply.seat, now)
         if played[-1].state.outcome is not None:
             self.clock.stop(now)
+
+
+def computer_name(level: int) -> str:
+    """The name a computer seat of ``level`` shows in ``seats``: ``"Computer 4"`` (reserved: no player can take it)."""
+    return f"Computer {level}"
 
 
 def forced_pass_due(state: State) -> bool:

@@ -1,0 +1,264 @@
+"""Tactego computer players: they reason only from their own seat's view.
+
+The opponent's hidden ranks are never given to a chooser. The strong levels
+use determinization: draw positions consistent with the view
+(``Tactego.sample_state``: own pieces as seen, revealed pieces as shown,
+unknown pieces from the opponent's unseen ranks, no flag on a square whose
+piece has moved), search each with a shallow alpha-beta
+(:mod:`.tactego_search`) and average every candidate move's value over the
+samples. Two positions that look the same to the seat therefore get the same
+move for the same random generator: the hidden ranks cannot leak into it.
+
+Levels:
+
+1. a beginner: half its moves at random, the rest capture-first;
+2. capture-first (:func:`greedy_chooser`);
+3. determinization, one ply and the opponent's best capture;
+4. determinization, two plies on the most promising moves;
+5. determinization, two plies on more candidates, as many samples as the
+   budget allows.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import games
+
+from ..tactego import FLAG, UNKNOWN, Tactego, unseen_ranks
+from .base import Budget, MoveChooser
+from .tactego_search import WIN, OutOfBudget, SearchBoard
+
+__all__ = ["DeterminizingChooser", "GreedyChooser", "greedy_chooser", "make_chooser"]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How hard a level searches.
+
+    Attributes:
+        first_samples: determinizations every move is scored on at depth 1.
+        candidates: how many of the best depth-1 moves are searched deeper.
+        depth: plies of the deeper search (before its one-capture quiescence).
+        samples: at most this many determinizations for the deeper search.
+    """
+
+    first_samples: int
+    candidates: int
+    depth: int
+    samples: int
+
+
+_PLANS = {
+    3: _Plan(first_samples=4, candidates=0, depth=1, samples=0),
+    4: _Plan(first_samples=6, candidates=5, depth=2, samples=40),
+    5: _Plan(first_samples=8, candidates=8, depth=2, samples=10_000),
+}
+
+
+def make_chooser(level: int) -> MoveChooser:
+    """The Tactego chooser for ``level`` (1 weakest to 5 strongest; see the module docstring).
+
+    Raises:
+        ValueError: if ``level`` is not from 1 to 5.
+    """
+    if level == 1:
+        return GreedyChooser(level, random_share=0.5)
+    if level == 2:
+        return GreedyChooser(level)
+    return DeterminizingChooser(level)
+
+
+def greedy_chooser() -> MoveChooser:
+    """The capture-first baseline: the player the strongest level must beat in most games."""
+    return GreedyChooser(2)
+
+
+# --------------------------------------------------------------------------
+# Reading a view
+# --------------------------------------------------------------------------
+
+
+def _squares(view: Mapping[str, Any]) -> tuple[list[Any], dict[str, int]]:
+    """The view's board flattened row-major, and each square name's index."""
+    cols = view["cols"]
+    cells = [cell for row in view["board"] for cell in row]
+    names = {f"{chr(ord('a') + i % cols)}{i // cols + 1}": i for i in range(len(cells))}
+    return cells, names
+
+
+def _move_squares(move: str, names: Mapping[str, int]) -> tuple[int, int]:
+    """``"b2-c3"`` (canonical, as ``legal_moves`` gives it) as square indices."""
+    origin, target = move.split("-")
+    return names[origin], names[target]
+
+
+def win_chance(attacker: str, defender: str, unseen: list[str], flag_possible: bool) -> float:
+    """The chance that ``attacker`` beats ``defender`` (a rank, or ``"?"``) from what the seat knows.
+
+    An unknown defender is any of the ``unseen`` ranks with equal chance,
+    except that it cannot be a flag when it has moved (``flag_possible``
+    false). Equal or higher strength wins; a flag is always captured.
+    """
+    strength = int(attacker)
+    if defender != UNKNOWN:
+        return 1.0 if defender == FLAG or strength >= int(defender) else 0.0
+    pool = unseen if flag_possible else [rank for rank in unseen if rank != FLAG]
+    if not pool:
+        return 0.0
+    return sum(1 for rank in pool if rank == FLAG or strength >= int(rank)) / len(pool)
+
+
+# --------------------------------------------------------------------------
+# Capture-first
+# --------------------------------------------------------------------------
+
+
+class GreedyChooser(MoveChooser):
+    """Capture-first: attack whenever it can, else step forward.
+
+    Among attacks it takes one with the best chance of winning from what its
+    view shows (:func:`win_chance`); without an attack it plays a random
+    forward move (towards the opponent's side), or any move. With
+    ``random_share`` (0 to 1) it plays that share of its moves at random.
+    """
+
+    game = "tactego"
+
+    def __init__(self, level: int = 2, random_share: float = 0.0) -> None:
+        super().__init__(level)
+        self.random_share = random_share
+
+    def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        if self.random_share and rng.random() < self.random_share:
+            return rng.choice(legal)
+        seat = view["to_move"]
+        cells, names = _squares(view)
+        attacks = []
+        for move in legal:
+            origin, target = _move_squares(move, names)
+            if cells[target] is not None:
+                attacks.append((move, cells[origin][1], cells[target][1], move.split("-")[1]))
+        if attacks:
+            unseen = unseen_ranks(view, seat)
+            moved = set(view["has_moved"])
+            chances = [win_chance(mine, theirs, unseen, square not in moved) for _, mine, theirs, square in attacks]
+            best = max(chances)
+            return rng.choice([attack[0] for attack, chance in zip(attacks, chances) if chance == best])
+        forward = 1 if seat == 0 else -1
+        cols = view["cols"]
+        ahead = [move for move in legal
+                 if (_move_squares(move, names)[1] // cols - _move_squares(move, names)[0] // cols) == forward]
+        return rng.choice(ahead or legal)
+
+
+# --------------------------------------------------------------------------
+# Determinization
+# --------------------------------------------------------------------------
+
+
+class DeterminizingChooser(MoveChooser):
+    """Determinization search (levels 3-5): sample, search each sample, average.
+
+    Every legal move is first scored at depth 1 on a few sampled positions;
+    the best ``candidates`` of them are then searched ``depth`` plies deep on
+    fresh samples until the budget runs out, and the move with the best mean
+    wins. A sample cut short by the budget is dropped whole, so every
+    candidate is compared on the same samples. Deterministic for a given
+    view, node budget and random generator.
+    """
+
+    game = "tactego"
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        if level not in _PLANS:
+            raise ValueError(f"determinization covers levels {min(_PLANS)} to {max(_PLANS)}, not {level!r}")
+        self.plan = _PLANS[level]
+
+    def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        game: Tactego = games.get("tactego")  # type: ignore[assignment]
+        seat = view["to_move"]
+        sign = 1 if seat == 0 else -1
+        _, names = _squares(view)
+        moves = [_move_squares(move, names) for move in legal]
+        geometry_steps = _steps(view["rows"], view["cols"])
+        deadline = budget.start()
+        plan = self.plan
+
+        def sample() -> SearchBoard:
+            return SearchBoard(game.sample_state(view, rng, seat), geometry_steps, deadline)
+
+        shallow = _Tally(len(moves))
+        for index in range(plan.first_samples):
+            try:
+                shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1))
+            except OutOfBudget:
+                if index == 0:  # the first pass is always finished: a move must come from somewhere
+                    shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1, ignore_budget=True))
+                break
+        order = shallow.ranking()
+        if not plan.candidates or deadline.expired():
+            return legal[order[0]]
+        chosen = order[: plan.candidates]
+        deep = _Tally(len(moves))
+        for _ in range(plan.samples):
+            try:
+                deep.add(_score_moves(sample(), sign, moves, chosen, plan.depth))
+            except OutOfBudget:
+                break
+        if deep.count == 0:
+            return legal[order[0]]
+        return legal[deep.ranking(chosen)[0]]
+
+
+class _Tally:
+    """Sums of per-move values over complete samples."""
+
+    def __init__(self, size: int) -> None:
+        self.sums = [0.0] * size
+        self.count = 0
+
+    def add(self, values: Mapping[int, float]) -> None:
+        for index, value in values.items():
+            self.sums[index] += value
+        self.count += 1
+
+    def ranking(self, among: list[int] | None = None) -> list[int]:
+        """Move indices best first (ties keep ``legal_moves`` order)."""
+        indices = list(range(len(self.sums))) if among is None else list(among)
+        return sorted(indices, key=lambda i: -self.sums[i])
+
+
+def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], which: Any, depth: int,
+                 ignore_budget: bool = False) -> dict[int, float]:
+    """Each chosen move's exact value on ``board`` (a full-window search under each)."""
+    if ignore_budget:
+        board.unlimited = True
+    enemy = 1 if sign > 0 else 0
+    values = {}
+    for index in which:
+        origin, target = moves[index]
+        attacker = board.board[origin]
+        saved = board.make(origin, target)
+        if board.flags[enemy] == 0:
+            value = WIN - board.ply
+        else:
+            value = -board.negamax(-sign, depth - 1, -WIN - 1.0, WIN + 1.0)
+        board.unmake(origin, target, attacker, saved)
+        values[index] = value
+    return values
+
+
+@functools.lru_cache(maxsize=None)
+def _steps(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    """Each square's one-step neighbours (8 directions) as indices."""
+    steps = []
+    for i in range(rows * cols):
+        r, c = divmod(i, cols)
+        steps.append(tuple((r + dr) * cols + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                           if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols))
+    return tuple(steps)

@@ -1,0 +1,255 @@
+"""Alpha-beta over one determinization of a Tactego position.
+
+A determinization is a full position drawn by ``Tactego.sample_state``: the
+opponent's hidden ranks are guessed consistently with the seat's view. Here
+it becomes a mutable board of small integers so the search can make and
+unmake moves in place:
+
+* a square holds ``0`` (empty), ``strength + 1`` for a seat-0 piece or
+  ``-(strength + 1)`` for a seat-1 piece, so a flag is ``1`` or ``-1``;
+* ``score`` is seat 0's material and placement minus seat 1's, kept up to
+  date move by move; negamax reads it as ``sign * score`` for the seat to
+  move (``sign`` is ``+1`` for seat 0, ``-1`` for seat 1).
+
+Leaves look one capture further (a one-move quiescence): the seat to move
+may stand pat or make its best winning capture, so a piece left where an
+enemy beats it is seen as lost one ply beyond the nominal depth.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..tactego import FLAG, TactegoState
+from .base import Deadline
+
+__all__ = ["OutOfBudget", "SearchBoard", "WIN", "piece_value"]
+
+WIN = 10_000.0
+"""The value of a won game (a captured last flag, an opponent left without a move).
+
+A win ``n`` plies into the game is worth ``WIN - n``, so a sooner win is preferred."""
+
+_PLACEMENT_WEIGHT = 0.15
+"""Value per square closer to the (sampled) enemy flag, for a movable piece."""
+_CLOSING_IN = {2: 1.5, 1: 2.5}
+"""Extra value of a movable piece this many squares (8 directions) from an enemy flag."""
+_GUARD_WEIGHT = 0.08
+"""Value per point of strength of a piece at most two squares from its own flag."""
+
+
+class OutOfBudget(Exception):
+    """The deadline expired in the middle of a search; its partial result is void."""
+
+
+def piece_value(strength: int) -> float:
+    """Material value of a movable piece of ``strength`` (>= 1).
+
+    Stronger pieces are worth more than their strength says: with the
+    attacker winning ties, the strongest pieces are the ones that can attack
+    almost anything.
+    """
+    return strength + 0.04 * strength * strength
+
+
+class SearchBoard:
+    """One determinization as a mutable board searched by depth-limited negamax.
+
+    Attributes:
+        board: the squares (see the module docstring), row-major.
+        score: seat 0's material and placement minus seat 1's.
+        flags: flags left per seat.
+        ply: plies played; at ``max_plies`` the game is a draw.
+        unlimited: when true the search counts nodes but ignores the
+            deadline (a chooser's first, cheapest pass must always finish).
+    """
+
+    __slots__ = ("board", "score", "flags", "ply", "max_plies", "unlimited", "_steps", "_value", "_placement",
+                 "_guard", "_flag_squares", "_deadline")
+
+    def __init__(self, state: TactegoState, steps: Sequence[Sequence[int]], deadline: Deadline) -> None:
+        cols, rows = state.options["cols"], state.options["rows"]
+        self._steps = steps
+        self._deadline = deadline
+        self.unlimited = False
+        self.board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in state.board]
+        self.flags = [0, 0]
+        self._flag_squares: tuple[list[int], list[int]] = ([], [])
+        for i, p in enumerate(state.board):
+            if p is not None and p.rank == FLAG:
+                self.flags[p.owner] += 1
+                self._flag_squares[p.owner].append(i)
+        self.ply = state.ply
+        self.max_plies = state.options["max_plies"]
+        top = max(s for s in (abs(v) for v in self.board) if s) if any(self.board) else 1
+        self._value = [0.0] + [piece_value(s) for s in range(0, top)]  # indexed by |square| (flag 0)
+        self._value[1] = 0.0
+        self._placement = (self._placement_table(0, rows, cols), self._placement_table(1, rows, cols))
+        self._guard = (self._guard_table(0, cols), self._guard_table(1, cols))
+        self.score = sum(self._contribution(v, i) for i, v in enumerate(self.board) if v)
+
+    def _placement_table(self, seat: int, rows: int, cols: int) -> list[float]:
+        """Per square: how close a movable ``seat`` piece stands to the nearest enemy flag."""
+        targets = self._flag_squares[1 - seat]
+        span = max(rows, cols)
+        table = []
+        for i in range(rows * cols):
+            nearest = min((_distance(i, t, cols) for t in targets), default=span)
+            table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
+        return table
+
+    def _guard_table(self, seat: int, cols: int) -> list[float]:
+        """Per square: value per point of strength of a ``seat`` piece guarding its own flag there."""
+        flags = self._flag_squares[seat]
+        return [_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in flags) else 0.0 for i in range(len(self.board))]
+
+    def _contribution(self, v: int, square: int) -> float:
+        """Seat 0's view of what piece ``v`` on ``square`` is worth."""
+        if v == 1 or v == -1:
+            return 0.0
+        if v > 0:
+            return self._value[v] + self._placement[0][square] + v * self._guard[0][square]
+        return -self._value[-v] - self._placement[1][square] + v * self._guard[1][square]
+
+    # -- moves ---------------------------------------------------------
+
+    def moves(self, sign: int) -> list[tuple[int, int]]:
+        """Every legal (origin, target) of the seat with ``sign``, captures first."""
+        board, steps = self.board, self._steps
+        captures, quiet = [], []
+        for i, v in enumerate(board):
+            if v * sign <= 1:  # empty, enemy or own flag
+                continue
+            for j in steps[i]:
+                w = board[j] * sign
+                if w < 0:
+                    captures.append((i, j))
+                elif w == 0:
+                    quiet.append((i, j))
+        captures.extend(quiet)
+        return captures
+
+    def make(self, origin: int, target: int) -> tuple[int, float]:
+        """Play (origin, target), combat included; return what :meth:`unmake` needs."""
+        board = self.board
+        a, d = board[origin], board[target]
+        saved = (d, self.score)
+        board[origin] = 0
+        score = self.score - self._contribution(a, origin)
+        if d == 0:
+            board[target] = a
+            score += self._contribution(a, target)
+        elif d == 1 or d == -1:
+            self.flags[0 if d > 0 else 1] -= 1
+            board[target] = a
+            score += self._contribution(a, target)
+        elif abs(a) >= abs(d):
+            board[target] = a
+            score += self._contribution(a, target) - self._contribution(d, target)
+        self.score = score
+        self.ply += 1
+        return saved
+
+    # -- search --------------------------------------------------------
+
+    def negamax(self, sign: int, depth: int, alpha: float, beta: float) -> float:
+        """The value for the seat with ``sign`` to move, searching ``depth`` plies then one capture.
+
+        Raises:
+            OutOfBudget: when the deadline expires.
+        """
+        deadline = self._deadline
+        deadline.nodes += 1
+        if deadline.expired() and not self.unlimited:
+            raise OutOfBudget
+        if self.max_plies is not None and self.ply >= self.max_plies:
+            return 0.0
+        if depth <= 0:
+            return self._quiesce(sign)
+        moves = self.moves(sign)
+        if not moves:
+            return -(WIN - self.ply)
+        best = -WIN - 1.0
+        enemy = 1 if sign > 0 else 0
+        for origin, target in moves:
+            attacker = self.board[origin]
+            saved = self.make(origin, target)
+            if self.flags[enemy] == 0:
+                value = WIN - self.ply
+            else:
+                value = -self.negamax(-sign, depth - 1, -beta, -alpha)
+            self.unmake(origin, target, attacker, saved)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        return best
+
+    def unmake(self, origin: int, target: int, attacker: int, saved: tuple[int, float]) -> None:
+        """Undo the move of ``attacker`` from origin to target (``saved``: what :meth:`make` returned)."""
+        d, self.score = saved
+        board = self.board
+        board[origin] = attacker
+        board[target] = d
+        if d == 1 or d == -1:
+            self.flags[0 if d > 0 else 1] += 1
+        self.ply -= 1
+
+    def _quiesce(self, sign: int) -> float:
+        """Stand pat, or the best single winning capture for the seat with ``sign``.
+
+        An enemy piece next to the seat's last flag must be captured at once,
+        or the flag falls on the next move.
+        """
+        board, steps = self.board, self._steps
+        enemy = 1 if sign > 0 else 0
+        gain = 0.0
+        for i, v in enumerate(board):
+            strength = v * sign
+            if strength <= 1:
+                continue
+            for j in steps[i]:
+                w = -board[j] * sign
+                if w <= 0:
+                    continue
+                if w == 1:
+                    if self.flags[enemy] == 1:
+                        return WIN - self.ply - 1
+                    continue
+                if strength >= w:
+                    value = self._value[w]
+                    if value > gain:
+                        gain = value
+        if self.flags[1 - enemy] == 1:
+            threat = self._flag_threat(sign)
+            if threat is not None:
+                return threat
+        return sign * self.score + gain
+
+    def _flag_threat(self, sign: int) -> float | None:
+        """The leaf value when enemies stand next to the last flag of the seat to move, else ``None``.
+
+        One attacker that the seat can capture costs nothing more than the
+        capture gains; otherwise the flag is lost.
+        """
+        board, steps = self.board, self._steps
+        own_flag = sign
+        attackers = set()
+        for square in self._flag_squares[0 if sign > 0 else 1]:
+            if board[square] == own_flag:
+                attackers.update(j for j in steps[square] if board[j] * sign < -1)
+        if not attackers:
+            return None
+        if len(attackers) == 1:
+            (square,) = attackers
+            strength = -board[square] * sign
+            if any(board[j] * sign >= strength for j in steps[square]):
+                return sign * self.score + self._value[strength]
+        return -(WIN - self.ply - 2)
+
+
+def _distance(a: int, b: int, cols: int) -> int:
+    """King-move distance between squares ``a`` and ``b`` of a board ``cols`` wide."""
+    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))

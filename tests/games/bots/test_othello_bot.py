@@ -1,0 +1,204 @@
+"""The Othello computer player: exact endgames, legal moves on every size, determinism, strength.
+
+The endgame solver is checked against a plain exhaustive minimax over the
+engine's own ``children()`` (a separate implementation of the rules); games
+are played with node budgets so that they are fast and reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+import games
+from games.bots import Budget, chooser
+from games.bots.othello import greedy_chooser, make_chooser
+from games.bots.othello_board import board
+from games.bots.othello_search import INFINITY, SCALE, Searcher
+from games.bots.random_chooser import RandomChooser
+from games.othello import OthelloState
+
+from .playing import assert_views_rebuild, wins
+
+OTHELLO = games.get("othello")
+SIZES = range(6, 17, 2)
+
+
+def _random_position(size: int, empties: int, rng: random.Random) -> OthelloState:
+    """A position from random play with ``empties`` empty squares and a placement to make."""
+    while True:
+        state = OTHELLO.new_state({"size": size})
+        while state.outcome is None and size * size - sum(state.disc_counts()) > empties:
+            state = state.play(rng.choice(state.legal_moves()))
+        if state.outcome is None and not state.must_pass:
+            return state
+
+
+def _sides(state: OthelloState) -> tuple[int, int]:
+    """``(own, opp)``: the bitboards of the side to move and of the other side."""
+    return (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
+
+
+def _minimax(state: OthelloState) -> int:
+    """The final disc margin (side to move minus the other) under perfect play, by brute force."""
+    if state.outcome is not None:
+        black, white = state.outcome.score
+        return black - white  # from Black's side; the caller turns it
+    values = [_minimax(child) for child in state.children()]
+    return max(values) if state.to_move == 0 else min(values)
+
+
+def _exact(state: OthelloState) -> int:
+    value = _minimax(state)
+    return value if state.to_move == 0 else -value
+
+
+@pytest.mark.parametrize(("size", "empties", "positions"), [(6, 8, 8), (6, 5, 10), (8, 7, 4), (8, 8, 2)])
+def test_the_solver_matches_exhaustive_minimax(size: int, empties: int, positions: int) -> None:
+    rng = random.Random(size * 100 + empties)
+    for _ in range(positions):
+        state = _random_position(size, empties, rng)
+        own, opp = _sides(state)
+        truth = _exact(state)
+        assert Searcher(size, Budget(nodes=10**9)).solve(own, opp, -INFINITY, INFINITY) == truth, state.diagram()
+        # fail-soft bounds are bounds: below the window an upper bound, above it a lower one
+        for alpha, beta in ((truth - 3, truth - 1), (truth + 1, truth + 4), (truth - 1, truth + 1)):
+            value = Searcher(size, Budget(nodes=10**9)).solve(own, opp, alpha, beta)
+            if value <= alpha:
+                assert truth <= value
+            elif value >= beta:
+                assert truth >= value
+            else:
+                assert value == truth
+
+
+def test_a_search_that_reaches_the_end_scores_the_exact_margin() -> None:
+    rng = random.Random(7)
+    for _ in range(4):
+        state = _random_position(6, 7, rng)
+        own, opp = _sides(state)
+        assert Searcher(6, Budget(nodes=10**9)).search(own, opp, 7, -INFINITY, INFINITY) == _exact(state) * SCALE
+
+
+def test_level_5_near_the_end_wins_when_it_can_and_loses_by_least_when_it_must() -> None:
+    rng = random.Random(11)
+    for _ in range(4):
+        state = _random_position(8, 8, rng)
+        margins = {move: -_exact(child) for move, child in zip(state.legal_moves(), state.children())}
+        best = max(margins.values())
+        move = make_chooser(5).choose(state.view(state.to_move), Budget(nodes=200_000), random.Random(1))
+        if best >= 0:  # a win/draw proof picks any move with the best result
+            assert (margins[move] > 0) == (best > 0) and margins[move] >= 0, (state.diagram(), move, margins)
+        else:
+            assert margins[move] == best, (state.diagram(), move, margins)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_level_plays_only_legal_moves_on_every_size(size: int) -> None:
+    rng = random.Random(size)
+    for level in range(1, 6):
+        bot = make_chooser(level)
+        state = OTHELLO.new_state({"size": size})
+        for _ in range(4 if size > 10 else 8):
+            if state.outcome is not None:
+                break
+            move = bot.choose(state.view(state.to_move), Budget(nodes=300), rng)
+            assert move in state.legal_moves()
+            state = state.play(move)
+            if state.outcome is None:  # an answer at random, to see more kinds of position
+                state = state.play(rng.choice(state.legal_moves()))
+
+
+def test_a_forced_pass_is_played() -> None:
+    state = OthelloState.from_diagram("""
+        XXXXXX
+        XXXXXX
+        XXXXXX
+        XXXXXX
+        XXXXO.
+        XXXXX.
+    """, to_move=1)
+    assert state.legal_moves() == ["pass"]
+    assert make_chooser(5).choose(state.view(1), Budget(nodes=100), random.Random(1)) == "pass"
+
+
+@pytest.mark.parametrize("level", range(1, 6))
+def test_same_view_seed_and_node_budget_give_the_same_move(level: int) -> None:
+    rng = random.Random(level)
+    for empties in (50, 30, 14):
+        state = _random_position(8, empties, rng)
+        view = state.view(state.to_move)
+        moves = {make_chooser(level).choose(view, Budget(nodes=1_500), random.Random(42)) for _ in range(3)}
+        assert len(moves) == 1
+
+
+def test_the_registry_returns_the_othello_chooser() -> None:
+    state = OTHELLO.new_state({"size": 8})
+    assert chooser("othello", 5).choose(state.view(0), Budget(nodes=500), random.Random(1)) in state.legal_moves()
+    with pytest.raises(ValueError):
+        make_chooser(6)
+
+
+@pytest.mark.parametrize(("size", "seeds"), [(6, range(4)), (8, range(3)), (16, range(1))])
+def test_state_from_view_rebuilds_every_position_of_random_games(size: int, seeds: range) -> None:
+    assert assert_views_rebuild("othello", {"size": size}, seeds) > 0
+
+
+def test_state_from_view_refuses_what_is_not_an_othello_view() -> None:
+    view = OTHELLO.new_state({"size": 8}).view(0)
+    for broken in ({**view, "game": "morris"}, {**view, "board": view["board"][:7]},
+                   {**view, "board": [*view["board"][:7], "XXXXXXXZ"]}, {**view, "to_move": 3},
+                   {**view, "last_move": "z9"}):
+        with pytest.raises(games.GameError):
+            OTHELLO.state_from_view(broken)
+
+
+def test_level_5_beats_random_play() -> None:
+    results = wins("othello", {"size": 6}, make_chooser(5), RandomChooser(), Budget(nodes=1_500), range(6))
+    results += wins("othello", {"size": 8}, make_chooser(5), RandomChooser(), Budget(nodes=800), range(2))
+    assert results == [1] * 8
+
+
+def test_level_5_beats_the_greedy_player() -> None:
+    results = wins("othello", {"size": 6}, make_chooser(5), greedy_chooser(), Budget(nodes=1_500), range(6))
+    results += wins("othello", {"size": 8}, make_chooser(5), greedy_chooser(), Budget(nodes=800), range(2))
+    assert results == [1] * 8
+
+
+def test_the_greedy_player_takes_the_move_that_leaves_the_most_discs() -> None:
+    rng = random.Random(3)
+    for _ in range(5):
+        state = _random_position(8, 40, rng)
+        seat = state.to_move
+        margins = {move: child.disc_counts()[seat] - child.disc_counts()[1 - seat]
+                   for move, child in zip(state.legal_moves(), state.children())}
+        move = greedy_chooser().choose(state.view(seat), Budget(nodes=1), rng)
+        assert margins[move] == max(margins.values())
+
+
+def test_the_search_keeps_to_its_time_budget() -> None:
+    for size, empties in ((8, 40), (16, 200), (8, 16)):
+        state = _random_position(size, empties, random.Random(size))
+        started = time.perf_counter()
+        make_chooser(5).choose(state.view(state.to_move), Budget(seconds=0.2), random.Random(1))
+        assert time.perf_counter() - started < 0.2 + 0.1  # a loaded machine may add a little
+
+
+def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
+    for size in SIZES:
+        geometry, rng = board(size), random.Random(size)
+        state = OTHELLO.new_state({"size": size})
+        while state.outcome is None:
+            own, opp = _sides(state)
+            placing = geometry.moves(own, opp)
+            assert [geometry.names[i] for i in range(size * size) if placing >> i & 1] == (
+                [] if state.must_pass else state.legal_moves())
+            for move, child in zip(state.legal_moves(), state.children()):
+                if move != "pass":
+                    index = geometry.names.index(move)
+                    flipped = geometry.flips(index, own, opp)
+                    placed, flanked = own | 1 << index | flipped, opp ^ flipped
+                    assert (child.black, child.white) == ((placed, flanked) if state.to_move == 0 else (flanked, placed))
+            state = state.play(rng.choice(state.legal_moves()))
