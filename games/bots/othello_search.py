@@ -46,6 +46,8 @@ POLL_EVERY = 64
 """Nodes between two looks at the budget (about a millisecond of search)."""
 ASPIRATION = 150
 """Half-width of the root's aspiration window, in hundredths of a disc."""
+ORDER_BY_MOBILITY_DEPTH = 2
+"""From this many plies left the middle-game search orders moves by the opponent's mobility after them."""
 FASTEST_FIRST_EMPTIES = 6
 """The solver orders moves by the opponent's mobility from this many empties up."""
 SOLVER_TABLE_EMPTIES = 7
@@ -213,8 +215,12 @@ class Searcher:
             if not self.moves(opp, own):
                 return (own.bit_count() - opp.bit_count()) * SCALE
             return -self.search(opp, own, depth, -beta, -alpha)
+        if depth == 1:
+            best, best_move = self._frontier(own, opp, moves, first, beta)
+            self._store(key, depth, alpha, beta, best, best_move)
+            return best
         best, best_move, low = -INFINITY, -1, alpha
-        if depth >= 2:
+        if depth >= ORDER_BY_MOBILITY_DEPTH:
             children = [(index, o, p) for _, index, o, p in self._children(own, opp, moves, first)]
         else:
             flips = self.flips
@@ -238,6 +244,25 @@ class Searcher:
                         break
         self._store(key, depth, alpha, beta, best, best_move)
         return best
+
+    def _frontier(self, own: int, opp: int, moves: int, first: int, beta: int) -> tuple[int, int]:
+        """Score a node one ply above the leaves: evaluate each child, stop at ``beta``.
+
+        The leaves are counted as nodes, without a call per leaf.
+        """
+        flips, evaluate = self.flips, self.evaluate
+        best, best_move = -INFINITY, -1
+        for index in self._static_order(moves, first):
+            flipped = flips(index, own, opp)
+            self.nodes += 1
+            score = -evaluate(opp ^ flipped, own | (1 << index) | flipped)
+            if score > best:
+                best, best_move = score, index
+                if score >= beta:
+                    break
+        if self.nodes >= self._poll_at:
+            self._poll()
+        return best, best_move
 
     def _store(self, key: tuple[int, int], depth: int, alpha: int, beta: int, score: int, move: int) -> None:
         """Keep a search result as a (lower, upper) bound pair with its best move."""
