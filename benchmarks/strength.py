@@ -26,10 +26,12 @@ Budgets: by default each level thinks its own default time per move
 ``--seconds S`` gives every level S seconds instead; ``--nodes N`` adds a
 node budget (with ``--seconds 0``: nodes alone, deterministic).
 
-OpenSpiel hook: if ``benchmarks/openspiel_opponent.py`` exists (it installs
-nothing; ``open_spiel`` must already be importable), it must offer
-``openspiel_opponent(game: str, simulations: int) -> MoveChooser | None``
-(``None``: no OpenSpiel counterpart for that game). Otherwise those matches
+OpenSpiel: where ``open_spiel`` is importable (it is a benchmark-only
+package; nothing installs it), the strongest level plays OpenSpiel's MCTS bot
+at 1,000 simulations a move through ``benchmarks/openspiel_opponent.py``
+(``play_against_mcts``: Othello 8x8, and Nine Men's Morris with OpenSpiel's
+rules: flying, mill protection, a draw at 200 plies). Each such match is one
+job (the adapter plays its games in turn). Without OpenSpiel those matches
 are skipped with a note.
 
 Usage::
@@ -95,10 +97,10 @@ class Player:
         return self.kind
 
     def build(self, game: str) -> MoveChooser:
-        """The move chooser for this player in ``game``.
+        """The move chooser for this player in ``game`` (not for OpenSpiel, which the adapter plays).
 
         Raises:
-            LookupError: the game has no such player (no module, no greedy, no OpenSpiel).
+            LookupError: the game has no such player (no module, no greedy).
         """
         if self.kind == "level":
             return chooser(game, self.level)
@@ -109,11 +111,6 @@ class Player:
             if not hasattr(module, "greedy_chooser"):
                 raise LookupError(f"games.bots.{game} has no greedy_chooser()")
             return module.greedy_chooser()
-        if self.kind == "openspiel":
-            opponent = _openspiel_hook()(game, OPENSPIEL_SIMULATIONS)
-            if opponent is None:
-                raise LookupError(f"no OpenSpiel opponent for {game}")
-            return opponent
         raise LookupError(f"unknown player kind {self.kind!r}")
 
 
@@ -183,9 +180,33 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
     return GameResult(score, state.ply, move_seconds)
 
 
-def _play_task(task: tuple[Match, int, int, Budgets]) -> tuple[Match, GameResult]:
-    match, index, seed, budgets = task
-    return match, play_game(match, index, seed, budgets)
+def play_openspiel_match(match: Match, games_to_play: int, seed: int, budgets: Budgets) -> list[GameResult]:
+    """Play ``match.player`` against OpenSpiel's MCTS through ``benchmarks/openspiel_opponent.py``.
+
+    The adapter alternates colours and sets the game's options itself (OpenSpiel's rules).
+    Move times are the adapter's mean per game (it reports totals).
+    """
+    import openspiel_opponent
+
+    budget = budgets.for_player(match.player)
+    played = openspiel_opponent.play_against_mcts(
+        match.game, lambda: match.player.build(match.game), games=games_to_play, simulations=OPENSPIEL_SIMULATIONS,
+        seed=seed, seconds=budget.seconds, nodes=budget.nodes,
+    )
+    results = []
+    for game in played.games:
+        our_moves = max(1, (game.plies + (1 - game.our_seat)) // 2)
+        score = None if game.points == 0.5 else int(game.points == 1)
+        results.append(GameResult(score, game.plies, [game.our_seconds / our_moves]))
+    return results
+
+
+def _play_task(task: tuple[Match, int | None, int, Budgets, int]) -> tuple[Match, list[GameResult]]:
+    """One job: game ``index`` of a match, or (``index`` ``None``) a whole OpenSpiel match of ``count`` games."""
+    match, index, seed, budgets, count = task
+    if index is None:
+        return match, play_openspiel_match(match, count, seed, budgets)
+    return match, [play_game(match, index, seed, budgets)]
 
 
 def wilson(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
@@ -277,22 +298,21 @@ def game_options(game: str, given: dict[str, Any], max_plies: int | None) -> dic
     return options
 
 
-def _openspiel_hook() -> Any:
-    module = importlib.import_module("openspiel_opponent")
-    return module.openspiel_opponent
+OPENSPIEL_GAMES = ("othello", "morris")
+"""The games ``benchmarks/openspiel_opponent.py`` maps onto OpenSpiel's."""
 
 
 def openspiel_available(game: str) -> str | None:
-    """``None`` if an OpenSpiel opponent plays ``game``, else why not (for a note)."""
+    """``None`` if OpenSpiel's MCTS can play ``game`` here, else why not (for a note)."""
+    if game not in OPENSPIEL_GAMES:
+        return f"OpenSpiel has no counterpart of {game}"
     if not (BENCHMARKS / "openspiel_opponent.py").exists():
         return "benchmarks/openspiel_opponent.py is not there"
-    try:
-        opponent = _openspiel_hook()(game, OPENSPIEL_SIMULATIONS)
-    except ImportError as exc:
-        return f"OpenSpiel is not importable ({exc})"
-    except AttributeError:
-        return "benchmarks/openspiel_opponent.py has no openspiel_opponent(game, simulations)"
-    return None if opponent is not None else f"no OpenSpiel counterpart of {game}"
+    import openspiel_opponent
+
+    if not openspiel_opponent.available():
+        return "open_spiel is not installed (pip install open_spiel, for benchmarks only)"
+    return None
 
 
 def missing_players(game: str) -> str | None:
@@ -311,19 +331,25 @@ def run(matches: list[Match], games_per_match: int, seed: int, budgets: Budgets,
         progress: Any = None) -> dict[Match, Tally]:
     """Play every match; return each one's tally (in the order given)."""
     tallies = {match: Tally() for match in matches}
-    tasks = [(match, index, seed, budgets) for match in matches for index in range(games_per_match)]
-    if jobs <= 1:
-        results: Iterable[tuple[Match, GameResult]] = map(_play_task, tasks)
-        for match, result in results:
-            tallies[match].add(result)
+    tasks: list[tuple[Match, int | None, int, Budgets, int]] = []
+    for match in matches:
+        if match.opponent.kind == "openspiel":
+            tasks.append((match, None, seed, budgets, games_per_match))
+        else:
+            tasks += [(match, index, seed, budgets, 1) for index in range(games_per_match)]
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    try:
+        done: Iterable[tuple[Match, list[GameResult]]] = (
+            map(_play_task, tasks) if pool is None else pool.map(_play_task, tasks, chunksize=1)
+        )
+        for match, results in done:
+            for result in results:
+                tallies[match].add(result)
             if progress:
                 progress(match, tallies[match])
-        return tallies
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for match, result in pool.map(_play_task, tasks, chunksize=1):
-            tallies[match].add(result)
-            if progress:
-                progress(match, tallies[match])
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return tallies
 
 
@@ -413,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
             given[key] = games.get(game).option(key).parse_text(text)
         options = game_options(game, given, args.max_plies)
         why_not = "skipped (--no-openspiel)" if args.no_openspiel else openspiel_available(game)
-        if why_not is not None and game in ("othello", "morris"):
+        if why_not is not None and game in OPENSPIEL_GAMES:
             notes.append(f"{game}: no match against OpenSpiel: {why_not}")
         matches += matches_for(game, options, args.levels, openspiel=why_not is None)
     budget_text = "each level's default seconds" if args.seconds is None else (
