@@ -175,8 +175,12 @@ class ProcessThinker:
         pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_stop_signals
         )
-        pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
+        self._warmed_up = pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
         return pool
+
+    async def ready(self) -> None:
+        """Wait until the worker has started and imported the game's chooser."""
+        await asyncio.wrap_future(self._warmed_up)
 
     async def choose(self, level: int, view: Mapping[str, Any], seconds: float, seed: int) -> str:
         """One of ``view["legal_moves"]``, chosen by ``level``'s chooser within about ``seconds``.
@@ -278,7 +282,7 @@ class Bot:
         self.client = client
         self._connect = connect
         self._say = say
-        self._thinker = thinker or ProcessThinker(settings.game)
+        self.thinker = thinker or ProcessThinker(settings.game)
         self._rng = random.Random(settings.seed)
         self.tables: dict[int, Sitting] = {}
         self.games_played = 0
@@ -404,7 +408,7 @@ class Bot:
                 except (ServerError, ConnectionLost, TimeoutError):
                     break
         await self.client.close()
-        self._thinker.close()
+        self.thinker.close()
         self._say(f"Stopped ({self._stopping or 'connection gone'}); {self.games_played} game(s) played.")
 
     # --- finding a game --------------------------------------------------------------------
@@ -617,7 +621,7 @@ class Bot:
         loop = asyncio.get_running_loop()
         turn_began = loop.time()
         try:
-            move = await self._thinker.choose(self.settings.level, view, self._think_seconds(sitting), self._rng.getrandbits(32))
+            move = await self.thinker.choose(self.settings.level, view, self._think_seconds(sitting), self._rng.getrandbits(32))
         except concurrent.futures.process.BrokenProcessPool:
             self._say("The thinking process died twice; stopping.")
             self.stop("the thinking process died")
