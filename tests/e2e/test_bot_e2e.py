@@ -133,3 +133,29 @@ def test_sigint_stops_a_waiting_bot_and_closes_its_table() -> None:
     finally:
         bot.kill()
         server.kill()
+
+
+def test_a_person_plays_new_nimble_vs_computer_to_the_end_with_parlour_play() -> None:
+    server, port = start_server("--bot-seconds", "0.1", "--bot-workers", "1")
+    # Two pawns on square 4 (heaps 3 and 3): lost for the first player. Each reply of the
+    # perfect computer is forced (the one move back to nim-sum 0), so the script knows its moves.
+    script = [
+        "new nimble board=0,0,0,2 vs=computer level=5",
+        "wait turn", "hint", "4-3",
+        "wait turn", "3-1",
+        "wait end", "list", "quit",
+    ]  # fmt: skip
+    ann = Process("play", f"127.0.0.1:{port}", "--name", "ann", stdin_text="\n".join(script) + "\n")
+    try:
+        ann.expect(r"Created table 1: you play against computer \(level 5\); the game starts now\.")
+        ann.expect(r"Player 1: ann  vs  Player 2: computer \(level 5\)")
+        assert ann.expect(r"^Hint: (\S+) \(the computer's choice for turn 1\)\.$")[1] in {"4-1", "4-2", "4-3"}
+        ann.expect(r"Player 2 played 4-3\.")
+        ann.expect(r"Player 2 played 3-1\.")
+        ann.expect(r"^Result: Player 2 wins")
+        ann.expect(r"^#1 nimble .* — ann vs computer \(level 5\) — over, ply 4")
+        assert ann.finish(timeout_s=15) == 0
+        assert not any(line.startswith("error") or "Traceback" in line for line in ann.lines), ann.lines
+    finally:
+        ann.kill()
+        server.kill()
