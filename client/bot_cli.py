@@ -114,7 +114,9 @@ def finish_bot_arguments(args: argparse.Namespace) -> None:
             seed=args.seed,
             pace_s=args.pace,
         )
-    except (ValueError, games.GameError) as exc:
+    except games.GameError as exc:  # the options together (e.g. Othello's even size)
+        raise UsageError(f"--option: {exc}") from None
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.name is None:
         args.name = f"bot-{args.game}-{args.level}-" + "".join(secrets.choice("abcdefghjkmnpqrstuvwxyz") for _ in range(4))
