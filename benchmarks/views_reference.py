@@ -95,7 +95,20 @@ def _mingmang(state: Any, seat: int | None) -> dict[str, Any]:
         "captured": [geo.names[c] for c in state._captured],
         "superko": state.options["superko"],
         "max_plies": state.options["max_plies"],
+        "history": _mingmang_history(state) if state.options["superko"] else None,
     }
+
+
+def _mingmang_history(state: Any) -> dict[str, Any]:
+    """The superko history a view carries (issue 11): the starting board and seat, and every move since."""
+    start, side = state._origin
+    w, n = state._geo.width, state._geo.size
+    rows = ["".join(".xo"[start[r * w + c]] for c in range(1, n + 1)) for r in range(1, n + 1)]
+    moves, trail = [], state._trail
+    while trail is not None:
+        trail, move = trail
+        moves.insert(0, move)
+    return {"board": rows, "to_move": side, "moves": moves}
 
 
 def _morris(state: Any, seat: int | None) -> dict[str, Any]:

@@ -44,7 +44,7 @@ import functools
 import re
 from typing import Any, Mapping, Sequence
 
-from .base import Game, IllegalMove, Option, Outcome, State
+from .base import Game, GameError, IllegalMove, Option, Outcome, State
 
 __all__ = ["Hexapawn", "HexapawnState", "WHITE", "BLACK"]
 
@@ -170,6 +170,33 @@ class Hexapawn(Game):
         board = (1,) * size + (0,) * (size * (size - 2)) + (2,) * size
         return HexapawnState(self, options, size, board, WHITE)
 
+    def state_from_view(self, view: Mapping[str, Any]) -> "HexapawnState":
+        """Rebuild the position a view shows (every view shows all of it).
+
+        The rebuilt state has the view's board, seat to move (for a finished
+        game: the loser, who would have moved next), ply and last move, so it
+        plays exactly the original's legal moves.
+
+        Raises:
+            GameError: if ``view`` is not a Hexapawn view (wrong game, a
+                malformed board, a bad seat or ply).
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        try:
+            rows, to_move, ply = view["board"], view["to_move"], view["ply"]
+            if to_move is None:
+                to_move = 1 - view["outcome"]["winner"]
+            size, flat = _flatten(rows)
+        except (KeyError, TypeError):
+            raise GameError("a hexapawn view needs board, to_move, ply and, once over, outcome.winner") from None
+        except ValueError as error:
+            raise GameError(f"bad hexapawn view: {error}") from None
+        if to_move not in (WHITE, BLACK) or type(ply) is not int or ply < 0:
+            raise GameError(f"a hexapawn view has to_move 0 or 1 and a ply >= 0, not {to_move!r} and {ply!r}")
+        return HexapawnState(self, self.resolve_options({"size": size}), size, flat, to_move, ply,
+                             view.get("last_move"))
+
 
 class HexapawnState(State):
     """An immutable Hexapawn position.
@@ -262,6 +289,14 @@ class HexapawnState(State):
             rows = tuple([board[start:start + size] for start in range(0, size * size, size)])
             object.__setattr__(self, "_rows", rows)
         return [list(row) for row in rows]
+
+    def key(self) -> tuple[tuple[int, ...], int | None]:
+        """Return ``(flat board, seat to move)``: equal keys, equal positions and futures.
+
+        The flat board is row-major from the top-left, seed values (0 empty,
+        1 white, 2 black); searches key their transposition tables by it.
+        """
+        return self._board, self.to_move
 
     def pawn_counts(self) -> tuple[int, int]:
         """Return ``(white pawns, black pawns)`` on the board."""

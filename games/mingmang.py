@@ -46,7 +46,7 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping
 
-from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
+from .base import MAX_PLIES, Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
 __all__ = ["MingMang", "MingMangState"]
 
@@ -210,6 +210,80 @@ class MingMang(Game):
         geo = _geometry(options["size"])
         return MingMangState._start(self, options, geo, geo.start_board(), 0)
 
+    def state_from_view(self, view: Mapping[str, Any]) -> "MingMangState":
+        """Rebuild the position a view shows (every view shows all of it).
+
+        With ``superko`` the game is replayed from the view's ``history``
+        (starting board, first seat, moves), so the rebuilt state remembers
+        every earlier board and forbids the same moves; the replay must
+        arrive at the view's board and ply. Without it, the board, seat to
+        move, ply, last move and captured squares are taken as shown.
+
+        Raises:
+            GameError: if ``view`` is not a Ming Mang view (wrong game, a key
+                missing, a bad option or board, a history that does not lead
+                to the board, or a move in it that is illegal).
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        try:
+            given = {name: view[name] for name in ("size", "superko", "max_plies")}
+            rows, ply, history = view["board"], view["ply"], view["history"]
+        except KeyError as missing:
+            raise GameError(f"a mingmang view needs {missing}") from None
+        if type(ply) is not int or ply < 0:
+            raise GameError(f"a mingmang view has a ply >= 0, not {ply!r}")
+        options = self.resolve_options(given)
+        if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
+            raise GameError("a mingmang view's board is a list of rows of text")
+        if options["superko"]:
+            state = self._replay(history, options)
+            if state.ply != ply or state.diagram().split("\n") != rows:
+                raise GameError("the view's history does not lead to its board")
+            return state
+        return self._shown(view, options, rows, ply)
+
+    def _replay(self, history: Any, options: dict[str, Any]) -> "MingMangState":
+        """Play a view's ``history`` from its starting board (superko games)."""
+        try:
+            start, first, moves = history["board"], history["to_move"], history["moves"]
+            state = self.from_diagram("\n".join(start), first, options)
+        except (TypeError, KeyError):
+            raise GameError("a superko view's history is {board, to_move, moves}") from None
+        for move in moves:
+            state = state.play(move)
+        return state
+
+    def _shown(self, view: Mapping[str, Any], options: dict[str, Any], rows: list[str], ply: int
+               ) -> "MingMangState":
+        """Build the state a view without superko shows (the seat to move of a drawn game is found by trying)."""
+        geo = _geometry(options["size"])
+        cells = _read_diagram("\n".join(rows))
+        if len(cells) != geo.size:
+            raise GameError(f"a mingmang view of size {geo.size} has {geo.size} rows, not {len(cells)}")
+        board = geo.empty_board()
+        for i, code in zip(geo.squares, (code for row in cells for code in row)):
+            board[i] = code
+        board = bytes(board)
+        index = {name: i for i, name in enumerate(geo.names) if name}
+        try:
+            captured = tuple(sorted(index[name] for name in view.get("captured") or ()))
+        except (KeyError, TypeError):
+            raise GameError("a mingmang view's captured squares must be squares of the board") from None
+        to_move, outcome = view.get("to_move"), view.get("outcome")
+        if to_move in (0, 1):
+            sides = (to_move,)
+        elif isinstance(outcome, dict) and outcome.get("winner") in (0, 1):
+            sides = (1 - outcome["winner"],)
+        else:
+            sides = (ply % 2, 1 - ply % 2)
+        for side in sides:
+            state = MingMangState(self, options, geo, board, geo.key(board), side, ply, view.get("last_move"),
+                                  captured, frozenset(), (), (board, side), None)
+            if state.to_move == to_move and (state.outcome.to_dict() if state.outcome else None) == outcome:
+                return state
+        raise GameError("a mingmang view's to_move and outcome do not fit its board")
+
     def from_diagram(
         self, diagram: str, to_move: int = 0, options: Mapping[str, Any] | None = None
     ) -> "MingMangState":
@@ -274,6 +348,13 @@ def _read_diagram(diagram: str) -> list[list[int]]:
     return rows
 
 
+def _rows(board: bytes, geo: _Geometry) -> tuple[str, ...]:
+    """Return a board's rows as text, top first: one ``bytes.translate``, then a slice per row."""
+    text = board.translate(_CELL_SYMBOLS).decode("ascii")
+    n = geo.size
+    return tuple([text[start:start + n] for start in geo.row_starts])
+
+
 class MingMangState(State):
     """An immutable Ming Mang position.
 
@@ -298,6 +379,8 @@ class MingMangState(State):
         "_recent",
         "_moves",
         "_rows",
+        "_origin",
+        "_trail",
     )
 
     def __init__(
@@ -313,12 +396,17 @@ class MingMangState(State):
         captured: tuple[int, ...],
         snap: frozenset[int],
         recent: tuple[int, ...],
+        origin: tuple[bytes, int],
+        trail: tuple | None,
     ) -> None:
         """Set every field; private (use the game's constructors or :meth:`play`).
 
         ``side`` is the seat whose turn it is on the board (kept when the game
         ends, unlike ``to_move``); ``snap`` and ``recent`` together hold the keys
         of every board seen so far, this one included (empty without superko).
+        ``origin`` is the game's starting board and seat to move; ``trail``
+        the moves since, newest first as nested pairs ``(earlier, move)``
+        (kept only with superko, for the view's ``history``).
         """
         self.game = game
         self.options = options
@@ -331,6 +419,8 @@ class MingMangState(State):
         self._captured = captured
         self._snap = snap
         self._recent = recent
+        self._origin = origin
+        self._trail = trail
         self._moves: list[str] | None = None
         self._rows: tuple[str, ...] | None = None
         self.outcome = self._judge()
@@ -343,7 +433,7 @@ class MingMangState(State):
         """Return a starting position on ``board`` with ``side`` to move."""
         key = geo.key(board)
         recent = (key,) if options["superko"] else ()
-        return cls(game, options, geo, board, key, side, 0, None, (), frozenset(), recent)
+        return cls(game, options, geo, board, key, side, 0, None, (), frozenset(), recent, (board, side), None)
 
     # -- rules -----------------------------------------------------------
 
@@ -475,13 +565,14 @@ class MingMangState(State):
         self._check_slide(move, text, start, to)
         caught = _captures(board, to, me, self._geo.dirs)
         key = self._key_after(start, to, caught)
-        snap, recent = self._snap, self._recent
+        snap, recent, trail = self._snap, self._recent, None
         if self.options["superko"]:
             if self._seen(key):
                 raise IllegalMove(move, _SUPERKO_REASON)
             recent += (key,)
             if len(recent) > _HISTORY_CHUNK:
                 snap, recent = snap.union(recent), ()
+            trail = (self._trail, text)
         after = bytearray(board)
         after[start] = _EMPTY
         after[to] = me
@@ -489,7 +580,7 @@ class MingMangState(State):
             after[c] = me
         return MingMangState(
             self.game, self.options, self._geo, bytes(after), key, 1 - self._side,
-            self.ply + 1, text, tuple(sorted(caught)), snap, recent,
+            self.ply + 1, text, tuple(sorted(caught)), snap, recent, self._origin, trail,
         )  # fmt: skip
 
     def _parse(self, move: str) -> tuple[int, int]:
@@ -547,6 +638,11 @@ class MingMangState(State):
             captured: squares captured by the last move, e.g. ``["d4", "e4"]``.
             superko: whether the superko rule is on.
             max_plies: the ply limit, or ``None``.
+            history: ``None`` without superko; with it, what the rule
+                remembers, so that a computer player can rebuild the game
+                (``MingMang.state_from_view``): ``{"board": the starting
+                board's rows, "to_move": the seat that moved first,
+                "moves": every move since, in order}``.
         """
         names, board = self._geo.names, self._board
         return {
@@ -557,7 +653,46 @@ class MingMangState(State):
             "captured": [names[c] for c in self._captured],
             "superko": self.options["superko"],
             "max_plies": self.options["max_plies"],
+            "history": self._history() if self.options["superko"] else None,
         }
+
+    def key(self) -> tuple[int, int]:
+        """Return ``(board key, seat to move on the board)``: equal keys, equal boards and turns.
+
+        The superko history is not part of it. Searches key their
+        transposition tables by it.
+        """
+        return self._key, self._side
+
+    def counts(self) -> tuple[int, int]:
+        """Return ``(White's pawns, Black's pawns)``."""
+        board = self._board
+        return board.count(_WHITE), board.count(_BLACK)
+
+    def mobility(self, seat: int) -> int:
+        """Return how many slides ``seat``'s pawns have on this board (superko aside), whoever is to move."""
+        board, rays = self._board, self._geo.rays
+        me, count = seat + 1, 0
+        i = board.find(me)
+        while i >= 0:
+            for ray in rays[i]:
+                for j, _ in ray:
+                    if board[j]:
+                        break
+                    count += 1
+            i = board.find(me, i + 1)
+        return count
+
+    def _history(self) -> dict[str, Any]:
+        """Return the view's ``history``: the starting board and seat, and the moves since."""
+        moves: list[str] = []
+        trail = self._trail
+        while trail is not None:
+            trail, move = trail
+            moves.append(move)
+        moves.reverse()
+        start, side = self._origin
+        return {"board": list(_rows(start, self._geo)), "to_move": side, "moves": moves}
 
     # -- helpers for people and tests ----------------------------------------
 
@@ -576,9 +711,7 @@ class MingMangState(State):
         """
         rows = self._rows
         if rows is None:
-            text = self._board.translate(_CELL_SYMBOLS).decode("ascii")
-            n = self._geo.size
-            rows = self._rows = tuple([text[start:start + n] for start in self._geo.row_starts])
+            rows = self._rows = _rows(self._board, self._geo)
         return rows
 
     def __repr__(self) -> str:

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, NamedTuple
 
-from .base import MAX_PLIES, Game, IllegalMove, InvalidOption, Option, Outcome, State
+from .base import MAX_PLIES, Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
 __all__ = [
     "POINTS",
@@ -374,6 +374,33 @@ class Morris(Game):
         if options["position"] is not None:
             parse_position(options["position"])
 
+    def state_from_view(self, view: Mapping[str, Any]) -> "MorrisState":
+        """Rebuild the position a view shows (every view shows all of it).
+
+        The view's ``position`` text gives the board, the hands and whose
+        turn it is (also once the game is over); ``flying``,
+        ``mill_protection`` and ``max_plies`` the rules; ``ply`` and
+        ``last_move`` the rest. Morris has no repetition rule, so nothing
+        else is needed for the rebuilt state to play the original's moves.
+
+        Raises:
+            GameError: if ``view`` is not a Morris view (wrong game, a key
+                missing, a bad option or position text, a bad ply).
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        try:
+            given = {name: view[name] for name in ("flying", "mill_protection", "max_plies", "position")}
+            ply = view["ply"]
+        except KeyError as missing:
+            raise GameError(f"a morris view needs {missing}") from None
+        if type(ply) is not int or ply < 0:
+            raise GameError(f"a morris view has a ply >= 0, not {ply!r}")
+        options = self.resolve_options(given)
+        position = parse_position(options["position"])
+        boards = tuple(sum(_BIT[p] for p, value in enumerate(position.board) if value == seat + 1) for seat in (0, 1))
+        return MorrisState(self, options, ply, position.player - 1, boards, position.hands, view.get("last_move"))
+
     def _setup(self, options: dict[str, Any], seed: str | int | None) -> "MorrisState":
         """Return the empty board, or the state of the ``position`` option."""
         if options["position"] is None:
@@ -468,6 +495,15 @@ class MorrisState(State):
     def on_board(self) -> tuple[int, int]:
         """Counters on the board of seats 0 and 1."""
         return (self._boards[0].bit_count(), self._boards[1].bit_count())
+
+    def key(self) -> tuple[int, int, int, int, int]:
+        """Return ``(seat 0's counters, seat 1's counters, hand 0, hand 1, whose turn)``.
+
+        The counters are 24-bit masks (any fixed bit per point); equal keys
+        mean the same position and, up to ``max_plies``, the same future.
+        Searches key their transposition tables by it.
+        """
+        return (*self._boards, *self._hands, self._turn)
 
     def position(self) -> Position:
         """This position in the seed's terms; the player is whose turn it is

@@ -702,7 +702,7 @@ def test_view_contents_per_seat() -> None:
     state = GAME.new_state({"superko": True, "max_plies": 50}).play("a4-f4")
     views = {seat: state.view(seat) for seat in (0, 1, None)}
     expected_keys = {"game", "ply", "to_move", "outcome", "size", "board", "counts", "last_move", "captured",
-                     "superko", "max_plies"}  # fmt: skip
+                     "superko", "max_plies", "history"}  # fmt: skip
     assert set(views[0]) == expected_keys and set(views[None]) == expected_keys
     assert set(views[1]) == expected_keys | {"legal_moves"}
     assert views[1]["legal_moves"] == state.legal_moves()
@@ -710,6 +710,8 @@ def test_view_contents_per_seat() -> None:
     assert (v["game"], v["ply"], v["to_move"], v["outcome"]) == ("mingmang", 1, 1, None)
     assert (v["size"], v["counts"], v["last_move"], v["captured"]) == (8, [14, 14], "a4-f4", [])
     assert (v["superko"], v["max_plies"]) == (True, 50)
+    assert v["history"] == {"board": GAME.new_state().diagram().split("\n"), "to_move": 0, "moves": ["a4-f4"]}
+    assert GAME.new_state().view(None)["history"] is None
     assert v["board"][3] == ".....x.o" and all(views[s]["board"] == v["board"] for s in (0, 1))
     for view in views.values():
         assert msgpack.unpackb(msgpack.packb(view)) == view

@@ -1,0 +1,73 @@
+"""Ming Mang's computer player: alpha-beta on material and mobility.
+
+Source: RULES.md "Ming Mang". The search is
+:class:`games.bots.search.AlphaBeta`; this module adds :func:`evaluate`
+(pawns, then slides available),
+captures-first move ordering and the transposition key
+(:meth:`games.mingmang.MingMangState.key`: the board and the seat to move;
+with ``superko`` the legal moves still come from the real history, which
+``state_from_view`` rebuilds from the view's ``history``).
+
+>>> import random, games
+>>> from games.bots import Budget
+>>> state = games.get("mingmang").from_diagram("x...\\no...\\n..x.\\n....", 0)
+>>> make_chooser(5).choose(state.view(0), Budget(nodes=300), random.Random(1))  # captures a2: Black has none left
+'c3-a3'
+"""
+
+from __future__ import annotations
+
+import functools
+
+from games.mingmang import MingMangState
+
+from .base import MoveChooser
+from .greedy import GreedyChooser
+from .search import SearchChooser
+
+__all__ = ["evaluate", "material", "make_chooser", "greedy_chooser"]
+
+_PAWN, _SLIDE = 100, 2
+"""Evaluation weights: per pawn, per available slide."""
+
+
+def material(state: MingMangState, seat: int) -> float:
+    """Pawns of ``seat`` minus the opponent's: the greedy player's evaluation."""
+    counts = state.counts()
+    return float(counts[seat] - counts[1 - seat])
+
+
+def evaluate(state: MingMangState, seat: int) -> float:
+    """Score a running position for ``seat`` (higher is better), in hundredths of a pawn.
+
+    100 per pawn more than the opponent, 2 per slide more than the opponent
+    has (room to move, and to threaten; a side without a move loses).
+    """
+    counts = state.counts()
+    pawns = counts[seat] - counts[1 - seat]
+    slides = state.mobility(seat) - state.mobility(1 - seat)
+    return float(_PAWN * pawns + _SLIDE * slides)
+
+
+def _key(state: MingMangState) -> tuple[int, int]:
+    return state.key()
+
+
+def _captures_first(parent: MingMangState, child: MingMangState, seat: int) -> float:
+    """Move ordering: the pawns a move captures (each changes colour)."""
+    return float(child.counts()[seat] - parent.counts()[seat])
+
+
+@functools.lru_cache(maxsize=None)
+def make_chooser(level: int) -> MoveChooser:
+    """Return the Ming Mang chooser for ``level`` (1..5).
+
+    Raises:
+        ValueError: if ``level`` is out of range.
+    """
+    return SearchChooser("mingmang", level, evaluate, _key, _captures_first)
+
+
+def greedy_chooser() -> MoveChooser:
+    """Return the one-ply greedy Ming Mang player (takes a win, else the most pawns)."""
+    return GreedyChooser("mingmang", material)
