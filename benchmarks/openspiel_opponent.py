@@ -190,10 +190,11 @@ def check_mapping(game: str, games_to_play: int, seed: int = 0) -> int:
             assert spiel.current_player() == ours.to_move, f"{where}: player to move differs"
             translated = {tuple(mapping.to_actions(move)): move for move in ours.legal_moves()}
             sequences = _turn_sequences(spiel)
-            assert set(translated) == sequences, (
-                f"{where}: only Parlour {sorted(set(translated) - sequences)}, only OpenSpiel {sorted(sequences - set(translated))}")
+            only_ours, only_theirs = sorted(set(translated) - sequences), sorted(sequences - set(translated))
+            assert not only_ours and not only_theirs, f"{where}: only Parlour {only_ours}, only OpenSpiel {only_theirs}"
             for actions, move in translated.items():
-                assert mapping.from_actions(actions) == move, f"{where}: {actions} reads back as {mapping.from_actions(actions)}"
+                back = mapping.from_actions(actions)
+                assert back == move, f"{where}: {move} is {actions}, which reads back as {back}"
             move = rng.choice(ours.legal_moves())
             ours = ours.play(move)
             for action in mapping.to_actions(move):
@@ -250,10 +251,11 @@ class MatchResult:
         low, high = wilson_interval(sum(g.points for g in self.games), len(self.games))
         our_moves = sum((g.plies + (1 - g.our_seat)) // 2 for g in self.games) or 1
         their_moves = sum((g.plies + g.our_seat) // 2 for g in self.games) or 1
+        our_pace = sum(g.our_seconds for g in self.games) / our_moves
+        their_pace = sum(g.their_seconds for g in self.games) / their_moves
         return (f"{self.game} vs MCTS({self.simulations}): {len(self.games)} games, "
                 f"W {self.wins} D {self.draws} L {self.losses}, score {self.score_share():.1%} "
-                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {sum(g.our_seconds for g in self.games) / our_moves:.2f}, "
-                f"MCTS {sum(g.their_seconds for g in self.games) / their_moves:.2f}")
+                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {our_pace:.2f}, MCTS {their_pace:.2f}")
 
 
 def wilson_interval(points: float, games_played: int, z: float = 1.96) -> tuple[float, float]:

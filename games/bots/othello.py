@@ -31,14 +31,10 @@ import games
 
 from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
-from .othello_board import board
-from .othello_search import OutOfBudget, Searcher, solve_cost
+from .othello_board import Board, board
+from .othello_search import OutOfBudget, Searcher
 
-__all__ = ["OthelloChooser", "greedy_chooser", "make_chooser", "NODES_PER_SECOND"]
-
-NODES_PER_SECOND = 25_000
-"""A low estimate of search speed on 8x8 in CPython (for sizing the endgame solve to a time budget)."""
-
+__all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
 
 @dataclass(frozen=True, slots=True)
 class _Level:
@@ -49,8 +45,8 @@ class _Level:
         max_depth: the deepest search, in plies (0: no search, flip-count greed).
         noise: up to this much (hundredths of a disc) is added to each move's
             score before the best is taken (0: the best move, no noise).
-        solve_empties: the most empties the exact solver is tried on
-            (lowered further to what the budget affords).
+        solve_empties: the most empties the exact solver is tried on (it
+            starts only when the budget left looks enough for it).
     """
 
     random_share: float
@@ -64,7 +60,7 @@ _LEVELS = {
     2: _Level(random_share=0.0, max_depth=1, noise=600, solve_empties=0),
     3: _Level(random_share=0.0, max_depth=2, noise=200, solve_empties=6),
     4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10),
-    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=24),
+    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32),
 }
 
 
@@ -91,24 +87,11 @@ class OthelloChooser(MoveChooser):
         searcher = Searcher(state.size, budget)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
-        solve = min(plan.solve_empties, _affordable_empties(budget))
-        result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=solve)
+        result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)
         return geometry.names[result.move]
 
 
-def _affordable_empties(budget: Budget) -> int:
-    """Return the most empties whose exact solve should fit in about two thirds of ``budget``."""
-    nodes = budget.nodes
-    if budget.seconds is not None:
-        by_time = int(budget.seconds * NODES_PER_SECOND)
-        nodes = by_time if nodes is None else min(nodes, by_time)
-    empties = 0
-    while solve_cost(empties + 1) * 3 <= nodes * 2:
-        empties += 1
-    return empties
-
-
-def _tilted_random(own: int, opp: int, geometry, random_share: float, rng: random.Random) -> int:
+def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng: random.Random) -> int:
     """Return a random move, or (with chance ``1 - random_share``) one that flips the most discs."""
     moves, index = geometry.moves(own, opp), []
     while moves:
@@ -123,15 +106,24 @@ def _tilted_random(own: int, opp: int, geometry, random_share: float, rng: rando
 
 
 def _noisy(searcher: Searcher, own: int, opp: int, plan: _Level, rng: random.Random) -> int:
-    """Score every move ``plan.max_depth`` plies deep (shallower if the budget ends) and add noise."""
+    """Score every move ``plan.max_depth`` plies deep (shallower if the budget ends) and add noise.
+
+    With ``plan.solve_empties`` or fewer empty squares the last search goes
+    to the end: proven scores are multiples of a disc's ``SCALE``, far above
+    the noise, so the level then plays perfectly.
+    """
     scores = None
-    for depth in range(1, plan.max_depth + 1):
+    depths = list(range(1, plan.max_depth + 1))
+    empties = searcher.squares - (own | opp).bit_count()
+    if empties <= plan.solve_empties:
+        depths.append(empties)
+    for depth in depths:
         try:
             scores = searcher.move_scores(own, opp, depth)
         except OutOfBudget:
             break
     if scores is None:  # not even one ply fitted: play the move the ordering likes best
-        return searcher._children(own, opp, searcher.moves(own, opp), -1)[0][1]
+        return searcher.ordered_moves(own, opp)[0]
     noisy = [(score + rng.uniform(0, plan.noise), index) for index, score in scores]
     return max(noisy)[1]
 

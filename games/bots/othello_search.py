@@ -35,7 +35,7 @@ from typing import Callable
 
 from .base import Budget, Deadline
 from .othello_board import board
-from .othello_eval import LIMIT, evaluator
+from .othello_eval import evaluator
 
 __all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
 
@@ -55,9 +55,9 @@ SOLVER_TABLE_EMPTIES = 7
 TABLE_LIMIT = 300_000
 """Entries in one transposition table before it is cleared (bounds memory: about 60 MB)."""
 
-_SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 700, 1_500, 3_000, 6_000, 14_000, 30_000, 70_000,
-                150_000, 350_000, 700_000, 1_500_000, 3_000_000)
-"""Rough nodes the solver needs for a win/draw/loss proof with ``e`` empties (measured on 8x8 middle games)."""
+_SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 500, 1_000, 2_500, 6_000, 12_000, 30_000, 90_000,
+                300_000, 800_000, 2_000_000, 5_000_000, 12_000_000)
+"""Rough nodes a root solve with ``e`` empties needs (the median over level-4 games on 8x8, rounded up)."""
 
 
 def solve_cost(empties: int) -> int:
@@ -115,13 +115,15 @@ class Searcher:
         self.deadline: Deadline = budget.start()
         self._clock = budget.clock
         left = self.deadline.seconds_left()
-        self._ends_at = None if left is None else self._clock() + left
+        self._started = self._clock()
+        self._ends_at = None if left is None else self._started + left
         self._node_limit = budget.nodes
         self._reported = 0
         self._poll_at = self._next_poll()
         self._priority = _square_priority(geometry)
         self._first = geometry.corners
         self._last = sum(x | c for _, x, c in geometry.x_squares)
+        self._partial: tuple[int, int] | None = None
 
     # -- the budget ---------------------------------------------------------
 
@@ -348,8 +350,10 @@ class Searcher:
         Args:
             own, opp: the position; ``own`` is to move and has a legal placement.
             max_depth: the deepest iteration in plies.
-            solve_empties: solve exactly (win/draw/loss, and the margin when
-                losing) once this many or fewer squares are empty.
+            solve_empties: the most empty squares to solve exactly (win/draw/loss,
+                and the margin when losing); the solver starts after the
+                first iterations, once the budget left looks enough for it
+                (:meth:`_can_afford`), else iterative deepening goes on.
 
         Never raises :class:`OutOfBudget`: the best move so far is returned.
         """
@@ -360,7 +364,8 @@ class Searcher:
         score = None
         try:
             for depth in range(1, max_depth + 1):
-                if depth >= empties or (empties <= solve_empties and depth >= 3):
+                if depth >= empties or (empties <= solve_empties and depth >= 3
+                                        and self._can_afford(solve_cost(empties))):
                     return self._solve_root(roots, result, empties)
                 score, move = self._aspiration(roots, depth, score)
                 result = RootResult(move, score, depth, False, self.nodes)
@@ -371,7 +376,20 @@ class Searcher:
                 result = RootResult(move, score, result.depth, False, self.nodes)
         return RootResult(result.move, result.score, result.depth, result.exact, self.nodes)
 
-    _partial: tuple[int, int] | None = None
+    def _can_afford(self, nodes: int) -> bool:
+        """Whether about ``nodes`` more nodes fit in what is left of the budget.
+
+        Time is turned into nodes at the speed this search has had so far,
+        so a busy machine solves fewer empties rather than running out.
+        """
+        left = INFINITY if self._node_limit is None else self._node_limit - self.nodes
+        if self._ends_at is not None:
+            now = self._clock()
+            elapsed = now - self._started
+            if self.nodes < POLL_EVERY or elapsed <= 0:
+                return False
+            left = min(left, self.nodes / elapsed * (self._ends_at - now))
+        return nodes * 3 <= left * 2
 
     def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:
         """Search the root ``depth`` plies in a window around ``guess``; widen it on a miss."""
@@ -438,6 +456,10 @@ class Searcher:
                     if low >= beta:
                         break
         return best, best_move
+
+    def ordered_moves(self, own: int, opp: int) -> list[int]:
+        """Return the square indices ``own`` can play, the most promising first (fewest replies, corners)."""
+        return [index for _, index, _, _ in self._children(own, opp, self.moves(own, opp), -1)]
 
     def move_scores(self, own: int, opp: int, depth: int) -> list[tuple[int, int]]:
         """Return ``(move, score)`` for every move, each searched ``depth`` plies with a full window.

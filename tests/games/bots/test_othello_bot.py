@@ -95,6 +95,15 @@ def test_level_5_near_the_end_wins_when_it_can_and_loses_by_least_when_it_must()
             assert margins[move] == best, (state.diagram(), move, margins)
 
 
+def test_level_3_plays_the_best_margin_in_the_last_6_empties() -> None:
+    rng = random.Random(13)
+    for seed in range(4):
+        state = _random_position(8, 6, rng)
+        margins = {move: -_exact(child) for move, child in zip(state.legal_moves(), state.children())}
+        move = make_chooser(3).choose(state.view(state.to_move), Budget(nodes=100_000), random.Random(seed))
+        assert margins[move] == max(margins.values()), (state.diagram(), move, margins)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_every_level_plays_only_legal_moves_on_every_size(size: int) -> None:
     rng = random.Random(size)
@@ -200,5 +209,6 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
                     index = geometry.names.index(move)
                     flipped = geometry.flips(index, own, opp)
                     placed, flanked = own | 1 << index | flipped, opp ^ flipped
-                    assert (child.black, child.white) == ((placed, flanked) if state.to_move == 0 else (flanked, placed))
+                    expected = (placed, flanked) if state.to_move == 0 else (flanked, placed)
+                    assert (child.black, child.white) == expected
             state = state.play(rng.choice(state.legal_moves()))
