@@ -41,6 +41,10 @@ Points where RULES.md and the seed are silent, settled as follows:
 * Pieces remaining per side, flags remaining per side and the ranks each side
   has lost are public: the piece set is public and every removal happens in a
   combat, which reveals both pieces to both players.
+* Which pieces have moved is public too (both players watch every move), so
+  the view lists their squares (``has_moved``): none of them is a flag. A
+  computer player draws the hidden ranks consistently with all of this
+  (:meth:`Tactego.sample_state`).
 """
 
 from __future__ import annotations

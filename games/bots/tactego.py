@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import games
 
@@ -148,10 +148,12 @@ class GreedyChooser(MoveChooser):
             chances = [win_chance(mine, theirs, unseen, square not in moved) for _, mine, theirs, square in attacks]
             best = max(chances)
             return rng.choice([attack[0] for attack, chance in zip(attacks, chances) if chance == best])
-        forward = 1 if seat == 0 else -1
-        cols = view["cols"]
-        ahead = [move for move in legal
-                 if (_move_squares(move, names)[1] // cols - _move_squares(move, names)[0] // cols) == forward]
+        forward, cols = (1 if seat == 0 else -1), view["cols"]
+        ahead = []
+        for move in legal:
+            origin, target = _move_squares(move, names)
+            if target // cols - origin // cols == forward:
+                ahead.append(move)
         return rng.choice(ahead or legal)
 
 
@@ -192,8 +194,9 @@ class DeterminizingChooser(MoveChooser):
         def sample() -> SearchBoard:
             return SearchBoard(game.sample_state(view, rng, seat), geometry_steps, deadline)
 
+        known = not any(cell is not None and cell[1] == UNKNOWN for row in view["board"] for cell in row)
         shallow = _Tally(len(moves))
-        for index in range(plan.first_samples):
+        for index in range(1 if known else plan.first_samples):
             try:
                 shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1))
             except OutOfBudget:
@@ -205,7 +208,7 @@ class DeterminizingChooser(MoveChooser):
             return legal[order[0]]
         chosen = order[: plan.candidates]
         deep = _Tally(len(moves))
-        for _ in range(plan.samples):
+        for _ in range(1 if known else plan.samples):  # with nothing hidden every sample is the same
             try:
                 deep.add(_score_moves(sample(), sign, moves, chosen, plan.depth))
             except OutOfBudget:
@@ -233,7 +236,7 @@ class _Tally:
         return sorted(indices, key=lambda i: -self.sums[i])
 
 
-def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], which: Any, depth: int,
+def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], which: Iterable[int], depth: int,
                  ignore_budget: bool = False) -> dict[int, float]:
     """Each chosen move's exact value on ``board`` (a full-window search under each)."""
     if ignore_budget:
@@ -241,6 +244,8 @@ def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], wh
     enemy = 1 if sign > 0 else 0
     values = {}
     for index in which:
+        if not board.unlimited and board.out_of_time():
+            raise OutOfBudget
         origin, target = moves[index]
         attacker = board.board[origin]
         saved = board.make(origin, target)

@@ -18,6 +18,7 @@ enemy beats it is seen as lost one ply beyond the nominal depth.
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 from ..tactego import FLAG, TactegoState
@@ -36,6 +37,9 @@ _CLOSING_IN = {2: 1.5, 1: 2.5}
 """Extra value of a movable piece this many squares (8 directions) from an enemy flag."""
 _GUARD_WEIGHT = 0.08
 """Value per point of strength of a piece at most two squares from its own flag."""
+_UNGUARDED_APPROACH = 5.0
+"""The cost of an enemy piece two squares from one's last flag that no piece of one's own
+within two squares of it can beat: one step more and the flag may fall."""
 
 
 class OutOfBudget(Exception):
@@ -65,7 +69,7 @@ class SearchBoard:
     """
 
     __slots__ = ("board", "score", "flags", "ply", "max_plies", "unlimited", "_steps", "_value", "_placement",
-                 "_guard", "_flag_squares", "_deadline")
+                 "_guard", "_flag_squares", "_near", "_deadline")
 
     def __init__(self, state: TactegoState, steps: Sequence[Sequence[int]], deadline: Deadline) -> None:
         cols, rows = state.options["cols"], state.options["rows"]
@@ -84,24 +88,12 @@ class SearchBoard:
         top = max(s for s in (abs(v) for v in self.board) if s) if any(self.board) else 1
         self._value = [0.0] + [piece_value(s) for s in range(0, top)]  # indexed by |square| (flag 0)
         self._value[1] = 0.0
-        self._placement = (self._placement_table(0, rows, cols), self._placement_table(1, rows, cols))
-        self._guard = (self._guard_table(0, cols), self._guard_table(1, cols))
+        red_flags, blue_flags = tuple(self._flag_squares[0]), tuple(self._flag_squares[1])
+        self._placement = (_placement_table(rows, cols, blue_flags), _placement_table(rows, cols, red_flags))
+        self._guard = (_guard_table(rows, cols, red_flags), _guard_table(rows, cols, blue_flags))
+        self._near = _within_two(rows, cols)
         self.score = sum(self._contribution(v, i) for i, v in enumerate(self.board) if v)
 
-    def _placement_table(self, seat: int, rows: int, cols: int) -> list[float]:
-        """Per square: how close a movable ``seat`` piece stands to the nearest enemy flag."""
-        targets = self._flag_squares[1 - seat]
-        span = max(rows, cols)
-        table = []
-        for i in range(rows * cols):
-            nearest = min((_distance(i, t, cols) for t in targets), default=span)
-            table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
-        return table
-
-    def _guard_table(self, seat: int, cols: int) -> list[float]:
-        """Per square: value per point of strength of a ``seat`` piece guarding its own flag there."""
-        flags = self._flag_squares[seat]
-        return [_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in flags) else 0.0 for i in range(len(self.board))]
 
     def _contribution(self, v: int, square: int) -> float:
         """Seat 0's view of what piece ``v`` on ``square`` is worth."""
@@ -110,6 +102,15 @@ class SearchBoard:
         if v > 0:
             return self._value[v] + self._placement[0][square] + v * self._guard[0][square]
         return -self._value[-v] - self._placement[1][square] + v * self._guard[1][square]
+
+    def out_of_time(self) -> bool:
+        """Whether the time limit has passed, reading the clock now.
+
+        The deadline itself reads the clock only every few hundred nodes;
+        :meth:`negamax` calls this every 64 nodes and a chooser between root
+        moves, so a search overruns its time by a few milliseconds at most.
+        """
+        return self._deadline.seconds_left() == 0.0
 
     # -- moves ---------------------------------------------------------
 
@@ -160,8 +161,8 @@ class SearchBoard:
         """
         deadline = self._deadline
         deadline.nodes += 1
-        if deadline.expired() and not self.unlimited:
-            raise OutOfBudget
+        if not self.unlimited and (deadline.expired() or (deadline.nodes & 63 == 0 and self.out_of_time())):
+            raise OutOfBudget  # a node here costs tens of microseconds: the clock is read every 64
         if self.max_plies is not None and self.ply >= self.max_plies:
             return 0.0
         if depth <= 0:
@@ -226,7 +227,7 @@ class SearchBoard:
             threat = self._flag_threat(sign)
             if threat is not None:
                 return threat
-        return sign * self.score + gain
+        return sign * self.score + gain - self._approach(sign) + self._approach(-sign)
 
     def _flag_threat(self, sign: int) -> float | None:
         """The leaf value when enemies stand next to the last flag of the seat to move, else ``None``.
@@ -248,6 +249,51 @@ class SearchBoard:
             if any(board[j] * sign >= strength for j in steps[square]):
                 return sign * self.score + self._value[strength]
         return -(WIN - self.ply - 2)
+
+    def _approach(self, sign: int) -> float:
+        """What enemies two squares from the last flag of the seat with ``sign`` cost it (see
+        :data:`_UNGUARDED_APPROACH`); nothing while it has more than one flag."""
+        seat = 0 if sign > 0 else 1
+        if self.flags[seat] != 1:
+            return 0.0
+        board, near, steps = self.board, self._near, self._steps
+        cost = 0.0
+        for flag in self._flag_squares[seat]:
+            if board[flag] != sign:
+                continue
+            adjacent = steps[flag]
+            for square in near[flag]:
+                strength = -board[square] * sign
+                if strength > 1 and square not in adjacent:
+                    if not any(board[j] * sign >= strength for j in near[square]):
+                        cost += _UNGUARDED_APPROACH
+        return cost
+
+
+@functools.lru_cache(maxsize=4096)
+def _placement_table(rows: int, cols: int, enemy_flags: tuple[int, ...]) -> tuple[float, ...]:
+    """Per square: how close a movable piece there stands to the nearest of ``enemy_flags``."""
+    span = max(rows, cols)
+    table = []
+    for i in range(rows * cols):
+        nearest = min((_distance(i, t, cols) for t in enemy_flags), default=span)
+        table.append(_PLACEMENT_WEIGHT * (span - nearest) + _CLOSING_IN.get(nearest, 0.0))
+    return tuple(table)
+
+
+@functools.lru_cache(maxsize=4096)
+def _guard_table(rows: int, cols: int, own_flags: tuple[int, ...]) -> tuple[float, ...]:
+    """Per square: value per point of strength of a piece guarding one of ``own_flags`` from there."""
+    return tuple(_GUARD_WEIGHT if any(_distance(i, t, cols) <= 2 for t in own_flags) else 0.0
+                 for i in range(rows * cols))
+
+
+@functools.lru_cache(maxsize=None)
+def _within_two(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    """Each square's squares at king-move distance 1 or 2."""
+    return tuple(
+        tuple(j for j in range(rows * cols) if 0 < _distance(i, j, cols) <= 2) for i in range(rows * cols)
+    )
 
 
 def _distance(a: int, b: int, cols: int) -> int:
