@@ -13,9 +13,9 @@ to ``ok``). Phases of ``--seconds`` alternate in one run:
   tables keep four computer seats thinking at once), watched by one client.
 
 Prints p50 and p99 of each phase and the ratio of the p99s (the issue's
-target: at most 1.5x). The computers think in worker processes at a lower
-priority (``nice`` 10), one per core; a ratio near 1 says the event loop
-keeps its CPU.
+target: at most 1.5x). The computers think in worker processes at the
+lowest priority (``nice`` 19, ``SCHED_IDLE``), one per core; a ratio near 1
+says the event loop keeps its CPU.
 
 Usage::
 

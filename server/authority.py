@@ -117,6 +117,7 @@ class Authority:
         self._forget = forget
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
         self.computers = ComputerPlayers(WorkerPool(), self.play_computer_move)
+        self._bots_committing = 0  # computer seats of new tables whose row is being committed
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -256,7 +257,11 @@ class Authority:
         statements = [create_table_sql(_table_row(table))]
         if starting and table.outcome is not None:
             statements.append(_ended_sql(table, table.outcome))
-        await self._persist(*statements)
+        self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
+        try:
+            await self._persist(*statements)
+        finally:
+            self._bots_committing -= len(computer)
         self.lobby.add(table)
         self._count_against(host, table)
         if seat is not None:
@@ -273,8 +278,9 @@ class Authority:
         return self._joined(request.id, table, seat)
 
     def running_bots(self) -> int:
-        """How many computer seats sit at tables whose game is not over."""
-        return sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
+        """How many computer seats sit at tables whose game is not over (or whose creation is being committed)."""
+        seated = sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
+        return seated + self._bots_committing
 
     def _check_bots(self, more: int) -> None:
         """Refuse ``more`` computer seats beyond the server's ``max_bots``.
@@ -518,7 +524,7 @@ class Authority:
     async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
         """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
         table = self.table(request.table)
-        if table.has_computer() and request.kind != "rematch":
+        if table.has_computer():
             return await self._offer_computer(session, table, request, then)
         async with table.lock:
             opponent_offer = table.offers.get(request.kind)
@@ -531,7 +537,8 @@ class Authority:
         return Ok(id=request.id)
 
     async def _offer_computer(self, session: Session, table: Table, request: Offer, then: list[Push]) -> Message:
-        """The computer answers at once: a takeback is granted back to the asker's own turn, a draw declined."""
+        """The computer answers at once: a takeback is granted back to the asker's own turn, a rematch
+        accepted, a draw declined."""
         async with table.lock:
             seat = table.offer(session, request.kind, request.plies)
             del table.offers[request.kind]
@@ -539,6 +546,12 @@ class Authority:
             if request.kind == "draw":
                 then.append(lambda: self.to_table(table, offered))
                 then.append(lambda: self.to_table(table, Answered(table=table.id, kind="draw", accepted=False)))
+                return Ok(id=request.id)
+            if request.kind == "rematch":
+                rematch = await self._rematch(table, session)
+                then.append(lambda: self.to_table(table, offered))
+                then.append(lambda: self.to_table(table, Answered(table=table.id, kind="rematch", accepted=True)))
+                then.append(lambda: self._announce_rematch(table, rematch))
                 return Ok(id=request.id)
             state, taken = _takeback_to_turn_of(table, seat, request.plies)
             await self._persist(truncate_moves_sql(table.id, state.ply))
@@ -621,13 +634,12 @@ class Authority:
         """
         if old.rematch is not None:
             raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
-        if old.has_computer():
-            raise RequestError(Code.BAD_ACTION, "the computer does not play rematches; create a new table against it")
-        if any(holder is None for holder in old.seats):
+        if any(holder is None and old.computer[seat] is None for seat, holder in enumerate(old.seats)):
             raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
         for holder in old.seats:
-            assert holder is not None
-            self._check_room(holder, who=holder.name)
+            if holder is not None:
+                self._check_room(holder, who=holder.name)
+        self._check_bots(sum(level is not None for level in old.computer))
         return self._check_address_budget(accepter)
 
     async def _rematch(self, old: Table, accepter: Session) -> Table:
@@ -642,9 +654,17 @@ class Authority:
         table = Table.create(self.next_table_id, old.game.name, old.options, seed)
         self.next_table_id += 1
         table.set_time_control(old.clock.control if old.clock is not None else None)
+        table.hints = old.hints
         second, first = old.seats
-        assert first is not None and second is not None  # _check_rematch: both players are still there
-        table.seat_both(first, second)
+        if old.has_computer():  # the computer takes the seat its player had not
+            for seat, holder, level in ((0, first, old.computer[1]), (1, second, old.computer[0])):
+                if holder is not None:
+                    table.seat_player(seat, holder)
+                else:
+                    table.seat_computer(seat, level)  # type: ignore[arg-type]
+        else:
+            assert first is not None and second is not None  # _check_rematch: both players are still there
+            table.seat_both(first, second)
         table.started = True
         statements = [create_table_sql(_table_row(table))]
         if table.outcome is not None:  # decided by its setup: over as it starts
@@ -668,6 +688,7 @@ class Authority:
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
+        self.computers.wake(table)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         members = table.members()

@@ -270,8 +270,12 @@ class Table:
     def seat_both(self, first: Session, second: Session) -> None:
         """Seat the two players of a game that starts at once (a rematch), even one its setup already decides."""
         for seat, holder in enumerate((first, second)):
-            self.seats[seat] = holder
-            self.seat_names[seat] = holder.name
+            self.seat_player(seat, holder)
+
+    def seat_player(self, seat: int, holder: Session) -> None:
+        """Seat one player of a game that starts at once (a rematch), even one its setup already decides."""
+        self.seats[seat] = holder
+        self.seat_names[seat] = holder.name
 
     def ready_to_start(self) -> bool:
         """Whether both seats are now filled and play has not begun."""

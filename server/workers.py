@@ -3,9 +3,9 @@
 A :class:`WorkerPool` runs :func:`games.bots.choose_move` in a
 ``concurrent.futures.ProcessPoolExecutor`` started with the ``spawn``
 context (never ``fork`` from a process running an event loop and threads).
-It is created on first use, its workers run at a lower priority (``nice``
-10) so the event loop keeps the CPU it needs, and it has one worker per
-core. A pool whose worker died (``BrokenProcessPool``) is replaced and the
+It is created on first use, its workers run at the lowest priority
+(``nice`` 19 and, on Linux, ``SCHED_IDLE``) so the event loop keeps the CPU
+it needs, and it has one worker per core. A pool whose worker died (``BrokenProcessPool``) is replaced and the
 move asked again once.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["WorkerPool", "ThinkingFailed", "WORKER_NICENESS", "default_workers"]
 
 log = logging.getLogger(__name__)
 
-WORKER_NICENESS = 10
+WORKER_NICENESS = 19
 """How much lower than the server's the workers' scheduling priority is (``os.nice``)."""
 
 SLACK_S = 10.0
@@ -43,11 +43,21 @@ def default_workers() -> int:
 
 
 def _start_worker() -> None:
-    """Runs first in each worker: lower its priority and load the choosers' package."""
+    """Runs first in each worker: lower its priority and load the choosers' package.
+
+    Besides ``nice``, on Linux the worker asks for the ``SCHED_IDLE`` policy:
+    it then runs only on CPU time no ordinary process wants, so a waking
+    event loop preempts it at once.
+    """
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the worker still works, at the same priority
         pass
+    if hasattr(os, "SCHED_IDLE"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            pass
     import games.bots  # noqa: F401  (imported once per worker, not per move)
 
 

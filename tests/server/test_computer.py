@@ -336,3 +336,46 @@ async def test_closing_the_server_stops_every_worker(configured_server: Configur
     await ann.close()
     await server.close()
     assert multiprocessing.active_children() == []  # joined: no worker left running, no zombie
+
+
+# --- bots: programs that say so -------------------------------------------------------------------
+
+
+async def test_a_bot_client_shows_as_a_bot_in_table_info(bots: Server, open_raw: Open) -> None:
+    deep, ann = await open_raw(bots, "deep-nimble", bot=True), await open_raw(bots, "ann")
+    created = await deep.request("create_table", game="nimble", seat=0)
+    assert created["table"]["bots"] == [True, False] and created["table"]["computer"] is None
+    table = created["table"]["id"]
+    joined = await ann.request("join_table", table=table)
+    assert joined["table"]["bots"] == [True, False] and joined["table"]["hints"] is False
+    plain = await ann.request("create_table", game="nimble", seat=0)
+    assert plain["table"]["bots"] is None
+
+
+async def test_the_computer_accepts_a_rematch_at_once_with_seats_swapped(bots: Server, open_raw: Open) -> None:
+    ann = await open_raw(bots, "ann")
+    joined = await ann.request("create_table", game="nimble", options={"board": [0, 1]}, seat=0, computer=[{"seat": 1, "level": 2}])
+    table = joined["table"]["id"]
+    assert (await ann.request("offer", table=table, kind="rematch"))["code"] == "bad_action"  # not over yet
+    await ann.request("move", table=table, move="2-1")
+    assert (await until(ann, "game_over"))["outcome"]["winner"] == 0
+    assert (await ann.request("offer", table=table, kind="rematch"))["type"] == "ok"
+    assert (await until(ann, "answered"))["accepted"] is True
+    rematch = await until(ann, "rematch_started")
+    assert rematch["previous"] == table and rematch["seat"] == 1
+    assert rematch["table"]["seats"] == ["Computer 2", "ann"] and rematch["table"]["computer"] == [2, None]
+    moved = await until(ann, "moved")  # the computer now moves first, by itself
+    assert moved["seat"] == 0 and moved["table"] == rematch["table"]["id"]
+    assert (await ann.request("offer", table=table, kind="rematch"))["code"] == "bad_action"  # played once
+
+
+async def test_a_table_with_one_computer_seat_waits_for_a_player_then_starts(bots: Server, open_raw: Open) -> None:
+    ann, bob = await open_raw(bots, "ann"), await open_raw(bots, "bob")
+    created = await ann.request("create_table", game="nimble", options={"board": [0, 2, 3]}, seat=None, computer=[{"seat": 0, "level": 4}])
+    table = created["table"]["id"]
+    assert created["table"]["status"] == "waiting" and created["table"]["seats"] == ["Computer 4", None]
+    assert (await bob.request("join_table", table=table, seat=0))["code"] == "table_full"
+    joined = await bob.request("join_table", table=table)
+    assert joined["seat"] == 1 and joined["table"]["status"] == "playing"
+    moved = await until(bob, "moved")
+    assert moved["seat"] == 0 and moved["view"]["to_move"] == 1

@@ -555,6 +555,37 @@ async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
         assert store.load(1).row.seed == 42  # type: ignore[union-attr]
 
 
+async def test_a_version_2_file_gains_computer_seats_and_hints(db: Path) -> None:
+    """A table stored before schema 3 has no computer seat and no hints; new rows keep theirs."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    for migration in store_module.MIGRATIONS[:2]:
+        for statement in migration.statements:
+            connection.execute(statement)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 2")
+    connection.execute(
+        "INSERT INTO tables (id, game, options, seed, seed_is_int, seat0_name, seat0_token, status, created) "
+        "VALUES (1, 'nimble', '{}', 'abc', 0, 'ann', 'tok', 'waiting', ?)",
+        (T0,),
+    )
+    connection.close()
+    async with SQLiteStore.open(db) as store:
+        assert pragma(db, "user_version") == SCHEMA_VERSION
+        loaded = store.load(1)
+        assert loaded is not None and loaded.row.computer is None and loaded.row.hints is False
+        await store.create_table(table_row(2, seat_names=("ann", "Computer 4"), seat_tokens=("tok", None), computer=(None, 4), hints=True))
+    async with SQLiteStore.open(db) as store:
+        again = store.load(2)
+        assert again is not None and again.row.computer == (None, 4) and again.row.hints is True
+
+
+def test_computer_levels_must_be_a_pair() -> None:
+    with pytest.raises(ValueError, match="computer must be two levels"):
+        table_row(1, computer=(4,))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="computer must be two levels"):
+        table_row(1, computer=("4", None))  # type: ignore[arg-type]
+
+
 def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sqlite3.connect(db).close()  # an empty SQLite file with user_version 0
     monkeypatch.setattr(store_module, "MIGRATIONS", (NEXT, *store_module.MIGRATIONS))  # order given wrongly
