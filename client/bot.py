@@ -313,7 +313,7 @@ class Bot:
                 if self._stopping is not None:
                     break
                 if not await self._reconnect():
-                    status = 1
+                    status = 0 if self._stopping is not None else 1  # stopped while reconnecting: as asked
                     break
         except BotError as exc:
             self._say(f"Stopping: {exc}")
