@@ -159,3 +159,27 @@ def test_a_person_plays_new_nimble_vs_computer_to_the_end_with_parlour_play() ->
     finally:
         ann.kill()
         server.kill()
+
+
+def test_without_a_server_a_bot_gives_up_after_give_up_seconds_or_stops_on_sigterm() -> None:
+    server, port = start_server()
+    address = f"127.0.0.1:{port}"
+    patient = nimble_bot(address, "patient", "--create")
+    hasty = nimble_bot(address, "hasty", "--create", "--give-up", "1")
+    try:
+        for bot in (patient, hasty):
+            bot.expect(r"Created table \d+")
+        server.popen.kill()
+        server.popen.wait(10)
+        for bot in (patient, hasty):
+            bot.expect(r"Connection lost .*; reconnecting\.\.\.")
+        hasty.expect(r"Gave up reconnecting after 1 s\.")
+        assert hasty.finish(timeout_s=20) == 1
+        patient.popen.send_signal(signal.SIGTERM)
+        patient.expect(r"Stopped \(signal SIGTERM\); 0 game\(s\) played\.")
+        assert_clean_exit(patient)
+        assert not any("Traceback" in line for line in hasty.lines), hasty.lines
+    finally:
+        for bot in (patient, hasty):
+            bot.kill()
+        server.kill()
