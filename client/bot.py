@@ -4,7 +4,7 @@ A :class:`Bot` is a front end of the client library, as the terminal is: it
 says ``hello`` with ``bot=True`` (lobbies show it as a program), sits at
 tables and plays. It sees only what its seat may see (the ``view`` the
 server sends it) and chooses moves with :func:`games.bots.choose_move` in a
-worker process (:class:`ProcessThinker`), so the event loop keeps answering
+worker process (:class:`client.thinker.ProcessThinker`), so the event loop keeps answering
 heartbeats and offers while it thinks.
 
 Finding games (``mode``):
@@ -39,27 +39,25 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import multiprocessing
 import random
-import signal
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
 import msgspec
 
 import games
-from games.bots import choose_move, default_seconds
+from games.bots import default_seconds
 from protocol import messages as m
 
 from .connection import Client, ConnectionLost, ServerError
 from .sanitize import printable, printable_lines
+from .thinker import ProcessThinker
 
 __all__ = [
     "Bot",
     "BotSettings",
     "DRAW_POLICIES",
     "MODES",
-    "ProcessThinker",
     "material",
     "resume_or_renew",
 ]
@@ -144,64 +142,6 @@ def material(view: Mapping[str, Any], seat: int) -> tuple[int, int] | None:
     if key is None or key not in view:
         return None
     return (view[key][seat], view[key][1 - seat])
-
-
-def _ignore_stop_signals() -> None:
-    """A worker process leaves SIGINT and SIGTERM to the bot, which shuts it down in order."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-def _warm_up(game: str) -> None:
-    import importlib
-
-    importlib.import_module(f"games.bots.{game}")
-
-
-class ProcessThinker:
-    """Chooses moves in a worker process, off the event loop.
-
-    One worker: a bot thinks about one move at a time. The worker is started
-    with ``spawn`` (no copy of the bot's event loop or sockets) and ignores
-    SIGINT and SIGTERM (the bot stops it). A worker that dies is replaced
-    once per move.
-    """
-
-    def __init__(self, game: str) -> None:
-        self._game = game
-        self._pool = self._start()
-
-    def _start(self) -> concurrent.futures.ProcessPoolExecutor:
-        pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_stop_signals
-        )
-        self._warmed_up = pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
-        return pool
-
-    async def ready(self) -> None:
-        """Wait until the worker has started and imported the game's chooser."""
-        await asyncio.wrap_future(self._warmed_up)
-
-    async def choose(self, level: int, view: Mapping[str, Any], seconds: float, seed: int) -> str:
-        """One of ``view["legal_moves"]``, chosen by ``level``'s chooser within about ``seconds``.
-
-        Raises:
-            concurrent.futures.process.BrokenProcessPool: the worker died twice.
-        """
-        loop = asyncio.get_running_loop()
-        for attempt in (1, 2):
-            try:
-                return await loop.run_in_executor(self._pool, choose_move, self._game, level, dict(view), seconds, seed)
-            except concurrent.futures.process.BrokenProcessPool:
-                if attempt == 2:
-                    raise
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = self._start()
-        raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        """Stop the worker (a move being thought about is abandoned)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 Connect = Callable[[str | None], Awaitable[Client]]
