@@ -11,7 +11,10 @@ import asyncio
 import concurrent.futures
 import importlib
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from typing import Any, Mapping
 
 from games.bots import choose_move
@@ -19,10 +22,25 @@ from games.bots import choose_move
 __all__ = ["ProcessThinker"]
 
 
-def _ignore_stop_signals() -> None:
-    """A worker process leaves SIGINT and SIGTERM to the bot, which shuts it down in order."""
+ORPHAN_CHECK_S = 0.5
+"""How often a worker checks that the process that started it still runs."""
+
+
+def _set_up_worker(parent_pid: int) -> None:
+    """Leave SIGINT and SIGTERM to the parent (it shuts the worker down in order), and end with the parent.
+
+    A parent killed outright (SIGKILL, a crash) cannot stop its worker, so the
+    worker watches for it: once its parent process is gone, it exits.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def exit_when_orphaned() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(ORPHAN_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
 
 
 def _warm_up(game: str) -> None:
@@ -33,9 +51,9 @@ class ProcessThinker:
     """Chooses moves in a worker process, off the event loop.
 
     One worker: a bot thinks about one move at a time. The worker is started
-    with ``spawn`` (no copy of the bot's event loop or sockets) and ignores
-    SIGINT and SIGTERM (the bot stops it). A worker that dies is replaced
-    once per move.
+    with ``spawn`` (no copy of the bot's event loop or sockets), ignores
+    SIGINT and SIGTERM (the bot stops it) and exits by itself if the bot is
+    killed outright. A worker that dies is replaced once per move.
     """
 
     def __init__(self, game: str) -> None:
@@ -44,7 +62,10 @@ class ProcessThinker:
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
         pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_stop_signals
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_set_up_worker,
+            initargs=(os.getpid(),),
         )
         self._warmed_up = pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
         return pool

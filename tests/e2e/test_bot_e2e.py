@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -158,7 +160,11 @@ def test_a_person_plays_new_nimble_vs_computer_to_the_end_with_parlour_play() ->
         assert not any(line.startswith("error") or "Traceback" in line for line in ann.lines), ann.lines
     finally:
         ann.kill()
-        server.kill()
+        server.popen.terminate()  # a stopping server ends its worker processes (a SIGKILLed one would orphan them)
+        try:
+            server.popen.wait(15)
+        finally:
+            server.kill()
 
 
 def test_without_a_server_a_bot_gives_up_after_give_up_seconds_or_stops_on_sigterm() -> None:
@@ -182,4 +188,30 @@ def test_without_a_server_a_bot_gives_up_after_give_up_seconds_or_stops_on_sigte
     finally:
         for bot in (patient, hasty):
             bot.kill()
+        server.kill()
+
+
+def test_a_bot_killed_outright_leaves_no_process_behind() -> None:
+    server, port = start_server()
+    bot = nimble_bot(f"127.0.0.1:{port}", "doomed", "--create")
+    try:
+        bot.expect(r"Created table \d+")
+        children_file = Path(f"/proc/{bot.popen.pid}/task/{bot.popen.pid}/children")
+        if not children_file.exists():
+            pytest.skip("needs Linux's /proc/PID/task/TID/children to find the bot's worker")
+        deadline = time.monotonic() + 10
+        while not (children := children_file.read_text().split()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the bot thinks in a worker process"
+        bot.popen.kill()  # SIGKILL: the bot cannot stop its worker
+        bot.popen.wait(10)
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{child}").exists() for child in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [child for child in children if Path(f"/proc/{child}").exists()]
+        for child in left:
+            os.kill(int(child), signal.SIGKILL)  # not to leave them running after a failure
+        assert not left, "the worker ended with the bot"
+    finally:
+        bot.kill()
         server.kill()
