@@ -14,7 +14,7 @@ costs far more than reading the clock), so a search overruns its time by
 about the cost of one node's ``children()``: well under a millisecond on
 small boards, ~10 ms for the 400 moves of a 16 x 16 Ming Mang opening. A game plugs in
 ``evaluate(state, seat)``: a score for the seat to move of a running game,
-higher is better, well inside ``±WIN``.
+higher is better, a whole number well inside ``±WIN``.
 
 Assumes the seats alternate (every game that uses it does; Othello, which
 passes, has its own engine). Scores of finished games: ``WIN - plies`` for a
@@ -43,6 +43,7 @@ from .base import Budget, Deadline, MoveChooser
 __all__ = [
     "WIN",
     "AlphaBeta",
+    "LEVELS",
     "Level",
     "Priority",
     "SearchChooser",
@@ -57,7 +58,10 @@ _MATE_ZONE = WIN - 10_000
 """Scores beyond this are proven wins (or, negated, losses)."""
 
 Evaluate = Callable[[Any, int], float]
-"""``evaluate(state, seat)``: how good the running ``state`` is for ``seat`` (its seat to move)."""
+"""``evaluate(state, seat)``: how good the running ``state`` is for ``seat`` (its seat to move).
+
+Whole numbers only (as ints or floats): the null window of the principal
+variation search is one point wide."""
 Key = Callable[[Any], Hashable]
 """``key(state)``: identifies the position for the transposition table (equal keys: same moves, same future)."""
 Priority = Callable[[Any, Any, int], float]
