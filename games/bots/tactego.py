@@ -17,6 +17,14 @@ Levels:
 4. determinization, two plies on the most promising moves;
 5. determinization, two plies on more candidates, as many samples as the
    budget allows.
+
+Measured on the default 8 x 8 board (level 5 against capture-first, seats
+alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
+3,000 nodes a move, 16 of 20 at 20,000, 14 of 20 at one second a move on a
+loaded machine; 19 of 20 against uniformly random moves. Every loss was a
+flag taken, mostly one set up in the front row. Level 1 wins 3 of 20
+against capture-first, level 3 16 of 20. ``benchmarks/strength.py`` holds
+the full measurement.
 """
 
 from __future__ import annotations
