@@ -8,9 +8,10 @@ each move, as a well-behaved game), measuring each move's round trip (write
 to ``ok``). Phases of ``--seconds`` alternate in one run:
 
 - **alone**: only that game;
-- **bots**: the same while ``--bot-tables`` computer-against-computer Othello
-  tables at level 5 play (one seat of each thinks at any time, so four
-  tables keep four computer seats thinking at once), watched by one client.
+- **bots**: the same while ``--bot-tables`` clients play Othello against the
+  computer at level 5, each answering the computer's move at once, so four
+  tables keep four computer seats thinking nearly all the time; the games are
+  resigned when the phase ends, so the next **alone** phase is alone.
 
 Prints p50 and p99 of each phase and the ratio of the p99s (the issue's
 target: at most 1.5x). The computers think in worker processes at the
@@ -40,50 +41,80 @@ if str(ROOT / "benchmarks") not in sys.path:
     sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import games  # noqa: E402
-from client import Client  # noqa: E402
+from client import Client, ServerError  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess, close_table, skip_forced_passes, summary  # noqa: E402
 
 
-class ComputerTables:
-    """Computer-against-computer tables kept playing (a finished one is replaced) by one watching client."""
+class ComputerOpponents:
+    """``count`` clients each playing Othello against the computer at ``level``, answering at once.
 
-    def __init__(self, client: Client, count: int, level: int) -> None:
-        self.client = client
+    A client moves the moment the computer has moved (and opens a new table
+    when a game ends), so each keeps one computer seat thinking nearly all
+    the time; :meth:`stop` resigns every game, so the computers stop too.
+    """
+
+    def __init__(self, host: str, port: int, count: int, level: int, seed: int) -> None:
+        self.host, self.port = host, port
         self.count = count
         self.level = level
-        self.moves = 0
-        self.live: set[int] = set()
-        self._task: asyncio.Task[None] | None = None
+        self.moves = 0  # the computers' moves seen
+        self._rng = random.Random(seed)
+        self._clients: list[Client] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._tables: dict[Client, int] = {}  # each client's current table
+        self._round = 0
 
     async def start(self) -> None:
-        """Open the tables and wait until each has seen a computer move (the workers run)."""
-        for _ in range(self.count):
-            await self._open()
-        self._task = asyncio.create_task(self._follow())
-        while self.moves < self.count:
+        """Start the games and wait until each computer has moved once (the workers run)."""
+        self._round += 1
+        before = self.moves
+        for index in range(self.count):
+            client = await Client.connect(self.host, self.port, name=f"feeder{self._round}x{index}")
+            self._clients.append(client)
+            self._tasks.append(asyncio.create_task(self._play(client)))
+        while self.moves < before + self.count:
+            for task in self._tasks:
+                if task.done():
+                    task.result()  # a game that failed: say why
             await asyncio.sleep(0.05)
 
-    async def _open(self) -> None:
-        seats = [m.ComputerSeat(seat=0, level=self.level), m.ComputerSeat(seat=1, level=self.level)]
-        joined = await self.client.request(m.CreateTable, game="othello", seat=None, computer=seats)
-        assert isinstance(joined, m.TableJoined), joined
-        self.live.add(joined.table.id)
-
-    async def _follow(self) -> None:
-        async for event in self.client.events():
-            if isinstance(event, m.Moved):
-                self.moves += 1
-            elif isinstance(event, m.GameOver) and event.table in self.live:
-                self.live.discard(event.table)
-                await self.client.leave_table(event.table)
-                await self._open()
+    async def _play(self, client: Client) -> None:
+        while True:
+            joined = await client.request(
+                m.CreateTable, game="othello", options={"size": 8}, seat=0, computer=[m.ComputerSeat(seat=1, level=self.level)]
+            )
+            assert isinstance(joined, m.TableJoined), joined
+            self._tables[client] = joined.table.id
+            view = joined.view
+            while True:
+                if view.get("to_move") == 0 and view.get("legal_moves"):
+                    await client.move(joined.table.id, self._rng.choice(view["legal_moves"]))
+                event = await client.next_event((m.Moved, m.GameOver), timeout_s=60)
+                if isinstance(event, m.GameOver):
+                    break
+                assert isinstance(event, m.Moved)
+                self.moves += event.seat == 1
+                view = event.view
+            await client.leave_table(joined.table.id)
 
     async def stop(self) -> None:
-        """Leave every table (the computers play on for nobody until the server stops)."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        """Resign every game, then give the moves still being thought out time to end."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for client in self._clients:
+            table = self._tables.get(client)
+            if table is not None:
+                try:
+                    await client.resign(table)
+                except ServerError:  # that game was over already
+                    pass
+            await client.close()
+        self._clients.clear()
+        self._tasks.clear()
+        self._tables.clear()
+        await asyncio.sleep(1.5)
 
 
 async def measure(host: str, port: int, seconds: float, gap_s: float, seed: int) -> list[float]:
@@ -123,25 +154,22 @@ async def run(args: argparse.Namespace, port: int) -> None:
     host = "127.0.0.1"
     alone: list[float] = []
     beside: list[float] = []
-    watcher = await Client.connect(host, port, name="watcher")
-    bots = ComputerTables(watcher, args.bot_tables, level=5)
-    try:
-        for round_ in range(args.rounds):
-            alone += await measure(host, port, args.seconds, args.gap_ms / 1000, seed=2 * round_ + 1)
-            started = time.perf_counter()
-            if round_ == 0:
-                await bots.start()
-            print(f"round {round_ + 1}: alone, {len(alone)} moves so far; {len(bots.live)} computer tables playing "
-                  f"(ready in {time.perf_counter() - started:.1f} s)", flush=True)
-            before = bots.moves
+    bots = ComputerOpponents(host, port, args.bot_tables, level=5, seed=7)
+    for round_ in range(args.rounds):
+        alone += await measure(host, port, args.seconds, args.gap_ms / 1000, seed=2 * round_ + 1)
+        started = time.perf_counter()
+        await bots.start()
+        before = bots.moves
+        print(f"round {round_ + 1}: {args.bot_tables} computers thinking (ready in {time.perf_counter() - started:.1f} s)", flush=True)
+        try:
             beside += await measure(host, port, args.seconds, args.gap_ms / 1000, seed=2 * round_ + 2)
-            print(f"round {round_ + 1}: the computers played {bots.moves - before} moves meanwhile", flush=True)
-    finally:
-        await bots.stop()
-        await watcher.close()
+        finally:
+            moved = bots.moves - before
+            await bots.stop()
+        print(f"round {round_ + 1}: the computers played {moved} moves meanwhile", flush=True)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\nserver 127.0.0.1:{port} (separate process), {cores} cores, --bot-seconds {args.bot_seconds:g}, "
-          f"{args.bot_tables} computer-vs-computer Othello tables at level 5 ({args.bot_tables} seats thinking at once)")
+          f"{args.bot_tables} computer seats at level 5 thinking at once beside the measured game")
     print(summary("alone: move -> ok", alone))
     print(summary("bots: move -> ok", beside))
     print(f"p99 ratio (bots / alone): {p99(beside) / p99(alone):.2f}x  (target <= 1.5x)")
@@ -152,12 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=8.0, help="how long each phase plays, in seconds (default: 8)")
     parser.add_argument("--gap-ms", type=float, default=10.0, help="pause after each move, in milliseconds (default: 10)")
     parser.add_argument("--rounds", type=int, default=3, help="alone/bots pairs of phases (default: 3)")
-    parser.add_argument("--bot-tables", type=int, default=4, help="computer-vs-computer tables (default: 4)")
+    parser.add_argument("--bot-tables", type=int, default=4, help="computer seats thinking at once, one per table (default: 4)")
     parser.add_argument("--bot-seconds", type=float, default=1.0, help="the strongest level's thinking time (default: 1)")
+    parser.add_argument("--bot-workers", type=int, help="the server's worker processes (default: the server's, one per core)")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.gap_ms < 0 or args.rounds < 1 or args.bot_tables < 1:
         parser.error("--seconds must be positive, --gap-ms not negative, --rounds and --bot-tables at least 1")
-    options = [*UNTHROTTLED, *ONE_ADDRESS, "--bot-seconds", str(args.bot_seconds), "--max-bots", str(2 * args.bot_tables)]
+    options = [*UNTHROTTLED, *ONE_ADDRESS, "--bot-seconds", str(args.bot_seconds), "--max-bots", str(args.bot_tables)]
+    if args.bot_workers is not None:
+        options += ["--bot-workers", str(args.bot_workers)]
     server = ServerProcess(options=options)
     port = server.start()
     try:

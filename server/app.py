@@ -107,7 +107,7 @@ class ServerConfig:
         bot_seconds: how long the strongest computer level thinks per move, in seconds
             (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
-        bot_workers: worker processes for the computer players (``None``: one per core).
+        bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
     """
 
     host: str = "0.0.0.0"

@@ -85,7 +85,7 @@ def add_computer_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot-workers",
         type=number_in(1, MOST_BOT_WORKERS, whole=True),
         metavar="N",
-        help=f"worker processes for the computer players, 1 to {MOST_BOT_WORKERS} (default: one per core, {default_workers()} here)",
+        help=f"worker processes for the computer players, 1 to {MOST_BOT_WORKERS} (default: one per core but one, at least one: {default_workers()} here)",
     )
 
 

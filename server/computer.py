@@ -39,7 +39,7 @@ HINT_LEVEL = MAX_LEVEL
 RETRY_S = 1.0
 """How long the computer waits to try again after its move could not be saved."""
 
-PlayMove = Callable[[Table, int, str, list[str]], Awaitable[None]]
+PlaySeatMove = Callable[[Table, int, str, list[str]], Awaitable[None]]
 
 
 class StaleMove(Exception):
@@ -66,7 +66,7 @@ class ComputerPlayers:
         hint_seconds: how long a hint is thought about.
     """
 
-    def __init__(self, pool: WorkerPool, play: PlayMove, seconds: float | None = None, hint_seconds: float = DEFAULT_HINT_SECONDS) -> None:
+    def __init__(self, pool: WorkerPool, play: PlaySeatMove, seconds: float | None = None, hint_seconds: float = DEFAULT_HINT_SECONDS) -> None:
         self.pool = pool
         self._play = play
         self._seconds = seconds
@@ -166,4 +166,5 @@ def check_level(level: int, field: str) -> None:
 
 
 def _random_move(view: dict[str, Any], seed: int) -> str:
-    return random.Random(seed).choice(view["legal_moves"])
+    """A legal move of ``view`` drawn with ``seed`` (``"pass"`` if the view lists none: the rules then judge it)."""
+    return random.Random(seed).choice(view.get("legal_moves") or ["pass"])

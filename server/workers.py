@@ -5,8 +5,9 @@ A :class:`WorkerPool` runs :func:`games.bots.choose_move` in a
 context (never ``fork`` from a process running an event loop and threads).
 It is created on first use, its workers run at the lowest priority
 (``nice`` 19 and, on Linux, ``SCHED_IDLE``) so the event loop keeps the CPU
-it needs, and it has one worker per core. A pool whose worker died (``BrokenProcessPool``) is replaced and the
-move asked again once.
+it needs, and it has one worker per core but one (:func:`default_workers`).
+A pool whose worker died (``BrokenProcessPool``) is replaced and the move
+asked again once.
 """
 
 from __future__ import annotations
@@ -35,11 +36,18 @@ class ThinkingFailed(Exception):
 
 
 def default_workers() -> int:
-    """One worker per core this process may run on (at least one)."""
+    """One worker per core this process may run on but one, which is left to the event loop (at least one worker).
+
+    Even at the lowest priority a worker on every core slows the event loop
+    (caches, a shared host): on two cores, four computers thinking through two
+    workers raised a game's move round-trip p99 1.8-3.9x, through one 1.1-1.7x
+    (``benchmarks/bots_latency.py``).
+    """
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 def _start_worker() -> None:
@@ -71,7 +79,7 @@ class WorkerPool:
     """The worker processes of one server.
 
     Args:
-        workers: how many processes (default: one per core).
+        workers: how many processes (default: :func:`default_workers`).
     """
 
     def __init__(self, workers: int | None = None) -> None:

@@ -153,6 +153,8 @@ NUMERIC_FLAGS = [
     (["games", "--limit"], ["-1", "1e3", "99999999999999999999", "nan"], ["0", "1000000"]),
     (["games", "--offset"], ["-1", "inf"], ["0", "5"]),
     (["games", "--export"], ["0", "-1", "nan", str(2**63)], ["1", str(2**63 - 1)]),
+    (["serve", "--bot-seconds"], ["0", "-1", "nan", "inf", "61", "x"], ["0.02", "1", "60"]),
+    (["serve", "--bot-workers"], ["0", "-1", "1.5", "257", "nan"], ["1", "256"]),
     *[(["serve", limit_flag(spec.name)], ["0", "-1", "nan", "inf", "1e300", "x"], [str(spec.default)]) for spec in fields(Limits)],
 ]
 

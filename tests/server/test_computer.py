@@ -252,15 +252,19 @@ async def test_the_server_answers_pings_at_once_while_a_computer_thinks_for_a_se
     thinking_since = time.monotonic()
     await until(ann, "game_started")
     await asyncio.sleep(0.3)  # the worker has started and searches
-    slowest = 0.0
+    round_trips, pushes = [], []
     while server.computers.thinking:
         sent = time.monotonic()
-        assert (await ann.request("ping"))["type"] == "pong"
-        slowest = max(slowest, time.monotonic() - sent)
+        pushes += await ann.sync()  # ping; the pushes that came before the pong
+        round_trips.append(time.monotonic() - sent)
         await asyncio.sleep(0.05)
-    moved = await until(ann, "moved")
+    moved = next((push for push in pushes if push["type"] == "moved"), None) or await until(ann, "moved")
     assert moved["seat"] == 0 and time.monotonic() - thinking_since >= 0.9  # it did think about a second
-    assert slowest < 0.1, f"a ping took {slowest * 1000:.0f} ms while the computer thought"
+    assert len(round_trips) >= 5
+    # A search on the event loop would hold every ping for most of a second; one ping is allowed an
+    # unlucky time slice of this shared machine (the test's clients run in the server's process).
+    slow = sorted(round_trips)[-2]
+    assert slow < 0.1, f"pings took {[round(t * 1000) for t in round_trips]} ms while the computer thought"
 
 
 # --- what the computer is given ------------------------------------------------------------------
@@ -306,13 +310,14 @@ async def test_the_computer_is_given_its_seat_view_not_the_state(bots: Server, o
 
 
 async def test_a_killed_worker_is_replaced_and_the_game_goes_on(bots: Server, open_raw: Open, caplog: pytest.LogCaptureFixture) -> None:
+    others = set(multiprocessing.active_children())
     ann = await open_raw(bots, "ann")
     joined = await ann.request("create_table", game="nimble", options={"board": [0, 0, 0, 4]}, seat=0, computer=[{"seat": 1, "level": 5}])
     table = joined["table"]["id"]
     await until(ann, "game_started")
     await ann.request("move", table=table, move="4-3")
     assert (await until(ann, "moved"))["seat"] == 0 and (await until(ann, "moved"))["seat"] == 1
-    workers = multiprocessing.active_children()
+    workers = set(multiprocessing.active_children()) - others
     assert workers, "the computer thinks in a worker process"
     for worker in workers:
         os.kill(worker.pid, signal.SIGKILL)  # type: ignore[arg-type]
@@ -324,18 +329,19 @@ async def test_a_killed_worker_is_replaced_and_the_game_goes_on(bots: Server, op
     await ann.request("move", table=table, move=legal.legal_moves()[-1])
     assert (await until(ann, "moved"))["seat"] == 0 and (await until(ann, "moved"))["seat"] == 1
     assert "worker process died" in caplog.text and "random legal move" not in caplog.text
-    assert multiprocessing.active_children(), "new workers think for the computer"
+    assert set(multiprocessing.active_children()) - others - workers, "new workers think for the computer"
 
 
 async def test_closing_the_server_stops_every_worker(configured_server: ConfiguredServer, open_raw: Open) -> None:
+    others = set(multiprocessing.active_children())
     server = await configured_server(bot_seconds=0.02, bot_workers=2)
     ann = await open_raw(server, "ann")
     await ann.request("create_table", game="nimble", seat=None, computer=[{"seat": 0, "level": 5}, {"seat": 1, "level": 5}])
     await until(ann, "moved")
-    assert multiprocessing.active_children()
+    assert set(multiprocessing.active_children()) - others
     await ann.close()
     await server.close()
-    assert multiprocessing.active_children() == []  # joined: no worker left running, no zombie
+    assert set(multiprocessing.active_children()) - others == set()  # joined: no worker left running, no zombie
 
 
 # --- bots: programs that say so -------------------------------------------------------------------
