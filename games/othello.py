@@ -284,15 +284,16 @@ class Othello(Game):
         if to_move not in (BLACK, WHITE, None) or type(ply) is not int or ply < 0:
             raise GameError(f"an othello view has to_move 0, 1 or None and a ply >= 0, not {to_move!r} and {ply!r}")
         geo = _geometry(len(board))
-        black, white = _view_bitboards(board, geo)
+        _check_view_rows(board, geo.size)
         if last_move is None or last_move == _PASS:
             last = None if last_move is None else 0
         elif last_move in geo.index:
             last = 1 << geo.index[last_move]
         else:
             raise GameError(f"an othello view's last_move must be a square, 'pass' or None, not {last_move!r}")
-        setup = _Setup(self, self.resolve_options({"size": geo.size}), geo)
-        return OthelloState(setup, black, white, BLACK if to_move is None else to_move, ply, last)
+        state = OthelloState.from_diagram("\n".join(board), BLACK if to_move is None else to_move, ply)
+        state._last = last  # from_diagram builds a position no move led to
+        return state
 
 
 _GAME = Othello()
@@ -653,23 +654,17 @@ def _squares(bitboard: int, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(squares)
 
 
-def _view_bitboards(board: list[Any], geo: _Geometry) -> tuple[int, int]:
-    """Return ``(black, white)`` from a view's rows of ``X``/``O``/``.``, top row first.
+def _check_view_rows(board: list[Any], size: int) -> None:
+    """Check that a view's board is ``size`` rows of ``size`` ``X``/``O``/``.`` each.
 
     Raises:
-        GameError: if a row is not a string of ``size`` of those characters.
+        GameError: naming the first row that is not.
     """
-    size, black, white = geo.size, 0, 0
     for row, text in enumerate(board):
         if not isinstance(text, str) or len(text) != size or not set(text) <= {"X", "O", _EMPTY}:
             raise GameError(f"row {row + 1} of an othello view's board must be {size} of X, O and .")
-        offset = row * size
-        for col, char in enumerate(text):
-            if char == "X":
-                black |= 1 << (offset + col)
-            elif char == "O":
-                white |= 1 << (offset + col)
-    return black, white
+    if not any("X" in text or "O" in text for text in board):
+        raise GameError("an othello view's board has no disc")
 
 
 def _diagram_rows(diagram: str) -> list[str]:

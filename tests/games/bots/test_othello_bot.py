@@ -159,7 +159,7 @@ def test_state_from_view_refuses_what_is_not_an_othello_view() -> None:
     view = OTHELLO.new_state({"size": 8}).view(0)
     for broken in ({**view, "game": "morris"}, {**view, "board": view["board"][:7]},
                    {**view, "board": [*view["board"][:7], "XXXXXXXZ"]}, {**view, "to_move": 3},
-                   {**view, "last_move": "z9"}):
+                   {**view, "last_move": "z9"}, {**view, "board": ["." * 8] * 8}, {**view, "ply": -1}):
         with pytest.raises(games.GameError):
             OTHELLO.state_from_view(broken)
 
