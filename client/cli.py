@@ -1,7 +1,7 @@
-"""The ``parlour`` command: ``serve``, ``play``, ``host`` and ``games``.
+"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host`` and ``games``.
 
-The one module that knows both ends. ``play`` uses the client library alone;
-``serve``, ``games`` and ``host`` import the server inside their functions, so
+The one module that knows both ends. ``play`` and ``bot`` use the client library
+alone; ``serve``, ``games`` and ``host`` import the server inside their functions, so
 importing this module loads no server module. The options both ends take (the
 password, numeric ranges) come from :mod:`protocol.cli_options`. The server
 never imports the client (``tests/test_import_layers.py`` checks both rules).
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import socket
 import ssl
 import sys
@@ -21,6 +22,8 @@ from typing import Any, Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
 
+from .bot import Bot, resume_or_renew
+from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
@@ -78,20 +81,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
-    tls = play.add_argument_group(
-        "TLS", "For a server started with --tls-cert. Pin its certificate with --tls-fingerprint, or verify it with --tls."
-    )
-    tls.add_argument("--tls", action="store_true", help="use TLS, verifying the server's certificate against the system's certificate authorities")
-    how = tls.add_mutually_exclusive_group()
-    how.add_argument("--tls-ca", metavar="FILE", help="use TLS, verifying the certificate against the authorities in this PEM file instead")
-    how.add_argument(
-        "--tls-fingerprint",
-        metavar="HEX",
-        type=_fingerprint,
-        help="use TLS and accept only the certificate with this SHA-256 fingerprint (the one parlour serve printed)",
-    )
-    add_password_arguments(play, server=False)
+    _add_connect_arguments(play)
     play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
+    bot = subparsers.add_parser(
+        "bot",
+        help="a computer player that creates or joins tables on a server and plays",
+        description=BOT_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_bot_arguments(bot)
+    _add_connect_arguments(bot)
+    bot.set_defaults(run=run_bot, finish=_finish_bot, command_parser=bot)
     host = subparsers.add_parser(
         "host",
         help="host a server on this machine and play on it from this terminal",
@@ -105,6 +105,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_password_arguments(host, server=True)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     return parser
+
+
+def _add_connect_arguments(parser: argparse.ArgumentParser) -> None:
+    """The TLS and password options of a client command (``play``, ``bot``)."""
+    tls = parser.add_argument_group(
+        "TLS", "For a server started with --tls-cert. Pin its certificate with --tls-fingerprint, or verify it with --tls."
+    )
+    tls.add_argument("--tls", action="store_true", help="use TLS, verifying the server's certificate against the system's certificate authorities")
+    how = tls.add_mutually_exclusive_group()
+    how.add_argument("--tls-ca", metavar="FILE", help="use TLS, verifying the certificate against the authorities in this PEM file instead")
+    how.add_argument(
+        "--tls-fingerprint",
+        metavar="HEX",
+        type=_fingerprint,
+        help="use TLS and accept only the certificate with this SHA-256 fingerprint (the one parlour serve printed)",
+    )
+    add_password_arguments(parser, server=False)
 
 
 def parse_args(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> argparse.Namespace:
@@ -160,6 +177,11 @@ def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
     except TLSFileError as exc:
         raise UsageError(str(exc)) from None
     args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ))
+
+
+def _finish_bot(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    _finish_play(args, environ)
+    finish_bot_arguments(args)
 
 
 def _finish_host(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
@@ -250,6 +272,37 @@ async def _host(args: argparse.Namespace) -> int:
         return await _session(local, server.port, args.name, args.settings)
     finally:
         await server.close()
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Run ``parlour bot``: play until the game count is reached or SIGINT/SIGTERM; return the exit status."""
+    try:
+        return asyncio.run(_bot(args))
+    except KeyboardInterrupt:  # a second Ctrl-C while stopping
+        return 0
+
+
+async def _bot(args: argparse.Namespace) -> int:
+    host, port = args.address
+    settings: ConnectSettings = args.settings
+    connect = resume_or_renew(host, port, args.name, **settings.connect_kwargs())
+    try:
+        client = await connect(None)
+    except ServerError as exc:
+        print(describe_connect_error(exc, settings), flush=True)
+        return 2
+    except OSError as exc:
+        print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
+        return 1
+    assert client.welcome is not None
+    say = lambda text: print(text, flush=True)  # noqa: E731
+    say(f"Connected to {printable(client.welcome.server)} as {printable(client.name)}: "
+        f"a level {args.bot.level} {args.bot.game} bot ({args.bot.mode}).")
+    bot = Bot(args.bot, client, connect, say)
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, bot.stop, f"signal {signal.Signals(signal_number).name}")
+    return await bot.run()
 
 
 async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Client:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import ssl as ssl_module
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Mapping
 
 from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
 from protocol import messages as m
@@ -95,6 +95,7 @@ class Client:
         fingerprint: str | None = None,
         timeout_s: float = 10.0,
         watch_lobby: bool = False,
+        bot: bool = False,
     ) -> "Client":
         """Open a connection and say hello.
 
@@ -104,6 +105,8 @@ class Client:
                 connection is refused if it presents another (needs ``ssl``).
             watch_lobby: also ask for the lobby's pushes (``table_updated``,
                 ``table_closed``, lobby ``chat``); see :meth:`watch_lobby`.
+            bot: say ``hello`` as a program playing by itself (``parlour bot``):
+                lobbies show it in ``TableInfo.bots``.
 
         Raises:
             OSError: the server cannot be reached, or TLS failed (``ssl.SSLError``,
@@ -119,7 +122,9 @@ class Client:
                 raise
         client = cls(reader, writer)
         try:
-            hello = m.Hello(id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password)
+            hello = m.Hello(
+                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot
+            )
             reply = await asyncio.wait_for(client._request(hello), timeout_s)
         except BaseException:
             await client.close()
@@ -352,13 +357,34 @@ class Client:
         seed: str | int | None = None,
         seat: int | None = 0,
         time_control: str | None = None,
+        computer: Mapping[int, int] | None = None,
+        hints: bool = False,
     ) -> m.TableJoined:
         """Create a table and sit at ``seat`` (``None``: watch it instead).
 
         ``time_control`` is ``"MINUTES+INCREMENT"`` (e.g. ``"5+3"``) or ``None`` for no clock.
+        ``computer`` maps the seats the server's computer player takes to its
+        level there (``{1: 4}``: level 4 plays seat 1; both seats and
+        ``seat=None`` for a computer-vs-computer table to watch); the game
+        starts as soon as both seats are filled. ``hints`` lets the seated
+        players ask for :meth:`hint` (always allowed against the computer).
+
+        Raises:
+            ServerError: ``bad_request`` for a bad computer seat or level,
+                ``too_many_bots`` past the server's limit of computer seats, and
+                the usual refusals of a new table.
+            ConnectionLost: as :meth:`request`.
         """
+        seats = [m.ComputerSeat(seat=seat_of_computer, level=level) for seat_of_computer, level in sorted((computer or {}).items())]
         reply = await self.request(
-            m.CreateTable, game=game, options=options or {}, seed=seed, seat=seat, time_control=time_control
+            m.CreateTable,
+            game=game,
+            options=options or {},
+            seed=seed,
+            seat=seat,
+            time_control=time_control,
+            computer=seats,
+            hints=hints,
         )
         assert isinstance(reply, m.TableJoined)
         return reply
@@ -410,6 +436,20 @@ class Client:
         reply = await self.request(m.GetRecord, table=table)
         assert isinstance(reply, m.Record)
         return reply.text
+
+    async def hint(self, table: int) -> m.Hint:
+        """Ask the server's computer for the best move for our seat at ``table`` (it must be our turn).
+
+        Returns the ``hint`` reply: its ``move`` and the ``ply`` it is for.
+
+        Raises:
+            ServerError: ``hints_off`` at a table created without hints,
+                ``not_your_turn``, ``not_seated``, ``no_such_table``, ...
+            ConnectionLost: as :meth:`request`.
+        """
+        reply = await self.request(m.AskHint, table=table)
+        assert isinstance(reply, m.Hint)
+        return reply
 
     async def ping(self) -> None:
         """Round-trip a ``ping``."""

@@ -31,7 +31,16 @@ from .render import render
 from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
 
-__all__ = ["TerminalClient", "LineInput", "PromptInput", "describe_table", "describe_archived", "format_clock"]
+__all__ = [
+    "TerminalClient",
+    "LineInput",
+    "PromptInput",
+    "NewTable",
+    "describe_table",
+    "describe_archived",
+    "format_clock",
+    "player_label",
+]
 
 HELP = """Commands:
   list                      show the tables in the lobby
@@ -41,13 +50,23 @@ HELP = """Commands:
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
                             seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
-                            adds a clock (e.g. tc=5+3; default: no clock)
+                            adds a clock (e.g. tc=5+3; default: no clock);
+                            seat=0|1 picks your seat (default 0, who moves first)
+  new GAME vs=computer [level=N]
+                            play the computer, level 1 (a beginner can win) to 5
+                            (the strongest; default {default_level}); level=N alone
+                            means vs=computer too. The game starts at once.
+  new GAME computer=L0,L1   watch the computer play itself: seat 0 at level L0,
+                            seat 1 at level L1 (e.g. new othello computer=3,5)
+  new GAME ... hints=on     let the players ask for hints (always on against
+                            the computer)
   save FILE                 write the current position to FILE (Nine Men's Morris)
   join ID [SEAT]            take a free seat at table ID (SEAT 0 or 1)
   watch ID                  watch table ID as a spectator
   leave                     leave the current table (resigns a running game)
   board                     show the current position again (the replay's while replaying)
   moves                     list your legal moves
+  hint                      ask the computer for a move (at tables with hints)
 Game controls (players):
   resign                    resign the current game
   draw                      offer your opponent a draw (lapses when you move)
@@ -73,6 +92,10 @@ Anything else is a move in the game's notation, e.g. d3."""
 
 STORAGE_FULL_TEXT = "The server cannot save moves right now (its disk is full); nothing was changed. Try again later."
 """What the player reads when the server answers ``storage_full``."""
+
+DEFAULT_COMPUTER_LEVEL = 3
+"""The computer's level when ``new GAME vs=computer`` names none: a fair game for most players."""
+COMPUTER_LEVELS = range(1, 6)
 
 OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
@@ -156,6 +179,7 @@ class TerminalClient:
             "leave": self._leave,
             "board": self._board,
             "moves": self._moves,
+            "hint": self._hint,
             "resign": self._resign,
             "draw": self._draw,
             "takeback": self._takeback,
@@ -223,7 +247,7 @@ class TerminalClient:
         return True
 
     async def _help(self, args: list[str]) -> None:
-        self.write(HELP.format(games=", ".join(game["name"] for game in self._games())))
+        self.write(HELP.format(games=", ".join(game["name"] for game in self._games()), default_level=DEFAULT_COMPUTER_LEVEL))
 
     async def _list_games(self, args: list[str]) -> None:
         lines = []
@@ -266,26 +290,33 @@ class TerminalClient:
 
     async def _new(self, args: list[str]) -> None:
         if not args:
-            raise UsageError("usage: new GAME [key=value ...] [tc=MINUTES+INCREMENT], e.g. new othello size=8 tc=5+3")
+            raise UsageError(
+                "usage: new GAME [key=value ...] [tc=MINUTES+INCREMENT] [vs=computer level=N] [computer=L0,L1] [hints=on],"
+                " e.g. new othello size=8 tc=5+3"
+            )
         game = games.get(args[0].lower())
-        options: dict[str, Any] = {}
-        seed: str | None = None
-        time_control: str | None = None
-        for word in args[1:]:
-            key, sep, text = word.partition("=")
-            if not sep:
-                raise UsageError(f"options are key=value, not {word!r}")
-            if key == "seed":
-                seed = text
-                continue
-            if key == "tc":
-                time_control = None if text.lower() in ("", "none", "-") else text
-                continue
-            option = game.option(key)
-            options[key] = _read_file(key, text) if option.type == "str" else option.parse_text(text)
-        joined = await self.client.create_table(game.name, options, seed=seed, time_control=time_control)
-        self.write(f"Created table {joined.table.id}; waiting for an opponent (they type: join {joined.table.id}).")
+        table = NewTable.parse(game, args[1:])
+        joined = await self.client.create_table(
+            game.name,
+            table.options,
+            seed=table.seed,
+            seat=table.seat,
+            time_control=table.time_control,
+            computer=table.computer,
+            hints=table.hints,
+        )
+        self.write(self._created_text(joined))
         await self._sit(joined)
+
+    def _created_text(self, joined: m.TableJoined) -> str:
+        table_id, levels = joined.table.id, joined.table.computer or [None, None]
+        if joined.seat is None:
+            players = " vs ".join(_computer(level) for level in levels)
+            return f"Created table {table_id}: {players}; you are watching."
+        opponent = levels[1 - joined.seat]
+        if opponent is not None:
+            return f"Created table {table_id}: you play against {_computer(opponent)}; the game starts now."
+        return f"Created table {table_id}; waiting for an opponent (they type: join {table_id})."
 
     async def _join(self, args: list[str]) -> None:
         table_id, seat = _table_and_seat(args)
@@ -345,6 +376,11 @@ class TerminalClient:
             self.write("It is not your turn." if at.seat is not None else "Spectators have no moves.")
         else:
             self.write("Legal moves: " + " ".join(legal))
+
+    async def _hint(self, args: list[str]) -> None:
+        at = self._require_seat("ask for a hint")
+        hint = await self.client.hint(at.table.id)
+        self.write(f"Hint: {printable(hint.move)} (the computer's choice for turn {hint.ply + 1}).")
 
     async def _save(self, args: list[str]) -> None:
         at = self._require_table()
@@ -412,6 +448,9 @@ class TerminalClient:
         plies = _count(args, "usage: takeback [N] (the number of plies to take back, default 1)")
         at = self._require_seat("ask for a takeback")
         await self.client.offer(at.table.id, "takeback", plies=plies)
+        if self._against_computer(at):
+            self.write(f"You asked to take back {_plies(plies)}; the computer grants it at once, back to your move.")
+            return
         self.write(
             f"You asked to take back {_plies(plies)}; waiting for {self._opponent(at)} to accept or decline."
         )
@@ -671,7 +710,7 @@ class TerminalClient:
             already_shown = at.table.status == "playing"  # the joiner's own reply showed it
             at.view = event.view
             at.table = _with(at.table, seats=event.seats, status="playing")
-            self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {_name(n)}" for i, n in enumerate(event.seats)))
+            self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {self._player(i)}" for i in range(len(event.seats))))
             if not already_shown:
                 self._show()
         elif isinstance(event, m.Moved) and here:
@@ -769,10 +808,18 @@ class TerminalClient:
         return f"seat {seat}"
 
     def _player(self, seat: int) -> str:
-        """The (sanitised) name of the player in ``seat`` at the current table, or the seat's colour."""
+        """The (sanitised) name of the player in ``seat`` at the current table, or the seat's colour.
+
+        A computer seat reads ``computer (level 4)``; a program that said hello as a bot gets `` (bot)``.
+        """
         at = self.at
-        name = at.table.seats[seat] if at is not None and 0 <= seat < len(at.table.seats) else None
-        return printable(name) if name else self._seat_name(seat)
+        if at is None or not 0 <= seat < len(at.table.seats) or not at.table.seats[seat]:
+            return self._seat_name(seat)
+        return player_label(at.table, seat)
+
+    def _against_computer(self, at: Seating) -> bool:
+        computer = at.table.computer
+        return computer is not None and at.seat is not None and computer[1 - at.seat] is not None
 
     def _opponent(self, at: Seating) -> str:
         return self._player(1 - at.seat) if at.seat is not None else "your opponent"
@@ -782,7 +829,7 @@ class TerminalClient:
         if at is None:
             return
         view = at.view
-        names = [_name(n) for n in at.table.seats]
+        names = [player_label(at.table, seat) for seat in (0, 1)]
         lines = [
             f"Table {at.table.id} · {at.table.game} · "
             + "  vs  ".join(f"{self._seat_name(i)}: {names[i]}" for i in (0, 1)),
@@ -822,11 +869,113 @@ def describe_table(table: m.TableInfo) -> str:
         words.append(f"tc={printable(table.time_control)}")
     if table.seed is not None and table.status == "waiting":
         words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
-    seats = " vs ".join(_name(name) for name in table.seats)
+    if table.hints and table.computer is None:
+        words.append("hints")
+    seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
     return (
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
         f"{printable(table.status)}, ply {table.ply}, {table.spectators} watching"
     )
+
+
+def player_label(table: m.TableInfo, seat: int) -> str:
+    """How a seat's player reads (sanitised): ``ann``, ``(free)``, ``computer (level 4)``, ``bot-1 (bot)``."""
+    level = table.computer[seat] if table.computer is not None and seat < len(table.computer) else None
+    if level is not None:
+        return _computer(level)
+    label = _name(table.seats[seat])
+    if table.bots is not None and seat < len(table.bots) and table.bots[seat] and table.seats[seat]:
+        label += " (bot)"
+    return label
+
+
+def _computer(level: int | None) -> str:
+    return f"computer (level {level})" if level is not None else "(free)"
+
+
+@dataclass
+class NewTable:
+    """What ``new GAME key=value ...`` asks for: the request's fields, read and checked.
+
+    Keys of the command itself (``seed``, ``tc``, ``seat``, ``vs``, ``level``,
+    ``computer``, ``hints``) come before the game's options of the same name.
+    """
+
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: str | None = None
+    time_control: str | None = None
+    seat: int | None = 0
+    computer: dict[int, int] = field(default_factory=dict)
+    hints: bool = False
+
+    @classmethod
+    def parse(cls, game: games.Game, words: Sequence[str]) -> "NewTable":
+        """Read ``words`` (``key=value``) for ``game``.
+
+        Raises:
+            UsageError: a word that is not key=value, a bad seat, level or
+                ``computer`` list, a text option's file that cannot be read.
+            games.GameError: an option the game does not have, or a bad value.
+        """
+        table = cls()
+        seen: dict[str, str] = {}
+        for word in words:
+            key, sep, text = word.partition("=")
+            if not sep:
+                raise UsageError(f"options are key=value, not {word!r}")
+            if key in ("seed", "tc", "seat", "vs", "level", "computer", "hints"):
+                seen[key] = text
+                continue
+            option = game.option(key)
+            table.options[key] = _read_file(key, text) if option.type == "str" else option.parse_text(text)
+        table.seed = seen.get("seed")
+        tc = seen.get("tc")
+        table.time_control = None if tc is None or tc.lower() in ("", "none", "-") else tc
+        table.hints = _switch("hints", seen.get("hints", "off"))
+        if "seat" in seen:
+            table.seat = _seat_word(seen["seat"])
+        table._read_computer(seen)
+        return table
+
+    def _read_computer(self, seen: dict[str, str]) -> None:
+        if "computer" in seen:
+            if "vs" in seen or "level" in seen or "seat" in seen:
+                raise UsageError("computer=L0,L1 seats the computer in both seats (you watch): leave out vs, level and seat")
+            levels = seen["computer"].split(",")
+            if len(levels) != 2:
+                raise UsageError("usage: computer=L0,L1, the levels of seat 0 and seat 1, e.g. computer=3,5")
+            self.computer = {0: _level(levels[0]), 1: _level(levels[1])}
+            self.seat = None
+            return
+        vs = seen.get("vs")
+        if vs is not None and vs.lower() not in ("computer", "cpu", "bot"):
+            raise UsageError(f"vs=computer is the one opponent new can seat, not vs={vs}")
+        if vs is None and "level" not in seen:
+            return
+        level = _level(seen["level"]) if "level" in seen else DEFAULT_COMPUTER_LEVEL
+        assert self.seat is not None
+        self.computer = {1 - self.seat: level}
+
+
+def _level(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) not in COMPUTER_LEVELS:
+        raise UsageError(f"a computer level is 1 (a beginner can win) to 5 (the strongest), not {text!r}")
+    return int(text)
+
+
+def _seat_word(text: str) -> int:
+    if text not in ("0", "1"):
+        raise UsageError(f"seat=0 (moves first) or seat=1, not seat={text}")
+    return int(text)
+
+
+def _switch(key: str, text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("on", "yes", "true", "1"):
+        return True
+    if lowered in ("off", "no", "false", "0"):
+        return False
+    raise UsageError(f"{key}=on or {key}=off, not {key}={text}")
 
 
 def describe_archived(entry: dict[str, Any]) -> str:

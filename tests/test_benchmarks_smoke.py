@@ -80,3 +80,40 @@ def test_report_and_plot_from_runs(tmp_path: Path) -> None:
     compare.write_svg(svg_path, results, plan)
     svg = svg_path.read_text()
     assert svg.startswith("<svg") and svg.count("<polyline") == 4
+
+
+def _strength(*options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(BENCHMARKS / "strength.py"), "--game", "nimble", "--quick", "--seconds", "0", "--nodes", "500", *options]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_strength_plays_every_match_and_counts_each_game() -> None:
+    done = _strength("--games", "3", "--markdown", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| nimble")]
+    matchups = [(cells[1].strip(), cells[2].strip()) for cells in rows]
+    levels = [f"level {level}" for level in range(1, 6)]
+    expected = [(level, opponent) for level in levels for opponent in ("random", "greedy")]
+    expected += list(zip(levels[1:], levels[:-1]))
+    assert matchups == expected
+    for cells in rows:
+        games_played, wins, draws, losses = (int(cells[i]) for i in (3, 4, 5, 6))
+        assert games_played == 3 and wins + draws + losses == 3
+    assert {cells[3].strip() for cells in rows} == {"3"}
+    # the counts are those of the games themselves, replayed here with the same seeds and budgets
+    import strength
+
+    match = strength.Match("nimble", (), strength.Player("level", 5), strength.Player("random"))
+    replayed = [strength.play_game(match, index, 1, strength.Budgets(seconds=0, nodes=500)).score for index in range(3)]
+    assert [int(cells[i]) for i in (4, 5, 6) for cells in rows[8:9]] == [replayed.count(1), replayed.count(None), replayed.count(0)]
+
+
+def test_strength_with_node_budgets_is_reproducible() -> None:
+    first, second = _strength("--games", "4"), _strength("--games", "4", "--jobs", "2")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    def results(output: str) -> list[list[str]]:
+        """Every row without its two time columns (and without the last line, the elapsed time)."""
+        return [line.split()[:-2] for line in output.splitlines()[:-1]]
+
+    assert results(first.stdout) == results(second.stdout)
+    assert len(results(first.stdout)) == 15  # the header and 14 matches

@@ -238,3 +238,30 @@ def test_refusals_read_as_one_line_saying_what_to_do() -> None:
     assert "does the server use TLS" in describe_connect_error(TimeoutError(), pinned)
     for exc in (bad_password, ConnectionLost("x"), TimeoutError()):
         assert "\n" not in describe_connect_error(exc, ConnectSettings())
+
+
+# --- bot ----------------------------------------------------------------------------------
+
+
+def test_bot_arguments_become_its_settings() -> None:
+    args = parse_args(["bot", "h:7500", "--game", "othello", "--level", "2", "--join", "--option", "size=6",
+                       "--accept-draws", "when-losing", "--games", "3", "--name", "robo"], {})  # fmt: skip
+    settings = args.bot
+    assert args.address == ("h", 7500) and args.name == "robo"
+    assert (settings.game, settings.level, settings.mode, dict(settings.options)) == ("othello", 2, "join", {"size": 6})
+    assert (settings.accept_draws, settings.accept_takebacks, settings.games) == ("when-losing", False, 3)
+    assert parse_args(["bot", "h", "--game", "nimble"], {}).bot.level == 5 and parse_args(["bot", "h", "--game", "nimble"], {}).bot.mode == "auto"
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--level", "6"], "argument --level: expected a whole number from 1 to 5, not '6'"),
+        (["--option", "size=7"], "--option: option 'size' must be an even integer from 6 to 16, not 7"),
+        (["--option", "colour=red"], "othello has no option 'colour'"),
+        (["--option", "size"], "--option is KEY=VALUE, not 'size'"),
+        (["--create", "--join"], "not allowed with argument"),
+    ],
+)
+def test_bot_arguments_that_cannot_work_are_refused_by_name(argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert complaint in refused(["bot", "h", "--game", "othello", *argv], capsys)

@@ -1,0 +1,96 @@
+"""Thinking off the event loop: a front end's move chooser in a worker process.
+
+:class:`ProcessThinker` runs :func:`games.bots.choose_move` in one worker
+process, so the event loop of ``parlour bot`` keeps answering heartbeats,
+offers and pushes while a move is being thought out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import importlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from typing import Any, Mapping
+
+from games.bots import choose_move
+
+__all__ = ["ProcessThinker"]
+
+
+ORPHAN_CHECK_S = 0.5
+"""How often a worker checks that the process that started it still runs."""
+
+
+def _set_up_worker(parent_pid: int) -> None:
+    """Leave SIGINT and SIGTERM to the parent (it shuts the worker down in order), and end with the parent.
+
+    A parent killed outright (SIGKILL, a crash) cannot stop its worker, so the
+    worker watches for it: once its parent process is gone, it exits.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def exit_when_orphaned() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(ORPHAN_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
+
+
+def _warm_up(game: str) -> None:
+    importlib.import_module(f"games.bots.{game}")
+
+
+class ProcessThinker:
+    """Chooses moves in a worker process, off the event loop.
+
+    One worker: a bot thinks about one move at a time. The worker is started
+    with ``spawn`` (no copy of the bot's event loop or sockets), ignores
+    SIGINT and SIGTERM (the bot stops it) and exits by itself if the bot is
+    killed outright. A worker that dies is replaced once per move.
+    """
+
+    def __init__(self, game: str) -> None:
+        self._game = game
+        self._pool = self._start()
+
+    def _start(self) -> concurrent.futures.ProcessPoolExecutor:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_set_up_worker,
+            initargs=(os.getpid(),),
+        )
+        self._warmed_up = pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
+        return pool
+
+    async def ready(self) -> None:
+        """Wait until the worker has started and imported the game's chooser."""
+        await asyncio.wrap_future(self._warmed_up)
+
+    async def choose(self, level: int, view: Mapping[str, Any], seconds: float, seed: int) -> str:
+        """One of ``view["legal_moves"]``, chosen by ``level``'s chooser within about ``seconds``.
+
+        Raises:
+            concurrent.futures.process.BrokenProcessPool: the worker died twice.
+        """
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            try:
+                return await loop.run_in_executor(self._pool, choose_move, self._game, level, dict(view), seconds, seed)
+            except concurrent.futures.process.BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._start()
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Stop the worker (a move being thought about is abandoned)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
