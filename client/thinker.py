@@ -13,34 +13,19 @@ import importlib
 import multiprocessing
 import os
 import signal
-import threading
-import time
 from typing import Any, Mapping
 
 from games.bots import choose_move
+from protocol.orphans import exit_when_orphaned
 
 __all__ = ["ProcessThinker"]
 
 
-ORPHAN_CHECK_S = 0.5
-"""How often a worker checks that the process that started it still runs."""
-
-
 def _set_up_worker(parent_pid: int) -> None:
-    """Leave SIGINT and SIGTERM to the parent (it shuts the worker down in order), and end with the parent.
-
-    A parent killed outright (SIGKILL, a crash) cannot stop its worker, so the
-    worker watches for it: once its parent process is gone, it exits.
-    """
+    """Leave SIGINT and SIGTERM to the parent (it shuts the worker down in order), and end with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-    def exit_when_orphaned() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(ORPHAN_CHECK_S)
-        os._exit(0)
-
-    threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
+    exit_when_orphaned(parent_pid)
 
 
 def _warm_up(game: str) -> None:

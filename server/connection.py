@@ -436,8 +436,11 @@ class PeerProtocol(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.peer.input_done()
         self._wake()
+        transport = self.peer.transport
+        if transport.is_closing():
+            return False  # closed by our side already (a closed TLS transport cannot even be asked whether it is TLS)
         # Our side may still have replies to send; TLS cannot half-close.
-        return self.peer.transport.get_extra_info("sslcontext") is None
+        return transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.peer.connection_lost()

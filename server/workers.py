@@ -20,6 +20,8 @@ import os
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Mapping
 
+from protocol.orphans import exit_when_orphaned
+
 __all__ = ["WorkerPool", "ThinkingFailed", "WORKER_NICENESS", "default_workers"]
 
 log = logging.getLogger(__name__)
@@ -50,8 +52,8 @@ def default_workers() -> int:
     return max(1, cores - 1)
 
 
-def _start_worker() -> None:
-    """Runs first in each worker: lower its priority and load the choosers' package.
+def _start_worker(parent_pid: int) -> None:
+    """Runs first in each worker: lower its priority, end with the server, and load the choosers' package.
 
     Besides ``nice``, on Linux the worker asks for the ``SCHED_IDLE`` policy:
     it then runs only on CPU time no ordinary process wants, so a waking
@@ -66,6 +68,7 @@ def _start_worker() -> None:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         except OSError:
             pass
+    exit_when_orphaned(parent_pid)  # a server killed outright leaves no worker behind
     import games.bots  # noqa: F401  (imported once per worker, not per move)
 
 
@@ -97,7 +100,7 @@ class WorkerPool:
             raise ThinkingFailed("the server is stopping")
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker)
+            self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),))
             log.info("started %d worker processes for the computer players", self.workers)
         return self._pool
 

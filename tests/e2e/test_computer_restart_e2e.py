@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from pathlib import Path
 
 from ..server.conftest import Raw
@@ -21,6 +22,29 @@ def children_of(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         found += [int(child) for child in (task / "children").read_text().split()]
     return found
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that still run (a zombie waiting for its reaper counts as gone)."""
+    running = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if state != "Z":
+            running.append(pid)
+    return running
+
+
+def wait_until_gone(pids: list[int], timeout_s: float) -> bool:
+    """Whether every one of ``pids`` has ended within ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while alive(pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 async def connect(port: int, name: str, token: str | None = None) -> tuple[Raw, dict]:
@@ -57,7 +81,8 @@ def test_a_computer_to_move_when_the_server_is_killed_moves_after_the_restart(tm
         server.popen.kill()  # SIGKILL: only what was committed survives
         server.popen.wait(10)
         for pid in stopped:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGCONT)
+        assert wait_until_gone(stopped, timeout_s=10), f"worker processes outlived the killed server: {alive(stopped)}"
         server, _ = start_server(*options, port=port)
         server.expect(r"restored 1 unfinished tables")
 
