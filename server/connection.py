@@ -28,7 +28,6 @@ from protocol import Code, ProtocolError, ServerConnection
 from protocol.codec import encode_message
 from protocol.messages import Error, Heartbeat, Request, Shutdown
 
-from .eager import run_eagerly
 from .descriptors import connection_budget, descriptor_limit, open_descriptors
 from .limits import AddressBuckets, Limits, TokenBucket
 from .peer import Outbox, Peer
@@ -161,25 +160,9 @@ class Connections:
         log.info("connection from %s", peer.address)
         peer.reading = True
 
-    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None] | None:
-        """Handle what ``inbox`` holds now (and end the connection once its input ended); a task goes on if it must wait.
-
-        Returns ``None`` when everything was handled without waiting (no task
-        was made), else the task. Frames the immediate part produced for other
-        connections are written at its end, not a loop turn later.
-        """
-        outbox = self.outbox
-        holding, outbox.holding = outbox.holding, True
-        try:
-            task = run_eagerly(self._serve(inbox))
-        finally:
-            outbox.holding = holding
-            if not holding:
-                outbox.flush()
-        if task is not None:
-            self._pumps.add(task)
-            task.add_done_callback(self._pumps.discard)
-        return task
+    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
+        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
+        return self._start(self._serve(inbox))
 
     def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
@@ -377,10 +360,6 @@ class Throttle:
         return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
 
 
-_HANDLING = object()
-"""A connection's ``_task`` while its received chunks are handled without a task."""
-
-
 class _Chunks(list):  # type: ignore[type-arg]
     """Received chunks waiting for a connection's task (a list of bytes), with their total size and
     whether reading is paused for them; made when a chunk arrives, dropped once the last is taken."""
@@ -409,7 +388,7 @@ class PeerProtocol(asyncio.Protocol):
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
         self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
-        self._task: asyncio.Task[None] | object | None = None  # handling received chunks, only while there are any
+        self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
         self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
         self.refused = False  # being refused: what it sends is dropped
         self.peer: Peer
@@ -449,10 +428,7 @@ class PeerProtocol(asyncio.Protocol):
     def _wake(self) -> None:
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""
         if self._task is None and not self.refused:
-            self._task = _HANDLING  # stays, if the connection ended at once: no other pump starts
-            task = self._connections.pump(self)  # calls pump_done if it handled everything at once
-            if task is not None:
-                self._task = task
+            self._task = self._connections.pump(self)
 
     def pump_done(self) -> None:
         """The task has handled every chunk: the next ones start a new one."""

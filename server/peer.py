@@ -304,17 +304,15 @@ class Outbox:
         send_buffer_bytes: that limit, in bytes.
     """
 
-    __slots__ = ("_peers", "holding", "send_buffer_bytes")
+    __slots__ = ("_peers", "send_buffer_bytes")
 
     def __init__(self, send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES) -> None:
         self._peers: list[Peer] = []
-        self.holding = False
-        """True while whoever set it will call :meth:`flush` itself (at the end of a batch of input): nothing is scheduled."""
         self.send_buffer_bytes = send_buffer_bytes
 
     def add(self, peer: Peer) -> None:
-        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first, unless :attr:`holding`)."""
-        if not self._peers and not self.holding:
+        """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
+        if not self._peers:
             asyncio.get_running_loop().call_soon(self.flush)
         self._peers.append(peer)
 

@@ -74,32 +74,7 @@ async def test_a_broadcast_schedules_one_flush_for_every_receiver(server: Server
         assert (await connection.recv())["type"] == "moved"
     monkeypatch.undo()
     flushes = [name for name in scheduled if name.endswith(".flush")]
-    # A move handled at once flushes every receiver at the end of its batch, scheduling nothing.
-    assert flushes in ([], ["Outbox.flush"]), f"at most one flush for all {2 + len(spectators)} receivers, not one each: {flushes}"
-
-
-async def test_a_move_handled_at_once_makes_no_task_and_schedules_nothing(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    ann, bob, table, move = await seated_pair(raw)
-    loop = asyncio.get_running_loop()
-    tasks: list[Any] = []
-    scheduled: list[str] = []
-    create_task, call_soon = loop.create_task, loop.call_soon
-
-    def recording_create_task(coroutine: Any, **kwargs: Any) -> asyncio.Task[Any]:
-        tasks.append(getattr(coroutine, "__qualname__", coroutine))
-        return create_task(coroutine, **kwargs)
-
-    def recording_call_soon(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> asyncio.Handle:
-        scheduled.append(getattr(callback, "__qualname__", ""))
-        return call_soon(callback, *args, **kwargs)
-
-    monkeypatch.setattr(loop, "create_task", recording_create_task)
-    monkeypatch.setattr(loop, "call_soon", recording_call_soon)
-    assert (await ann.request("move", table=table, move=move))["type"] == "ok"
-    assert (await bob.recv())["type"] == "moved"
-    monkeypatch.undo()
-    assert [name for name in tasks if "serve" in str(name)] == [], f"the move was handled in a task: {tasks}"
-    assert [name for name in scheduled if name.endswith(".flush")] == [], "the opponent's frame waited for a scheduled flush"
+    assert flushes == ["Outbox.flush"], f"one flush for all {2 + len(spectators)} receivers, not one each: {flushes}"
 
 
 async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -> None:
