@@ -13,7 +13,7 @@ transposition table keyed by the position, stopping at the first winning
 move, captures and the least advanced pawns tried first, which keeps the
 5 x 5 proof from the start to about 15,000 positions); in a won position they
 play a winning move (a win at once if there is one), in a lost one the move
-the alpha-beta search resists longest with. On larger boards, and whenever
+with the best chance against an opponent who may err (:func:`_best_swindles`). On larger boards, and whenever
 the budget runs out before the proof, they search with
 :class:`games.bots.search.AlphaBeta` and :func:`evaluate`: material,
 advancement, passed pawns and mobility.
@@ -257,9 +257,11 @@ class HexapawnChooser(SearchChooser):
         state = games.get("hexapawn").state_from_view(view)
         deadline = budget.start()
         if self.level in _SOLVING_LEVELS and state.size in SOLVED_SIZES:
-            winning = _winning_moves(state, Solver(state.size, deadline))
-            if winning:
-                return rng.choice(winning)
+            solver = Solver(state.size, deadline)
+            try:
+                return rng.choice(_winning_moves(state, solver) or _best_swindles(state, deadline))
+            except _OutOfBudget:
+                pass  # not proved within the budget: search instead
         searcher = AlphaBeta(evaluate, _key, _captures_first)
         return searcher.search(state, deadline, rng, self._plan.max_depth).move
 
@@ -267,17 +269,52 @@ class HexapawnChooser(SearchChooser):
 def _winning_moves(state: HexapawnState, solver: Solver) -> list[str]:
     """Return the moves that keep a forced win: the immediate wins if any, else every move to a lost position.
 
-    Empty if the position is lost, or the budget ran out before the proof.
+    Empty if the position is lost.
+
+    Raises:
+        _OutOfBudget: if the budget ran out before the proof.
     """
     seat = state.to_move
     pairs = list(zip(state.legal_moves(), state.children()))
     at_once = [move for move, child in pairs if child.outcome is not None and child.outcome.winner == seat]
     if at_once:
         return at_once
-    try:
-        return [move for move, child in pairs if child.outcome is None and not solver.wins(child)]
-    except _OutOfBudget:
-        return []
+    return [move for move, child in pairs if child.outcome is None and not solver.wins(child)]
+
+
+def _best_swindles(state: HexapawnState, deadline: Deadline) -> list[str]:
+    """In a lost position, the moves with the best chance against an opponent who may err.
+
+    The chance is worked out exactly against a uniformly random opponent
+    (expectimax: this seat's best move, the mean over the opponent's
+    replies); against perfect play every move loses, so this costs nothing.
+
+    Raises:
+        _OutOfBudget: if the budget ran out first.
+    """
+    seat = state.to_move
+    memo: dict[tuple[tuple[int, ...], int | None], float] = {}
+    scored = [(_chance_against_random(child, seat, memo, deadline), move) for move, child in zip(state.legal_moves(), state.children())]
+    best = max(score for score, _ in scored)
+    return [move for score, move in scored if score == best]
+
+
+def _chance_against_random(state: HexapawnState, seat: int, memo: dict[tuple[tuple[int, ...], int | None], float],
+                           deadline: Deadline) -> float:
+    """The probability that ``seat`` wins from ``state``, playing its best against uniformly random replies."""
+    outcome = state.outcome
+    if outcome is not None:
+        return 1.0 if outcome.winner == seat else 0.0
+    key = _key(state)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    deadline.spend()
+    if deadline.expired():
+        raise _OutOfBudget
+    chances = [_chance_against_random(child, seat, memo, deadline) for child in state.children()]
+    chance = memo[key] = max(chances) if state.to_move == seat else sum(chances) / len(chances)
+    return chance
 
 
 @functools.lru_cache(maxsize=None)

@@ -121,6 +121,15 @@ def test_5x5_start_is_solved_within_the_default_budget() -> None:
     assert deadline.nodes < 20_000
 
 
+def test_in_a_lost_position_level_5_plays_for_the_best_chance_against_mistakes() -> None:
+    """4 x 4 after d1-d2 is lost for Black; against random replies b4-b3 keeps the best chance (0.984, the others 0.974-0.978)."""
+    state = HEXAPAWN.new_state({"size": 4}).play("d1-d2")
+    assert not Solver(4, Budget(nodes=100_000).start()).wins(state)
+    bot = make_chooser(5)
+    moves = {bot.choose(state.view(1), Budget(nodes=200_000), random.Random(seed)) for seed in range(10)}
+    assert moves == {"b4-b3"}
+
+
 def test_level_5_beats_random_on_a_larger_board() -> None:
     results = wins("hexapawn", {"size": 6}, make_chooser(5), RandomChooser(), Budget(nodes=600), range(8))
     assert results == [1] * 8
