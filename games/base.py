@@ -301,6 +301,15 @@ class Game(abc.ABC):
         """
         raise GameError(f"{self.name} cannot rebuild a position from a view")
 
+    def _require_own_view(self, view: Mapping[str, Any]) -> None:
+        """For :meth:`state_from_view`: refuse a view of another game.
+
+        Raises:
+            GameError: naming the game the view is of.
+        """
+        if view.get("game") != self.name:
+            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+
     def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
         """Whether the setup seed reveals hidden information while the game runs.
 

@@ -181,8 +181,7 @@ class Hexapawn(Game):
             GameError: if ``view`` is not a Hexapawn view (wrong game, a
                 malformed board, a bad seat or ply).
         """
-        if view.get("game") != self.name:
-            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        self._require_own_view(view)
         try:
             rows, to_move, ply = view["board"], view["to_move"], view["ply"]
             if to_move is None:

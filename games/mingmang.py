@@ -224,8 +224,7 @@ class MingMang(Game):
                 missing, a bad option or board, a history that does not lead
                 to the board, or a move in it that is illegal).
         """
-        if view.get("game") != self.name:
-            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        self._require_own_view(view)
         try:
             given = {name: view[name] for name in ("size", "superko", "max_plies")}
             rows, ply, history = view["board"], view["ply"], view["history"]

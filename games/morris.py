@@ -387,8 +387,7 @@ class Morris(Game):
             GameError: if ``view`` is not a Morris view (wrong game, a key
                 missing, a bad option or position text, a bad ply).
         """
-        if view.get("game") != self.name:
-            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        self._require_own_view(view)
         try:
             given = {name: view[name] for name in ("flying", "mill_protection", "max_plies", "position")}
             ply = view["ply"]

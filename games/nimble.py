@@ -128,8 +128,7 @@ class Nimble(Game):
             GameError: if ``view`` is not a Nimble view (wrong game, board
                 missing or not a list of 1..100 counts from 0 to 10,000).
         """
-        if view.get("game") != self.name:
-            raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
+        self._require_own_view(view)
         try:
             board, to_move, ply = view["board"], view["to_move"], view["ply"]
             if to_move is None:

@@ -106,7 +106,12 @@ def board(size: int) -> Board:
 
 
 def _move_generator(size: int, full: int, inner: int) -> Callable[[int, int], int]:
-    """Build ``moves(own, opp)`` for one size: eight directions, each followed until its runs end."""
+    """Build ``moves(own, opp)`` for one size: eight directions, each followed until its runs end.
+
+    The eight directions are written out rather than looped over: this runs
+    at every node of the search, and the loop and its shift table cost about
+    a fifth more in CPython.
+    """
     sw, s, se = size - 1, size, size + 1
 
     def moves(own: int, opp: int) -> int:

@@ -70,3 +70,19 @@ def assert_views_rebuild(game: str, options: Mapping[str, Any], seeds: range) ->
                 break
             state = state.play(rng.choice(state.legal_moves()))
     return checked
+
+
+def assert_legal_to_the_end(bot: MoveChooser, state: games.State, budget: Budget, rng: random.Random,
+                            max_ply: int | None = None) -> None:
+    """Let ``bot`` play both seats of ``state`` to the end (or ``max_ply``), asserting that each of its moves is legal."""
+    while state.outcome is None and (max_ply is None or state.ply < max_ply):
+        move = bot.choose(state.view(state.to_move), budget, rng)
+        assert move in state.legal_moves(), f"{bot!r} chose {move!r} at ply {state.ply}"
+        state = state.play(move)
+
+
+def assert_same_move_each_time(bot: MoveChooser, state: games.State, budget: Budget, seed: int, times: int = 3) -> str:
+    """Assert that ``bot`` chooses one move for the view of the seat to move, given the same seed and node budget; return it."""
+    moves = {bot.choose(state.view(state.to_move), budget, random.Random(seed)) for _ in range(times)}
+    assert len(moves) == 1, f"{bot!r} chose {sorted(moves)} from one view and seed"
+    return moves.pop()

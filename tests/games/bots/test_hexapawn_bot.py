@@ -15,7 +15,7 @@ from games.bots.hexapawn import Solver, evaluate, greedy_chooser, make_chooser, 
 from games.bots.random_chooser import RandomChooser
 from games.hexapawn import HexapawnState
 
-from .playing import assert_views_rebuild, wins
+from .playing import assert_legal_to_the_end, assert_same_move_each_time, assert_views_rebuild, wins
 
 HEXAPAWN = games.get("hexapawn")
 SOLVE = Budget(nodes=1_000_000)
@@ -151,11 +151,7 @@ def test_never_an_illegal_move_at_any_level() -> None:
     for level in range(1, 6):
         for size in (3, 5, 8):
             state = HEXAPAWN.new_state({"size": size})
-            rng = random.Random(level * 10 + size)
-            while state.outcome is None:
-                move = make_chooser(level).choose(state.view(state.to_move), Budget(nodes=300), rng)
-                assert move in state.legal_moves()
-                state = state.play(move)
+            assert_legal_to_the_end(make_chooser(level), state, Budget(nodes=300), random.Random(level * 10 + size))
 
 
 def test_same_seed_same_view_same_move() -> None:
@@ -165,9 +161,7 @@ def test_same_seed_same_view_same_move() -> None:
         for _ in range(4):
             state = state.play(rng.choice(state.legal_moves()))
         for level in (1, 3, 5):
-            bot = make_chooser(level)
-            moves = {bot.choose(state.view(state.to_move), Budget(nodes=2_000), random.Random(11)) for _ in range(3)}
-            assert len(moves) == 1, (size, level, moves)
+            assert_same_move_each_time(make_chooser(level), state, Budget(nodes=2_000), seed=11)
 
 
 def test_the_search_stops_on_time() -> None:

@@ -14,7 +14,7 @@ from games.bots import Budget, chooser
 from games.bots.mingmang import evaluate, greedy_chooser, make_chooser, material
 from games.bots.random_chooser import RandomChooser
 
-from .playing import assert_views_rebuild, wins
+from .playing import assert_legal_to_the_end, assert_same_move_each_time, assert_views_rebuild, wins
 
 MINGMANG = games.get("mingmang")
 SMALL = {"size": 6, "max_plies": 120}
@@ -72,11 +72,7 @@ def test_never_an_illegal_move_at_any_level() -> None:
     for level in range(1, 6):
         options = SUPERKO if level % 2 else {"size": 4, "max_plies": 60}
         state = MINGMANG.new_state(options)
-        rng = random.Random(level)
-        while state.outcome is None:
-            move = make_chooser(level).choose(state.view(state.to_move), Budget(nodes=80), rng)
-            assert move in state.legal_moves()
-            state = state.play(move)
+        assert_legal_to_the_end(make_chooser(level), state, Budget(nodes=80), random.Random(level))
 
 
 def test_same_seed_same_view_same_move() -> None:
@@ -85,9 +81,7 @@ def test_same_seed_same_view_same_move() -> None:
     for _ in range(9):
         state = state.play(rng.choice(state.legal_moves()))
     for level in (1, 3, 5):
-        bot = make_chooser(level)
-        moves = {bot.choose(state.view(state.to_move), Budget(nodes=1_500), random.Random(5)) for _ in range(3)}
-        assert len(moves) == 1
+        assert_same_move_each_time(make_chooser(level), state, Budget(nodes=1_500), seed=5)
 
 
 def test_the_search_answers_within_its_time_on_the_largest_board() -> None:

@@ -16,7 +16,7 @@ from games.bots.morris import evaluate, greedy_chooser, make_chooser, material
 from games.bots.random_chooser import RandomChooser
 from games.morris import MorrisState, Position, format_position
 
-from .playing import assert_views_rebuild, wins
+from .playing import assert_legal_to_the_end, assert_same_move_each_time, assert_views_rebuild, wins
 
 MORRIS = games.get("morris")
 PLAIN = {"max_plies": 200}
@@ -73,11 +73,7 @@ def test_evaluate_counts_material_and_mills() -> None:
 def test_never_an_illegal_move_at_any_level() -> None:
     for level in range(1, 6):
         state = MORRIS.new_state(TOURNAMENT if level % 2 else PLAIN)
-        rng = random.Random(level)
-        while state.outcome is None and state.ply < 80:
-            move = make_chooser(level).choose(state.view(state.to_move), Budget(nodes=100), rng)
-            assert move in state.legal_moves()
-            state = state.play(move)
+        assert_legal_to_the_end(make_chooser(level), state, Budget(nodes=100), random.Random(level), max_ply=80)
 
 
 def test_same_seed_same_view_same_move() -> None:
@@ -86,9 +82,7 @@ def test_same_seed_same_view_same_move() -> None:
     for _ in range(22):
         state = state.play(rng.choice(state.legal_moves()))
     for level in (1, 3, 5):
-        bot = make_chooser(level)
-        moves = {bot.choose(state.view(state.to_move), Budget(nodes=1_500), random.Random(8)) for _ in range(3)}
-        assert len(moves) == 1
+        assert_same_move_each_time(make_chooser(level), state, Budget(nodes=1_500), seed=8)
 
 
 def test_the_search_stops_on_time() -> None:
