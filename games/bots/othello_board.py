@@ -106,57 +106,28 @@ def board(size: int) -> Board:
 
 
 def _move_generator(size: int, full: int, inner: int) -> Callable[[int, int], int]:
-    """Build ``moves(own, opp)`` for one size: eight directions, each followed until its runs end.
+    """Build ``moves(own, opp)`` for one size: each of the eight directions followed until its runs end.
 
-    The eight directions are written out rather than looped over: this runs
-    at every node of the search, and the loop and its shift table cost about
-    a fifth more in CPython.
+    A direction is a shift (east 1, south ``size``, south-west ``size - 1``,
+    south-east ``size + 1``, each both ways) and the mask of opponent discs a
+    run may cross (``inner``, no edge columns, where a shift could wrap a row).
     """
-    sw, s, se = size - 1, size, size + 1
+    directions = ((1, inner), (size, full), (size - 1, inner), (size + 1, inner))
 
     def moves(own: int, opp: int) -> int:
-        side = opp & inner
         found = 0
-        run = probe = (own << 1) & side  # east
-        while probe:
-            probe = (probe << 1) & side
-            run |= probe
-        found |= run << 1
-        run = probe = (own >> 1) & side  # west
-        while probe:
-            probe = (probe >> 1) & side
-            run |= probe
-        found |= run >> 1
-        run = probe = (own << s) & opp  # south
-        while probe:
-            probe = (probe << s) & opp
-            run |= probe
-        found |= run << s
-        run = probe = (own >> s) & opp  # north
-        while probe:
-            probe = (probe >> s) & opp
-            run |= probe
-        found |= run >> s
-        run = probe = (own << sw) & side  # south-west
-        while probe:
-            probe = (probe << sw) & side
-            run |= probe
-        found |= run << sw
-        run = probe = (own >> sw) & side  # north-east
-        while probe:
-            probe = (probe >> sw) & side
-            run |= probe
-        found |= run >> sw
-        run = probe = (own << se) & side  # south-east
-        while probe:
-            probe = (probe << se) & side
-            run |= probe
-        found |= run << se
-        run = probe = (own >> se) & side  # north-west
-        while probe:
-            probe = (probe >> se) & side
-            run |= probe
-        found |= run >> se
+        for shift, mask in directions:
+            side = opp & mask
+            run = probe = (own << shift) & side
+            while probe:
+                probe = (probe << shift) & side
+                run |= probe
+            found |= run << shift
+            run = probe = (own >> shift) & side
+            while probe:
+                probe = (probe >> shift) & side
+                run |= probe
+            found |= run >> shift
         return found & full & ~(own | opp)
 
     return moves
