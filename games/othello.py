@@ -51,7 +51,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .base import Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
@@ -170,6 +170,21 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
             run |= frontier
         moves |= run >> step
     return moves & geo.full & ~(own | opp)
+
+
+def placement_generator(size: int) -> Callable[[int, int], int]:
+    """Return ``moves(own, opp)`` for a ``size`` board: the bitboard of squares where ``own`` may place.
+
+    For searches that work on plain ints (``games.bots.othello``): bit
+    ``row * size + column`` is a square, as in every bitboard of this module.
+
+    Raises:
+        ValueError: if ``size`` is not an even number from 6 to 16.
+    """
+    if size not in range(6, 17, 2):
+        raise ValueError(f"an othello board is 6 to 16 squares wide (even), not {size!r}")
+    geo = _geometry(size)
+    return lambda own, opp: _placing_moves(own, opp, geo)
 
 
 def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:

@@ -18,6 +18,8 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
+from games.othello import placement_generator
+
 __all__ = ["Board", "board", "squares_of"]
 
 
@@ -93,7 +95,7 @@ def board(size: int) -> Board:
         size=size,
         squares=squares,
         full=full,
-        moves=_move_generator(size, full, inner),
+        moves=placement_generator(size),
         flips=_flipper(size),
         neighbours=_neighbourhood(size, full, inner),
         corners=corners,
@@ -103,34 +105,6 @@ def board(size: int) -> Board:
         edge_masks=(top_row, bottom_row, first_col, last_col),
         names=tuple(f"{columns[i % size]}{i // size + 1}" for i in range(squares)),
     )
-
-
-def _move_generator(size: int, full: int, inner: int) -> Callable[[int, int], int]:
-    """Build ``moves(own, opp)`` for one size: each of the eight directions followed until its runs end.
-
-    A direction is a shift (east 1, south ``size``, south-west ``size - 1``,
-    south-east ``size + 1``, each both ways) and the mask of opponent discs a
-    run may cross (``inner``, no edge columns, where a shift could wrap a row).
-    """
-    directions = ((1, inner), (size, full), (size - 1, inner), (size + 1, inner))
-
-    def moves(own: int, opp: int) -> int:
-        found = 0
-        for shift, mask in directions:
-            side = opp & mask
-            run = probe = (own << shift) & side
-            while probe:
-                probe = (probe << shift) & side
-                run |= probe
-            found |= run << shift
-            run = probe = (own >> shift) & side
-            while probe:
-                probe = (probe >> shift) & side
-                run |= probe
-            found |= run >> shift
-        return found & full & ~(own | opp)
-
-    return moves
 
 
 def _flipper(size: int) -> Callable[[int, int, int], int]:
