@@ -77,5 +77,11 @@ class ProcessThinker:
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        """Stop the worker (a move being thought about is abandoned)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the worker: moves not yet begun are dropped, one being thought about is let finish (within its budget).
+
+        Waiting for the worker lets the executor's own thread end before the
+        interpreter does; shut down without waiting, CPython 3.11's exit hook
+        could write to the thread's already closed wake-up pipe and print a
+        traceback as the bot exits.
+        """
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -74,7 +74,8 @@ def test_bots_resume_their_game_after_a_server_restart(tmp_path: Path) -> None:
     db = str(tmp_path / "parlour.sqlite3")
     server, port = start_server("--db", db, "--grace", "60")
     address = f"127.0.0.1:{port}"
-    paced = ("--games", "1", "--pace", "0.1")
+    # Eight pawns on square 12: at least eight plies, so the game is still running when the server is killed.
+    paced = ("--games", "1", "--pace", "0.1", "--option", "board=0,0,0,0,0,0,0,0,0,0,0,8")
     bots = [nimble_bot(address, "alpha", "--level", "3", "--create", *paced)]
     try:
         table = bots[0].expect(r"Created table (\d+)")[1]
