@@ -330,11 +330,12 @@ async def test_a_flooding_client_is_slowed_then_closed_and_others_are_served(lim
 async def test_a_client_that_stops_reading_is_dropped_and_others_get_every_push(limited: LimitedServer) -> None:
     server = await limited(send_buffer_bytes=16384, requests_per_s=100000, request_burst=100000)
     stuck = await _raw(server, rcvbuf=2048)
-    await stuck.hello("stuck")  # and never reads again
+    await stuck.hello("stuck")
+    await stuck.request("watch_lobby", watch=True)  # lobby chat now comes to it, and it never reads again
     talker, listener = await _client(server, "talker"), await _client(server, "listener")
     line = "\N{GRINNING FACE}" * 500  # 2 kB a frame
     sent = 0
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 10  # well inside the idle timeout, so only backpressure can drop it
     while any(peer.session is not None and peer.session.name == "stuck" for peer in server.peers):
         assert time.monotonic() < deadline, "the stuck reader was never dropped"
         await asyncio.gather(*(talker.say(line) for _ in range(50)))
