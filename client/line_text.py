@@ -75,6 +75,7 @@ def player_label(table: m.TableInfo, seat: int) -> str:
 
 
 def computer_label(level: int | None) -> str:
+    """``computer (level 4)`` for a computer seat's level; ``(free)`` for ``None``."""
     return f"computer (level {level})" if level is not None else "(free)"
 
 
@@ -215,6 +216,7 @@ def _clock_time(ms: int) -> str:
 
 
 def outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:
+    """An outcome map as words, e.g. ``Black wins — resignation (20–13)`` or ``draw — …`` (sanitised)."""
     score = outcome.get("score")
     tail = f" ({score[0]}–{score[1]})" if score else ""
     reason = printable(str(outcome.get("reason", "")))
@@ -226,6 +228,7 @@ def outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:
 
 
 def game_seats(name: str) -> tuple[str, str]:
+    """The two seat names of game ``name`` (``("Black", "White")``); ``("seat 0", "seat 1")`` for an unknown game."""
     try:
         seats = games.get(name).seats
     except games.GameError:
@@ -234,6 +237,7 @@ def game_seats(name: str) -> tuple[str, str]:
 
 
 def name_text(name: str | None, missing: str = "(free)") -> str:
+    """A player's name, sanitised; ``missing`` when there is none."""
     return printable(name) if name else missing
 
 
@@ -247,6 +251,7 @@ def _when(text: Any) -> str:
 
 
 def plies_text(count: int) -> str:
+    """``1 ply`` or ``N plies``."""
     return f"{count} ply" if count == 1 else f"{count} plies"
 
 
@@ -263,6 +268,7 @@ def _short(value: Any) -> str:
 
 
 def example_move(view: dict[str, Any]) -> str:
+    """A legal move of ``view`` to show as an example (``d3`` when none is known)."""
     legal = view.get("legal_moves") or []
     return legal[0] if legal else "d3"
 
@@ -277,6 +283,11 @@ def read_file(key: str, path: str) -> str:
 
 
 def write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path``.
+
+    Raises:
+        UsageError: the file cannot be written.
+    """
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -285,6 +296,11 @@ def write_file(path: str, text: str) -> None:
 
 
 def table_and_seat(args: list[str]) -> tuple[int, int | None]:
+    """The table id and optional seat of ``join ID [SEAT]`` / ``watch ID``.
+
+    Raises:
+        UsageError: no id, or words that are not numbers.
+    """
     try:
         table_id = int(args[0].lstrip("#"))
         seat = int(args[1]) if len(args) > 1 else None
@@ -309,6 +325,11 @@ def count_arg(args: list[str], usage: str, default: int = 1) -> int:
 
 
 def chat_text(args: list[str], command: str) -> str:
+    """The text of ``say``/``shout`` (``args`` holds the rest of the line).
+
+    Raises:
+        UsageError: no text, or more than the protocol's most characters.
+    """
     text = args[0].strip() if args else ""
     if not text:
         raise UsageError(f"usage: {command} TEXT")
