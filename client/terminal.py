@@ -296,8 +296,8 @@ class TerminalClient:
         if not running:
             return True
         where = ", ".join(f"t{state.id}" for state in running)
-        how = "Ctrl-C: quit" if interrupted else "Quit"
-        return await self._ask(f"{how} while your game at {where} runs? Your seat is forfeited unless you come back soon.")
+        how = "Ctrl-C: quit now?" if interrupted else "Quit now?"
+        return await self._ask(f"{how} Your game at {where} is forfeited unless you return.")
 
     async def _help(self, args: list[str]) -> None:
         self.write(HELP.format(games=", ".join(game["name"] for game in self._games()), default_level=DEFAULT_COMPUTER_LEVEL))

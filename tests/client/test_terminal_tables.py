@@ -173,8 +173,8 @@ async def test_resign_leave_and_quit_ask_on_a_terminal(live: Any) -> None:
     assert ann.asked == [
         "Resign the game at table 1 (othello)?",
         "Leave table 1? You play there and leaving forfeits the game.",
-        "Quit while your game at t1 runs? Your seat is forfeited unless you come back soon.",
-        "Ctrl-C: quit while your game at t1 runs? Your seat is forfeited unless you come back soon.",
+        "Quit now? Your game at t1 is forfeited unless you return.",
+        "Ctrl-C: quit now? Your game at t1 is forfeited unless you return.",
     ]
     assert ann.term.at.running
     ann.answers = [True]
@@ -212,3 +212,13 @@ async def test_every_board_fits_60x20_and_a_turn_does_not_wrap_at_80(live: Any, 
     printed = "\n".join(bob.out)
     assert max(len(line) for line in printed.splitlines()) < 80, printed
     assert printed.count("Type a move") == 1  # the hint on how to move: once per table
+
+
+async def test_the_host_quit_warning_counts_the_others_connected(server: Any, connect: Connect) -> None:
+    from client.cli import _host_quit_warning
+
+    await connect("host")
+    assert _host_quit_warning(server) == "Quitting stops this server for everyone connected (nobody else is connected now)."
+    await connect("bob")
+    await connect("carl")
+    assert _host_quit_warning(server) == "Quitting stops this server for everyone connected (2 other players are connected now)."
