@@ -731,6 +731,8 @@ class TerminalClient:
 
     def _report(self, change: Change, was_playing: bool) -> None:
         event = change.event
+        if change.kind == "focus":
+            return  # the table_added before it said it all
         if change.kind == "lobby":
             if not self.session.tables and isinstance(event, m.TableUpdated):
                 self.write("lobby: " + describe_table(event.table))

@@ -300,7 +300,7 @@ async def test_rematch_started_moves_to_the_new_table(connect: Connect) -> None:
     state = games.get("othello").new_state({"size": 6})
     table = _table(id=2, seats=["bob", "ann"], status="playing")
     out = ann.feed(m.RematchStarted(previous=1, table=table, seat=1, view=state.view(1)))
-    assert out.startswith("Rematch at table 2: you play White this time.")
+    assert out.startswith("Rematch at table 2: you play White this time.") and out.count("Rematch at") == 1
     assert "Black: bob  vs  White: ann" in out
     at = ann.term.at
     assert at is not None and at.info.id == 2 and at.seat == 1 and at.moves == []
