@@ -225,7 +225,7 @@ async def test_a_pass_the_server_will_play_is_shown_as_such_not_as_a_turn(connec
     assert "must pass; the server passes for them." in shown and "your turn" not in shown, shown
     assert await passer.run("moves") == "You must pass; the server passes for you."
     shown = passer.feed(await passer.next_push(m.Moved))
-    assert f"{passer.term._seat_name(first_pass % 2)} must pass." in shown
+    assert f"{passer.term.view.seat_name(first_pass % 2)} must pass." in shown
     assert "your turn" not in shown
 
 
