@@ -103,7 +103,9 @@ class Advertiser:
 
     def _fail(self, exc: BaseException) -> None:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        log.warning("not advertised on the LAN (mDNS): %s; players can still connect by address", reason)
+        wildcard = any(host in ("0.0.0.0", "::") for host in self.listening)
+        where = "every interface" if wildcard else ", ".join(self.listening)
+        log.warning("not advertised on the LAN (mDNS on %s): %s; players can still connect by address", where, reason)
 
     async def close(self) -> None:
         """Stop advertising: withdraw the entry (a goodbye every browser hears) and close the mDNS sockets.
