@@ -122,6 +122,7 @@ class Advertiser:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 if self.registered_as is not None:
                     await (await zeroconf.async_unregister_service(self._info))
+                    log.info("withdrew the LAN advertisement %r", self.registered_as.removesuffix("." + SERVICE_TYPE))
                 await zeroconf.async_close()
         except Exception as exc:  # the server is stopping anyway: say so and go on
             log.warning("could not withdraw the LAN advertisement cleanly: %s", exc or type(exc).__name__)
