@@ -27,7 +27,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Sequence
 
-from protocol.lan import SERVICE_TYPE, decode_txt
+from protocol.lan import SERVICE_TYPE, decode_txt, one_line_zeroconf_logs
 
 __all__ = ["DEFAULT_BROWSE_S", "DiscoveryError", "FoundServer", "MOST_SERVERS", "ServerGone", "browse", "watch"]
 
@@ -119,6 +119,8 @@ async def watch(*, interfaces: Sequence[str] | None = None) -> AsyncIterator[Fou
     """
     from zeroconf import InterfaceChoice, ServiceStateChange
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+
+    one_line_zeroconf_logs()
 
     try:
         zeroconf = AsyncZeroconf(interfaces=list(interfaces) if interfaces is not None else InterfaceChoice.All)

@@ -54,7 +54,7 @@ def describe_server(server: FoundServer) -> str:
     """One line about ``server``: its name (made printable), address:port, version, password and TLS.
 
     >>> describe_server(FoundServer("k", "den", ("10.0.0.5", "fd00::5"), 7420, "0.1.0", 2, True, False))
-    "den  10.0.0.5:7420 (also fd00::5)  Parlour 0.1.0, protocol 2  password required, plain TCP"
+    'den  10.0.0.5:7420 (also fd00::5)  Parlour 0.1.0, protocol 2  password required, plain TCP'
     """
     also = f" (also {', '.join(server.addresses[1:])})" if len(server.addresses) > 1 else ""
     version = f"Parlour {printable(server.version) or '?'}" + (f", protocol {server.protocol}" if server.protocol is not None else "")

@@ -19,7 +19,7 @@ import asyncio
 import logging
 from typing import Any
 
-from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label
+from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label, one_line_zeroconf_logs
 
 from .addresses import interface_addresses, listen_families, reachable_from
 
@@ -61,6 +61,8 @@ class Advertiser:
     def _start(self) -> None:
         from zeroconf import IPVersion
         from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+
+        one_line_zeroconf_logs()
 
         interfaces, families, addresses = self._where()
         if not addresses:

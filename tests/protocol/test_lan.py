@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import doctest
+import logging
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import protocol.lan
-from protocol.lan import MOST_LABEL_BYTES, MOST_TXT_VALUE_BYTES, ServiceRecord, decode_txt, encode_txt, instance_label
+from protocol.lan import (
+    MOST_LABEL_BYTES,
+    MOST_TXT_VALUE_BYTES,
+    ServiceRecord,
+    decode_txt,
+    encode_txt,
+    instance_label,
+    one_line_zeroconf_logs,
+)
 
 
 def test_doctests() -> None:
@@ -46,3 +56,17 @@ def test_decoding_never_raises_and_keeps_values_short(properties: dict[bytes, by
 def test_instance_labels_have_no_dots_or_controls() -> None:
     assert instance_label("a.b\x1b[2Jc") == "a b [2Jc"
     assert instance_label(" . ") == "Parlour"
+
+
+def test_zeroconf_warnings_with_a_traceback_become_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    one_line_zeroconf_logs()
+    one_line_zeroconf_logs()
+    logger = logging.getLogger("zeroconf")
+    try:
+        raise OSError(101, "Network is unreachable")
+    except OSError as exc:
+        with caplog.at_level(logging.WARNING, logger="zeroconf"):
+            logger.warning("Error with socket %s: %s", 7, exc, exc_info=exc)
+    (record,) = caplog.records
+    assert record.exc_info is None and "Traceback" not in caplog.text
+    assert record.getMessage() == "Error with socket 7: [Errno 101] Network is unreachable (OSError: [Errno 101] Network is unreachable)"
