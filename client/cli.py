@@ -297,7 +297,7 @@ async def _host(args: argparse.Namespace) -> int:
         return 1
     others = reachable_addresses(args.host)
     print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
-    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None):
+    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host):
         print(line, flush=True)
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     try:
