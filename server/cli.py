@@ -1,9 +1,10 @@
 """``parlour serve``: run a server until Ctrl-C or SIGTERM.
 
-Also the server options ``parlour host`` shares: TLS (``--tls-cert``,
-``--tls-key``), the password (``--password``, ``--password-file``,
-``PARLOUR_PASSWORD``, from :mod:`protocol.cli_options`, which ``parlour play``
-uses too) and one flag per :class:`server.limits.Limits` field.
+Also the server options ``parlour host`` shares: ``--no-advertise`` (LAN
+discovery, :mod:`server.advertise`), TLS (``--tls-cert``, ``--tls-key``), the
+password (``--password``, ``--password-file``, ``PARLOUR_PASSWORD``, from
+:mod:`protocol.cli_options`, which ``parlour play`` uses too) and one flag per
+:class:`server.limits.Limits` field.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from dataclasses import fields
 from typing import Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
-
 from protocol.lan import ServiceRecord
 from protocol.messages import PROTOCOL_VERSION
 
