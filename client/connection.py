@@ -454,3 +454,73 @@ class Client:
     async def ping(self) -> None:
         """Round-trip a ``ping``."""
         await self.request(m.Ping)
+
+    # --- finding an opponent (PROTOCOL.md §17) ----------------------------------------------
+
+    async def who(self, *, game: str | None = None, sort: str = "name", offset: int = 0, limit: int = 50) -> m.Players:
+        """One page of the players online (``sort`` ``"name"`` or ``"rating"``; ``game`` picks the rating shown)."""
+        reply = await self.request(m.Who, game=game, sort=sort, offset=offset, limit=limit)
+        assert isinstance(reply, m.Players)
+        return reply
+
+    async def challenge(
+        self,
+        name: str,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        seat: int | None = None,
+        time_control: str | None = None,
+        rated: bool = False,
+    ) -> m.ChallengeInfo:
+        """Challenge ``name`` to ``game``; we sit in ``seat`` (``None``: drawn at random). Returns the open challenge."""
+        reply = await self.request(m.Challenge, name=name, game=game, options=dict(options or {}), seat=seat, time_control=time_control, rated=rated)
+        assert isinstance(reply, m.ChallengeSent)
+        return reply.challenge
+
+    async def accept_challenge(self, challenge: int) -> None:
+        """Accept challenge ``challenge``; a ``paired`` push follows with the table."""
+        await self.request(m.AcceptChallenge, challenge=challenge)
+
+    async def decline_challenge(self, challenge: int) -> None:
+        """Decline challenge ``challenge``."""
+        await self.request(m.DeclineChallenge, challenge=challenge)
+
+    async def withdraw_challenge(self, challenge: int) -> None:
+        """Take back our challenge ``challenge``."""
+        await self.request(m.WithdrawChallenge, challenge=challenge)
+
+    async def seek(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        time_control: str | None = None,
+        rated: bool = False,
+        rating_min: int | None = None,
+        rating_max: int | None = None,
+    ) -> m.SeekPosted:
+        """Post a seek; the reply says whether it was paired at once (a ``paired`` push then follows)."""
+        reply = await self.request(
+            m.Seek, game=game, options=dict(options or {}), time_control=time_control, rated=rated, rating_min=rating_min, rating_max=rating_max
+        )
+        assert isinstance(reply, m.SeekPosted)
+        return reply
+
+    async def unseek(self, seek: int | None = None) -> None:
+        """Take back our seek ``seek`` (``None``: all of ours)."""
+        await self.request(m.Unseek, seek=seek)
+
+    async def list_seeks(self, *, after: int | None = None, limit: int = m.MAX_SEEKS_PAGE) -> m.Seeks:
+        """One page of the open seeks, by id."""
+        reply = await self.request(m.ListSeeks, after=after, limit=limit)
+        assert isinstance(reply, m.Seeks)
+        return reply
+
+    async def tell(self, name: str, text: str) -> None:
+        """Send ``text`` to the player ``name`` alone."""
+        await self.request(m.Tell, name=name, text=text)
+
+    async def mute(self, name: str, mute: bool = True) -> None:
+        """Mute (or, ``mute`` false, unmute) the player ``name``: no tells or challenges from them."""
+        await self.request(m.Mute, name=name, mute=mute)

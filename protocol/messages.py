@@ -221,6 +221,106 @@ class AskHint(Message, tag="hint"):
     table: TableId
 
 
+# --- finding an opponent (PROTOCOL.md §17) -----------------------------------------
+
+MAX_PLAYERS_PAGE = 100
+"""The most players one ``players`` reply holds (``who.limit``)."""
+MAX_SEEKS_PAGE = 100
+"""The most seeks one ``seeks`` reply holds (``list_seeks.limit``)."""
+ChallengeId = Annotated[int, Meta(ge=1, le=2**53)]
+SeekId = Annotated[int, Meta(ge=1, le=2**53)]
+RatingBound = Annotated[int, Meta(ge=0, le=10_000)]
+
+
+class Who(Message, tag="who"):
+    """Asks for one page of the players online, sorted by ``sort`` (``"name"``, or ``"rating"`` highest first).
+
+    ``game`` picks the rating shown (``None``: each player's best); ``offset`` skips that many players.
+    """
+
+    id: RequestId
+    game: GameName | None = None
+    sort: Literal["name", "rating"] = "name"
+    offset: Annotated[int, Meta(ge=0, le=2**31)] = 0
+    limit: Annotated[int, Meta(ge=1, le=MAX_PLAYERS_PAGE)] = 50
+
+
+class Challenge(Message, tag="challenge"):
+    """Challenges the player ``name`` to a game of ``game``; the challenger sits in ``seat`` (``None``: drawn at random)."""
+
+    id: RequestId
+    name: Name
+    game: GameName
+    options: Options = {}
+    seat: Seat | None = None
+    time_control: TimeControlText | None = None
+    rated: bool = False
+
+
+class AcceptChallenge(Message, tag="accept_challenge"):
+    """Accepts the challenge ``challenge`` made to the sender: the table is created and both are seated."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class DeclineChallenge(Message, tag="decline_challenge"):
+    """Declines the challenge ``challenge`` made to the sender."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class WithdrawChallenge(Message, tag="withdraw_challenge"):
+    """Takes back the sender's own challenge ``challenge``."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class Seek(Message, tag="seek"):
+    """Posts a seek for ``game``, paired at once with a compatible one; ratings outside ``rating_min``..``rating_max`` are not paired."""
+
+    id: RequestId
+    game: GameName
+    options: Options = {}
+    time_control: TimeControlText | None = None
+    rated: bool = False
+    rating_min: RatingBound | None = None
+    rating_max: RatingBound | None = None
+
+
+class Unseek(Message, tag="unseek"):
+    """Takes back the sender's seek ``seek`` (``None``: every seek of the sender)."""
+
+    id: RequestId
+    seek: SeekId | None = None
+
+
+class ListSeeks(Message, tag="list_seeks"):
+    """Asks for one page of the open seeks: up to ``limit`` seeks whose id is above ``after``."""
+
+    id: RequestId
+    after: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_SEEKS_PAGE)] = 50
+
+
+class Tell(Message, tag="tell"):
+    """Sends ``text`` to the player ``name`` alone."""
+
+    id: RequestId
+    name: Name
+    text: ChatText
+
+
+class Mute(Message, tag="mute"):
+    """Stops (``mute`` true) or restarts tells and challenges from the player ``name`` to the sender."""
+
+    id: RequestId
+    name: Name
+    mute: bool = True
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -238,6 +338,16 @@ Request = Union[
     GetRecord,
     Ping,
     AskHint,
+    Who,
+    Challenge,
+    AcceptChallenge,
+    DeclineChallenge,
+    WithdrawChallenge,
+    Seek,
+    Unseek,
+    ListSeeks,
+    Tell,
+    Mute,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
@@ -492,6 +602,134 @@ class Heartbeat(Message, tag="heartbeat"):
     """Push: the server is alive; sent when it has had nothing else to send for ``welcome.heartbeat_s``."""
 
 
+class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A player as ``who`` shows them.
+
+    ``status`` is ``"idle"``, ``"playing"`` (holds a seat at a game not over),
+    ``"watching"`` or ``"away"`` (disconnected, seat held for the grace period);
+    ``claimed`` whether the name is claimed; ``rating`` and ``deviation`` the
+    Glicko-2 rating for ``rating_game`` (``None``: unrated, or no ratings on this server).
+    """
+
+    name: str
+    status: str
+    claimed: bool = False
+    bot: bool = False
+    rating: int | None = None
+    deviation: int | None = None
+    rating_game: str | None = None
+
+
+class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """An open challenge. ``seat`` is the challenger's seat (``None``: drawn when accepted);
+    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them."""
+
+    id: int
+    challenger: str
+    challenged: str
+    game: str
+    options: dict[str, Any]
+    seat: int | None = None
+    time_control: str | None = None
+    rated: bool = False
+    expires_in_s: float = 0.0
+
+
+class SeekInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """An open seek. ``rating`` is the seeker's rating for the game (``None``: unrated or no ratings);
+    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any)."""
+
+    id: int
+    name: str
+    game: str
+    options: dict[str, Any]
+    time_control: str | None = None
+    rated: bool = False
+    rating: int | None = None
+    rating_min: int | None = None
+    rating_max: int | None = None
+
+
+class Players(Message, tag="players"):
+    """Answers ``who``: one page of the players online; ``total`` players in all, ``next`` the ``offset`` of the next page (``None``: last)."""
+
+    id: int
+    players: list[PlayerInfo]
+    total: int
+    next: int | None
+
+
+class ChallengeSent(Message, tag="challenge_sent"):
+    """Answers ``challenge``: the challenge is open."""
+
+    id: int
+    challenge: ChallengeInfo
+
+
+class SeekPosted(Message, tag="seek_posted"):
+    """Answers ``seek``: the seek is open, or (``paired`` true) was paired at once and a ``paired`` push follows."""
+
+    id: int
+    seek: SeekInfo
+    paired: bool = False
+
+
+class Seeks(Message, tag="seeks"):
+    """Answers ``list_seeks``: one page of open seeks by increasing id; ``next`` is the ``after`` of the next page."""
+
+    id: int
+    seeks: list[SeekInfo]
+    next: int | None
+
+
+class ChallengeReceived(Message, tag="challenge_received"):
+    """Push to the challenged player: a new challenge (answer with ``accept_challenge`` or ``decline_challenge``)."""
+
+    challenge: ChallengeInfo
+
+
+class ChallengeEnded(Message, tag="challenge_ended"):
+    """Push to both players: challenge ``challenge`` is over; ``reason`` is ``"accepted"``, ``"declined"``,
+    ``"withdrawn"``, ``"expired"`` or ``"gone"`` (a player left the server)."""
+
+    challenge: int
+    reason: str
+
+
+class Paired(Message, tag="paired"):
+    """Push to each of two players: an accepted challenge or two matching seeks seated them at ``table``.
+
+    ``seat`` is the receiver's seat; ``view`` and ``moves`` as in ``table_joined``;
+    ``challenge`` or ``seek`` names what paired them (the receiver's own seek).
+    """
+
+    table: TableInfo
+    seat: int
+    view: dict[str, Any]
+    moves: list[str]
+    challenge: int | None = None
+    seek: int | None = None
+
+
+class SeekAdded(Message, tag="seek_added"):
+    """Push to the lobby's watchers: a seek was posted."""
+
+    seek: SeekInfo
+
+
+class SeekRemoved(Message, tag="seek_removed"):
+    """Push to the lobby's watchers: seek ``seek`` is gone (paired, taken back, or its player left)."""
+
+    seek: int
+
+
+class Told(Message, tag="told"):
+    """Push: the player ``name`` told the receiver ``text`` (a private message)."""
+
+    name: str
+    text: str
+
+
 ServerMessage = Union[
     Welcome,
     Ok,
@@ -517,6 +755,16 @@ ServerMessage = Union[
     Shutdown,
     Heartbeat,
     Hint,
+    Players,
+    ChallengeSent,
+    SeekPosted,
+    Seeks,
+    ChallengeReceived,
+    ChallengeEnded,
+    Paired,
+    SeekAdded,
+    SeekRemoved,
+    Told,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

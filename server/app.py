@@ -55,6 +55,7 @@ from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
 from .session import Session
+from .social import Social
 from .dblock import DatabaseLock
 from . import listen
 from .store import (
@@ -180,6 +181,8 @@ class Server:
             Ping: self._ping,
             AskHint: self.authority.hint,
         }
+        self.social = Social(self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s)
+        self.social.install(self._dispatch)
 
     @property
     def config(self) -> ServerConfig:
@@ -209,6 +212,7 @@ class Server:
                 self.authority.durable = True
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
+                self.social.restore(self.store)
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -307,6 +311,7 @@ class Server:
         if self._listener is not None:
             await self._listener.close()
         self.lobby.close()
+        self.social.close()
         self.authority.cancel_timers()
         await self.connections.close(reason)
         await self.computers.close()
@@ -356,11 +361,13 @@ class Server:
             return  # never said hello, or already replaced by a resumed connection
         session.peer = None
         log.info("%s (%s) disconnected", peer.address, session.name)
+        self.social.disconnected(session)
         if not self._closing:
             self.authority.left(session)
 
     def _forget(self, session: Session) -> None:
         """Drop a session that holds nothing: its name is free again, its token dead."""
+        self.social.forget(session)
         self.handshake.forget(session)
 
     # --- handshake ----------------------------------------------------------------------

@@ -204,6 +204,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE tables ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",  # 1: the players may ask for hints
         ),
     ),
+    Migration(4, "placeholder for the accounts branch's step (claimed names); replaced when it is merged", ()),
+    Migration(5, "placeholder for the ratings branch's step (ratings); replaced when it is merged", ()),
+    Migration(
+        6,
+        "who mutes whom (claimed names)",
+        (
+            """CREATE TABLE mutes (
+                owner_key TEXT NOT NULL,                  -- the muting player's name key (server.names.name_key)
+                muted_key TEXT NOT NULL,                  -- the muted player's name key
+                PRIMARY KEY (owner_key, muted_key)
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -562,6 +575,9 @@ class Store(Protocol):
 
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
+
+    def mutes(self) -> list[tuple[str, str]]:
+        """Return every stored mute: (owner name key, muted name key) pairs."""
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
@@ -988,6 +1004,10 @@ class SQLiteStore:
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
+
+    def mutes(self) -> list[tuple[str, str]]:
+        """Return every stored mute: (owner name key, muted name key) pairs."""
+        return self._read(lambda db: list(db.execute("SELECT owner_key, muted_key FROM mutes")))
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """Return every table whose game is not over, by id, each with its moves in ply order.

@@ -1,0 +1,130 @@
+"""Finding an opponent, wired together: who, challenges, seeks, tells and mutes (PROTOCOL.md §17).
+
+:class:`Social` builds the parts, hands the server their request handlers,
+and passes on what happens to sessions: a disconnect (seeks vanish), a
+session that ends (challenges and a guest's mutes end), a player sitting
+down (seeks vanish).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Mapping
+
+from protocol.messages import (
+    AcceptChallenge,
+    Answer,
+    Challenge,
+    CreateTable,
+    DeclineChallenge,
+    JoinTable,
+    ListSeeks,
+    Message,
+    Mute,
+    Offer,
+    Seek,
+    Tell,
+    Unseek,
+    Who,
+    WithdrawChallenge,
+)
+
+from .authority import Authority
+from .bus import Bus
+from .challenges import Challenges
+from .limits import Limits
+from .mutes import Mutes
+from .presence import Presence, RatingOf, no_ratings
+from .seeks import SeekBoard
+from .session import Session
+from .spam import SpamLimits
+from .store import Store
+from .table import Table
+from .tells import Tells
+
+__all__ = ["Social"]
+
+Handler = Callable[[Session, Any, list[Callable[[], None]]], Awaitable[Message]]
+
+SEATING_REQUESTS = (CreateTable, JoinTable, Offer, Answer)
+"""Requests that may seat their sender (a rematch too): their seeks vanish when they do."""
+
+
+class Social:
+    """Who, challenges, seeks, tells and mutes for one server.
+
+    Args:
+        authority: the table authority (paired tables go through it).
+        by_name: name key -> the session holding the name.
+        tables: table id -> live table.
+        bus: carries seek changes to the lobby's watchers.
+        limits: returns the server's current limits.
+        persist: ``await persist(*statements)`` commits (no-op without a database).
+        tick_s: the lobby's tick, in seconds.
+        rating_of: looks up ratings (none without a ratings module).
+        rated_games: whether the server rates games.
+    """
+
+    def __init__(
+        self,
+        authority: Authority,
+        by_name: Mapping[str, Session],
+        tables: Mapping[int, Table],
+        bus: Bus,
+        limits: Callable[[], Limits],
+        persist: Callable[..., Awaitable[None]],
+        tick_s: float,
+        rating_of: RatingOf = no_ratings,
+        rated_games: bool = False,
+    ) -> None:
+        spam = SpamLimits(limits)
+        self.mutes = Mutes(persist, limits().max_name_chars)
+        self.presence = Presence(by_name, tables, rating_of)
+        self.tells = Tells(by_name, self.mutes, spam, limits)
+        self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_games)
+        self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_games)
+
+    def install(self, dispatch: dict[type, Handler]) -> None:
+        """Add the social requests to the server's ``dispatch``, and make seating requests take their sender's seeks away."""
+        for kind in SEATING_REQUESTS:
+            dispatch[kind] = self._unseeking(dispatch[kind])
+        dispatch.update({
+            Who: self.presence.who,
+            Challenge: self.challenges.challenge,
+            AcceptChallenge: self.challenges.accept,
+            DeclineChallenge: self.challenges.decline,
+            WithdrawChallenge: self.challenges.withdraw,
+            Seek: self.seeks.seek,
+            Unseek: self.seeks.unseek,
+            ListSeeks: self.seeks.list_seeks,
+            Tell: self.tells.tell,
+            Mute: self.mutes.mute,
+        })  # fmt: skip
+
+    def _unseeking(self, handler: Handler) -> Handler:
+        async def run(session: Session, request: Any, then: list[Callable[[], None]]) -> Message:
+            seated = len(session.seats)
+            reply = await handler(session, request, then)
+            if len(session.seats) > seated:
+                self.seeks.player_left(session)
+            return reply
+
+        return run
+
+    def restore(self, store: Store) -> None:
+        """Load the claimed names' stored mutes."""
+        self.mutes.restore(store.mutes())
+
+    def disconnected(self, session: Session) -> None:
+        """``session``'s connection is gone: its seeks vanish."""
+        self.seeks.player_left(session)
+
+    def forget(self, session: Session) -> None:
+        """``session`` ended (left, past any grace period): its challenges and guest mutes end."""
+        self.seeks.player_left(session)
+        self.challenges.forget(session)
+        self.mutes.forget(session)
+
+    def close(self) -> None:
+        """Stop the seek board's tick and the challenges' timers (the server is closing)."""
+        self.seeks.close()
+        self.challenges.close()

@@ -1,0 +1,309 @@
+"""Finding an opponent (PROTOCOL.md §17) over real sockets: who, challenges, seeks, tells, mutes, spam limits."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from client import Client
+from protocol import messages as m
+from server.app import Server
+from server.limits import Limits
+from server.presence import Rated
+
+from ..conftest import ConfiguredServer, Connect
+from .conftest import TIMEOUT_S, refused
+
+NIMBLE = {"board": [1, 2, 3]}
+"""A small Nimble setup: play starts at once and lasts a few moves."""
+
+
+async def _next(client: Client, kind: type[m.Message]) -> Any:
+    return await client.next_event(kind, timeout_s=TIMEOUT_S)
+
+
+async def _quiet(client: Client, kind: type[m.Message], wait_s: float = 0.15) -> None:
+    """Assert that no push of ``kind`` arrives within ``wait_s`` (the server had time to send it)."""
+    await client.ping()
+    with pytest.raises(asyncio.TimeoutError):
+        await client.next_event(kind, timeout_s=wait_s)
+
+
+# --- who ---------------------------------------------------------------------------------
+
+
+async def test_who_lists_every_status_sorted_and_paged(connect: Connect, server: Server) -> None:
+    ann, bob, cat, dan = [await connect(n, watch_lobby=False) for n in ("ann", "Bob", "cat", "dan")]
+    joined = await ann.create_table("nimble", NIMBLE)
+    await bob.join_table(joined.table.id)
+    await cat.watch_table(joined.table.id)
+    players = await dan.who()
+    assert [(p.name, p.status) for p in players.players] == [("ann", "playing"), ("Bob", "playing"), ("cat", "watching"), ("dan", "idle")]
+    assert players.total == 4 and players.next is None
+    assert all(not p.claimed and p.rating is None for p in players.players)
+    first = await dan.who(limit=3)
+    assert [p.name for p in first.players] == ["ann", "Bob", "cat"] and first.next == 3 and first.total == 4
+    rest = await dan.who(offset=first.next, limit=3)
+    assert [p.name for p in rest.players] == ["dan"] and rest.next is None
+    await bob.close()  # seated at a running game: away for the grace period
+    for _ in range(50):
+        statuses = {p.name: p.status for p in (await dan.who()).players}
+        if statuses["Bob"] == "away":
+            break
+        await asyncio.sleep(0.01)
+    assert statuses == {"ann": "playing", "Bob": "away", "cat": "watching", "dan": "idle"}
+    await refused(dan.who(game="chess"), "unknown_game")
+
+
+async def test_who_sorts_by_rating_highest_first_unrated_last(connect: Connect, server: Server) -> None:
+    ratings = {"ann": 1400, "bob": 1720}
+    server.social.presence.rating_of = lambda s, game, tc: Rated(ratings[s.name], 60, game or "othello") if s.name in ratings else None
+    for name in ("ann", "bob", "cat"):
+        await connect(name, watch_lobby=False)
+    players = (await (await connect("dan", watch_lobby=False)).who(sort="rating", game="othello")).players
+    assert [(p.name, p.rating, p.rating_game) for p in players] == [("bob", 1720, "othello"), ("ann", 1400, "othello"), ("cat", None, None), ("dan", None, None)]
+
+
+async def test_who_pages_are_bounded(connect: Connect) -> None:
+    ann = await connect("ann", watch_lobby=False)
+    with pytest.raises(Exception) as info:
+        await ann.who(limit=m.MAX_PLAYERS_PAGE + 1)
+    assert getattr(info.value, "code", None) == "bad_message" and info.value.field == "limit"  # type: ignore[attr-defined]
+
+
+# --- challenges ----------------------------------------------------------------------------
+
+
+async def test_a_declined_challenge_tells_the_challenger(connect: Connect) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    sent = await ann.challenge("BOB", "nimble", NIMBLE, seat=1, time_control="5+3")
+    assert (sent.challenger, sent.challenged, sent.game, sent.seat, sent.time_control) == ("ann", "bob", "nimble", 1, "5+3")
+    assert 59 < sent.expires_in_s <= 60
+    received = await _next(bob, m.ChallengeReceived)
+    assert received.challenge.id == sent.id and received.challenge.options["board"] == [1, 2, 3]
+    await refused(ann.decline_challenge(sent.id), "no_such_challenge")  # not hers to answer
+    await bob.decline_challenge(sent.id)
+    assert (await _next(ann, m.ChallengeEnded)) == m.ChallengeEnded(challenge=sent.id, reason="declined")
+    assert (await _next(bob, m.ChallengeEnded)).reason == "declined"
+    await refused(bob.accept_challenge(sent.id), "no_such_challenge")
+    assert await ann.list_tables() == []
+
+
+async def test_an_accepted_challenge_seats_both_and_the_game_starts(connect: Connect, server: Server) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    sent = await ann.challenge("bob", "nimble", NIMBLE, seat=1)
+    await _next(bob, m.ChallengeReceived)
+    await bob.accept_challenge(sent.id)
+    for client, seat in ((ann, 1), (bob, 0)):
+        assert (await _next(client, m.ChallengeEnded)).reason == "accepted"
+        paired = await _next(client, m.Paired)
+        assert paired.seat == seat and paired.challenge == sent.id and paired.table.seats == ["bob", "ann"]
+        started = await _next(client, m.GameStarted)
+        assert started.table == paired.table.id and started.seats == ["bob", "ann"]
+    table = server.tables[paired.table.id]
+    assert table.status == "playing" and table.game.name == "nimble"
+    await bob.move(table.id, started.view["legal_moves"][0])  # seat 0 moves first: a real game
+    assert (await _next(ann, m.Moved)).seat == 0
+    assert {p.name: p.status for p in (await ann.who()).players} == {"ann": "playing", "bob": "playing"}
+
+
+async def test_a_random_seat_challenge_gives_each_player_one_seat(connect: Connect, server: Server) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    sent = await ann.challenge("bob", "nimble", NIMBLE)
+    assert sent.seat is None
+    await bob.accept_challenge(sent.id)
+    seats = {(await _next(ann, m.Paired)).seat, (await _next(bob, m.Paired)).seat}
+    assert seats == {0, 1}
+
+
+async def test_a_challenge_is_withdrawn_expires_and_ends_when_a_player_leaves(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(challenge_expiry_s=0.2))
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        withdrawn = await ann.challenge("bob", "othello")
+        await ann.withdraw_challenge(withdrawn.id)
+        for client in (bob, ann):
+            assert (await _next(client, m.ChallengeEnded)) == m.ChallengeEnded(challenge=withdrawn.id, reason="withdrawn")
+        await refused(bob.accept_challenge(withdrawn.id), "no_such_challenge")
+        lapsing = await ann.challenge("bob", "othello")
+        assert (await _next(ann, m.ChallengeEnded)) == m.ChallengeEnded(challenge=lapsing.id, reason="expired")
+        assert (await _next(bob, m.ChallengeEnded)).challenge == lapsing.id
+        left = await bob.challenge("ann", "othello")
+        await _next(ann, m.ChallengeReceived)
+        await bob.close()  # no seat: the session ends at once
+        assert (await _next(ann, m.ChallengeEnded)) == m.ChallengeEnded(challenge=left.id, reason="gone")
+        await refused(ann.accept_challenge(left.id), "no_such_challenge")
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_bad_challenges_are_refused_naming_what_is_wrong(connect: Connect) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    assert (await refused(ann.challenge("nobody", "othello"), "no_such_player")).field == "name"
+    await refused(ann.challenge("ann", "othello"), "bad_request")
+    await refused(ann.challenge("bob", "chess"), "unknown_game")
+    assert (await refused(ann.challenge("bob", "othello", {"size": 5}), "bad_option")).field == "options.size"
+    assert (await refused(ann.challenge("bob", "othello", time_control="soon"), "bad_option")).field == "time_control"
+    assert (await refused(ann.challenge("bob", "othello", rated=True), "bad_request")).field == "rated"
+    await _quiet(bob, m.ChallengeReceived)
+
+
+async def test_open_challenges_per_player_are_capped(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_challenges_per_player=2))
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        first = await ann.challenge("bob", "othello")
+        await ann.challenge("bob", "nimble")
+        error = await refused(ann.challenge("bob", "morris"), "too_many_challenges")
+        assert "2 open challenges" in error.message
+        await ann.withdraw_challenge(first.id)
+        await ann.challenge("bob", "morris")
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+# --- mutes and tells -------------------------------------------------------------------------
+
+
+async def test_a_tell_is_delivered_as_sent_and_a_muted_one_dropped(connect: Connect) -> None:
+    ann, bob, cat = [await connect(n, watch_lobby=False) for n in ("ann", "bob", "cat")]
+    text = "hi \x1b[2J\u202e there"  # the receiving terminal makes it printable (client/sanitize.py), as chat
+    await ann.tell("BOB", text)
+    assert (await _next(bob, m.Told)) == m.Told(name="ann", text=text)
+    await bob.mute("Ann")
+    await ann.tell("bob", "are you there?")  # dropped, and ann is not told so
+    await cat.tell("bob", "cat here")
+    assert (await _next(bob, m.Told)) == m.Told(name="cat", text="cat here")
+    await bob.mute("ann", False)
+    await ann.tell("bob", "again")
+    assert (await _next(bob, m.Told)).text == "again"
+    await refused(ann.tell("nobody", "hello"), "no_such_player")
+    await refused(ann.tell("ann", "me"), "bad_request")
+    await refused(bob.mute("bob"), "bad_request")
+    await refused(bob.mute("a\x00b"), "bad_name")
+
+
+async def test_a_tell_longer_than_the_chat_limit_is_refused(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_chat_chars=10))
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        assert (await refused(ann.tell("bob", "x" * 11), "bad_message")).field == "text"
+        await ann.tell("bob", "x" * 10)
+        assert (await _next(bob, m.Told)).text == "x" * 10
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_muter_cannot_be_challenged_by_the_muted(connect: Connect) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    await bob.mute("ann")
+    error = await refused(ann.challenge("bob", "othello"), "muted")
+    assert "bob" in error.message
+    await bob.challenge("ann", "othello")  # the muter may still challenge
+    await _quiet(bob, m.ChallengeReceived)
+
+
+# --- spam limits ------------------------------------------------------------------------------
+
+
+async def test_tells_challenges_and_seeks_per_minute_are_limited_with_the_wait(configured_server: ConfiguredServer) -> None:
+    limits = Limits(tells_per_minute=3, challenges_per_minute=2, seeks_per_minute=2, max_challenges_per_player=10)
+    server = await configured_server(limits=limits)
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        for _ in range(3):
+            await ann.tell("bob", "hi")
+        error = await refused(ann.tell("bob", "hi"), "rate_limited")
+        assert "3 tells a minute" in error.message and "wait 20 s" in error.message
+        await bob.tell("ann", "bob's own bucket is full")
+        for _ in range(2):
+            await ann.challenge("bob", "othello")
+        assert "2 challenges a minute" in (await refused(ann.challenge("bob", "othello"), "rate_limited")).message
+        for _ in range(2):
+            await ann.seek("othello")
+        assert "wait 30 s" in (await refused(ann.seek("othello"), "rate_limited")).message
+        assert not ann.closed.is_set()  # refused, not disconnected
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+# --- seeks ------------------------------------------------------------------------------------
+
+
+async def test_two_compatible_seeks_are_paired(connect: Connect, server: Server) -> None:
+    ann, bob, cat = [await connect(n) for n in ("ann", "bob", "cat")]
+    posted = await ann.seek("nimble", NIMBLE, time_control="5+3")
+    assert not posted.paired and posted.seek.name == "ann"
+    added = await _next(cat, m.SeekAdded)
+    assert added.seek == posted.seek
+    assert [s.id for s in (await cat.list_seeks()).seeks] == [posted.seek.id]
+    answer = await bob.seek("nimble", {"board": [1, 2, 3]}, time_control="5 + 3")  # the same game, written otherwise
+    assert answer.paired
+    ann_paired, bob_paired = await _next(ann, m.Paired), await _next(bob, m.Paired)
+    assert {ann_paired.seat, bob_paired.seat} == {0, 1} and ann_paired.table.id == bob_paired.table.id
+    assert (ann_paired.seek, bob_paired.seek) == (posted.seek.id, answer.seek.id)
+    assert (await _next(ann, m.GameStarted)).table == ann_paired.table.id
+    table = server.tables[ann_paired.table.id]
+    assert table.status == "playing" and table.info().time_control is not None
+    assert (await _next(cat, m.SeekRemoved)).seek == posted.seek.id
+    assert (await cat.list_seeks()).seeks == []
+
+
+async def test_incompatible_seeks_are_not_paired(connect: Connect, server: Server) -> None:
+    ratings = {"ann": 1500, "bob": 1500, "cat": 1900}
+    server.social.seeks.rating_of = lambda s, game, tc: Rated(ratings[s.name], 50, game or "") if s.name in ratings else None
+    ann, bob, cat = [await connect(n, watch_lobby=False) for n in ("ann", "bob", "cat")]
+    await ann.seek("othello", time_control="5+0", rating_min=1400, rating_max=1600)
+    assert not (await bob.seek("nimble", time_control="5+0")).paired  # another game
+    assert not (await bob.seek("othello", time_control="3+2")).paired  # another time control
+    assert not (await bob.seek("othello", {"size": 6}, time_control="5+0")).paired  # other options
+    assert not (await cat.seek("othello", time_control="5+0")).paired  # cat's 1900 is outside ann's range
+    seeks = (await ann.list_seeks()).seeks
+    assert [(s.name, s.game, s.time_control) for s in seeks] == [
+        ("ann", "othello", "5+0"), ("bob", "nimble", "5+0"), ("bob", "othello", "3+2"), ("bob", "othello", "5+0"), ("cat", "othello", "5+0")
+    ]
+    assert seeks[3].options["size"] == 6 and seeks[4].rating == 1900
+    dan = await connect("dan", watch_lobby=False)
+    assert not (await dan.seek("othello", time_control="5+0", rating_max=1450)).paired  # the others are above dan's range
+    assert not server.tables
+
+
+async def test_a_seek_vanishes_when_its_player_disconnects_or_sits_down(connect: Connect) -> None:
+    ann, bob, cat = [await connect(n) for n in ("ann", "bob", "cat")]
+    gone = (await ann.seek("othello")).seek
+    await _next(cat, m.SeekAdded)
+    await ann.close()
+    assert (await _next(cat, m.SeekRemoved)).seek == gone.id
+    seated = (await bob.seek("morris")).seek
+    await _next(cat, m.SeekAdded)
+    await bob.create_table("othello")
+    assert (await _next(cat, m.SeekRemoved)).seek == seated.id
+    assert (await cat.list_seeks()).seeks == []
+    assert "sit at table" in (await refused(bob.seek("othello"), "bad_request")).message
+
+
+async def test_unseek_and_the_seek_cap(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(limits=Limits(max_seeks_per_player=2))
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    try:
+        first = (await ann.seek("othello")).seek
+        await ann.seek("nimble")
+        await refused(ann.seek("morris"), "too_many_seeks")
+        await ann.unseek(first.id)
+        await refused(ann.unseek(first.id), "no_such_seek")
+        await ann.seek("morris")
+        await ann.unseek()
+        assert (await ann.list_seeks()).seeks == []
+        await refused(ann.seek("othello", rating_min=1600, rating_max=1500), "bad_request")
+    finally:
+        await ann.close()
