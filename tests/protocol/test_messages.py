@@ -64,7 +64,23 @@ REQUESTS: list[m.Message] = [
     m.CreateTable(id=24, game="nimble", seat=0, computer=[m.ComputerSeat(seat=1, level=5)], hints=True),
     m.CreateTable(id=25, game="nimble", seat=None, computer=[m.ComputerSeat(seat=0, level=1), m.ComputerSeat(seat=1, level=5)]),
     m.AskHint(id=26, table=4),
+    m.Who(id=27),
+    m.Who(id=28, game="othello", sort="rating", offset=100, limit=100),
+    m.Challenge(id=29, name="bob", game="nimble", options={"board": [1, 2]}, seat=1, time_control="5+3", rated=True),
+    m.AcceptChallenge(id=30, challenge=1),
+    m.DeclineChallenge(id=31, challenge=2),
+    m.WithdrawChallenge(id=32, challenge=3),
+    m.Seek(id=33, game="othello", time_control="3+2", rated=True, rating_min=1400, rating_max=1800),
+    m.Unseek(id=34),
+    m.Unseek(id=35, seek=4),
+    m.ListSeeks(id=36, after=4, limit=10),
+    m.Tell(id=37, name="bob", text="hi"),
+    m.Mute(id=38, name="bob", mute=False),
 ]
+
+CHALLENGE = m.ChallengeInfo(id=1, challenger="ann", challenged="bob", game="othello", options={"size": 8}, seat=0, time_control="5+3",
+                            expires_in_s=59.5)
+SEEK = m.SeekInfo(id=2, name="ann", game="othello", options={"size": 8}, time_control="5+3", rating=1500, rating_min=1400)
 
 SERVER_MESSAGES: list[m.Message] = [
     m.Welcome(id=1, protocol=1, server="test", version="0.1.0", name="ann", token="tok", games=[{"name": "othello"}]),
@@ -102,6 +118,17 @@ SERVER_MESSAGES: list[m.Message] = [
     m.TableUpdated(table=m.TableInfo(id=5, game="nimble", options={}, seats=["ann", "Computer 5"], status="playing", spectators=0,
                                      ply=0, computer=[None, 5], hints=True, bots=[True, False])),
     m.Hint(id=12, table=5, ply=3, move="1:2"),
+    m.Players(id=13, players=[m.PlayerInfo(name="ann", status="playing", claimed=True, rating=1612, deviation=80, rating_game="othello"),
+                              m.PlayerInfo(name="bob", status="away")], total=2, next=None),
+    m.ChallengeSent(id=14, challenge=CHALLENGE),
+    m.SeekPosted(id=15, seek=SEEK, paired=True),
+    m.Seeks(id=16, seeks=[SEEK], next=2),
+    m.ChallengeReceived(challenge=CHALLENGE),
+    m.ChallengeEnded(challenge=1, reason="declined"),
+    m.Paired(table=TABLE, seat=1, view=VIEW, moves=[], challenge=1),
+    m.SeekAdded(seek=SEEK),
+    m.SeekRemoved(seek=2),
+    m.Told(name="ann", text="hi"),
 ]
 
 
@@ -133,12 +160,15 @@ def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "offer", "answer", "say", "list_archive", "get_record", "ping", "hint",
+        "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
         "table_updated", "table_closed", "moved", "game_started", "game_over",
         "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
+        "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
+        "seek_removed", "told",
     ]
 
 
@@ -535,6 +565,22 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
+    m.Who: st.builds(m.Who, id=request_ids, game=st.none() | st.text(min_size=1, max_size=32), sort=st.sampled_from(["name", "rating"]),
+                     offset=st.integers(min_value=0, max_value=2**31), limit=st.integers(min_value=1, max_value=100)),
+    m.Challenge: st.builds(m.Challenge, id=request_ids, name=st.text(max_size=256), game=st.text(min_size=1, max_size=32),
+                           options=st.dictionaries(st.text(max_size=10), json_like, max_size=32), seat=seats,
+                           time_control=st.none() | st.text(max_size=32), rated=st.booleans()),
+    m.AcceptChallenge: st.builds(m.AcceptChallenge, id=request_ids, challenge=table_ids),
+    m.DeclineChallenge: st.builds(m.DeclineChallenge, id=request_ids, challenge=table_ids),
+    m.WithdrawChallenge: st.builds(m.WithdrawChallenge, id=request_ids, challenge=table_ids),
+    m.Seek: st.builds(m.Seek, id=request_ids, game=st.text(min_size=1, max_size=32),
+                      options=st.dictionaries(st.text(max_size=10), json_like, max_size=32), time_control=st.none() | st.text(max_size=32),
+                      rated=st.booleans(), rating_min=st.none() | st.integers(0, 10_000), rating_max=st.none() | st.integers(0, 10_000)),
+    m.Unseek: st.builds(m.Unseek, id=request_ids, seek=st.none() | table_ids),
+    m.ListSeeks: st.builds(m.ListSeeks, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
+                           limit=st.integers(min_value=1, max_value=100)),
+    m.Tell: st.builds(m.Tell, id=request_ids, name=st.text(max_size=256), text=st.text(min_size=1, max_size=500)),
+    m.Mute: st.builds(m.Mute, id=request_ids, name=st.text(max_size=256), mute=st.booleans()),
 }
 valid_requests = st.one_of(*REQUEST_STRATEGIES.values())
 
