@@ -55,6 +55,7 @@ from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
 from .session import Session
+from .ratings import Ratings
 from .social import Social
 from .dblock import DatabaseLock
 from . import listen
@@ -213,6 +214,7 @@ class Server:
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
+            self.social.rate_with(Ratings(self.store), rated_games="rated" in CreateTable.__struct_fields__)
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()

@@ -8,6 +8,7 @@ so a mute holds whatever case or width the muted player writes their name in.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Awaitable, Callable, Iterable
 
 from protocol import Code
@@ -18,7 +19,7 @@ from .session import Session
 from .store import Statement
 from .table import RequestError
 
-__all__ = ["Mutes", "MAX_MUTES"]
+__all__ = ["Mutes", "MAX_MUTES", "stored_mutes"]
 
 MAX_MUTES = 500
 """The most names one player may mute (``bad_request`` beyond)."""
@@ -89,6 +90,11 @@ class Mutes:
 def _claimed(session: Session) -> bool:
     """Whether the session's name is claimed (``Session.claimed``, on servers with accounts)."""
     return bool(getattr(session, "claimed", False))
+
+
+def stored_mutes(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.store.Store.read`)."""
+    return list(db.execute("SELECT owner_key, muted_key FROM mutes"))
 
 
 def _mute_sql(owner_key: str, muted_key: str) -> Statement:

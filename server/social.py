@@ -32,8 +32,10 @@ from .authority import Authority
 from .bus import Bus
 from .challenges import Challenges
 from .limits import Limits
-from .mutes import Mutes
-from .presence import Presence, RatingOf, no_ratings
+from .mutes import Mutes, stored_mutes
+from .names import name_key
+from .presence import Presence, Rated, RatingOf, no_ratings
+from .ratings import Ratings, family_of
 from .seeks import SeekBoard
 from .session import Session
 from .spam import SpamLimits
@@ -110,9 +112,15 @@ class Social:
 
         return run
 
+    def rate_with(self, ratings: Ratings, rated_games: bool) -> None:
+        """Show and pair by ``ratings`` (the server's one :class:`server.ratings.Ratings`); ``rated_games``: rated tables can be created."""
+        rating_of = ratings_lookup(ratings)
+        self.presence.rating_of = self.seeks.rating_of = rating_of
+        self.seeks.rated_games = self.challenges.rated_games = rated_games
+
     def restore(self, store: Store) -> None:
         """Load the claimed names' stored mutes."""
-        self.mutes.restore(store.mutes())
+        self.mutes.restore(store.read(stored_mutes))
 
     def disconnected(self, session: Session) -> None:
         """``session``'s connection is gone: its seeks vanish."""
@@ -128,3 +136,26 @@ class Social:
         """Stop the seek board's tick and the challenges' timers (the server is closing)."""
         self.seeks.close()
         self.challenges.close()
+
+
+def ratings_lookup(ratings: Ratings) -> RatingOf:
+    """The :data:`server.presence.RatingOf` of ``ratings``: only claimed names are rated.
+
+    With a time control, the rating of its family; without one (``who``), the
+    player's best rating in ``game`` (or in any game, ``game`` ``None``).
+    """
+
+    def rating_of(session: Session, game: str | None, time_control: str | None) -> Rated | None:
+        if not getattr(session, "claimed", False):
+            return None
+        key = name_key(session.name)
+        if game is not None and time_control is not None:
+            rating = ratings.get(key, game, family_of(time_control))
+            return None if rating.updated is None else Rated(round(rating.rating), round(rating.deviation), game)
+        played = [(g, r) for g, family, r in ratings.finger(key, session.name).ratings if game is None or g == game]
+        if not played:
+            return None
+        best_game, best = max(played, key=lambda pair: pair[1].rating)
+        return Rated(round(best.rating), round(best.deviation), best_game)
+
+    return rating_of

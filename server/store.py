@@ -621,9 +621,6 @@ class Store(Protocol):
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
 
-    def mutes(self) -> list[tuple[str, str]]:
-        """Return every stored mute: (owner name key, muted name key) pairs."""
-
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
 
@@ -1059,10 +1056,6 @@ class SQLiteStore:
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
-
-    def mutes(self) -> list[tuple[str, str]]:
-        """Return every stored mute: (owner name key, muted name key) pairs."""
-        return self._read(lambda db: list(db.execute("SELECT owner_key, muted_key FROM mutes")))
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """Return every table whose game is not over, by id, each with its moves in ply order.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,8 @@ from client import Client
 from protocol import messages as m
 from server.app import Server
 from server.limits import Limits
-from server.presence import Rated
+from server.names import name_key
+from server.store import SQLiteStore
 
 from ..conftest import ConfiguredServer, Connect
 from .conftest import TIMEOUT_S, refused
@@ -29,6 +32,26 @@ async def _quiet(client: Client, kind: type[m.Message], wait_s: float = 0.15) ->
     await client.ping()
     with pytest.raises(asyncio.TimeoutError):
         await client.next_event(kind, timeout_s=wait_s)
+
+
+async def rated_database(tmp_path: Path, ratings: dict[str, int]) -> str:
+    """A database file in which each named player has an Othello blitz rating (deviation 60)."""
+    path = str(tmp_path / "parlour.sqlite3")
+    store = SQLiteStore.open(path)
+    await store.start()
+    insert = (
+        "INSERT INTO ratings (name_key, name, game, family, rating, deviation, volatility, games, wins, draws, losses, updated)"
+        " VALUES (?, ?, 'othello', 'blitz', ?, 60, 0.06, 20, 10, 0, 10, ?)"
+    )
+    await store.write(*[(insert, (name_key(name), name, rating, time.time())) for name, rating in ratings.items()])
+    await store.close()
+    return path
+
+
+def claim(server: Server, *names: str) -> None:
+    """Mark the sessions of ``names`` as holding claimed names (what a hello with the name's secret does)."""
+    for name in names:
+        server.names[name_key(name)].claimed = True
 
 
 # --- who ---------------------------------------------------------------------------------
@@ -57,13 +80,19 @@ async def test_who_lists_every_status_sorted_and_paged(connect: Connect, server:
     await refused(dan.who(game="chess"), "unknown_game")
 
 
-async def test_who_sorts_by_rating_highest_first_unrated_last(connect: Connect, server: Server) -> None:
-    ratings = {"ann": 1400, "bob": 1720}
-    server.social.presence.rating_of = lambda s, game, tc: Rated(ratings[s.name], 60, game or "othello") if s.name in ratings else None
-    for name in ("ann", "bob", "cat"):
-        await connect(name, watch_lobby=False)
-    players = (await (await connect("dan", watch_lobby=False)).who(sort="rating", game="othello")).players
-    assert [(p.name, p.rating, p.rating_game) for p in players] == [("bob", 1720, "othello"), ("ann", 1400, "othello"), ("cat", None, None), ("dan", None, None)]
+async def test_who_sorts_by_rating_highest_first_unrated_last(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(db_path=await rated_database(tmp_path, {"ann": 1400, "bob": 1720, "cat": 1900}))
+    clients = [await Client.connect("127.0.0.1", server.port, name=n) for n in ("ann", "bob", "cat", "dan")]
+    try:
+        claim(server, "ann", "bob")  # cat's rating is not shown: the name is not claimed
+        players = (await clients[3].who(sort="rating", game="othello")).players
+        assert [(p.name, p.rating, p.rating_game, p.claimed) for p in players] == [
+            ("bob", 1720, "othello", True), ("ann", 1400, "othello", True), ("cat", None, None, False), ("dan", None, None, False)
+        ]
+        assert [p.rating for p in (await clients[3].who(sort="rating", game="nimble")).players] == [None] * 4
+    finally:
+        for client in clients:
+            await client.close()
 
 
 async def test_who_pages_are_bounded(connect: Connect) -> None:
@@ -259,23 +288,29 @@ async def test_two_compatible_seeks_are_paired(connect: Connect, server: Server)
     assert (await cat.list_seeks()).seeks == []
 
 
-async def test_incompatible_seeks_are_not_paired(connect: Connect, server: Server) -> None:
-    ratings = {"ann": 1500, "bob": 1500, "cat": 1900}
-    server.social.seeks.rating_of = lambda s, game, tc: Rated(ratings[s.name], 50, game or "") if s.name in ratings else None
-    ann, bob, cat = [await connect(n, watch_lobby=False) for n in ("ann", "bob", "cat")]
-    await ann.seek("othello", time_control="5+0", rating_min=1400, rating_max=1600)
-    assert not (await bob.seek("nimble", time_control="5+0")).paired  # another game
-    assert not (await bob.seek("othello", time_control="3+2")).paired  # another time control
-    assert not (await bob.seek("othello", {"size": 6}, time_control="5+0")).paired  # other options
-    assert not (await cat.seek("othello", time_control="5+0")).paired  # cat's 1900 is outside ann's range
-    seeks = (await ann.list_seeks()).seeks
-    assert [(s.name, s.game, s.time_control) for s in seeks] == [
-        ("ann", "othello", "5+0"), ("bob", "nimble", "5+0"), ("bob", "othello", "3+2"), ("bob", "othello", "5+0"), ("cat", "othello", "5+0")
-    ]
-    assert seeks[3].options["size"] == 6 and seeks[4].rating == 1900
-    dan = await connect("dan", watch_lobby=False)
-    assert not (await dan.seek("othello", time_control="5+0", rating_max=1450)).paired  # the others are above dan's range
-    assert not server.tables
+async def test_incompatible_seeks_are_not_paired(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(db_path=await rated_database(tmp_path, {"ann": 1500, "bob": 1500, "cat": 1900}))
+    ann, bob, cat, dan = clients = [await Client.connect("127.0.0.1", server.port, name=n) for n in ("ann", "bob", "cat", "dan")]
+    try:
+        claim(server, "ann", "bob", "cat")
+        await ann.seek("othello", time_control="5+0", rating_min=1400, rating_max=1600)
+        assert not (await bob.seek("nimble", time_control="5+0")).paired  # another game
+        assert not (await bob.seek("othello", time_control="3+2")).paired  # another time control
+        assert not (await bob.seek("othello", {"size": 6}, time_control="5+0")).paired  # other options
+        assert not (await cat.seek("othello", time_control="5+0")).paired  # cat's 1900 is outside ann's range
+        seeks = (await ann.list_seeks()).seeks
+        assert [(s.name, s.game, s.time_control) for s in seeks] == [
+            ("ann", "othello", "5+0"), ("bob", "nimble", "5+0"), ("bob", "othello", "3+2"), ("bob", "othello", "5+0"), ("cat", "othello", "5+0")
+        ]
+        assert seeks[3].options["size"] == 6 and (seeks[0].rating, seeks[4].rating) == (1500, 1900)
+        assert not (await dan.seek("othello", time_control="5+0", rating_max=1450)).paired  # the others are above dan's range
+        assert not server.tables
+        paired = await dan.seek("othello", time_control="5+0", rating_min=1800)  # cat's seek, and cat takes dan (unrated: 1500)
+        assert paired.paired
+        assert (await _next(cat, m.Paired)).seek == seeks[4].id
+    finally:
+        for client in clients:
+            await client.close()
 
 
 async def test_a_seek_vanishes_when_its_player_disconnects_or_sits_down(connect: Connect) -> None:
