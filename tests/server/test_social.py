@@ -342,3 +342,34 @@ async def test_unseek_and_the_seek_cap(configured_server: ConfiguredServer) -> N
         await refused(ann.seek("othello", rating_min=1600, rating_max=1500), "bad_request")
     finally:
         await ann.close()
+
+
+async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    path = str(tmp_path / "parlour.sqlite3")
+    server = await configured_server(db_path=path)
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    guest = await Client.connect("127.0.0.1", server.port, name="gus")
+    claim(server, "ann")
+    await ann.mute("Bob")
+    await ann.mute("cat")
+    await ann.mute("cat", False)
+    await guest.mute("bob")  # a guest's mute lives as long as the session
+    await ann.close()
+    await guest.close()
+    await server.close()
+    server = await configured_server(db_path=path)
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    guest = await Client.connect("127.0.0.1", server.port, name="gus")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    cat = await Client.connect("127.0.0.1", server.port, name="cat")
+    try:
+        claim(server, "ann")
+        await refused(bob.challenge("ann", "othello"), "muted")
+        await bob.tell("ann", "dropped")
+        await cat.tell("ann", "delivered")
+        assert (await _next(ann, m.Told)) == m.Told(name="cat", text="delivered")
+        await bob.challenge("gus", "othello")
+        assert (await _next(guest, m.ChallengeReceived)).challenge.challenger == "bob"
+    finally:
+        for client in (ann, guest, bob, cat):
+            await client.close()
