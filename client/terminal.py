@@ -30,6 +30,7 @@ from .connection import Client, ConnectionLost, ServerError
 from .render import render
 from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
+from .social_commands import SOCIAL_HELP, SocialCommands
 
 __all__ = [
     "TerminalClient",
@@ -101,7 +102,7 @@ OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
 """The most tables ``list`` shows (ten pages of the lobby)."""
 _OFFER_NOUNS = {"draw": "draw offer", "takeback": "takeback request", "rematch": "rematch offer"}
-_RAW_COMMANDS = ("say", "shout", "rules")  # the rest of the line is the text, quotes and all
+_RAW_COMMANDS = ("say", "shout", "rules", "tell")  # the rest of the line is the text, quotes and all
 _REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
 
 
@@ -205,6 +206,8 @@ class TerminalClient:
             "games": self._list_games,
             "rules": self._rules,
         }
+        self.social = SocialCommands(self)
+        self._commands.update(self.social.commands())
 
     # --- commands --------------------------------------------------------------------
 
@@ -248,6 +251,7 @@ class TerminalClient:
 
     async def _help(self, args: list[str]) -> None:
         self.write(HELP.format(games=", ".join(game["name"] for game in self._games()), default_level=DEFAULT_COMPUTER_LEVEL))
+        self.write(SOCIAL_HELP)
 
     async def _list_games(self, args: list[str]) -> None:
         lines = []
@@ -461,10 +465,12 @@ class TerminalClient:
         self.write(f"You offered a rematch with seats swapped; waiting for {self._opponent(at)} to answer.")
 
     async def _accept(self, args: list[str]) -> None:
-        await self._answer(args, accept=True)
+        if not await self.social.answer(args, accept=True):
+            await self._answer(args, accept=True)
 
     async def _decline(self, args: list[str]) -> None:
-        await self._answer(args, accept=False)
+        if not await self.social.answer(args, accept=False):
+            await self._answer(args, accept=False)
 
     async def _answer(self, args: list[str], accept: bool) -> None:
         verb = "accept" if accept else "decline"
@@ -694,6 +700,8 @@ class TerminalClient:
 
     def on_event(self, event: m.Message) -> None:
         """Update what the terminal knows from one push, and show it."""
+        if self.social.on_event(event):
+            return
         at = self.at
         here = at is not None and getattr(event, "table", None) == at.table.id
         if isinstance(event, m.TableUpdated):
