@@ -378,6 +378,7 @@ class Server:
         session, welcome = await self.handshake.hello(peer, hello)
         if welcome.resumed:
             self.authority.rejoin(session, then)
+            self.social.resumed(session, then)
         return welcome
 
     # --- lobby --------------------------------------------------------------------------

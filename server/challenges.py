@@ -97,6 +97,7 @@ class Challenges:
         spam: the per-minute limits.
         limits: returns the server's current limits.
         rated_games: whether the server rates games (else a rated challenge is refused).
+        seated: called with each of the two players an accepted challenge seated.
     """
 
     def __init__(
@@ -107,8 +108,10 @@ class Challenges:
         spam: SpamLimits,
         limits: Callable[[], Limits],
         rated_games: bool = False,
+        seated: Callable[[Session], None] = lambda session: None,
     ) -> None:
         self._authority = authority
+        self._seated = seated
         self._by_name = by_name
         self._mutes = mutes
         self._spam = spam
@@ -178,6 +181,8 @@ class Challenges:
             challenge.accepting = False
         self._end(challenge, "accepted", then)
         then.extend(seated)
+        for player in (challenger, session):
+            self._seated(player)
         return Ok(id=request.id)
 
     async def decline(self, session: Session, request: DeclineChallenge, then: list[Push]) -> Ok:
@@ -197,6 +202,13 @@ class Challenges:
         """
         self._end(self._find(session, request.challenge, "challenger"), "withdrawn", then)
         return Ok(id=request.id)
+
+    def resend(self, session: Session, then: list[Push]) -> None:
+        """Push the open challenges made to ``session`` again (it resumed on a new connection and may have missed them)."""
+        for challenge in self._involving(session):
+            if challenge.challenged is session:
+                received = ChallengeReceived(challenge=challenge.info())
+                then.append(lambda received=received: send_to(session, received))
 
     def forget(self, session: Session) -> None:
         """``session`` left the server: its challenges, made or received, end (``gone``)."""

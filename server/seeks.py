@@ -146,6 +146,8 @@ class SeekBoard:
         finally:
             other.pairing = False
         self._remove(other)
+        for player in (other.player, session):
+            self.player_left(player)  # seated now: their other seeks vanish
         log.info("seeks %d (%s) and %d (%s) paired for %s", other.id, other.player.name, seek.id, session.name, terms.game)
         return SeekPosted(id=request.id, seek=seek.info(), paired=True)
 

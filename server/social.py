@@ -82,8 +82,8 @@ class Social:
         self.mutes = Mutes(persist, limits().max_name_chars)
         self.presence = Presence(by_name, tables, rating_of)
         self.tells = Tells(by_name, self.mutes, spam, limits)
-        self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_games)
         self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_games)
+        self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_games, seated=self.seeks.player_left)
 
     def install(self, dispatch: dict[type, Handler]) -> None:
         """Add the social requests to the server's ``dispatch``, and make seating requests take their sender's seeks away."""
@@ -121,6 +121,10 @@ class Social:
     def restore(self, store: Store) -> None:
         """Load the claimed names' stored mutes."""
         self.mutes.restore(store.read(stored_mutes))
+
+    def resumed(self, session: Session, then: list[Callable[[], None]]) -> None:
+        """``session`` is back on a new connection: after the ``welcome``, the challenges made to it, again."""
+        self.challenges.resend(session, then)
 
     def disconnected(self, session: Session) -> None:
         """``session``'s connection is gone: its seeks vanish."""

@@ -373,3 +373,44 @@ async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server
     finally:
         for client in (ann, guest, bob, cat):
             await client.close()
+
+
+async def test_a_player_seated_by_a_challenge_loses_their_seeks(connect: Connect) -> None:
+    ann, bob, cat = [await connect(n) for n in ("ann", "bob", "cat")]
+    await ann.seek("othello")
+    await bob.seek("morris")
+    await _next(cat, m.SeekAdded)
+    await _next(cat, m.SeekAdded)
+    sent = await ann.challenge("bob", "nimble", NIMBLE)
+    await bob.accept_challenge(sent.id)
+    await _next(ann, m.Paired)
+    assert (await cat.list_seeks()).seeks == []
+    removed = {(await _next(cat, m.SeekRemoved)).seek, (await _next(cat, m.SeekRemoved)).seek}
+    assert removed == {1, 2}
+
+
+async def test_a_resumed_player_is_shown_the_challenges_waiting_for_them(connect: Connect, server: Server) -> None:
+    ann, bob, cat = [await connect(n, watch_lobby=False) for n in ("ann", "bob", "cat")]
+    joined = await bob.create_table("nimble", NIMBLE)
+    await cat.join_table(joined.table.id)  # bob's seat at a running game keeps his session while he is away
+    sent = await ann.challenge("bob", "othello")
+    await _next(bob, m.ChallengeReceived)
+    token = bob.token
+    await bob.close()
+    bob = await Client.connect("127.0.0.1", server.port, name="bob", token=token)
+    try:
+        assert (await _next(bob, m.ChallengeReceived)).challenge.id == sent.id
+        await bob.decline_challenge(sent.id)
+        assert (await _next(ann, m.ChallengeEnded)).reason == "declined"
+    finally:
+        await bob.close()
+
+
+async def test_a_seek_posted_and_taken_back_within_a_tick_is_not_sent_to_the_lobby(connect: Connect) -> None:
+    ann, cat = await connect("ann"), await connect("cat")
+    first = (await ann.seek("othello")).seek
+    await ann.unseek(first.id)
+    second = (await ann.seek("nimble")).seek
+    assert (await _next(cat, m.SeekAdded)).seek == second
+    await ann.unseek()
+    assert (await _next(cat, m.SeekRemoved)).seek == second.id
