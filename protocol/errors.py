@@ -74,6 +74,10 @@ class Code(StrEnum):
     """The server already runs as many computer seats as it allows (``--max-bots``); the message gives the limit."""
     HINTS_OFF = "hints_off"
     """The table was created without hints (and has no computer seat)."""
+    NAME_CLAIMED = "name_claimed"
+    """The name is claimed and ``hello`` did not prove it (no secret, or a wrong secret or password)."""
+    CLAIM_REQUIRED = "claim_required"
+    """The server needs claimed names (``--accounts required``) and ``hello`` neither proved nor claimed one."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 
