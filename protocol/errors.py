@@ -59,7 +59,8 @@ class Code(StrEnum):
     TOO_MANY_TABLES = "too_many_tables"
     """The player already holds as many tables as the server allows."""
     RATE_LIMITED = "rate_limited"
-    """Too many requests for too long: the connection was slowed, then closed (no ``id``)."""
+    """Too many requests for too long: the connection was slowed, then closed (no ``id``); or, with an ``id``,
+    too many wrong secrets or passwords for a claimed name: the message gives the seconds to wait."""
     TOO_MANY_CONNECTIONS = "too_many_connections"
     """The server or this address has too many connections. The connection is closed."""
     TIMEOUT = "timeout"

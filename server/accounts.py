@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable, Iterable
 from protocol import Code
 from protocol.messages import MIN_PASSWORD_CHARS, MIN_SECRET_CHARS, Hello, Message, Ok, SetPassword
 
-from .confusables import look_alike_keys, mixed_scripts
+from .confusables import look_alike_keys, mixed_scripts, prepare
 from .guesses import GuessLimits
 from .names import name_key
 from .passwords import hash_secret, verify_secret
@@ -115,6 +115,10 @@ class Accounts:
         self._looks: dict[str, str] = {}  # look-alike key (server.confusables) -> name key of the claimed (or being claimed) name
         self._pending: set[str] = set()  # name keys whose claim is being hashed or committed
         self._hashing = asyncio.Semaphore(MAX_CONCURRENT_HASHES)
+
+    async def prepare(self) -> None:
+        """Build the look-alike tables off the event loop, before the first ``hello`` needs them."""
+        await asyncio.to_thread(prepare)
 
     def __len__(self) -> int:
         return len(self._accounts)

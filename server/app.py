@@ -212,6 +212,7 @@ class Server:
                 Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """
+        await self.accounts.prepare()
         try:
             if self.config.db_path is not None:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)

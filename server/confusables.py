@@ -21,7 +21,7 @@ from confusable_homoglyphs import categories, confusables
 
 from .names import name_key
 
-__all__ = ["skeleton", "look_alike_keys", "mixed_scripts"]
+__all__ = ["prepare", "skeleton", "look_alike_keys", "mixed_scripts"]
 
 _ANY_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
 """Script values that mix with every script (digits, punctuation, combining marks)."""
@@ -31,6 +31,11 @@ _SCRIPT_SETS = (
     frozenset({"LATIN", "HAN", "HANGUL"}),  # Korean
 )
 """Scripts that one name may mix (UTS #39's "highly restrictive" level)."""
+
+
+def prepare() -> None:
+    """Build the table of prototypes now (about 0.2 s, once per process) rather than at the first name checked."""
+    _prototypes()
 
 
 def skeleton(text: str) -> str:
