@@ -65,7 +65,7 @@ class Admission:
     """What :meth:`Accounts.admit` decided about a ``hello`` without a token.
 
     Attributes:
-        name: the name asked for; ``key`` its name key.
+        name: the session's name: as claimed for a proven name, else as asked for; ``key`` its name key.
         claimed: the session will own the name (proved it, or claims it now).
         proven: the hello proved an existing claim (it may take over the name's session).
         statements: what to commit with the session's row (the new account's row).
@@ -152,7 +152,7 @@ class Accounts:
         account = self._accounts.get(key)
         if account is not None:
             await self._prove(host, name, key, account, hello.secret)
-            return Admission(name, key, claimed=True, proven=True)
+            return Admission(account.name, key, claimed=True, proven=True)  # the name as it was claimed
         self._check_look_alike(name, key)
         if hello.claim and self.mode != "off":
             return await self._claim(name, key, hello.secret)

@@ -138,7 +138,7 @@ class Sessions:
             return self._resume(peer, holder.token, name), True
         committed = False
         try:
-            session = await self._open(peer, name, admission.statements)
+            session = await self._open(peer, admission.name, admission.statements)
             committed = True
         finally:
             self.accounts.settle(admission, committed)
