@@ -60,7 +60,8 @@ class Code(StrEnum):
     """The player already holds as many tables as the server allows."""
     RATE_LIMITED = "rate_limited"
     """Too many requests for too long: the connection was slowed, then closed (no ``id``); or, with an ``id``,
-    too many challenges, tells or seeks in the last minute: the message gives the wait in seconds."""
+    too many wrong secrets or passwords for a claimed name, or too many challenges, tells or seeks in the last minute:
+    the message gives the seconds to wait."""
     TOO_MANY_CONNECTIONS = "too_many_connections"
     """The server or this address has too many connections. The connection is closed."""
     TIMEOUT = "timeout"
@@ -75,6 +76,10 @@ class Code(StrEnum):
     """The server already runs as many computer seats as it allows (``--max-bots``); the message gives the limit."""
     HINTS_OFF = "hints_off"
     """The table was created without hints (and has no computer seat)."""
+    NAME_CLAIMED = "name_claimed"
+    """The name is claimed and ``hello`` did not prove it (no secret, or a wrong secret or password)."""
+    CLAIM_REQUIRED = "claim_required"
+    """The server needs claimed names (``--accounts required``) and ``hello`` neither proved nor claimed one."""
     NO_SUCH_PLAYER = "no_such_player"
     """No player of that name is online (``challenge``, ``tell``, ``mute`` of a guest)."""
     NO_SUCH_CHALLENGE = "no_such_challenge"
