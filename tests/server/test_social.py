@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,11 @@ async def rated_database(tmp_path: Path, ratings: dict[str, int]) -> str:
     return path
 
 
-def claim(server: Server, *names: str) -> None:
-    """Mark the sessions of ``names`` as holding claimed names (what a hello with the name's secret does)."""
-    for name in names:
-        server.names[name_key(name)].claimed = True
+async def player(server: Server, name: str, *, claimed: bool = False, secret: str | None = None) -> Client:
+    """A client connected as ``name``; ``claimed``: claiming the name (with ``secret``, or a new one)."""
+    if claimed:
+        return await Client.connect("127.0.0.1", server.port, name=name, claim=True, secret=secret or secrets.token_urlsafe(32))
+    return await Client.connect("127.0.0.1", server.port, name=name)
 
 
 # --- who ---------------------------------------------------------------------------------
@@ -82,9 +84,8 @@ async def test_who_lists_every_status_sorted_and_paged(connect: Connect, server:
 
 async def test_who_sorts_by_rating_highest_first_unrated_last(configured_server: ConfiguredServer, tmp_path: Path) -> None:
     server = await configured_server(db_path=await rated_database(tmp_path, {"ann": 1400, "bob": 1720, "cat": 1900}))
-    clients = [await Client.connect("127.0.0.1", server.port, name=n) for n in ("ann", "bob", "cat", "dan")]
-    try:
-        claim(server, "ann", "bob")  # cat's rating is not shown: the name is not claimed
+    clients = [await player(server, n, claimed=n in ("ann", "bob")) for n in ("ann", "bob", "cat", "dan")]
+    try:  # cat's rating is not shown: the name is not claimed
         players = (await clients[3].who(sort="rating", game="othello")).players
         assert [(p.name, p.rating, p.rating_game, p.claimed) for p in players] == [
             ("bob", 1720, "othello", True), ("ann", 1400, "othello", True), ("cat", None, None, False), ("dan", None, None, False)
@@ -290,9 +291,8 @@ async def test_two_compatible_seeks_are_paired(connect: Connect, server: Server)
 
 async def test_incompatible_seeks_are_not_paired(configured_server: ConfiguredServer, tmp_path: Path) -> None:
     server = await configured_server(db_path=await rated_database(tmp_path, {"ann": 1500, "bob": 1500, "cat": 1900}))
-    ann, bob, cat, dan = clients = [await Client.connect("127.0.0.1", server.port, name=n) for n in ("ann", "bob", "cat", "dan")]
+    ann, bob, cat, dan = clients = [await player(server, n, claimed=n != "dan") for n in ("ann", "bob", "cat", "dan")]
     try:
-        claim(server, "ann", "bob", "cat")
         await ann.seek("othello", time_control="5+0", rating_min=1400, rating_max=1600)
         assert not (await bob.seek("nimble", time_control="5+0")).paired  # another game
         assert not (await bob.seek("othello", time_control="3+2")).paired  # another time control
@@ -347,9 +347,9 @@ async def test_unseek_and_the_seek_cap(configured_server: ConfiguredServer) -> N
 async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server: ConfiguredServer, tmp_path: Path) -> None:
     path = str(tmp_path / "parlour.sqlite3")
     server = await configured_server(db_path=path)
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    guest = await Client.connect("127.0.0.1", server.port, name="gus")
-    claim(server, "ann")
+    secret = secrets.token_urlsafe(32)
+    ann = await player(server, "ann", claimed=True, secret=secret)
+    guest = await player(server, "gus")
     await ann.mute("Bob")
     await ann.mute("cat")
     await ann.mute("cat", False)
@@ -358,12 +358,11 @@ async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server
     await guest.close()
     await server.close()
     server = await configured_server(db_path=path)
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    guest = await Client.connect("127.0.0.1", server.port, name="gus")
-    bob = await Client.connect("127.0.0.1", server.port, name="bob")
-    cat = await Client.connect("127.0.0.1", server.port, name="cat")
+    ann = await Client.connect("127.0.0.1", server.port, name="ann", secret=secret)  # the claimed name, proven again
+    guest = await player(server, "gus")
+    bob = await player(server, "bob")
+    cat = await player(server, "cat")
     try:
-        claim(server, "ann")
         await refused(bob.challenge("ann", "othello"), "muted")
         await bob.tell("ann", "dropped")
         await cat.tell("ann", "delivered")
