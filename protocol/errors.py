@@ -74,6 +74,10 @@ class Code(StrEnum):
     """The server already runs as many computer seats as it allows (``--max-bots``); the message gives the limit."""
     HINTS_OFF = "hints_off"
     """The table was created without hints (and has no computer seat)."""
+    RATED_OFF = "rated_off"
+    """The server's operator does not allow rated games (``parlour serve --no-rated``)."""
+    RATED_NEEDS_CLAIM = "rated_needs_claim"
+    """Only claimed names sit at a rated table; a guest name cannot."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

@@ -34,6 +34,8 @@ from protocol.messages import (
     Offer,
     Ok,
     Ping,
+    Finger,
+    GetLeaderboard,
     PlayMove,
     Pong,
     Request,
@@ -56,6 +58,8 @@ from .limits import Limits
 from .peer import Peer
 from .session import Session
 from .dblock import DatabaseLock
+from .finger import RatingQueries
+from .rated import show_ratings
 from . import listen
 from .store import (
     ArchiveEntry,
@@ -108,6 +112,7 @@ class ServerConfig:
             (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
+        rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
     """
 
     host: str = "0.0.0.0"
@@ -122,6 +127,7 @@ class ServerConfig:
     bot_seconds: float | None = None
     hint_seconds: float = DEFAULT_HINT_SECONDS
     bot_workers: int | None = None
+    rated: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -156,6 +162,9 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
+        self.authority.rated_allowed = self.config.rated
+        self.ratings = self.authority.ratings
+        rating_queries = RatingQueries(self.ratings, self.names)
         self.computers = self.authority.computers = ComputerPlayers(
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
@@ -179,6 +188,8 @@ class Server:
             GetRecord: self._get_record,
             Ping: self._ping,
             AskHint: self.authority.hint,
+            Finger: rating_queries.finger,
+            GetLeaderboard: rating_queries.leaderboard,
         }
 
     @property
@@ -191,6 +202,7 @@ class Server:
         self._config = config
         self.authority.grace_s = config.grace_s
         self.authority.limits = config.limits
+        self.authority.rated_allowed = config.rated
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -207,6 +219,7 @@ class Server:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = SQLiteStore.open(self.config.db_path)
                 self.authority.durable = True
+                self.ratings.store = self.store
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
             sockets = await listen.bind(self.config.host, self.config.port)
@@ -257,6 +270,7 @@ class Server:
                     holder.seats[table.id] = seat
                     self.handshake.claim_name(holder)
                     self.authority.hold_seat(table, seat, holder)
+            show_ratings(self.ratings, table)
             if table.status == "playing" and table.clock is not None and table.clock.running is None:
                 table.start_clock()
             self.authority.schedule_flag(table)

@@ -64,6 +64,10 @@ REQUESTS: list[m.Message] = [
     m.CreateTable(id=24, game="nimble", seat=0, computer=[m.ComputerSeat(seat=1, level=5)], hints=True),
     m.CreateTable(id=25, game="nimble", seat=None, computer=[m.ComputerSeat(seat=0, level=1), m.ComputerSeat(seat=1, level=5)]),
     m.AskHint(id=26, table=4),
+    m.CreateTable(id=27, game="othello", time_control="5+3", rated=True),
+    m.Finger(id=28, name="ann"),
+    m.GetLeaderboard(id=29, game="othello"),
+    m.GetLeaderboard(id=30, game="othello", family="blitz", limit=50, offset=100, provisional=True),
 ]
 
 SERVER_MESSAGES: list[m.Message] = [
@@ -102,6 +106,16 @@ SERVER_MESSAGES: list[m.Message] = [
     m.TableUpdated(table=m.TableInfo(id=5, game="nimble", options={}, seats=["ann", "Computer 5"], status="playing", spectators=0,
                                      ply=0, computer=[None, 5], hints=True, bots=[True, False])),
     m.Hint(id=12, table=5, ply=3, move="1:2"),
+    m.TableUpdated(table=m.TableInfo(id=6, game="othello", options={}, seats=["ann", None], status="waiting", spectators=0,
+                                     ply=0, ratings=[m.SeatRating(rating=1662, provisional=True), None])),
+    m.GameOver(table=6, outcome={"winner": 0, "reason": "resigned", "score": None},
+               ratings=[m.RatingChange(before=1500, after=1662, deviation=290), m.RatingChange(before=1500, after=1338, deviation=290)]),
+    m.Player(id=13, name="Ann", online=True,
+                 ratings=[m.RatingInfo(game="othello", family="blitz", rating=1662, deviation=290, provisional=True, games=1, wins=1, draws=0, losses=0)],
+                 recent=[m.PastGame(table=6, game="othello", family="blitz", opponent="bob", result="win", before=1500, after=1662,
+                                    finished="2026-11-24T00:10:00.000Z")]),
+    m.Ranking(id=14, game="othello", family=None, rows=[
+        m.RankingRow(rank=1, name="Ann", family="blitz", rating=1662, deviation=80, provisional=False, games=30)], next=None),
 ]
 
 
@@ -133,12 +147,14 @@ def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "offer", "answer", "say", "list_archive", "get_record", "ping", "hint",
+        "finger", "leaderboard",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
         "table_updated", "table_closed", "moved", "game_started", "game_over",
         "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
+        "player", "ranking",
     ]
 
 
@@ -518,7 +534,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
         options=st.dictionaries(st.text(max_size=10), json_like, max_size=32),
         seed=st.none() | st.text(max_size=256) | st.integers(min_value=-(2**63), max_value=2**63 - 1), seat=seats,
         computer=st.lists(st.builds(m.ComputerSeat, seat=st.integers(-(2**31), 2**31), level=st.integers(-(2**31), 2**31)), max_size=2),
-        hints=st.booleans()),
+        hints=st.booleans(), rated=st.booleans()),
     m.JoinTable: st.builds(m.JoinTable, id=request_ids, table=table_ids, seat=seats),
     m.WatchTable: st.builds(m.WatchTable, id=request_ids, table=table_ids),
     m.LeaveTable: st.builds(m.LeaveTable, id=request_ids, table=table_ids),
@@ -535,6 +551,11 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
+    m.Finger: st.builds(m.Finger, id=request_ids, name=st.text(max_size=256)),
+    m.GetLeaderboard: st.builds(m.GetLeaderboard, id=request_ids, game=st.text(min_size=1, max_size=32),
+                                family=st.none() | st.sampled_from(["bullet", "blitz", "rapid", "classical", "untimed"]),
+                                limit=st.integers(min_value=1, max_value=50), offset=st.integers(min_value=0, max_value=10_000),
+                                provisional=st.booleans()),
 }
 valid_requests = st.one_of(*REQUEST_STRATEGIES.values())
 
