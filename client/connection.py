@@ -366,6 +366,7 @@ class Client:
         time_control: str | None = None,
         computer: Mapping[int, int] | None = None,
         hints: bool = False,
+        rated: bool = False,
     ) -> m.TableJoined:
         """Create a table and sit at ``seat`` (``None``: watch it instead).
 
@@ -375,6 +376,7 @@ class Client:
         ``seat=None`` for a computer-vs-computer table to watch); the game
         starts as soon as both seats are filled. ``hints`` lets the seated
         players ask for :meth:`hint` (always allowed against the computer).
+        ``rated`` makes the game change both players' ratings (claimed names only).
 
         Raises:
             ServerError: ``bad_request`` for a bad computer seat or level,
@@ -392,6 +394,7 @@ class Client:
             time_control=time_control,
             computer=seats,
             hints=hints,
+            rated=rated,
         )
         assert isinstance(reply, m.TableJoined)
         return reply
@@ -456,6 +459,33 @@ class Client:
         """
         reply = await self.request(m.AskHint, table=table)
         assert isinstance(reply, m.Hint)
+        return reply
+
+    async def finger(self, name: str) -> m.Player:
+        """A player's ratings per game and time-control family and last rated games.
+
+        Raises:
+            ServerError: ``bad_name`` for a text no player can have.
+            ConnectionLost: as :meth:`request`.
+        """
+        reply = await self.request(m.Finger, name=name)
+        assert isinstance(reply, m.Player)
+        return reply
+
+    async def leaderboard(
+        self, game: str, family: str | None = None, *, limit: int = 20, offset: int = 0, provisional: bool = False
+    ) -> m.Ranking:
+        """One page of ``game``'s leaderboard, best first (``family`` ``None``: each player's best family).
+
+        ``reply.next`` is the ``offset`` of the next page (``None`` on the last);
+        provisional ratings are left out unless ``provisional``.
+
+        Raises:
+            ServerError: ``unknown_game``; ``bad_message`` for an unknown family or a limit above 50.
+            ConnectionLost: as :meth:`request`.
+        """
+        reply = await self.request(m.GetLeaderboard, game=game, family=family, limit=limit, offset=offset, provisional=provisional)
+        assert isinstance(reply, m.Ranking)
         return reply
 
     async def ping(self) -> None:

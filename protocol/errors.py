@@ -92,6 +92,10 @@ class Code(StrEnum):
     """The sender already has as many open challenges as the server allows; the message gives the limit."""
     TOO_MANY_SEEKS = "too_many_seeks"
     """The sender already has as many open seeks as the server allows; the message gives the limit."""
+    RATED_OFF = "rated_off"
+    """The server's operator does not allow rated games (``parlour serve --no-rated``)."""
+    RATED_NEEDS_CLAIM = "rated_needs_claim"
+    """Only claimed names sit at a rated table; a guest name cannot."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

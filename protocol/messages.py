@@ -130,6 +130,8 @@ class CreateTable(Message, tag="create_table"):
     time_control: TimeControlText | None = None
     computer: Annotated[list[ComputerSeat], Meta(max_length=2)] = []
     hints: bool = False
+    rated: bool = False
+    """The game changes both players' ratings (both must be claimed names; no computer seat)."""
 
 
 class JoinTable(Message, tag="join_table"):
@@ -216,6 +218,34 @@ class GetRecord(Message, tag="get_record"):
 
     id: RequestId
     table: TableId
+
+
+MAX_LEADERBOARD_PAGE = 50
+"""The most rows one ``leaderboard`` reply holds (``leaderboard.limit``)."""
+MAX_LEADERBOARD_OFFSET = 10_000
+"""The deepest a leaderboard can be paged (``leaderboard.offset``)."""
+Family = Literal["bullet", "blitz", "rapid", "classical", "untimed"]
+
+
+class Finger(Message, tag="finger"):
+    """Asks for a player's ratings, record and last rated games (``finger`` reply)."""
+
+    id: RequestId
+    name: Name
+
+
+class GetLeaderboard(Message, tag="leaderboard"):
+    """Asks for the best ratings in ``game``: one ``family``'s, or each player's best family (``None``).
+
+    Provisional ratings are left out unless ``provisional`` is true.
+    """
+
+    id: RequestId
+    game: GameName
+    family: Family | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_LEADERBOARD_PAGE)] = 20
+    offset: Annotated[int, Meta(ge=0, le=MAX_LEADERBOARD_OFFSET)] = 0
+    provisional: bool = False
 
 
 class Ping(Message, tag="ping"):
@@ -364,11 +394,20 @@ Request = Union[
     ListSeeks,
     Tell,
     Mute,
+    Finger,
+    GetLeaderboard,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
 
 # --- server to client -------------------------------------------------------------
+
+
+class SeatRating(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, array_like=True):
+    """A seated player's rating, rounded, and whether it is provisional; on the wire ``[1500, true]``."""
+
+    rating: int
+    provisional: bool = False
 
 
 class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -398,6 +437,8 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
     computer: list[int | None] | None = None
     hints: bool = False
     bots: list[bool] | None = None
+    ratings: list[SeatRating | None] | None = None
+    """``None`` at an unrated table; at a rated one, each seated player's rating in its game and family (``None``: seat free)."""
 
 
 class Welcome(Message, tag="welcome"):
@@ -507,11 +548,23 @@ class GameStarted(Message, tag="game_started"):
     view: dict[str, Any]
 
 
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's rating before and after a rated game (rounded), with its deviation after."""
+
+    before: int
+    after: int
+    deviation: int
+
+
 class GameOver(Message, tag="game_over"):
-    """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``."""
+    """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``.
+
+    ``ratings`` is given when the game was rated: per seat, the rating change.
+    """
 
     table: int
     outcome: dict[str, Any]
+    ratings: list[RatingChange] | None = None
 
 
 class Resumed(Message, tag="resumed"):
@@ -616,6 +669,65 @@ class Hint(Message, tag="hint"):
     table: int
     ply: int
     move: str
+
+
+class RatingInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A rating in one game and family, as ``finger`` shows it (rating, deviation rounded)."""
+
+    game: str
+    family: str
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class PastGame(msgspec.Struct, frozen=True, kw_only=True):
+    """One rated game as ``finger`` shows it; ``table`` is the id ``get_record`` takes; ``result`` is ``win``, ``draw`` or ``loss``."""
+
+    table: int
+    game: str
+    family: str
+    opponent: str
+    result: str
+    before: int
+    after: int
+    finished: str
+
+
+class Player(Message, tag="player"):
+    """Answers ``finger``: a player's ratings (by game, then family) and last rated games (newest first)."""
+
+    id: int
+    name: str
+    online: bool
+    ratings: list[RatingInfo]
+    recent: list[PastGame]
+
+
+class RankingRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a leaderboard: ``rank`` from 1."""
+
+    rank: int
+    name: str
+    family: str
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+
+
+class Ranking(Message, tag="ranking"):
+    """Answers ``leaderboard``: the best ratings, best first; ``next`` is the ``offset`` of the next page, ``None`` on the last."""
+
+    id: int
+    game: str
+    family: str | None
+    rows: list[RankingRow]
+    next: int | None
 
 
 class Heartbeat(Message, tag="heartbeat"):
@@ -785,6 +897,8 @@ ServerMessage = Union[
     SeekAdded,
     SeekRemoved,
     Told,
+    Player,
+    Ranking,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

@@ -34,6 +34,8 @@ from protocol.messages import (
     Offer,
     Ok,
     Ping,
+    Finger,
+    GetLeaderboard,
     PlayMove,
     Pong,
     Request,
@@ -57,9 +59,10 @@ from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
 from .session import Session
-from .ratings import Ratings
 from .social import Social
 from .dblock import DatabaseLock
+from .finger import RatingQueries
+from .rated import show_ratings
 from . import listen
 from .store import (
     ArchiveEntry,
@@ -113,6 +116,7 @@ class ServerConfig:
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
         accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.accounts`).
+        rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
     """
 
     host: str = "0.0.0.0"
@@ -128,6 +132,7 @@ class ServerConfig:
     hint_seconds: float = DEFAULT_HINT_SECONDS
     bot_workers: int | None = None
     accounts: str = "optional"
+    rated: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -167,6 +172,9 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
+        self.authority.rated_allowed = self.config.rated
+        self.ratings = self.authority.ratings
+        rating_queries = RatingQueries(self.ratings, self.names)
         self.computers = self.authority.computers = ComputerPlayers(
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
@@ -191,8 +199,13 @@ class Server:
             Ping: self._ping,
             AskHint: self.authority.hint,
             SetPassword: self.accounts.set_password,
+            Finger: rating_queries.finger,
+            GetLeaderboard: rating_queries.leaderboard,
         }
-        self.social = Social(self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s)
+        self.social = Social(
+            self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s,
+            self.ratings, lambda: self.authority.rated_allowed,
+        )  # fmt: skip
         self.social.install(self._dispatch)
 
     @property
@@ -205,6 +218,7 @@ class Server:
         self._config = config
         self.authority.grace_s = config.grace_s
         self.authority.limits = config.limits
+        self.authority.rated_allowed = config.rated
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -222,10 +236,10 @@ class Server:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = SQLiteStore.open(self.config.db_path)
                 self.authority.durable = True
+                self.ratings.store = self.store
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
-            self.social.rate_with(Ratings(self.store), rated_games="rated" in CreateTable.__struct_fields__)
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -275,6 +289,7 @@ class Server:
                     holder.seats[table.id] = seat
                     self.handshake.claim_name(holder)
                     self.authority.hold_seat(table, seat, holder)
+            show_ratings(self.ratings, table)
             if table.status == "playing" and table.clock is not None and table.clock.running is None:
                 table.start_clock()
             self.authority.schedule_flag(table)

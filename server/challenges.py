@@ -35,7 +35,7 @@ from protocol.messages import (
 from .authority import Authority
 from .limits import Limits
 from .mutes import Mutes
-from .pairing import Terms, check_claimed, seat_pair, send_to
+from .pairing import Terms, check_rated, seat_pair, send_to
 from .session import Session
 from .spam import SpamLimits
 from .table import RequestError
@@ -96,7 +96,7 @@ class Challenges:
         mutes: who mutes whom.
         spam: the per-minute limits.
         limits: returns the server's current limits.
-        rated_games: whether the server rates games (else a rated challenge is refused).
+        rated_allowed: whether the server rates games now (else a rated challenge is refused).
         seated: called with each of the two players an accepted challenge seated.
     """
 
@@ -107,7 +107,7 @@ class Challenges:
         mutes: Mutes,
         spam: SpamLimits,
         limits: Callable[[], Limits],
-        rated_games: bool = False,
+        rated_allowed: Callable[[], bool] = lambda: False,
         seated: Callable[[Session], None] = lambda session: None,
     ) -> None:
         self._authority = authority
@@ -116,7 +116,7 @@ class Challenges:
         self._mutes = mutes
         self._spam = spam
         self._limits = limits
-        self.rated_games = rated_games
+        self.rated_allowed = rated_allowed
         self._open: dict[int, OpenChallenge] = {}
         self._of: dict[Session, dict[int, None]] = {}  # player -> ids of the challenges they made or received
         self._ids = itertools.count(1)
@@ -132,15 +132,12 @@ class Challenges:
         """Open a challenge to ``request.name``, pushed to them after the reply.
 
         Raises:
-            RequestError: ``no_such_player``, ``bad_request`` (oneself; a rated game without ratings or
-                claimed names), ``unknown_game``, ``bad_option``, ``muted``, ``too_many_challenges``, ``rate_limited``.
+            RequestError: ``no_such_player``, ``bad_request`` (oneself), ``rated_off``, ``rated_needs_claim``, ``unknown_game``, ``bad_option``, ``muted``, ``too_many_challenges``, ``rate_limited``.
         """
         challenged = online_player(self._by_name, request.name, session, "challenge")
         terms = Terms.check(request.game, request.options, request.time_control, request.rated)
         if terms.rated:
-            if not self.rated_games:
-                raise RequestError(Code.BAD_REQUEST, "this server does not rate games; leave out rated", "rated")
-            check_claimed(session, challenged)
+            check_rated(self.rated_allowed(), session, challenged)
         if self._mutes.mutes(challenged, session):
             raise RequestError(Code.MUTED, f"{challenged.name} does not take challenges from you", "name")
         limits = self._limits()

@@ -18,10 +18,11 @@ from protocol.messages import CreateTable, JoinTable, Paired
 
 from .authority import Authority
 from .clock import TimeControl, TimeControlError
+from .rated import check_rated_seat
 from .session import Session
 from .table import RequestError, Table
 
-__all__ = ["Terms", "seat_pair", "send_to", "check_claimed"]
+__all__ = ["Terms", "seat_pair", "send_to", "check_rated"]
 
 Push = Callable[[], None]
 
@@ -70,15 +71,17 @@ class Terms:
         return (self.game, self.options, self.clock, self.rated) == (other.game, other.options, other.clock, other.rated)
 
 
-def check_claimed(*players: Session) -> None:
-    """Refuse a rated game unless every player's name is claimed.
+def check_rated(allowed: bool, *players: Session) -> None:
+    """Refuse a rated challenge or seek the server cannot seat, as ``create_table`` would refuse its table.
 
     Raises:
-        RequestError: ``bad_request`` naming the first player whose name is not claimed.
+        RequestError: ``rated_off`` (the server does not rate games); ``rated_needs_claim`` naming
+            the first player whose name is not claimed.
     """
+    if not allowed:
+        raise RequestError(Code.RATED_OFF, "this server does not allow rated games (its operator turned them off); leave out rated", "rated")
     for player in players:
-        if not getattr(player, "claimed", False):
-            raise RequestError(Code.BAD_REQUEST, f"rated games are between claimed names, and {player.name!r} is not claimed", "rated")
+        check_rated_seat(None, player, rated=True)
 
 
 def send_to(session: Session, message: Any) -> None:
@@ -111,7 +114,7 @@ async def seat_pair(
     """
     authority._check_room(second, repr(second.name))
     created: list[Push] = []
-    request = CreateTable(id=0, game=terms.game, options=terms.options, seat=first_seat, time_control=terms.time_control, **_rated(terms))
+    request = CreateTable(id=0, game=terms.game, options=terms.options, seat=first_seat, time_control=terms.time_control, rated=terms.rated)
     joined = await authority.create_table(first, request, created)
     table = authority.table(joined.table.id)
     started: list[Push] = []
@@ -125,11 +128,6 @@ async def seat_pair(
     then.extend(created)
     then.extend(started)
     return table
-
-
-def _rated(terms: Terms) -> dict[str, Any]:
-    """The ``rated`` field of ``create_table`` where the protocol has one (a server with ratings)."""
-    return {"rated": True} if terms.rated else {}
 
 
 def _send_paired(player: Session, table: Table, challenge: int | None, seek: int | None) -> None:

@@ -27,7 +27,7 @@ from .authority import Authority
 from .bus import LOBBY, Bus
 from .limits import Limits
 from .mutes import Mutes
-from .pairing import Terms, check_claimed, seat_pair
+from .pairing import Terms, check_rated, seat_pair
 from .presence import RatingOf, no_ratings
 from .session import Session
 from .spam import SpamLimits
@@ -91,7 +91,7 @@ class SeekBoard:
         bus: carries ``seek_added``/``seek_removed`` to the lobby's watchers.
         tick_s: how long seek changes are collected before they are sent, in seconds.
         rating_of: looks up ratings (:func:`server.presence.no_ratings` without them).
-        rated_games: whether the server rates games (else a rated seek is refused).
+        rated_allowed: whether the server rates games now (else a rated seek is refused).
     """
 
     def __init__(
@@ -104,7 +104,7 @@ class SeekBoard:
         bus: Bus,
         tick_s: float,
         rating_of: RatingOf = no_ratings,
-        rated_games: bool = False,
+        rated_allowed: Callable[[], bool] = lambda: False,
     ) -> None:
         self._authority = authority
         self._tables = tables
@@ -114,7 +114,7 @@ class SeekBoard:
         self._bus = bus
         self._tick_s = tick_s
         self.rating_of = rating_of
-        self.rated_games = rated_games
+        self.rated_allowed = rated_allowed
         self.open: dict[int, OpenSeek] = {}
         """Seek id -> open seek, oldest first."""
         self._of: dict[Session, dict[int, None]] = {}  # player -> ids of their open seeks
@@ -126,8 +126,8 @@ class SeekBoard:
         """Pair a new seek with the oldest compatible one, or post it.
 
         Raises:
-            RequestError: ``unknown_game``, ``bad_option``, ``bad_request`` (a bad range, playing already,
-                a rated seek without ratings or a claimed name), ``too_many_seeks``, ``rate_limited``,
+            RequestError: ``unknown_game``, ``bad_option``, ``bad_request`` (a bad range, playing already),
+                ``rated_off``, ``rated_needs_claim``, ``too_many_seeks``, ``rate_limited``,
                 or what creating the table refuses (the seek is then not posted).
         """
         terms = Terms.check(request.game, request.options, request.time_control, request.rated)
@@ -155,9 +155,7 @@ class SeekBoard:
         if request.rating_min is not None and request.rating_max is not None and request.rating_min > request.rating_max:
             raise RequestError(Code.BAD_REQUEST, f"the rating range {request.rating_min}-{request.rating_max} is empty", "rating_min")
         if terms.rated:
-            if not self.rated_games:
-                raise RequestError(Code.BAD_REQUEST, "this server does not rate games; leave out rated", "rated")
-            check_claimed(session)
+            check_rated(self.rated_allowed(), session)
         playing = [table_id for table_id in session.seats if (table := self._tables.get(table_id)) is not None and table.outcome is None]
         if playing:
             raise RequestError(Code.BAD_REQUEST, f"you sit at table {playing[0]}; seek once you have left it")

@@ -34,7 +34,7 @@ from .challenges import Challenges
 from .limits import Limits
 from .mutes import Mutes, stored_mutes
 from .names import name_key
-from .presence import Presence, Rated, RatingOf, no_ratings
+from .presence import Presence, Rated, RatingOf
 from .ratings import Ratings, family_of
 from .seeks import SeekBoard
 from .session import Session
@@ -62,8 +62,8 @@ class Social:
         limits: returns the server's current limits.
         persist: ``await persist(*statements)`` commits (no-op without a database).
         tick_s: the lobby's tick, in seconds.
-        rating_of: looks up ratings (none without a ratings module).
-        rated_games: whether the server rates games.
+        ratings: the server's one :class:`server.ratings.Ratings` (who and seeks show and pair by it).
+        rated_allowed: whether the server rates games now (``parlour serve --no-rated`` turns it off).
     """
 
     def __init__(
@@ -75,15 +75,16 @@ class Social:
         limits: Callable[[], Limits],
         persist: Callable[..., Awaitable[None]],
         tick_s: float,
-        rating_of: RatingOf = no_ratings,
-        rated_games: bool = False,
+        ratings: Ratings,
+        rated_allowed: Callable[[], bool],
     ) -> None:
         spam = SpamLimits(limits)
+        rating_of = ratings_lookup(ratings)
         self.mutes = Mutes(persist, limits().max_name_chars)
         self.presence = Presence(by_name, tables, rating_of)
         self.tells = Tells(by_name, self.mutes, spam, limits)
-        self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_games)
-        self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_games, seated=self.seeks.player_left)
+        self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_allowed)
+        self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_allowed, seated=self.seeks.player_left)
 
     def install(self, dispatch: dict[type, Handler]) -> None:
         """Add the social requests to the server's ``dispatch``, and make seating requests take their sender's seeks away."""
@@ -111,12 +112,6 @@ class Social:
             return reply
 
         return run
-
-    def rate_with(self, ratings: Ratings, rated_games: bool) -> None:
-        """Show and pair by ``ratings`` (the server's one :class:`server.ratings.Ratings`); ``rated_games``: rated tables can be created."""
-        rating_of = ratings_lookup(ratings)
-        self.presence.rating_of = self.seeks.rating_of = rating_of
-        self.seeks.rated_games = self.challenges.rated_games = rated_games
 
     def restore(self, store: Store) -> None:
         """Load the claimed names' stored mutes."""

@@ -79,6 +79,10 @@ REQUESTS: list[m.Message] = [
     m.ListSeeks(id=36, after=4, limit=10),
     m.Tell(id=37, name="bob", text="hi"),
     m.Mute(id=38, name="bob", mute=False),
+    m.CreateTable(id=27, game="othello", time_control="5+3", rated=True),
+    m.Finger(id=28, name="ann"),
+    m.GetLeaderboard(id=29, game="othello"),
+    m.GetLeaderboard(id=30, game="othello", family="blitz", limit=50, offset=100, provisional=True),
 ]
 
 CHALLENGE = m.ChallengeInfo(id=1, challenger="ann", challenged="bob", game="othello", options={"size": 8}, seat=0, time_control="5+3",
@@ -133,6 +137,16 @@ SERVER_MESSAGES: list[m.Message] = [
     m.SeekAdded(seek=SEEK),
     m.SeekRemoved(seek=2),
     m.Told(name="ann", text="hi"),
+    m.TableUpdated(table=m.TableInfo(id=6, game="othello", options={}, seats=["ann", None], status="waiting", spectators=0,
+                                     ply=0, ratings=[m.SeatRating(rating=1662, provisional=True), None])),
+    m.GameOver(table=6, outcome={"winner": 0, "reason": "resigned", "score": None},
+               ratings=[m.RatingChange(before=1500, after=1662, deviation=290), m.RatingChange(before=1500, after=1338, deviation=290)]),
+    m.Player(id=13, name="Ann", online=True,
+                 ratings=[m.RatingInfo(game="othello", family="blitz", rating=1662, deviation=290, provisional=True, games=1, wins=1, draws=0, losses=0)],
+                 recent=[m.PastGame(table=6, game="othello", family="blitz", opponent="bob", result="win", before=1500, after=1662,
+                                    finished="2026-11-24T00:10:00.000Z")]),
+    m.Ranking(id=14, game="othello", family=None, rows=[
+        m.RankingRow(rank=1, name="Ann", family="blitz", rating=1662, deviation=80, provisional=False, games=30)], next=None),
 ]
 
 
@@ -165,6 +179,7 @@ def test_wire_type_names() -> None:
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
+        "finger", "leaderboard",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
@@ -173,6 +188,7 @@ def test_wire_type_names() -> None:
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
         "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
         "seek_removed", "told",
+        "player", "ranking",
     ]
 
 
@@ -553,7 +569,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
         options=st.dictionaries(st.text(max_size=10), json_like, max_size=32),
         seed=st.none() | st.text(max_size=256) | st.integers(min_value=-(2**63), max_value=2**63 - 1), seat=seats,
         computer=st.lists(st.builds(m.ComputerSeat, seat=st.integers(-(2**31), 2**31), level=st.integers(-(2**31), 2**31)), max_size=2),
-        hints=st.booleans()),
+        hints=st.booleans(), rated=st.booleans()),
     m.JoinTable: st.builds(m.JoinTable, id=request_ids, table=table_ids, seat=seats),
     m.WatchTable: st.builds(m.WatchTable, id=request_ids, table=table_ids),
     m.LeaveTable: st.builds(m.LeaveTable, id=request_ids, table=table_ids),
@@ -587,6 +603,11 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
                            limit=st.integers(min_value=1, max_value=100)),
     m.Tell: st.builds(m.Tell, id=request_ids, name=st.text(max_size=256), text=st.text(min_size=1, max_size=500)),
     m.Mute: st.builds(m.Mute, id=request_ids, name=st.text(max_size=256), mute=st.booleans()),
+    m.Finger: st.builds(m.Finger, id=request_ids, name=st.text(max_size=256)),
+    m.GetLeaderboard: st.builds(m.GetLeaderboard, id=request_ids, game=st.text(min_size=1, max_size=32),
+                                family=st.none() | st.sampled_from(["bullet", "blitz", "rapid", "classical", "untimed"]),
+                                limit=st.integers(min_value=1, max_value=50), offset=st.integers(min_value=0, max_value=10_000),
+                                provisional=st.booleans()),
 }
 valid_requests = st.one_of(*REQUEST_STRATEGIES.values())
 

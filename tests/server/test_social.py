@@ -178,7 +178,7 @@ async def test_bad_challenges_are_refused_naming_what_is_wrong(connect: Connect)
     await refused(ann.challenge("bob", "chess"), "unknown_game")
     assert (await refused(ann.challenge("bob", "othello", {"size": 5}), "bad_option")).field == "options.size"
     assert (await refused(ann.challenge("bob", "othello", time_control="soon"), "bad_option")).field == "time_control"
-    assert (await refused(ann.challenge("bob", "othello", rated=True), "bad_request")).field == "rated"
+    assert "'ann' is a guest name" in (await refused(ann.challenge("bob", "othello", rated=True), "rated_needs_claim")).message
     await _quiet(bob, m.ChallengeReceived)
 
 
@@ -413,3 +413,31 @@ async def test_a_seek_posted_and_taken_back_within_a_tick_is_not_sent_to_the_lob
     assert (await _next(cat, m.SeekAdded)).seek == second
     await ann.unseek()
     assert (await _next(cat, m.SeekRemoved)).seek == second.id
+
+
+async def test_a_rated_challenge_between_claimed_names_makes_a_rated_table(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(db_path=str(tmp_path / "parlour.sqlite3"))
+    ann, bob, gus = [await player(server, n, claimed=n != "gus") for n in ("ann", "bob", "gus")]
+    try:
+        await refused(ann.challenge("gus", "othello", rated=True), "rated_needs_claim")
+        await refused(gus.seek("othello", rated=True), "rated_needs_claim")
+        sent = await ann.challenge("bob", "othello", time_control="5+3", rated=True)
+        assert sent.rated
+        await bob.accept_challenge(sent.id)
+        paired = await _next(ann, m.Paired)
+        assert server.tables[paired.table.id].rated
+        await refused(ann.seek("nimble", rated=True), "bad_request")  # seated at a running game: no seeking
+    finally:
+        for client in (ann, bob, gus):
+            await client.close()
+
+
+async def test_rated_challenges_and_seeks_are_refused_when_the_server_rates_no_games(configured_server: ConfiguredServer) -> None:
+    server = await configured_server(rated=False)
+    ann, bob = await player(server, "ann"), await player(server, "bob")
+    try:
+        assert (await refused(ann.challenge("bob", "othello", rated=True), "rated_off")).field == "rated"
+        await refused(ann.seek("othello", rated=True), "rated_off")
+    finally:
+        await ann.close()
+        await bob.close()
