@@ -10,6 +10,7 @@ server with 10,000 players never sends them all at once.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Callable, Mapping
@@ -21,7 +22,7 @@ from protocol.messages import PlayerInfo, Players, Who
 from .session import Session
 from .table import RequestError, Table
 
-__all__ = ["Presence", "Rated", "RatingOf", "no_ratings", "status_of"]
+__all__ = ["BestRatings", "Presence", "Rated", "RatingOf", "no_best_ratings", "no_ratings", "status_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +34,23 @@ class Rated:
     game: str
 
 
-RatingOf = Callable[[Session, "str | None", "str | None"], "Rated | None"]
+RatingOf = Callable[[Session, str, "str | None"], "Rated | None"]
 """``rating_of(session, game, time_control)``: the player's rating in ``game`` at ``time_control``'s
-family (``game`` ``None``: their best rating), or ``None`` if unrated."""
+family, or ``None`` if unrated (or not claimed)."""
+
+BestRatings = Callable[["str | None"], Mapping[str, Rated]]
+"""``best_ratings(game)``: name key -> that player's best rating in ``game`` (``None``: in any game),
+for every rated player, read at once (so a page of ``who`` costs a query per game, not per player)."""
 
 
-def no_ratings(session: Session, game: str | None, time_control: str | None = None) -> Rated | None:
+def no_ratings(session: Session, game: str, time_control: str | None = None) -> Rated | None:
     """The :data:`RatingOf` of a server that keeps no ratings: nobody is rated."""
     return None
+
+
+def no_best_ratings(game: str | None) -> Mapping[str, Rated]:
+    """The :data:`BestRatings` of a server that keeps no ratings."""
+    return {}
 
 
 def status_of(session: Session, tables: Mapping[int, Table]) -> str:
@@ -60,13 +70,13 @@ class Presence:
     Args:
         by_name: name key -> the session holding the name (the server's live map).
         tables: table id -> live table (the lobby's live map).
-        rating_of: looks up ratings (:func:`no_ratings` on a server without them).
+        best_ratings: reads the best ratings (:func:`no_best_ratings` on a server without them).
     """
 
-    def __init__(self, by_name: Mapping[str, Session], tables: Mapping[int, Table], rating_of: RatingOf = no_ratings) -> None:
+    def __init__(self, by_name: Mapping[str, Session], tables: Mapping[int, Table], best_ratings: BestRatings = no_best_ratings) -> None:
         self._by_name = by_name
         self._tables = tables
-        self.rating_of = rating_of
+        self.best_ratings = best_ratings
 
     async def who(self, session: Session, request: Who, then: list[Callable[[], None]]) -> Players:
         """One page of the players online, sorted by name or by rating (highest first, unrated last).
@@ -82,22 +92,25 @@ class Presence:
                 raise RequestError(Code.UNKNOWN_GAME, str(exc), "game") from None
         online = [(key, player) for key, player in self._by_name.items() if player.connected or player.seats]
         end = request.offset + request.limit
-        if request.sort == "rating":
-            infos = sorted(
-                ((key, self._info(player, game)) for key, player in online),
-                key=lambda pair: (pair[1].rating is None, -(pair[1].rating or 0), pair[0]),
-            )
-            page = [info for _, info in infos[request.offset : end]]
-        else:  # only the page's players are looked up
-            page = [self._info(player, game) for _, player in heapq.nsmallest(end, online, key=itemgetter(0))[request.offset :]]
+        best = self.best_ratings(game)
+        if request.sort == "rating":  # highest first, then the unrated; by name within each
+            def rank(pair: tuple[str, Session]) -> tuple[float, str]:
+                rated = best.get(pair[0]) if getattr(pair[1], "claimed", False) else None
+                return (-rated.rating if rated is not None else math.inf, pair[0])
+
+            chosen = heapq.nsmallest(end, online, key=rank)
+        else:
+            chosen = heapq.nsmallest(end, online, key=itemgetter(0))
+        page = [self._info(key, player, best) for key, player in chosen[request.offset :]]  # only the page's players are described
         return Players(id=request.id, players=page, total=len(online), next=end if end < len(online) else None)
 
-    def _info(self, player: Session, game: str | None) -> PlayerInfo:
-        rated = self.rating_of(player, game, None)
+    def _info(self, key: str, player: Session, best: Mapping[str, Rated]) -> PlayerInfo:
+        claimed = bool(getattr(player, "claimed", False))
+        rated = best.get(key) if claimed else None  # only a claimed name is the player its rating belongs to
         return PlayerInfo(
             name=player.name,
             status=status_of(player, self._tables),
-            claimed=bool(getattr(player, "claimed", False)),
+            claimed=claimed,
             bot=player.bot,
             rating=rated.rating if rated is not None else None,
             deviation=rated.deviation if rated is not None else None,

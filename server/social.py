@@ -8,7 +8,10 @@ down (seeks vanish).
 
 from __future__ import annotations
 
+import time
 from typing import Any, Awaitable, Callable, Mapping
+
+import games
 
 from protocol.messages import (
     AcceptChallenge,
@@ -34,7 +37,7 @@ from .challenges import Challenges
 from .limits import Limits
 from .mutes import Mutes, stored_mutes
 from .names import name_key
-from .presence import Presence, Rated, RatingOf
+from .presence import BestRatings, Presence, Rated, RatingOf
 from .ratings import Ratings, family_of
 from .seeks import SeekBoard
 from .session import Session
@@ -46,6 +49,11 @@ from .tells import Tells
 __all__ = ["Social"]
 
 Handler = Callable[[Session, Any, list[Callable[[], None]]], Awaitable[Message]]
+
+BEST_RATINGS_FRESH_S = 2.0
+"""How long ``who`` reuses one read of the best ratings, in seconds."""
+MOST_RATED = 1_000_000
+"""The most rated players per game ``who`` reads (far beyond a club's)."""
 
 SEATING_REQUESTS = (CreateTable, JoinTable, Offer, Answer)
 """Requests that may seat their sender (a rematch too): their seeks vanish when they do."""
@@ -81,7 +89,7 @@ class Social:
         spam = SpamLimits(limits)
         rating_of = ratings_lookup(ratings)
         self.mutes = Mutes(persist, limits().max_name_chars)
-        self.presence = Presence(by_name, tables, rating_of)
+        self.presence = Presence(by_name, tables, best_ratings_of(ratings))
         self.tells = Tells(by_name, self.mutes, spam, limits)
         self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_allowed)
         self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_allowed, seated=self.seeks.player_left)
@@ -138,23 +146,37 @@ class Social:
 
 
 def ratings_lookup(ratings: Ratings) -> RatingOf:
-    """The :data:`server.presence.RatingOf` of ``ratings``: only claimed names are rated.
+    """The :data:`server.presence.RatingOf` of ``ratings``: a claimed name's rating in a game and its time control's family."""
 
-    With a time control, the rating of its family; without one (``who``), the
-    player's best rating in ``game`` (or in any game, ``game`` ``None``).
-    """
-
-    def rating_of(session: Session, game: str | None, time_control: str | None) -> Rated | None:
+    def rating_of(session: Session, game: str, time_control: str | None) -> Rated | None:
         if not getattr(session, "claimed", False):
             return None
-        key = name_key(session.name)
-        if game is not None and time_control is not None:
-            rating = ratings.get(key, game, family_of(time_control))
-            return None if rating.updated is None else Rated(round(rating.rating), round(rating.deviation), game)
-        played = [(g, r) for g, family, r in ratings.finger(key, session.name).ratings if game is None or g == game]
-        if not played:
-            return None
-        best_game, best = max(played, key=lambda pair: pair[1].rating)
-        return Rated(round(best.rating), round(best.deviation), best_game)
+        rating = ratings.get(name_key(session.name), game, family_of(time_control))
+        return None if rating.updated is None else Rated(round(rating.rating), round(rating.deviation), game)
 
     return rating_of
+
+
+def best_ratings_of(ratings: Ratings, fresh_s: float = BEST_RATINGS_FRESH_S, now: Callable[[], float] = time.monotonic) -> BestRatings:
+    """The :data:`server.presence.BestRatings` of ``ratings``: one leaderboard read per game, reused for ``fresh_s`` seconds.
+
+    Reading every rated player's best costs time in proportion to the rated
+    players; a busy ``who`` reuses the last read for a moment rather than
+    read again for each page.
+    """
+    read_at: dict[str | None, tuple[float, dict[str, Rated]]] = {}
+
+    def best_ratings(game: str | None) -> dict[str, Rated]:
+        last = read_at.get(game)
+        if last is not None and now() - last[0] < fresh_s:
+            return last[1]
+        best: dict[str, Rated] = {}
+        for name in [game] if game is not None else games.names():
+            for row in ratings.leaderboard(name, None, MOST_RATED, provisional=True):
+                key = name_key(row.name)
+                if key not in best or row.rating.rating > best[key].rating:
+                    best[key] = Rated(round(row.rating.rating), round(row.rating.deviation), name)
+        read_at[game] = (now(), best)
+        return best
+
+    return best_ratings
