@@ -175,7 +175,7 @@ class ConnectSettings:
     ssl: ssl.SSLContext | None = None
     fingerprint: str | None = None
     password: str | None = field(default=None, repr=False)
-    claims: NameClaims | None = None
+    claims: NameClaims | None = field(default=None, compare=False)
 
     def connect_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :meth:`Client.connect` these settings stand for."""

@@ -223,6 +223,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
         "hint": lambda: {"table": table},
+        "set_password": lambda: {"password": rng.choice([None, "short", "a long enough password"])},
     }
     return {"type": kind, "id": rid, **fields[kind]()}
 
