@@ -196,7 +196,7 @@ def test_play_tls_options_make_the_right_context(tls_files: tuple[Path, Path, Pa
     assert plain.claims is not None and not plain.claims.guest, "play claims its name unless --guest"
     guest = parse_args(["play", "h", "--name", "ann", "--guest"], {}).settings
     assert guest.claims is not None and guest.claims.guest
-    assert parse_args(["bot", "h", "--game", "nimble"], {}).settings.claims is None, "a bot plays as a guest"
+    assert not parse_args(["bot", "h", "--game", "nimble"], {}).settings.claims.guest, "a bot claims its name too"
     system = parse_args(["play", "h", "--name", "ann", "--tls"], {}).settings
     assert system.ssl is not None and system.ssl.verify_mode == ssl.CERT_REQUIRED and system.ssl.check_hostname
     assert system.fingerprint is None
