@@ -12,10 +12,17 @@ from client.claims import NameClaims
 from client.cli import ConnectSettings, _connect
 from client.secret_cli import ExportError, export_secrets, import_secrets
 from client.tokens import SecretStore, SecretStoreError, TokenStore
+from server import passwords
 from server.app import Server
 
 from ..conftest import ConfiguredServer
 from ..server.conftest import refused
+
+
+@pytest.fixture(autouse=True)
+def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server hashes at scrypt n=2**10 here: these tests are about the client."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
 
 
 def claims(path: Path, said: list[str] | None = None, **kwargs: object) -> NameClaims:
