@@ -96,6 +96,8 @@ class Client:
         timeout_s: float = 10.0,
         watch_lobby: bool = False,
         bot: bool = False,
+        secret: str | None = None,
+        claim: bool = False,
     ) -> "Client":
         """Open a connection and say hello.
 
@@ -107,6 +109,10 @@ class Client:
                 ``table_closed``, lobby ``chat``); see :meth:`watch_lobby`.
             bot: say ``hello`` as a program playing by itself (``parlour bot``):
                 lobbies show it in ``TableInfo.bots``.
+            secret: the secret (or password) of ``name`` if it is claimed; with
+                ``claim``, the new secret to claim a free ``name`` with. Whether
+                the session owns its name is ``welcome.claimed``.
+            claim: claim ``name`` with ``secret`` if nobody has claimed it (PROTOCOL.md section 15).
 
         Raises:
             OSError: the server cannot be reached, or TLS failed (``ssl.SSLError``,
@@ -123,8 +129,9 @@ class Client:
         client = cls(reader, writer)
         try:
             hello = m.Hello(
-                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot
-            )
+                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot,
+                secret=secret, claim=claim,
+            )  # fmt: skip
             reply = await asyncio.wait_for(client._request(hello), timeout_s)
         except BaseException:
             await client.close()
@@ -484,3 +491,11 @@ class Client:
     async def ping(self) -> None:
         """Round-trip a ``ping``."""
         await self.request(m.Ping)
+
+    async def set_password(self, password: str | None) -> None:
+        """Set a password (at least 8 characters) that proves this session's claimed name like its secret; ``None`` removes it.
+
+        Raises:
+            ServerError: ``bad_action`` (the name is not claimed by this session) or ``bad_request`` (too short).
+        """
+        await self.request(m.SetPassword, password=password)

@@ -45,6 +45,12 @@ MAX_NAME_CHARS = 24
 MAX_MOVE_CHARS = 64
 MAX_CHAT_CHARS = 500
 MAX_TOKEN_CHARS = 128
+MAX_SECRET_CHARS = 256
+"""The longest secret or password ``hello`` and ``set_password`` may carry."""
+MIN_SECRET_CHARS = 16
+"""The shortest secret a name may be claimed with (clients generate 43 characters)."""
+MIN_PASSWORD_CHARS = 8
+"""The shortest password ``set_password`` accepts."""
 MAX_TABLES_PAGE = 100
 """The most tables one ``tables`` reply holds (``list_tables.limit``)."""
 DEFAULT_TABLES_PAGE = 50
@@ -83,6 +89,10 @@ class Hello(Message, tag="hello"):
     password: Annotated[str, Meta(max_length=256)] | None = None
     bot: bool = False
     """The client is a program playing by itself (``parlour bot``), like a lichess BOT account."""
+    secret: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None = None
+    """The claimed name's secret or password (PROTOCOL.md section 15); with ``claim``, the new secret."""
+    claim: bool = False
+    """Claim the name with ``secret`` if nobody has claimed it yet."""
 
 
 class ListTables(Message, tag="list_tables"):
@@ -251,6 +261,13 @@ class AskHint(Message, tag="hint"):
     table: TableId
 
 
+class SetPassword(Message, tag="set_password"):
+    """Sets (or with ``None`` removes) a password that proves the sender's claimed name like its secret."""
+
+    id: RequestId
+    password: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -268,6 +285,7 @@ Request = Union[
     GetRecord,
     Ping,
     AskHint,
+    SetPassword,
     Finger,
     GetLeaderboard,
 ]
@@ -334,6 +352,10 @@ class Welcome(Message, tag="welcome"):
     """The connection's steady request rate (frames per second) before the server slows it."""
     request_burst: int | None = None
     """How many frames the connection may send at once before the steady rate applies."""
+    claimed: bool = False
+    """The session owns its name: claimed now, or proven by ``hello.secret`` (PROTOCOL.md section 15)."""
+    accounts: str | None = None
+    """Whether the server lets names be claimed: ``"off"``, ``"optional"`` or ``"required"``."""
 
 
 class Ok(Message, tag="ok"):

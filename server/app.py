@@ -42,12 +42,14 @@ from protocol.messages import (
     Record,
     Resign,
     Say,
+    SetPassword,
     Tables,
     WatchLobby,
     WatchTable,
     summarize_options,
 )
 
+from .accounts import ACCOUNT_MODES, Accounts
 from .bus import LocalBus
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
@@ -112,6 +114,7 @@ class ServerConfig:
             (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
+        accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.accounts`).
         rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
     """
 
@@ -127,6 +130,7 @@ class ServerConfig:
     bot_seconds: float | None = None
     hint_seconds: float = DEFAULT_HINT_SECONDS
     bot_workers: int | None = None
+    accounts: str = "optional"
     rated: bool = True
 
     def __post_init__(self) -> None:
@@ -138,6 +142,8 @@ class ServerConfig:
                 raise ValueError(f"{name} must be more than 0 and at most {MOST_THINKING_S:g} seconds, not {value}")
         if self.bot_workers is not None and not 1 <= self.bot_workers <= MOST_BOT_WORKERS:
             raise ValueError(f"bot_workers must be 1 to {MOST_BOT_WORKERS}, not {self.bot_workers}")
+        if self.accounts not in ACCOUNT_MODES:
+            raise ValueError(f"accounts must be one of {', '.join(ACCOUNT_MODES)}, not {self.accounts!r}")
 
 
 class Server:
@@ -152,7 +158,10 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self._config = config or ServerConfig()
         self.connections = Connections(self.config.limits, self._request, self._disconnected)
-        self.handshake = Sessions(self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon)
+        self.accounts = Accounts(self.config.accounts, self._persist)
+        self.handshake = Sessions(
+            self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon, self.accounts
+        )
         self.sessions: dict[str, Session] = self.handshake.by_token
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
@@ -188,6 +197,7 @@ class Server:
             GetRecord: self._get_record,
             Ping: self._ping,
             AskHint: self.authority.hint,
+            SetPassword: self.accounts.set_password,
             Finger: rating_queries.finger,
             GetLeaderboard: rating_queries.leaderboard,
         }
@@ -214,6 +224,7 @@ class Server:
                 Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """
+        await self.accounts.prepare()
         try:
             if self.config.db_path is not None:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
@@ -256,6 +267,7 @@ class Server:
 
     def _restore(self, store: Store) -> list[DamagedTable]:
         """Bring back the stored sessions and unfinished tables; return the tables that cannot come back."""
+        self.accounts.load(store.accounts())
         self.handshake.restore(store.sessions())
         damaged: list[DamagedTable] = []
         for stored in store.unfinished_tables(damaged):

@@ -21,6 +21,7 @@ from typing import Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
 
+from .accounts import ACCOUNT_MODES
 from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .loops import add_loop_argument, loop_factory, loop_name, run_on
@@ -67,6 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add_loop_argument(parser)
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
+    add_accounts_argument(parser)
     add_limit_arguments(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
 
@@ -96,6 +98,17 @@ def add_tls_server_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("TLS", "Encrypt connections; players then connect with --tls-fingerprint (or --tls).")
     group.add_argument("--tls-cert", metavar="FILE", help="PEM certificate (chain) to present; needs --tls-key")
     group.add_argument("--tls-key", metavar="FILE", help="PEM private key of --tls-cert, unencrypted; needs --tls-cert")
+
+
+def add_accounts_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--accounts off|optional|required``: whether player names may (or must) be claimed."""
+    parser.add_argument(
+        "--accounts",
+        choices=ACCOUNT_MODES,
+        default="optional",
+        help="claimed names: optional (the default) lets a player claim a free name, bound to a secret the client keeps; "
+        "required refuses players whose name is not claimed; off lets no new name be claimed (claimed ones stay protected)",
+    )
 
 
 def read_server_tls(args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:
@@ -223,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
         ssl=args.ssl_context,
         bot_seconds=args.bot_seconds,
         bot_workers=args.bot_workers,
+        accounts=args.accounts,
     )
     try:
         run_on(_serve(config, args.fingerprint), args.loop_factory)

@@ -204,7 +204,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE tables ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",  # 1: the players may ask for hints
         ),
     ),
-    Migration(4, "placeholder for the accounts branch's step (replaced when it is merged)", ()),
+    Migration(
+        4,
+        "claimed names",
+        (
+            """CREATE TABLE accounts (
+                name_key      TEXT PRIMARY KEY,           -- server.names.name_key of the name
+                name          TEXT NOT NULL,              -- the name as it was claimed
+                secret_hash   TEXT NOT NULL,              -- server.passwords.hash_secret of the client's secret
+                password_hash TEXT,                       -- of the player's password; NULL: none set
+                created       REAL NOT NULL
+            ) WITHOUT ROWID""",
+        ),
+    ),
     Migration(
         5,
         "rated tables, players' ratings and each rated game's rating changes",
@@ -609,6 +621,9 @@ class Store(Protocol):
 
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
+
+    def accounts(self) -> list[tuple[str, str, str, str | None]]:
+        """Every claimed name: (name key, name, secret hash, password hash or ``None``)."""
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
@@ -1045,6 +1060,10 @@ class SQLiteStore:
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
+
+    def accounts(self) -> list[tuple[str, str, str, str | None]]:
+        """Return every claimed name: (name key, name, secret hash, password hash or ``None``) rows."""
+        return self._read(lambda db: db.execute("SELECT name_key, name, secret_hash, password_hash FROM accounts").fetchall())
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """Return every table whose game is not over, by id, each with its moves in ply order.

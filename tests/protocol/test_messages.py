@@ -61,6 +61,9 @@ REQUESTS: list[m.Message] = [
     m.Ping(id=0),
     m.Ping(id=2**53),
     m.Hello(id=23, version=PROTOCOL_VERSION, name="botty", bot=True),
+    m.Hello(id=26, version=PROTOCOL_VERSION, name="ann", secret="s" * 256, claim=True),
+    m.SetPassword(id=27, password="correct horse"),
+    m.SetPassword(id=28, password=None),
     m.CreateTable(id=24, game="nimble", seat=0, computer=[m.ComputerSeat(seat=1, level=5)], hints=True),
     m.CreateTable(id=25, game="nimble", seat=None, computer=[m.ComputerSeat(seat=0, level=1), m.ComputerSeat(seat=1, level=5)]),
     m.AskHint(id=26, table=4),
@@ -103,6 +106,7 @@ SERVER_MESSAGES: list[m.Message] = [
     m.Shutdown(message="bye"),
     m.Heartbeat(),
     m.Welcome(id=1, protocol=1, server="t", version="1", name="ann", token="tok", games=[], heartbeat_s=15.0, idle_timeout_s=45.0),
+    m.Welcome(id=2, protocol=2, server="t", version="1", name="ann", token="tok", games=[], claimed=True, accounts="required"),
     m.TableUpdated(table=m.TableInfo(id=5, game="nimble", options={}, seats=["ann", "Computer 5"], status="playing", spectators=0,
                                      ply=0, computer=[None, 5], hints=True, bots=[True, False])),
     m.Hint(id=12, table=5, ply=3, move="1:2"),
@@ -146,7 +150,7 @@ def test_protocol_constants() -> None:
 def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
-        "offer", "answer", "say", "list_archive", "get_record", "ping", "hint",
+        "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "finger", "leaderboard",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
@@ -525,7 +529,8 @@ json_like = st.recursive(
 )
 REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.Hello: st.builds(m.Hello, id=request_ids, version=st.integers(min_value=-(2**63), max_value=2**64 - 1), name=st.text(max_size=256),
-                       token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256), bot=st.booleans()),
+                       token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256), bot=st.booleans(),
+                       secret=st.none() | st.text(max_size=256), claim=st.booleans()),
     m.WatchLobby: st.builds(m.WatchLobby, id=request_ids, watch=st.booleans()),
     m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
                             limit=st.integers(min_value=1, max_value=100)),
@@ -551,6 +556,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
+    m.SetPassword: st.builds(m.SetPassword, id=request_ids, password=st.none() | st.text(max_size=256)),
     m.Finger: st.builds(m.Finger, id=request_ids, name=st.text(max_size=256)),
     m.GetLeaderboard: st.builds(m.GetLeaderboard, id=request_ids, game=st.text(min_size=1, max_size=32),
                                 family=st.none() | st.sampled_from(["bullet", "blitz", "rapid", "classical", "untimed"]),

@@ -1,15 +1,13 @@
 """Rated games over real sockets and real SQLite files: who may play them, which endings count, what is kept.
 
-Names are claimed with :func:`claim`. Until the accounts branch (claimed
-names, issue 13) is merged it marks the server's session of the name as
-claimed directly, standing in for the ``hello`` with a secret that will
-prove the name; everything after that goes over the wire.
+Names are claimed as players claim them: ``hello`` with ``claim`` and a secret (:func:`claim`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import sqlite3
 import time
 from pathlib import Path
@@ -32,10 +30,10 @@ def config(db: Path | None, **fields: object) -> ServerConfig:
     return ServerConfig(**{"host": "127.0.0.1", "port": 0, "server_name": "test", "grace_s": 30.0, "db_path": str(db) if db else None, **fields})  # type: ignore[arg-type]
 
 
-async def claim(server: Server, name: str, **kwargs: object) -> Client:
-    """Connect as ``name`` and make it a claimed name (see the module docstring)."""
-    client = await Client.connect("127.0.0.1", server.port, name=name, **kwargs)  # type: ignore[arg-type]
-    server.names[name_key(name)].claimed = True
+async def claim(server: Server, name: str) -> Client:
+    """Connect as ``name``, claiming it with a fresh secret."""
+    client = await Client.connect("127.0.0.1", server.port, name=name, claim=True, secret=secrets.token_urlsafe(32))
+    assert client.welcome is not None and client.welcome.claimed
     return client
 
 
