@@ -219,6 +219,8 @@ async def test_no_rated_game_against_the_computer(db_server: Server, players: Pl
     ann, _bob = await players()
     error = await refused(ann.create_table("nimble", seat=0, rated=True, computer={1: 1}), "bad_request")
     assert error.field == "rated" and "computer" in str(error)
+    error = await refused(ann.create_table("othello", seat=0, rated=True, hints=True), "bad_request")
+    assert error.field == "rated" and "hints" in str(error)
 
 
 async def test_a_guest_cannot_sit_at_a_rated_table(db_server: Server, players: Players) -> None:
@@ -353,3 +355,31 @@ async def test_without_a_database_ratings_live_in_memory(configured_server: Call
     finally:
         await ann.close()
         await bob.close()
+
+
+async def test_a_rated_game_restored_after_a_restart_is_still_rated(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    server = Server(config(db))
+    await server.start()
+    ann, bob = await claim(server, "Ann"), await claim(server, "Bob")
+    table = await rated_table(ann, bob, time_control="10+5")  # rapid
+    await ann.move(table, "d3")
+    await bob.move(table, "c3")
+    tokens = (ann.token, bob.token)
+    await server.close()
+    await ann.close()
+    await bob.close()
+
+    server = Server(config(db))
+    await server.start()
+    ann = await Client.connect("127.0.0.1", server.port, name="Ann", token=tokens[0])
+    try:
+        resumed = await ann.next_event(m.Resumed, timeout_s=TIMEOUT_S)
+        assert isinstance(resumed, m.Resumed) and resumed.table.ratings == [m.SeatRating(rating=1500, provisional=True)] * 2
+        await ann.resign(table)
+        over = await game_over(ann)
+        assert over.ratings is not None and [r.after for r in over.ratings] == [1338, 1662]
+        assert [(r.family, r.losses) for r in (await ann.finger("Ann")).ratings] == [("rapid", 1)]
+    finally:
+        await ann.close()
+        await server.close()
