@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_bot_arguments(bot)
+    _add_guest_argument(bot)
     _add_connect_arguments(bot)
     bot.set_defaults(run=run_bot, finish=_finish_bot, command_parser=bot)
     host = subparsers.add_parser(
@@ -176,7 +177,7 @@ class ConnectSettings:
     ssl: ssl.SSLContext | None = None
     fingerprint: str | None = None
     password: str | None = field(default=None, repr=False)
-    claims: NameClaims | None = None
+    claims: NameClaims | None = field(default=None, compare=False)
 
     def connect_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :meth:`Client.connect` these settings stand for."""
@@ -311,7 +312,7 @@ def run_bot(args: argparse.Namespace) -> int:
 async def _bot(args: argparse.Namespace) -> int:
     host, port = args.address
     settings: ConnectSettings = args.settings
-    connect = resume_or_renew(host, port, args.name, **settings.connect_kwargs())
+    connect = resume_or_renew(host, port, args.name, settings.claims, **settings.connect_kwargs())
     try:
         client = await connect(None)
     except ServerError as exc:

@@ -6,7 +6,7 @@ secret (or a password the player set with ``set_password``), though resuming
 a session by its token still works. Secrets and passwords are kept only as
 salted scrypt hashes (:mod:`server.passwords`), checked off the event loop,
 a few at a time, and guessing is rate-limited per address and per name
-(:mod:`server.guesses`). A new name that looks like a claimed one (the same
+(:mod:`server.account_limits`). A new name that looks like a claimed one (the same
 UTS #39 skeleton, :mod:`server.confusables`) is refused.
 
 The server's mode (``--accounts``): ``optional`` lets names be claimed,
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
@@ -26,7 +27,7 @@ from protocol import Code
 from protocol.messages import MIN_PASSWORD_CHARS, MIN_SECRET_CHARS, Hello, Message, Ok, SetPassword
 
 from .confusables import look_alike_keys, mixed_scripts, prepare
-from .guesses import GuessLimits
+from .account_limits import AccountLimits
 from .names import name_key
 from .passwords import hash_secret, verify_secret
 from .session import Session
@@ -39,8 +40,8 @@ log = logging.getLogger(__name__)
 
 ACCOUNT_MODES = ("off", "optional", "required")
 """The values of ``--accounts`` (``ServerConfig.accounts``)."""
-MAX_CONCURRENT_HASHES = 2
-"""The most scrypt hashes computed at once (each takes ~50 ms of a core and 16 MiB)."""
+MAX_CONCURRENT_HASHES = max(1, (os.cpu_count() or 2) // 2)
+"""The most scrypt hashes computed at once (each takes ~50 ms of a core and 16 MiB): half the cores, at least one."""
 
 Persist = Callable[..., Awaitable[None]]
 
@@ -99,17 +100,18 @@ class Accounts:
     Args:
         mode: ``"off"``, ``"optional"`` or ``"required"`` (see the module's doc).
         persist: ``await persist(*statements)`` commits statements (no-op without a database).
-        guesses: the limits on failed proofs (default: 5 a minute per address, 20 in 10 minutes per name).
+        limits: the limits of wrong proofs (default: 5 a minute per address, 20 in 10 minutes per name)
+            and of claims (20 an hour per address).
 
     Raises:
         ValueError: an unknown mode.
     """
 
-    def __init__(self, mode: str, persist: Persist, guesses: GuessLimits | None = None) -> None:
+    def __init__(self, mode: str, persist: Persist, limits: AccountLimits | None = None) -> None:
         if mode not in ACCOUNT_MODES:
             raise ValueError(f"accounts must be one of {', '.join(ACCOUNT_MODES)}, not {mode!r}")
         self.mode = mode
-        self.guesses = guesses or GuessLimits()
+        self.limits = limits or AccountLimits()
         self._persist = persist
         self._accounts: dict[str, Account] = {}
         self._looks: dict[str, str] = {}  # look-alike key (server.confusables) -> name key of the claimed (or being claimed) name
@@ -144,7 +146,7 @@ class Accounts:
 
         Raises:
             RequestError: ``name_claimed`` (the name is claimed and not proven),
-                ``rate_limited`` (too many wrong guesses), ``name_taken`` (the name
+                ``rate_limited`` (too many wrong guesses, or claims from the address), ``name_taken`` (the name
                 looks like a claimed one, or is being claimed), ``bad_name`` (a
                 claim of a name mixing scripts), ``bad_request`` (a claim without
                 a long enough secret), ``claim_required``.
@@ -155,7 +157,7 @@ class Accounts:
             return Admission(account.name, key, claimed=True, proven=True)  # the name as it was claimed
         self._check_look_alike(name, key)
         if hello.claim and self.mode != "off":
-            return await self._claim(name, key, hello.secret)
+            return await self._claim(host, name, key, hello.secret)
         if self.mode == "required":
             raise RequestError(
                 Code.CLAIM_REQUIRED,
@@ -203,19 +205,19 @@ class Accounts:
                 Code.NAME_CLAIMED,
                 f"the name {account.name!r} is claimed on this server: give its secret (parlour secret import FILE) or password, or choose another name",
             )
-        refusal = self.guesses.refusal(host, key)
+        refusal = self.limits.proof_refusal(host, key)
         if refusal is not None:
             raise RequestError(Code.RATE_LIMITED, refusal)
         if await self._check(secret, account):
             return
-        by_address, by_name = self.guesses.fail(host, key)
+        by_address, by_name = self.limits.failed(host, key)
         log.warning("%s gave a wrong secret or password for the claimed name %r (%d from there, %d for the name, recently)", host, account.name, by_address, by_name)
         raise RequestError(
             Code.NAME_CLAIMED,
             f"wrong secret or password for the claimed name {account.name!r}: import its secret (parlour secret import FILE), or choose another name",
         )
 
-    async def _claim(self, name: str, key: str, secret: str | None) -> Admission:
+    async def _claim(self, host: str, name: str, key: str, secret: str | None) -> Admission:
         if secret is None or len(secret) < MIN_SECRET_CHARS:
             raise RequestError(Code.BAD_REQUEST, f"claiming a name needs a secret of at least {MIN_SECRET_CHARS} characters", "secret")
         scripts = mixed_scripts(name)
@@ -223,6 +225,9 @@ class Accounts:
             raise RequestError(Code.BAD_NAME, f"a claimed name cannot mix scripts ({' and '.join(scripts)}): {name!r}")
         if key in self._pending:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is being claimed by someone else")
+        refusal = self.limits.claim_refusal(host)
+        if refusal is not None:
+            raise RequestError(Code.RATE_LIMITED, refusal)
         self._pending.add(key)
         for look in look_alike_keys(name):
             self._looks.setdefault(look, key)

@@ -7,14 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from client.bot import resume_or_renew
 from client.claims import NameClaims
 from client.cli import ConnectSettings, _connect
 from client.secret_cli import ExportError, export_secrets, import_secrets
 from client.tokens import SecretStore, SecretStoreError, TokenStore
+from server import passwords
 from server.app import Server
 
 from ..conftest import ConfiguredServer
 from ..server.conftest import refused
+
+
+@pytest.fixture(autouse=True)
+def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server hashes at scrypt n=2**10 here: these tests are about the client."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
 
 
 def claims(path: Path, said: list[str] | None = None, **kwargs: object) -> NameClaims:
@@ -101,3 +109,11 @@ async def test_the_play_command_claims_through_its_settings(server: Server, tmp_
     client = await _connect("127.0.0.1", server.port, "ann", TokenStore(tmp_path / "tokens.json"), settings)
     assert client.welcome is not None and client.welcome.claimed and len(said) == 1
     await client.close()
+
+
+async def test_a_bot_claims_its_name_where_names_must_be_claimed(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(accounts="required")
+    await refused(resume_or_renew("127.0.0.1", server.port, "robo")(None), "claim_required")
+    bot = await resume_or_renew("127.0.0.1", server.port, "robo", claims(tmp_path))(None)
+    assert bot.welcome is not None and bot.welcome.claimed
+    await bot.close()

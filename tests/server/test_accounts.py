@@ -12,12 +12,20 @@ import pytest
 
 from client import Client
 from client.connection import ServerError
+from server import passwords
 from server.app import Server, ServerConfig
-from server.guesses import GuessLimits
+from server.account_limits import AccountLimits, SlidingWindow
 
 from .conftest import refused
 
 Start = Callable[..., Awaitable[Server]]
+REAL_SCRYPT_N = passwords.SCRYPT_N
+
+
+@pytest.fixture(autouse=True)
+def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hash at scrypt n=2**10 (a few ms, not 50-150) where a test is not about the hash's cost or stored parameters."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
 
 
 @pytest.fixture
@@ -113,7 +121,7 @@ async def test_wrong_guesses_are_rate_limited_per_address(start: Start, caplog: 
     secret = new_secret()
     await (await hello(server, "alice", claim=True, secret=secret)).close()
     wrong = "not the secret " + "x" * 20
-    for _ in range(server.accounts.guesses.addresses.most):
+    for _ in range(server.accounts.limits.addresses.most):
         await refused(hello(server, "alice", secret=wrong), "name_claimed")
     limited = await refused(hello(server, "alice", secret=secret), "rate_limited")  # even the right one, for now
     assert "try again in" in limited.message and " s" in limited.message
@@ -126,7 +134,7 @@ async def test_wrong_guesses_are_rate_limited_per_address(start: Start, caplog: 
 
 async def test_wrong_guesses_are_rate_limited_per_name(start: Start) -> None:
     server = await start()
-    server.accounts.guesses = GuessLimits(per_address=100, per_name=2)
+    server.accounts.limits = AccountLimits(per_address=100, per_name=2)
     secret = new_secret()
     await (await hello(server, "alice", claim=True, secret=secret)).close()
     for _ in range(2):
@@ -177,6 +185,7 @@ async def test_a_password_proves_the_name_too(start: Start) -> None:
 
 
 async def test_claims_survive_a_restart_and_only_hashes_are_stored(start: Start, tmp_path: Path) -> None:
+    passwords.SCRYPT_N = REAL_SCRYPT_N  # the stored parameters are the real ones (the fixture's monkeypatch restores it)
     server = await start()
     secret, password = new_secret(), "correct horse battery"
     owner = await hello(server, "Alice", claim=True, secret=secret)
@@ -215,6 +224,7 @@ async def test_two_claims_of_one_name_at_once_give_it_to_one(start: Start) -> No
 
 async def test_hashing_does_not_hold_up_other_players(start: Start) -> None:
     """scrypt runs off the event loop: a ping sent after four claims is answered before any claim's welcome."""
+    passwords.SCRYPT_N = REAL_SCRYPT_N  # a real hash's cost
     server = await start()
     watcher = await hello(server, "watcher")
     claims = [asyncio.ensure_future(hello(server, f"player{i}", claim=True, secret=new_secret())) for i in range(4)]
@@ -224,3 +234,38 @@ async def test_hashing_does_not_hold_up_other_players(start: Start) -> None:
     for client in await asyncio.gather(*claims):
         await client.close()
     await watcher.close()
+
+
+async def test_claims_are_rate_limited_per_address(start: Start) -> None:
+    server = await start()
+    server.accounts.limits = AccountLimits(claims_per_address=2)
+    for name in ("ann", "bob"):
+        await (await hello(server, name, claim=True, secret=new_secret())).close()
+    limited = await refused(hello(server, "cat", claim=True, secret=new_secret()), "rate_limited")
+    assert "too many names claimed from your address: try again in" in limited.message
+    guest = await hello(server, "cat")  # playing as a guest is not held back
+    await guest.close()
+
+
+async def test_a_restored_session_is_still_claimed(start: Start) -> None:
+    server = await start()
+    owner = await hello(server, "alice", claim=True, secret=new_secret())
+    await owner.create_table("othello")  # the seat keeps the session through the restart
+    token = owner.token
+    await owner.close()
+    await server.close()
+    server = await start()
+    again = await hello(server, "alice", token=token)
+    assert again.welcome is not None and again.welcome.resumed and again.welcome.claimed
+    await again.close()
+
+
+def test_a_sliding_window_forgets_old_events() -> None:
+    now = [0.0]
+    window = SlidingWindow(2, 60.0, clock=lambda: now[0])
+    assert window.count("1.2.3.4") == 1 and window.wait_s("1.2.3.4") == 0
+    now[0] = 10.0
+    assert window.count("1.2.3.4") == 2 and window.wait_s("1.2.3.4") == 50.0
+    assert window.wait_s("5.6.7.8") == 0, "other keys are not held back"
+    now[0] = 60.0
+    assert window.wait_s("1.2.3.4") == 0 and window.count("1.2.3.4") == 2

@@ -223,6 +223,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
         "hint": lambda: {"table": table},
+        "set_password": lambda: {"password": rng.choice([None, "short", "a long enough password"])},
         "finger": lambda: {"name": rng.choice([name, "ann", junk_text(rng) or "x", "Computer 1"])},
         "leaderboard": lambda: {"game": rng.choice(_GAMES) or "x", "family": rng.choice([None, "blitz", "untimed"]),
                                 "limit": rng.randint(1, 50), "offset": rng.randint(0, 20), "provisional": rng.random() < 0.5},
