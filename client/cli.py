@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_accounts_argument, add_tls_server_arguments
+    from server.cli import add_accounts_argument, add_rated_argument, add_tls_server_arguments
     from server.loops import add_loop_argument
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_tls_server_arguments(host)
     add_password_arguments(host, server=True)
     add_accounts_argument(host)
+    add_rated_argument(host)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     add_secret_commands(subparsers, parse_address)
     return parser
@@ -278,6 +279,7 @@ async def _host(args: argparse.Namespace) -> int:
         password=args.password,
         ssl=args.ssl_context,
         accounts=args.accounts,
+        rated=args.rated == "on",
     )
     server = Server(config)
     try:

@@ -27,6 +27,7 @@ from games.record import GameRecord, RecordError, parse_record, replay
 from protocol import messages as m
 
 from .connection import Client, ConnectionLost, ServerError
+from .ratings_text import FAMILIES, describe_change, describe_finger, describe_ranking, rating_text
 from .render import render
 from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
@@ -61,6 +62,7 @@ HELP = """Commands:
                             seat 1 at level L1 (e.g. new othello computer=3,5)
   new GAME ... hints=on     let the players ask for hints (always on against
                             the computer)
+  new GAME ... rated=yes    a rated game (both players need claimed names)
   save FILE                 write the current position to FILE (Nine Men's Morris)
   join ID [SEAT]            take a free seat at table ID (SEAT 0 or 1)
   watch ID                  watch table ID as a spectator
@@ -85,6 +87,10 @@ Archive:
                             while replaying: forward|f [N], back|b [N], first,
                             last, goto N, stop (leave the replay)
   export ID FILE            save the record of finished game ID to FILE
+Ratings:
+  finger NAME               NAME's ratings, record and last rated games
+  top GAME [FAMILY] [RANK]  the best players of GAME (FAMILY: bullet, blitz,
+                            rapid, classical, untimed or all; from RANK on)
 Other:
   wait turn|start|end       (scripts) wait for your turn, the start or the end
   help                      this text
@@ -205,6 +211,8 @@ class TerminalClient:
             "help": self._help,
             "games": self._list_games,
             "rules": self._rules,
+            "finger": self._finger,
+            "top": self._top,
         }
         self.social = SocialCommands(self)
         self._commands.update(self.social.commands())
@@ -308,9 +316,27 @@ class TerminalClient:
             time_control=table.time_control,
             computer=table.computer,
             hints=table.hints,
+            rated=table.rated,
         )
         self.write(self._created_text(joined))
         await self._sit(joined)
+
+    async def _finger(self, args: list[str]) -> None:
+        if not args:
+            raise UsageError("usage: finger NAME, e.g. finger ann")
+        self.write(describe_finger(await self.client.finger(" ".join(args))))
+
+    async def _top(self, args: list[str]) -> None:
+        if not args or len(args) > 3:
+            raise UsageError(f"usage: top GAME [FAMILY] [RANK], e.g. top othello blitz (families: {', '.join(FAMILIES)}, all)")
+        family = args[1].lower() if len(args) > 1 else "all"
+        if family not in (*FAMILIES, "all"):
+            raise UsageError(f"a family is one of {', '.join(FAMILIES)} or all, not {family!r}")
+        rank = args[2] if len(args) > 2 else "1"
+        if not (rank.isascii() and rank.isdigit()) or not 1 <= int(rank) <= 10_001:
+            raise UsageError(f"a rank is a number from 1 to 10001, not {rank!r}")
+        ranking = await self.client.leaderboard(args[0].lower(), None if family == "all" else family, offset=int(rank) - 1)
+        self.write(describe_ranking(ranking))
 
     def _created_text(self, joined: m.TableJoined) -> str:
         table_id, levels = joined.table.id, joined.table.computer or [None, None]
@@ -740,6 +766,8 @@ class TerminalClient:
             if at.offer is not None and at.offer.kind != "rematch":
                 at.offer = None
             self.write(self._result_line(event.outcome))
+            if event.ratings:
+                self.write(describe_change((at.table.seats[0] or self._seat_name(0), at.table.seats[1] or self._seat_name(1)), event.ratings))
             if at.seat is not None:
                 self.write("Type rematch to offer a rematch with seats swapped, or leave.")
         elif isinstance(event, m.Offered) and here:
@@ -879,6 +907,8 @@ def describe_table(table: m.TableInfo) -> str:
         words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
     if table.hints and table.computer is None:
         words.append("hints")
+    if table.ratings is not None:
+        words.append("rated")
     seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
     return (
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
@@ -894,6 +924,9 @@ def player_label(table: m.TableInfo, seat: int) -> str:
     label = _name(table.seats[seat])
     if table.bots is not None and seat < len(table.bots) and table.bots[seat] and table.seats[seat]:
         label += " (bot)"
+    rating = table.ratings[seat] if table.ratings is not None and seat < len(table.ratings) else None
+    if rating is not None and table.seats[seat]:
+        label += f" ({rating_text(rating.rating, rating.provisional)})"
     return label
 
 
@@ -906,7 +939,7 @@ class NewTable:
     """What ``new GAME key=value ...`` asks for: the request's fields, read and checked.
 
     Keys of the command itself (``seed``, ``tc``, ``seat``, ``vs``, ``level``,
-    ``computer``, ``hints``) come before the game's options of the same name.
+    ``computer``, ``hints``, ``rated``) come before the game's options of the same name.
     """
 
     options: dict[str, Any] = field(default_factory=dict)
@@ -915,6 +948,7 @@ class NewTable:
     seat: int | None = 0
     computer: dict[int, int] = field(default_factory=dict)
     hints: bool = False
+    rated: bool = False
 
     @classmethod
     def parse(cls, game: games.Game, words: Sequence[str]) -> "NewTable":
@@ -931,7 +965,7 @@ class NewTable:
             key, sep, text = word.partition("=")
             if not sep:
                 raise UsageError(f"options are key=value, not {word!r}")
-            if key in ("seed", "tc", "seat", "vs", "level", "computer", "hints"):
+            if key in ("seed", "tc", "seat", "vs", "level", "computer", "hints", "rated"):
                 seen[key] = text
                 continue
             option = game.option(key)
@@ -940,6 +974,7 @@ class NewTable:
         tc = seen.get("tc")
         table.time_control = None if tc is None or tc.lower() in ("", "none", "-") else tc
         table.hints = _switch("hints", seen.get("hints", "off"))
+        table.rated = _switch("rated", seen.get("rated", "no"))
         if "seat" in seen:
             table.seat = _seat_word(seen["seat"])
         table._read_computer(seen)

@@ -69,6 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
     add_accounts_argument(parser)
+    add_rated_argument(parser)
     add_limit_arguments(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
 
@@ -109,6 +110,19 @@ def add_accounts_argument(parser: argparse.ArgumentParser) -> None:
         help="claimed names: optional (the default) lets a player claim a free name, bound to a secret the client keeps; "
         "required refuses players whose name is not claimed; off lets no new name be claimed (claimed ones stay protected)",
     )
+
+
+def add_rated_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--rated on|off`` (and ``--no-rated``, the same as ``--rated off``): whether players may create rated tables."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--rated",
+        choices=("on", "off"),
+        default="on",
+        help="rated games (Glicko-2, between claimed names): on (the default) lets players create rated tables; "
+        "off refuses them with rated_off (ratings already earned stay and are shown)",
+    )
+    group.add_argument("--no-rated", dest="rated", action="store_const", const="off", help="the same as --rated off")
 
 
 def read_server_tls(args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:
@@ -237,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         bot_seconds=args.bot_seconds,
         bot_workers=args.bot_workers,
         accounts=args.accounts,
+        rated=args.rated == "on",
     )
     try:
         run_on(_serve(config, args.fingerprint), args.loop_factory)

@@ -9,7 +9,8 @@ on FICS and lichess; nothing here reveals anything about a game in progress.
 
 from __future__ import annotations
 
-from typing import Callable
+import asyncio
+from typing import Any, Callable, TypeVar
 
 import games
 from protocol import Code, Message
@@ -24,6 +25,7 @@ from .table import RequestError
 __all__ = ["RatingQueries"]
 
 Push = Callable[[], None]
+T = TypeVar("T")
 
 _RESULTS = {1.0: "win", 0.5: "draw", 0.0: "loss"}
 
@@ -40,6 +42,12 @@ class RatingQueries:
         self.ratings = ratings
         self.names = names
 
+    async def _off_the_loop(self, query: Callable[..., T], *args: Any) -> T:
+        """Run a read of the database in a thread, so a long leaderboard does not hold up play; in memory, at once."""
+        if self.ratings.store is None:
+            return query(*args)  # the in-memory ratings are the event loop's: read them here
+        return await asyncio.to_thread(query, *args)
+
     async def finger(self, session: Session, request: Finger, then: list[Push]) -> Message:
         """A name's ratings per game and family, and its last rated games (a ``player`` reply).
 
@@ -51,7 +59,7 @@ class RatingQueries:
         except NameError_ as exc:
             raise RequestError(Code.BAD_NAME, f"no player can have that name: {exc}", "name") from None
         key = name_key(name)
-        found = self.ratings.finger(key, name)
+        found = await self._off_the_loop(self.ratings.finger, key, name)
         holder = self.names.get(key)
         return Player(
             id=request.id,
@@ -83,7 +91,7 @@ class RatingQueries:
             game = games.get(request.game).name
         except games.UnknownGame as exc:
             raise RequestError(Code.UNKNOWN_GAME, str(exc), "game") from None
-        found = self.ratings.leaderboard(game, request.family, request.limit + 1, request.offset, request.provisional)
+        found = await self._off_the_loop(self.ratings.leaderboard, game, request.family, request.limit + 1, request.offset, request.provisional)
         rows = [
             RankingRow(
                 rank=row.rank, name=row.name, family=row.family, rating=round(row.rating.rating),

@@ -1,7 +1,7 @@
 """Rated tables: who may sit at one, what a table shows of its players' ratings, and which endings are rated.
 
 A table is rated when its creator asked (``create_table.rated``) and the
-server allows rated games. Only claimed names sit there, never a computer.
+server allows rated games. Only claimed names sit there, never a computer, and nobody asks for hints.
 When its game ends by any result (the rules, resignation, agreement,
 forfeit by leaving or by grace expiry, flag fall) after at least
 :data:`MIN_RATED_PLIES` plies of the players' own, both ratings change in the
@@ -35,7 +35,7 @@ def check_rated_request(request: CreateTable, allowed: bool) -> None:
 
     Raises:
         RequestError: ``rated_off`` when the operator turned rated games off;
-            ``bad_request`` (field ``rated``) with a computer seat.
+            ``bad_request`` (field ``rated``) with a computer seat or hints.
     """
     if not request.rated:
         return
@@ -43,6 +43,8 @@ def check_rated_request(request: CreateTable, allowed: bool) -> None:
         raise RequestError(Code.RATED_OFF, "this server does not allow rated games (its operator turned them off); create the table unrated", "rated")
     if request.computer:
         raise RequestError(Code.BAD_REQUEST, "games against the computer are not rated; create the table without rated", "rated")
+    if request.hints:
+        raise RequestError(Code.BAD_REQUEST, "a rated game allows no hints (the computer would play for you); leave out hints or rated", "rated")
 
 
 def check_rated_seat(table: Table | None, session: Session, rated: bool | None = None) -> None:

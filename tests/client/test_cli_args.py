@@ -271,3 +271,12 @@ def test_bot_arguments_become_its_settings() -> None:
 )
 def test_bot_arguments_that_cannot_work_are_refused_by_name(argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert complaint in refused(["bot", "h", "--game", "othello", *argv], capsys)
+
+
+def test_rated_games_can_be_turned_off_for_serve_and_host() -> None:
+    assert parse_args(["serve"], {}).rated == "on"
+    assert parse_args(["serve", "--no-rated"], {}).rated == "off"
+    assert parse_args(["serve", "--rated", "off"], {}).rated == "off"
+    assert parse_args(["host", "--name", "ann", "--no-rated"], {}).rated == "off"
+    with pytest.raises(SystemExit):
+        parse_args(["serve", "--rated", "maybe"], {})

@@ -1,15 +1,13 @@
 """Rated games over real sockets and real SQLite files: who may play them, which endings count, what is kept.
 
-Names are claimed with :func:`claim`. Until the accounts branch (claimed
-names, issue 13) is merged it marks the server's session of the name as
-claimed directly, standing in for the ``hello`` with a secret that will
-prove the name; everything after that goes over the wire.
+Names are claimed as players claim them: ``hello`` with ``claim`` and a secret (:func:`claim`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import sqlite3
 import time
 from pathlib import Path
@@ -32,10 +30,10 @@ def config(db: Path | None, **fields: object) -> ServerConfig:
     return ServerConfig(**{"host": "127.0.0.1", "port": 0, "server_name": "test", "grace_s": 30.0, "db_path": str(db) if db else None, **fields})  # type: ignore[arg-type]
 
 
-async def claim(server: Server, name: str, **kwargs: object) -> Client:
-    """Connect as ``name`` and make it a claimed name (see the module docstring)."""
-    client = await Client.connect("127.0.0.1", server.port, name=name, **kwargs)  # type: ignore[arg-type]
-    server.names[name_key(name)].claimed = True
+async def claim(server: Server, name: str) -> Client:
+    """Connect as ``name``, claiming it with a fresh secret."""
+    client = await Client.connect("127.0.0.1", server.port, name=name, claim=True, secret=secrets.token_urlsafe(32))
+    assert client.welcome is not None and client.welcome.claimed
     return client
 
 
@@ -221,6 +219,8 @@ async def test_no_rated_game_against_the_computer(db_server: Server, players: Pl
     ann, _bob = await players()
     error = await refused(ann.create_table("nimble", seat=0, rated=True, computer={1: 1}), "bad_request")
     assert error.field == "rated" and "computer" in str(error)
+    error = await refused(ann.create_table("othello", seat=0, rated=True, hints=True), "bad_request")
+    assert error.field == "rated" and "hints" in str(error)
 
 
 async def test_a_guest_cannot_sit_at_a_rated_table(db_server: Server, players: Players) -> None:
@@ -355,3 +355,31 @@ async def test_without_a_database_ratings_live_in_memory(configured_server: Call
     finally:
         await ann.close()
         await bob.close()
+
+
+async def test_a_rated_game_restored_after_a_restart_is_still_rated(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    server = Server(config(db))
+    await server.start()
+    ann, bob = await claim(server, "Ann"), await claim(server, "Bob")
+    table = await rated_table(ann, bob, time_control="10+5")  # rapid
+    await ann.move(table, "d3")
+    await bob.move(table, "c3")
+    tokens = (ann.token, bob.token)
+    await server.close()
+    await ann.close()
+    await bob.close()
+
+    server = Server(config(db))
+    await server.start()
+    ann = await Client.connect("127.0.0.1", server.port, name="Ann", token=tokens[0])
+    try:
+        resumed = await ann.next_event(m.Resumed, timeout_s=TIMEOUT_S)
+        assert isinstance(resumed, m.Resumed) and resumed.table.ratings == [m.SeatRating(rating=1500, provisional=True)] * 2
+        await ann.resign(table)
+        over = await game_over(ann)
+        assert over.ratings is not None and [r.after for r in over.ratings] == [1338, 1662]
+        assert [(r.family, r.losses) for r in (await ann.finger("Ann")).ratings] == [("rapid", 1)]
+    finally:
+        await ann.close()
+        await server.close()
