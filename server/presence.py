@@ -13,7 +13,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Callable, Mapping
+from typing import Awaitable, Callable, Mapping
 
 import games
 from protocol import Code
@@ -38,7 +38,7 @@ RatingOf = Callable[[Session, str, "str | None"], "Rated | None"]
 """``rating_of(session, game, time_control)``: the player's rating in ``game`` at ``time_control``'s
 family, or ``None`` if unrated (or not claimed)."""
 
-BestRatings = Callable[["str | None"], Mapping[str, Rated]]
+BestRatings = Callable[["str | None"], Awaitable[Mapping[str, Rated]]]
 """``best_ratings(game)``: name key -> that player's best rating in ``game`` (``None``: in any game),
 for every rated player, read at once (so a page of ``who`` costs a query per game, not per player)."""
 
@@ -48,7 +48,7 @@ def no_ratings(session: Session, game: str, time_control: str | None = None) -> 
     return None
 
 
-def no_best_ratings(game: str | None) -> Mapping[str, Rated]:
+async def no_best_ratings(game: str | None) -> Mapping[str, Rated]:
     """The :data:`BestRatings` of a server that keeps no ratings."""
     return {}
 
@@ -92,7 +92,7 @@ class Presence:
                 raise RequestError(Code.UNKNOWN_GAME, str(exc), "game") from None
         online = [(key, player) for key, player in self._by_name.items() if player.connected or player.seats]
         end = request.offset + request.limit
-        best = self.best_ratings(game)
+        best = await self.best_ratings(game)
         if request.sort == "rating":  # highest first, then the unrated; by name within each
             def rank(pair: tuple[str, Session]) -> tuple[float, str]:
                 rated = best.get(pair[0]) if getattr(pair[1], "claimed", False) else None

@@ -8,6 +8,7 @@ down (seeks vanish).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -161,21 +162,25 @@ def best_ratings_of(ratings: Ratings, fresh_s: float = BEST_RATINGS_FRESH_S, now
     """The :data:`server.presence.BestRatings` of ``ratings``: one leaderboard read per game, reused for ``fresh_s`` seconds.
 
     Reading every rated player's best costs time in proportion to the rated
-    players; a busy ``who`` reuses the last read for a moment rather than
-    read again for each page.
+    players, so it runs in a thread (with a database), and a busy ``who``
+    reuses the last read for a moment rather than read again for each page.
     """
     read_at: dict[str | None, tuple[float, dict[str, Rated]]] = {}
 
-    def best_ratings(game: str | None) -> dict[str, Rated]:
-        last = read_at.get(game)
-        if last is not None and now() - last[0] < fresh_s:
-            return last[1]
+    def read(game: str | None) -> dict[str, Rated]:
         best: dict[str, Rated] = {}
         for name in [game] if game is not None else games.names():
             for row in ratings.leaderboard(name, None, MOST_RATED, provisional=True):
                 key = name_key(row.name)
                 if key not in best or row.rating.rating > best[key].rating:
                     best[key] = Rated(round(row.rating.rating), round(row.rating.deviation), name)
+        return best
+
+    async def best_ratings(game: str | None) -> dict[str, Rated]:
+        last = read_at.get(game)
+        if last is not None and now() - last[0] < fresh_s:
+            return last[1]
+        best = await asyncio.to_thread(read, game) if ratings.store is not None else read(game)  # in memory: at once, on the loop
         read_at[game] = (now(), best)
         return best
 
