@@ -268,6 +268,7 @@ class SocialCommands:
         terminal._moved_at_ply = -1
         opponent = paired.table.seats[1 - paired.seat]
         self._write(f"Paired with {printable(opponent or '?')} at table {paired.table.id}: you play {_seat(paired.table.game, paired.seat)}.")
+        terminal._show()
 
 
 def _one_id(args: list[str], usage: str) -> int:
