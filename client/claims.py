@@ -13,8 +13,10 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from protocol import messages as m
+
 from .connection import Client, ServerError
-from .tokens import SecretStore
+from .tokens import SecretStore, SecretStoreError
 
 __all__ = ["NameClaims", "SECRET_BYTES"]
 
@@ -57,9 +59,11 @@ class NameClaims:
             self.store.put(host, port, name, secret)
         try:
             client = await Client.connect(host, port, name=name, secret=secret, claim=True, **options)
-        except ServerError:
+        except ServerError as exc:
             if fresh:  # refused: nothing was claimed with it (a lost connection may have claimed it: keep it then)
                 self.store.put(host, port, name, None)
+                if exc.code == "name_claimed":
+                    raise self._with_hint(exc, host, port, name) from None
             raise
         assert client.welcome is not None
         if fresh and client.welcome.claimed:
@@ -70,3 +74,45 @@ class NameClaims:
         elif fresh:  # the server claims no names (--accounts off)
             self.store.put(host, port, name, None)
         return client
+
+    def adopt(self, host: str, port: int, name: str, proves: Callable[[str], bool]) -> bool:
+        """Keep for ``host:port`` a secret this machine holds for ``name`` at another address, if ``proves`` accepts it.
+
+        For a server in this process (``parlour host``), whose address changes
+        with its port: ``proves`` checks a secret against the server's own
+        record, so no secret is sent anywhere. Runs scrypt: call it off the event loop.
+
+        Returns:
+            whether a secret for ``host:port`` is kept now.
+        """
+        if self.guest or self.store.get(host, port, name) is not None:
+            return not self.guest
+        for secret in self._elsewhere(host, port, name).values():
+            if proves(secret):
+                try:
+                    self.store.put(host, port, name, secret)
+                except SecretStoreError:
+                    return False
+                return True
+        return False
+
+    def _elsewhere(self, host: str, port: int, name: str) -> dict[str, str]:
+        """The secrets this machine holds for ``name`` at other addresses: address -> secret."""
+        here = f"{host}:{port}"
+        found = {}
+        for key, secret in self.store.entries().items():
+            address, _, entry_name = key.partition(" ")
+            if entry_name == name and address != here:
+                found[address] = secret
+        return found
+
+    def _with_hint(self, error: ServerError, host: str, port: int, name: str) -> ServerError:
+        """``error`` (``name_claimed``), saying how to bring over a secret this machine holds for the name elsewhere."""
+        elsewhere = sorted(self._elsewhere(host, port, name))
+        if not elsewhere:
+            return error
+        hint = (
+            f" This machine has the secret of {name} for {', '.join(elsewhere)}; if that is the same server, "
+            f"`parlour secret export {name} --server {elsewhere[0]} | parlour secret import --server {host}:{port} -` uses it here."
+        )
+        return ServerError(m.Error(code=error.code, message=error.message + hint, field=error.field))

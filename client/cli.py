@@ -294,6 +294,9 @@ async def _host(args: argparse.Namespace) -> int:
         print(line, flush=True)
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+        claims = args.settings.claims
+        if claims is not None:  # a secret kept when this server listened on another port still works here
+            await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
         return await _session(local, server.port, args.name, args.settings)
     finally:
         await server.close()

@@ -138,6 +138,11 @@ class Accounts:
         """The account of the name with this name key, if it is claimed."""
         return self._accounts.get(key)
 
+    def proves(self, name: str, secret: str) -> bool:
+        """Whether ``secret`` is the secret or password of the claimed ``name`` (runs scrypt: call it off the event loop)."""
+        account = self._accounts.get(name_key(name))
+        return account is not None and _matches(secret, account.secret_hash, account.password_hash)
+
     async def admit(self, host: str, name: str, key: str, hello: Hello) -> Admission:
         """Decide whether ``hello`` (no token) from address ``host`` may have the checked name ``name``.
 
@@ -172,6 +177,7 @@ class Accounts:
         self._pending.discard(admission.key)
         if committed:
             self._remember(admission.key, admission.account)
+            log.info("the name %s is claimed", admission.name)
         else:
             self._forget_look(admission.name, admission.key)
 

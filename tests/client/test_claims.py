@@ -117,3 +117,23 @@ async def test_a_bot_claims_its_name_where_names_must_be_claimed(configured_serv
     bot = await resume_or_renew("127.0.0.1", server.port, "robo", claims(tmp_path))(None)
     assert bot.welcome is not None and bot.welcome.claimed
     await bot.close()
+
+
+async def test_a_server_in_this_process_lets_its_host_keep_a_secret_from_another_port(server: Server, tmp_path: Path) -> None:
+    """``parlour host`` on a new port: the secret kept for the old one is checked by the server itself, never sent."""
+    home = claims(tmp_path)
+    await (await home.connect("127.0.0.1", server.port, "ann")).close()
+    secret = home.store.get("127.0.0.1", server.port, "ann")
+    home.store.update({f"127.0.0.1:{server.port} ann": None, "127.0.0.1:1 ann": "not it", "127.0.0.1:2 ann": secret})
+    assert home.adopt("127.0.0.1", server.port, "ann", lambda s: server.accounts.proves("ann", s))
+    assert home.store.get("127.0.0.1", server.port, "ann") == secret
+    assert not home.adopt("127.0.0.1", server.port + 1, "bob", lambda s: server.accounts.proves("bob", s))
+
+
+async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Server, tmp_path: Path) -> None:
+    await (await claims(tmp_path / "home").connect("127.0.0.1", server.port, "ann")).close()
+    laptop = claims(tmp_path / "laptop")
+    laptop.store.put("10.0.0.9", 7420, "ann", "the secret for another address")
+    refusal = await refused(laptop.connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    assert "This machine has the secret of ann for 10.0.0.9:7420" in refusal.message
+    assert f"parlour secret import --server 127.0.0.1:{server.port} -" in refusal.message
