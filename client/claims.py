@@ -9,7 +9,10 @@ carries the kept secret. ``parlour secret export`` and ``import``
 
 from __future__ import annotations
 
+import asyncio
+import getpass
 import secrets
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -18,10 +21,22 @@ from protocol import messages as m
 from .connection import Client, ServerError
 from .tokens import SecretStore, SecretStoreError
 
-__all__ = ["NameClaims", "SECRET_BYTES"]
+__all__ = ["NameClaims", "SECRET_BYTES", "NAME_PASSWORD_ENV", "ask_on_terminal"]
 
 SECRET_BYTES = 32
 """Entropy of a generated secret, in bytes (``secrets.token_urlsafe``: 43 characters)."""
+NAME_PASSWORD_ENV = "PARLOUR_NAME_PASSWORD"
+"""The environment variable with the password of a claimed name (where there is no terminal to ask on)."""
+
+
+def ask_on_terminal(prompt: str) -> str | None:
+    """Read a password without echo if standard input is a terminal; ``None`` otherwise or when left empty."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        return getpass.getpass(prompt) or None
+    except (EOFError, KeyboardInterrupt):
+        return None
 
 
 @dataclass
@@ -32,11 +47,17 @@ class NameClaims:
         store: where the secrets are kept.
         guest: claim nothing and send no secret (``--guest``).
         say: where the one line announcing a new claim goes.
+        password: the name's password (set with ``set_password``), to prove it where this machine has no secret.
+        ask: asks the player for that password when the name turns out to be claimed (blocking; ``None``: never asks).
+        new_password: set a password once connected (``--set-password``; see :meth:`set_password`).
     """
 
     store: SecretStore = field(default_factory=SecretStore)
     guest: bool = False
     say: Callable[[str], None] = print
+    password: str | None = field(default=None, repr=False)
+    ask: Callable[[str], str | None] | None = None
+    new_password: bool = False
 
     async def connect(self, host: str, port: int, name: str, **options: Any) -> Client:
         """:meth:`Client.connect` as ``name`` with its kept secret, or claiming it with a new one.
@@ -53,6 +74,8 @@ class NameClaims:
         if self.guest:
             return await Client.connect(host, port, name=name, **options)
         secret = self.store.get(host, port, name)
+        if secret is None and self.password is not None:
+            return await Client.connect(host, port, name=name, secret=self.password, **options)
         fresh = secret is None
         if secret is None:
             secret = secrets.token_urlsafe(SECRET_BYTES)
@@ -62,6 +85,11 @@ class NameClaims:
         except ServerError as exc:
             if fresh:  # refused: nothing was claimed with it (a lost connection may have claimed it: keep it then)
                 self.store.put(host, port, name, None)
+                if exc.code == "name_claimed" and self.ask is not None:
+                    asked = await asyncio.to_thread(self.ask, f"The name {name} is claimed on this server. Its password (Enter to give up): ")
+                    if asked:
+                        self.password = asked  # for reconnections too
+                        return await Client.connect(host, port, name=name, secret=asked, **options)
                 if exc.code == "name_claimed":
                     raise self._with_hint(exc, host, port, name) from None
             raise
@@ -116,3 +144,21 @@ class NameClaims:
             f"`parlour secret export {name} --server {elsewhere[0]} | parlour secret import --server {host}:{port} -` uses it here."
         )
         return ServerError(m.Error(code=error.code, message=error.message + hint, field=error.field))
+
+    async def set_password(self, client: Client, password: str | None) -> str:
+        """Set ``password`` for the claimed name of ``client`` (``None``: ask for it twice); return what to tell the player."""
+        if client.welcome is None or not client.welcome.claimed:
+            return f"No password set: {client.name} is not a name this machine has claimed on this server."
+        if password is None and self.ask is not None:
+            password = await asyncio.to_thread(self.ask, f"A password for {client.name} on this server (at least 8 characters): ")
+            again = await asyncio.to_thread(self.ask, "The same password again: ") if password else None
+            if password != again:
+                return "No password set: the two did not match."
+        if not password:
+            return f"No password set: give it on a terminal, or in {NAME_PASSWORD_ENV}."
+        try:
+            await client.set_password(password)
+        except ServerError as exc:
+            return f"No password set ({exc.code}): {exc.message}"
+        self.password = password
+        return f"Password set: it proves {client.name} on this server where this machine's secret is not."

@@ -137,3 +137,24 @@ async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Se
     refusal = await refused(laptop.connect("127.0.0.1", server.port, "ann"), "name_claimed")
     assert "This machine has the secret of ann for 10.0.0.9:7420" in refusal.message
     assert f"parlour secret import --server 127.0.0.1:{server.port} -" in refusal.message
+
+
+async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: Server, tmp_path: Path) -> None:
+    home = claims(tmp_path / "home")
+    owner = await home.connect("127.0.0.1", server.port, "ann")
+    assert (await home.set_password(owner, "short")).startswith("No password set (bad_request)")
+    assert (await home.set_password(owner, "correct horse")).startswith("Password set")
+    await owner.close()
+    by_setting = await claims(tmp_path / "laptop", password="correct horse").connect("127.0.0.1", server.port, "ann")
+    assert by_setting.welcome is not None and by_setting.welcome.claimed
+    await by_setting.close()
+    prompts: list[str] = []
+    asking = claims(tmp_path / "phone", ask=lambda prompt: prompts.append(prompt) or "correct horse")
+    by_asking = await asking.connect("127.0.0.1", server.port, "ann")
+    assert by_asking.welcome is not None and by_asking.welcome.claimed
+    assert prompts == ["The name ann is claimed on this server. Its password (Enter to give up): "]
+    assert asking.store.entries() == {}, "a password is not kept on disk"
+    await by_asking.close()
+    guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
+    assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
+    await guest.close()
