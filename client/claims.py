@@ -83,16 +83,12 @@ class NameClaims:
         try:
             client = await Client.connect(host, port, name=name, secret=secret, claim=True, **options)
         except ServerError as exc:
-            if fresh:  # refused: nothing was claimed with it (a lost connection may have claimed it: keep it then)
-                self.store.put(host, port, name, None)
-                if exc.code == "name_claimed" and self.ask is not None:
-                    asked = await asyncio.to_thread(self.ask, f"The name {name} is claimed on this server. Its password (Enter to give up): ")
-                    if asked:
-                        self.password = asked  # for reconnections too
-                        return await Client.connect(host, port, name=name, secret=asked, **options)
-                if exc.code == "name_claimed":
-                    raise self._with_hint(exc, host, port, name) from None
-            raise
+            if not fresh:
+                raise
+            self.store.put(host, port, name, None)  # refused: nothing was claimed with it (a lost connection may have: kept then)
+            if exc.code != "name_claimed":
+                raise
+            return await self._claimed_elsewhere(exc, host, port, name, options)
         assert client.welcome is not None
         if fresh and client.welcome.claimed:
             self.say(
@@ -102,6 +98,15 @@ class NameClaims:
         elif fresh:  # the server claims no names (--accounts off)
             self.store.put(host, port, name, None)
         return client
+
+    async def _claimed_elsewhere(self, refusal: ServerError, host: str, port: int, name: str, options: dict[str, Any]) -> Client:
+        """After ``name_claimed`` for a new claim: connect with the password the player gives, or raise the refusal with a hint."""
+        if self.ask is not None:
+            asked = await asyncio.to_thread(self.ask, f"The name {name} is claimed on this server. Its password (Enter to give up): ")
+            if asked:
+                self.password = asked  # for reconnections too
+                return await Client.connect(host, port, name=name, secret=asked, **options)
+        raise self._with_hint(refusal, host, port, name) from None
 
     def adopt(self, host: str, port: int, name: str, proves: Callable[[str], bool]) -> bool:
         """Keep for ``host:port`` a secret this machine holds for ``name`` at another address, if ``proves`` accepts it.
