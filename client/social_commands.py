@@ -174,6 +174,7 @@ class SocialCommands:
         if table.computer or table.hints or table.seed is not None:
             raise UsageError("a challenge is between two players: leave out vs, level, computer, hints and seed")
         seat = table.seat if any(word.startswith("seat=") for word in words) else None
+        rated = rated or table.rated  # "rated" alone, or rated=yes as for new
         sent = await self.terminal.client.challenge(name, game_name, table.options, seat=seat, time_control=table.time_control, rated=rated)
         self._write(f"Challenge {sent.id} sent to {printable(sent.challenged)}: {_terms(sent.game, sent.time_control, sent.rated)}."
                     f" It lapses in {sent.expires_in_s:.0f} s; withdraw {sent.id} takes it back.")  # fmt: skip

@@ -51,6 +51,8 @@ async def test_decline_alone_answers_the_one_pending_challenge(connect: Connect)
     assert "usage: challenge" in await ann.run("challenge bob")
     assert "leave out vs" in await ann.run("challenge bob othello vs=computer")
     assert "error (no_such_player)" in await ann.run("challenge nobody othello")
+    assert "error (rated_needs_claim)" in await ann.run("challenge bob othello rated")
+    assert "error (rated_needs_claim)" in await ann.run("challenge bob othello rated=yes")
 
 
 async def test_seeks_pair_and_are_listed(connect: Connect) -> None:
