@@ -94,6 +94,14 @@ class Hello(Message, tag="hello"):
     claim: bool = False
     """Claim the name with ``secret`` if nobody has claimed it yet."""
 
+    def __repr__(self) -> str:
+        """The hello with its password and secret hidden, so that no log line ever holds them."""
+        hidden = {"password": self.password, "secret": self.secret}
+        fields = ", ".join(
+            f"{name}={'<hidden>' if hidden.get(name) is not None else repr(getattr(self, name))}" for name in self.__struct_fields__
+        )
+        return f"Hello({fields})"
+
 
 class ListTables(Message, tag="list_tables"):
     """Asks for one page of the lobby: up to ``limit`` tables whose id is above ``after`` (``None``: from the first)."""

@@ -642,3 +642,11 @@ def test_a_valid_request_with_one_field_replaced_parses_or_names_an_error(wire: 
     else:
         assert to_wire(request)["type"] == wire["type"]
         assert request.id == wire["id"]
+
+
+def test_a_hellos_repr_hides_its_password_and_secret() -> None:
+    hello = m.Hello(id=1, version=PROTOCOL_VERSION, name="ann", password="server pass", secret="the secret", claim=True)
+    text = repr(hello)
+    assert "server pass" not in text and "the secret" not in text and str(hello) == text
+    assert "name='ann'" in text and "secret=<hidden>" in text and "claim=True" in text
+    assert "password=None" in repr(m.Hello(id=1, version=2, name="ann"))
