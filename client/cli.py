@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
 
 from .bot import Bot, resume_or_renew
-from .claims import NameClaims
+from .claims import NAME_PASSWORD_ENV, NameClaims, ask_on_terminal
 from .secret_cli import add_parser as add_secret_commands
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_bot_arguments(bot)
-    _add_guest_argument(bot)
+    _add_guest_argument(bot, set_password=False)
     _add_connect_arguments(bot)
     bot.set_defaults(run=run_bot, finish=_finish_bot, command_parser=bot)
     host = subparsers.add_parser(
@@ -115,12 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_guest_argument(parser: argparse.ArgumentParser) -> None:
+def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = True) -> None:
     parser.add_argument(
         "--guest",
         action="store_true",
         help="do not claim the name (by default the first connection claims a free name, bound to a secret kept on this machine)",
     )
+    if set_password:
+        parser.add_argument(
+            "--set-password",
+            action="store_true",
+            help=f"after connecting, set a password for your claimed name (asked on the terminal, or from {NAME_PASSWORD_ENV}); "
+            "it proves the name on machines without its secret, where the client asks for it",
+        )
 
 
 def _add_connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -200,7 +207,7 @@ def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
             context = None
     except TLSFileError as exc:
         raise UsageError(str(exc)) from None
-    claims = NameClaims(guest=args.guest) if hasattr(args, "guest") else None
+    claims = _name_claims(args, environ) if hasattr(args, "guest") else None
     args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ), claims=claims)
 
 
@@ -214,7 +221,17 @@ def _finish_host(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
 
     finish_server_arguments(args, environ)
     pinned = client_context(pinned=True) if args.ssl_context is not None else None
-    args.settings = ConnectSettings(ssl=pinned, fingerprint=args.fingerprint, password=args.password, claims=NameClaims(guest=args.guest))
+    args.settings = ConnectSettings(ssl=pinned, fingerprint=args.fingerprint, password=args.password, claims=_name_claims(args, environ))
+
+
+def _name_claims(args: argparse.Namespace, environ: Mapping[str, str]) -> NameClaims:
+    """How ``play``, ``host`` and ``bot`` claim and prove their name (``--guest``; ``PARLOUR_NAME_PASSWORD``)."""
+    return NameClaims(
+        guest=args.guest,
+        password=environ.get(NAME_PASSWORD_ENV) or None,
+        ask=ask_on_terminal,
+        new_password=getattr(args, "set_password", False),
+    )
 
 
 def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str:
@@ -296,6 +313,9 @@ async def _host(args: argparse.Namespace) -> int:
         print(line, flush=True)
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+        claims = args.settings.claims
+        if claims is not None:  # a secret kept when this server listened on another port still works here
+            await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
         return await _session(local, server.port, args.name, args.settings)
     finally:
         await server.close()
@@ -364,6 +384,8 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings) -
         print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
         return 1
     assert client.welcome is not None
+    if settings.claims is not None and settings.claims.new_password:
+        print(await settings.claims.set_password(client, settings.claims.password), flush=True)
     reconnect = _reconnector(host, port, name, tokens, settings)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect)
     if interactive:

@@ -17,8 +17,11 @@ The server's mode (``--accounts``): ``optional`` lets names be claimed,
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import logging
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
@@ -42,6 +45,8 @@ ACCOUNT_MODES = ("off", "optional", "required")
 """The values of ``--accounts`` (``ServerConfig.accounts``)."""
 MAX_CONCURRENT_HASHES = max(1, (os.cpu_count() or 2) // 2)
 """The most scrypt hashes computed at once (each takes ~50 ms of a core and 16 MiB): half the cores, at least one."""
+HASHING_NICENESS = 10
+"""How much lower than the server's the hashing threads' scheduling priority is (Linux ``nice``)."""
 
 Persist = Callable[..., Awaitable[None]]
 
@@ -116,14 +121,10 @@ class Accounts:
         self._accounts: dict[str, Account] = {}
         self._looks: dict[str, str] = {}  # look-alike key (server.confusables) -> name key of the claimed (or being claimed) name
         self._pending: set[str] = set()  # name keys whose claim is being hashed or committed
-        self._hashing = asyncio.Semaphore(MAX_CONCURRENT_HASHES)
 
     async def prepare(self) -> None:
         """Build the look-alike tables off the event loop, before the first ``hello`` needs them."""
         await asyncio.to_thread(prepare)
-
-    def __len__(self) -> int:
-        return len(self._accounts)
 
     def load(self, rows: Iterable[tuple[str, str, str, str | None]]) -> None:
         """Bring back the stored accounts: (name key, name, secret hash, password hash) rows."""
@@ -134,9 +135,10 @@ class Accounts:
         """Whether the name with this name key is claimed."""
         return key in self._accounts
 
-    def get(self, key: str) -> Account | None:
-        """The account of the name with this name key, if it is claimed."""
-        return self._accounts.get(key)
+    def proves(self, name: str, secret: str) -> bool:
+        """Whether ``secret`` is the secret or password of the claimed ``name`` (runs scrypt: call it off the event loop)."""
+        account = self._accounts.get(name_key(name))
+        return account is not None and _matches(secret, account.secret_hash, account.password_hash)
 
     async def admit(self, host: str, name: str, key: str, hello: Hello) -> Admission:
         """Decide whether ``hello`` (no token) from address ``host`` may have the checked name ``name``.
@@ -172,6 +174,7 @@ class Accounts:
         self._pending.discard(admission.key)
         if committed:
             self._remember(admission.key, admission.account)
+            log.info("the name %s is claimed", admission.name)
         else:
             self._forget_look(admission.name, admission.key)
 
@@ -249,12 +252,10 @@ class Accounts:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} looks like the claimed name {shown!r}: choose another name")
 
     async def _check(self, secret: str, account: Account) -> bool:
-        async with self._hashing:
-            return await asyncio.to_thread(_matches, secret, account.secret_hash, account.password_hash)
+        return await asyncio.get_running_loop().run_in_executor(_hashing_threads(), _matches, secret, account.secret_hash, account.password_hash)
 
     async def _hash(self, secret: str) -> str:
-        async with self._hashing:
-            return await asyncio.to_thread(hash_secret, secret)
+        return await asyncio.get_running_loop().run_in_executor(_hashing_threads(), hash_secret, secret)
 
     def _remember(self, key: str, account: Account) -> None:
         self._accounts[key] = account
@@ -266,6 +267,20 @@ class Accounts:
         for look in look_alike_keys(name):
             if self._looks.get(look) == key:
                 del self._looks[look]
+
+
+@functools.cache
+def _hashing_threads() -> concurrent.futures.ThreadPoolExecutor:
+    """The process's threads for scrypt: :data:`MAX_CONCURRENT_HASHES` of them, at a lower priority than the event loop."""
+    return concurrent.futures.ThreadPoolExecutor(MAX_CONCURRENT_HASHES, thread_name_prefix="scrypt", initializer=_lower_priority)
+
+
+def _lower_priority() -> None:
+    """Make the calling thread yield the CPU to the event loop (on Linux ``setpriority`` of a thread id is per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASHING_NICENESS)
+    except (AttributeError, OSError):  # not Linux, or not allowed: the threads run at the server's priority
+        pass
 
 
 def _matches(secret: str, secret_hash: str, password_hash: str | None) -> bool:

@@ -117,3 +117,44 @@ async def test_a_bot_claims_its_name_where_names_must_be_claimed(configured_serv
     bot = await resume_or_renew("127.0.0.1", server.port, "robo", claims(tmp_path))(None)
     assert bot.welcome is not None and bot.welcome.claimed
     await bot.close()
+
+
+async def test_a_server_in_this_process_lets_its_host_keep_a_secret_from_another_port(server: Server, tmp_path: Path) -> None:
+    """``parlour host`` on a new port: the secret kept for the old one is checked by the server itself, never sent."""
+    home = claims(tmp_path)
+    await (await home.connect("127.0.0.1", server.port, "ann")).close()
+    secret = home.store.get("127.0.0.1", server.port, "ann")
+    home.store.update({f"127.0.0.1:{server.port} ann": None, "127.0.0.1:1 ann": "not it", "127.0.0.1:2 ann": secret})
+    assert home.adopt("127.0.0.1", server.port, "ann", lambda s: server.accounts.proves("ann", s))
+    assert home.store.get("127.0.0.1", server.port, "ann") == secret
+    assert not home.adopt("127.0.0.1", server.port + 1, "bob", lambda s: server.accounts.proves("bob", s))
+
+
+async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Server, tmp_path: Path) -> None:
+    await (await claims(tmp_path / "home").connect("127.0.0.1", server.port, "ann")).close()
+    laptop = claims(tmp_path / "laptop")
+    laptop.store.put("10.0.0.9", 7420, "ann", "the secret for another address")
+    refusal = await refused(laptop.connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    assert "This machine has the secret of ann for 10.0.0.9:7420" in refusal.message
+    assert f"parlour secret import --server 127.0.0.1:{server.port} -" in refusal.message
+
+
+async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: Server, tmp_path: Path) -> None:
+    home = claims(tmp_path / "home")
+    owner = await home.connect("127.0.0.1", server.port, "ann")
+    assert (await home.set_password(owner, "short")).startswith("No password set (bad_request)")
+    assert (await home.set_password(owner, "correct horse")).startswith("Password set")
+    await owner.close()
+    by_setting = await claims(tmp_path / "laptop", password="correct horse").connect("127.0.0.1", server.port, "ann")
+    assert by_setting.welcome is not None and by_setting.welcome.claimed
+    await by_setting.close()
+    prompts: list[str] = []
+    asking = claims(tmp_path / "phone", ask=lambda prompt: prompts.append(prompt) or "correct horse")
+    by_asking = await asking.connect("127.0.0.1", server.port, "ann")
+    assert by_asking.welcome is not None and by_asking.welcome.claimed
+    assert prompts == ["The name ann is claimed on this server. Its password (Enter to give up): "]
+    assert asking.store.entries() == {}, "a password is not kept on disk"
+    await by_asking.close()
+    guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
+    assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
+    await guest.close()

@@ -269,3 +269,21 @@ def test_a_sliding_window_forgets_old_events() -> None:
     assert window.wait_s("5.6.7.8") == 0, "other keys are not held back"
     now[0] = 60.0
     assert window.wait_s("1.2.3.4") == 0 and window.count("1.2.3.4") == 2
+
+
+async def test_a_claim_whose_commit_fails_claims_nothing(start: Start, tmp_path: Path) -> None:
+    server = await start()
+    with sqlite3.connect(tmp_path / "parlour.db") as other:
+        other.execute("CREATE TRIGGER refuse BEFORE INSERT ON accounts BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    other.close()
+    failed = await refused(hello(server, "alice", claim=True, secret=new_secret()), "internal_error")
+    assert "could not be saved" in failed.message
+    assert not server.accounts.is_claimed("alice") and not server.names
+    look_alike = await hello(server, "\u0430lice")  # no look-alike entry was left behind either
+    await look_alike.close()
+    with sqlite3.connect(tmp_path / "parlour.db") as other:
+        other.execute("DROP TRIGGER refuse")
+    other.close()
+    owner = await hello(server, "alice", claim=True, secret=new_secret())
+    assert owner.welcome is not None and owner.welcome.claimed
+    await owner.close()
