@@ -26,7 +26,7 @@ import math
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 
 from . import glicko2
 from .clock import TimeControl
@@ -322,8 +322,8 @@ class Ratings:
         """
         now = self.clock()
         if self.store is None:
-            rated = [(key[1], key[2], rating.aged(now)) for key, rating in sorted(self._cache.items()) if key[0] == name_key]
-            return Finger(self._names.get(name_key, name), rated, [])
+            rated = [(key[1], key[2], rating.aged(now)) for key, rating in self._cache.items() if key[0] == name_key]
+            return Finger(self._names.get(name_key, name), sorted(rated, key=_by_game_and_family), [])
 
         def query(db: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
             rows = db.execute(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE name_key = ? ORDER BY game, family", (name_key,)).fetchall()
@@ -334,8 +334,7 @@ class Ratings:
         decoded = _decode_ratings(rows)
         shown = decoded[0][0] if decoded else name
         games = [(game, family, rating.aged(now)) for _name, game, family, rating in decoded]
-        games.sort(key=lambda entry: (entry[0], FAMILIES.index(entry[1]) if entry[1] in FAMILIES else len(FAMILIES)))
-        return Finger(shown, games, _decode_recent(recent))
+        return Finger(shown, sorted(games, key=_by_game_and_family), _decode_recent(recent))
 
     def leaderboard(self, game: str, family: str | None, limit: int, offset: int = 0, provisional: bool = False) -> list[LeaderboardRow]:
         """The best ratings in ``game``: one family's, or (``family`` ``None``) each player's best of any family.
@@ -359,11 +358,11 @@ class Ratings:
             ranked = sorted(best.values(), key=lambda item: -item[1].rating)[offset : offset + limit]
             return [LeaderboardRow(offset + i + 1, self._names.get(key[0], key[0]), key[2], rating) for i, (key, rating) in enumerate(ranked)]
         where, params = _leaderboard_filter(game, family, now, provisional)
-        if family is None:  # each player's best family: SQLite takes the bare columns from the row with the max()
-            sql = f"SELECT {_RATING_COLUMNS}, max(rating) FROM ratings WHERE {where} GROUP BY name_key ORDER BY max(rating) DESC, name_key LIMIT ? OFFSET ?"
+        order = f"SELECT {_RATING_COLUMNS} FROM ratings WHERE {where} ORDER BY rating DESC, name_key DESC"  # an index's order
+        if family is None:
+            rows = self.store.read(lambda db: _best_of_each(db.execute(order, params), limit, offset))
         else:
-            sql = f"SELECT {_RATING_COLUMNS} FROM ratings WHERE {where} ORDER BY rating DESC, name_key LIMIT ? OFFSET ?"
-        rows = self.store.read(lambda db: [row[:12] for row in db.execute(sql, (*params, limit, offset))])
+            rows = self.store.read(lambda db: db.execute(f"{order} LIMIT ? OFFSET ?", (*params, limit, offset)).fetchall())
         return [LeaderboardRow(offset + i + 1, name, fam, rating.aged(now)) for i, (name, _game, fam, rating) in enumerate(_decode_ratings(rows))]
 
 
@@ -376,6 +375,29 @@ _RECENT_SQL = (
     "FROM rating_changes AS c JOIN rating_changes AS o ON o.table_id = c.table_id AND o.seat = 1 - c.seat "
     "WHERE c.name_key = ? ORDER BY c.at DESC, c.table_id DESC LIMIT ?"
 )
+
+
+def _by_game_and_family(entry: tuple[str, str, Rating]) -> tuple[str, int]:
+    """Sort key of a ``finger`` rating: by game, then family fastest first."""
+    return entry[0], FAMILIES.index(entry[1]) if entry[1] in FAMILIES else len(FAMILIES)
+
+
+def _best_of_each(rows: Iterable[Sequence[Any]], limit: int, offset: int) -> list[Sequence[Any]]:
+    """From ``rows`` best first, each player's first (best) row: those ranked ``offset + 1`` to ``offset + limit``.
+
+    Reads only as far down the ratings as the page needs.
+    """
+    seen: set[str] = set()
+    page: list[Sequence[Any]] = []
+    for row in rows:
+        if row[0] in seen:
+            continue
+        seen.add(row[0])
+        if len(seen) > offset:
+            page.append(row)
+            if len(page) >= limit:
+                break
+    return page
 
 
 def _leaderboard_filter(game: str, family: str | None, now: float, provisional: bool) -> tuple[str, tuple[Any, ...]]:

@@ -237,7 +237,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                 updated    REAL NOT NULL,                 -- when the last rated game ended
                 PRIMARY KEY (name_key, game, family)
             ) WITHOUT ROWID""",
-            "CREATE INDEX ratings_by_game_rating ON ratings (game, family, rating)",
+            "CREATE INDEX ratings_by_family_rating ON ratings (game, family, rating, name_key)",  # leaderboards
+            "CREATE INDEX ratings_by_game_rating ON ratings (game, rating, name_key)",
             """CREATE TABLE rating_changes (
                 table_id          INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
                 seat              INTEGER NOT NULL CHECK (seat IN (0, 1)),

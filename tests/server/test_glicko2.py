@@ -1,10 +1,12 @@
-"""Glicko-2 against Glickman's worked example, and the properties any rating update must have."""
+"""Glicko-2 against Glickman's worked example, the properties any rating update must have, time-control families, idle aging."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.glicko2 import DEFAULT_DEVIATION, Rating, age, expected_score, rate, rate_game
+from server.clock import TimeControl
+from server.glicko2 import DEFAULT_DEVIATION, IDLE_DAYS_PER_PERIOD, Rating, age, expected_score, rate, rate_game
+from server.ratings import Rating as RatingsRating, Ratings, family_of
 
 
 def test_the_papers_worked_example() -> None:
@@ -67,3 +69,28 @@ def test_bad_input_is_refused() -> None:
         rate_game(Rating(1500, 0), Rating(), 1.0)
     with pytest.raises(ValueError, match="periods"):
         age(Rating(), -1)
+
+
+@pytest.mark.parametrize(
+    "time_control, family",
+    [("0.5+0", "bullet"), ("2+0", "bullet"), ("2+1", "bullet"), ("3+0", "blitz"), ("1+3", "blitz"), ("5+3", "blitz"),
+     ("7+2", "rapid"), ("8+0", "rapid"), ("15+10", "rapid"), ("25+0", "classical"), ("10+30", "classical"), (None, "untimed"), ("none", "untimed")],
+)  # fmt: skip
+def test_time_control_families_by_estimated_duration(time_control: str | None, family: str) -> None:
+    assert family_of(time_control) == family
+    if time_control is not None and time_control != "none":
+        assert family_of(TimeControl.parse(time_control)) == family
+
+
+def test_a_stored_rating_widens_with_idle_days_when_read() -> None:
+    now = 1_000_000.0
+    ratings = Ratings(clock=lambda: now)  # in memory, on a clock the test moves
+    change = ratings.plan(1, "othello", "blitz", [("Ann", "ann"), ("Bob", "bob")], winner=0)
+    ratings.apply(change)
+    fresh = ratings.get("ann", "othello", "blitz")
+    assert fresh.rating == pytest.approx(1662.31, abs=0.01) and fresh.deviation == pytest.approx(290.32, abs=0.01)
+    now += 30 * 86400.0  # a month without a rated game
+    idle = ratings.get("ann", "othello", "blitz")
+    assert idle.rating == fresh.rating and fresh.deviation < idle.deviation <= DEFAULT_DEVIATION
+    assert idle.deviation == pytest.approx(age(fresh.glicko(), 30 / IDLE_DAYS_PER_PERIOD).deviation)
+    assert ratings.get("carol", "othello", "blitz") == RatingsRating()
