@@ -49,6 +49,7 @@ import games
 from games.bots import default_seconds
 from protocol import messages as m
 
+from .claims import NameClaims
 from .connection import Client, ConnectionLost, ServerError
 from .sanitize import printable, printable_lines
 from .thinker import ProcessThinker
@@ -148,11 +149,12 @@ Connect = Callable[[str | None], Awaitable[Client]]
 """Opens a connection for the bot: resumes the session of the token given (``None``: a new session)."""
 
 
-def resume_or_renew(host: str, port: int, name: str, **connect_options: Any) -> Connect:
+def resume_or_renew(host: str, port: int, name: str, claims: NameClaims | None = None, **connect_options: Any) -> Connect:
     """A :data:`Connect` for ``host:port`` as ``name`` that says hello as a bot and watches the lobby.
 
     With a token it resumes that session; if the server no longer knows it
-    (``bad_token``: the session held no seat, or expired), it starts a new one.
+    (``bad_token``: the session held no seat, or expired), it starts a new one,
+    proving or claiming the name through ``claims`` (``None``: as a guest).
     ``connect_options`` go to :meth:`Client.connect` (``ssl``, ``password``, ...).
     """
 
@@ -164,6 +166,8 @@ def resume_or_renew(host: str, port: int, name: str, **connect_options: Any) -> 
             except ServerError as exc:
                 if exc.code != "bad_token":
                     raise
+        if claims is not None:
+            return await claims.connect(host, port, name, **options)
         return await Client.connect(host, port, name=name, **options)
 
     return connect

@@ -1,4 +1,4 @@
-"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host`` and ``games``.
+"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host``, ``games`` and ``secret``.
 
 The one module that knows both ends. ``play`` and ``bot`` use the client library
 alone; ``serve``, ``games`` and ``host`` import the server inside their functions, so
@@ -23,13 +23,15 @@ from typing import Any, Mapping
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
 
 from .bot import Bot, resume_or_renew
+from .claims import NAME_PASSWORD_ENV, NameClaims, ask_on_terminal
+from .secret_cli import add_parser as add_secret_commands
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
-from .tokens import TokenStore
+from .tokens import SecretStoreError, TokenStore
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -68,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_advertise_argument, add_tls_server_arguments
+    from server.cli import add_accounts_argument, add_advertise_argument, add_rated_argument, add_tls_server_arguments
     from server.loops import add_loop_argument
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
     add_timeout_argument(play)
+    _add_guest_argument(play)
     _add_connect_arguments(play)
     play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
     bot = subparsers.add_parser(
@@ -99,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_bot_arguments(bot)
+    _add_guest_argument(bot, set_password=False)
     _add_connect_arguments(bot)
     bot.set_defaults(run=run_bot, finish=_finish_bot, command_parser=bot)
     host = subparsers.add_parser(
@@ -107,14 +111,33 @@ def build_parser() -> argparse.ArgumentParser:
         description="Start a server that LAN players can join, and connect to it from this terminal.",
     )
     host.add_argument("--name", required=True, help="your player name")
+    _add_guest_argument(host)
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
     host.add_argument("--port", type=SERVER_PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT})")
     add_loop_argument(host)
     add_tls_server_arguments(host)
     add_password_arguments(host, server=True)
     add_advertise_argument(host)
+    add_accounts_argument(host)
+    add_rated_argument(host)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
+    add_secret_commands(subparsers, parse_address)
     return parser
+
+
+def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = True) -> None:
+    parser.add_argument(
+        "--guest",
+        action="store_true",
+        help="do not claim the name (by default the first connection claims a free name, bound to a secret kept on this machine)",
+    )
+    if set_password:
+        parser.add_argument(
+            "--set-password",
+            action="store_true",
+            help=f"after connecting, set a password for your claimed name (asked on the terminal, or from {NAME_PASSWORD_ENV}); "
+            "it proves the name on machines without its secret, where the client asks for it",
+        )
 
 
 def _add_connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -165,15 +188,23 @@ class ConnectSettings:
         ssl: a client TLS context (:func:`client.tls.client_context`); ``None`` for plain TCP.
         fingerprint: the pinned certificate fingerprint (needs a pinned ``ssl`` context).
         password: the server's password, if it has one.
+        claims: how a new session proves or claims its name (``None``: as a guest).
     """
 
     ssl: ssl.SSLContext | None = None
     fingerprint: str | None = None
     password: str | None = field(default=None, repr=False)
+    claims: NameClaims | None = field(default=None, compare=False)
 
     def connect_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :meth:`Client.connect` these settings stand for."""
         return {"ssl": self.ssl, "fingerprint": self.fingerprint, "password": self.password}
+
+    async def open_session(self, host: str, port: int, name: str, **options: Any) -> Client:
+        """Connect as ``name`` in a new session: proving or claiming the name through :attr:`claims`."""
+        if self.claims is None:
+            return await Client.connect(host, port, name=name, **options, **self.connect_kwargs())
+        return await self.claims.connect(host, port, name, **options, **self.connect_kwargs())
 
 
 def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
@@ -186,7 +217,8 @@ def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
             context = None
     except TLSFileError as exc:
         raise UsageError(str(exc)) from None
-    args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ))
+    claims = _name_claims(args, environ) if hasattr(args, "guest") else None
+    args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ), claims=claims)
 
 
 def _finish_bot(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
@@ -199,7 +231,17 @@ def _finish_host(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
 
     finish_server_arguments(args, environ)
     pinned = client_context(pinned=True) if args.ssl_context is not None else None
-    args.settings = ConnectSettings(ssl=pinned, fingerprint=args.fingerprint, password=args.password)
+    args.settings = ConnectSettings(ssl=pinned, fingerprint=args.fingerprint, password=args.password, claims=_name_claims(args, environ))
+
+
+def _name_claims(args: argparse.Namespace, environ: Mapping[str, str]) -> NameClaims:
+    """How ``play``, ``host`` and ``bot`` claim and prove their name (``--guest``; ``PARLOUR_NAME_PASSWORD``)."""
+    return NameClaims(
+        guest=args.guest,
+        password=environ.get(NAME_PASSWORD_ENV) or None,
+        ask=ask_on_terminal,
+        new_password=getattr(args, "set_password", False),
+    )
 
 
 def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str:
@@ -285,6 +327,8 @@ async def _host(args: argparse.Namespace) -> int:
         db_path=str(default_db_path()),
         password=args.password,
         ssl=args.ssl_context,
+        accounts=args.accounts,
+        rated=args.rated == "on",
     )
     server = Server(config)
     try:
@@ -306,6 +350,9 @@ async def _host(args: argparse.Namespace) -> int:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: (terminated.set(), session.cancel()))
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+        claims = args.settings.claims
+        if claims is not None:  # a secret kept when this server listened on another port still works here
+            await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
         return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
     except asyncio.CancelledError:
         if not terminated.is_set():
@@ -337,7 +384,7 @@ def run_bot(args: argparse.Namespace) -> int:
 async def _bot(args: argparse.Namespace) -> int:
     host, port = args.address
     settings: ConnectSettings = args.settings
-    connect = resume_or_renew(host, port, args.name, **settings.connect_kwargs())
+    connect = resume_or_renew(host, port, args.name, settings.claims, **settings.connect_kwargs())
     try:
         client = await connect(None)
     except ServerError as exc:
@@ -361,7 +408,7 @@ async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings
     """Connect as ``name``, resuming the session this machine last had there if it is still alive."""
     token = tokens.get(host, port, name)
     if token is None:
-        client = await Client.connect(host, port, name=name, **settings.connect_kwargs())
+        client = await settings.open_session(host, port, name)
     else:
         client = await _resume_or_renew(host, port, name, token, settings)
     if client.token != token:  # a new session (a resumed one keeps its token)
@@ -382,10 +429,15 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
     except ServerError as exc:
         print(describe_connect_error(exc, settings), flush=True)
         return 2
+    except SecretStoreError as exc:
+        print(f"Cannot keep the secret of the name {name}, so it was not claimed: {exc}; use --guest to play without claiming it", flush=True)
+        return 1
     except OSError as exc:  # TimeoutError and ssl.SSLError included
         print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
         return 1
     assert client.welcome is not None
+    if settings.claims is not None and settings.claims.new_password:
+        print(await settings.claims.set_password(client, settings.claims.password), flush=True)
     reconnect = _reconnector(host, port, name, tokens, settings)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
@@ -466,7 +518,7 @@ async def _resume_or_renew(host: str, port: int, name: str, token: str, settings
     except ServerError as exc:
         if exc.code != "bad_token":
             raise
-    return await Client.connect(host, port, name=name, timeout_s=5.0, **settings.connect_kwargs())
+    return await settings.open_session(host, port, name, timeout_s=5.0)
 
 
 async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | None:

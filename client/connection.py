@@ -96,6 +96,8 @@ class Client:
         timeout_s: float = 10.0,
         watch_lobby: bool = False,
         bot: bool = False,
+        secret: str | None = None,
+        claim: bool = False,
     ) -> "Client":
         """Open a connection and say hello.
 
@@ -107,6 +109,10 @@ class Client:
                 ``table_closed``, lobby ``chat``); see :meth:`watch_lobby`.
             bot: say ``hello`` as a program playing by itself (``parlour bot``):
                 lobbies show it in ``TableInfo.bots``.
+            secret: the secret (or password) of ``name`` if it is claimed; with
+                ``claim``, the new secret to claim a free ``name`` with. Whether
+                the session owns its name is ``welcome.claimed``.
+            claim: claim ``name`` with ``secret`` if nobody has claimed it (PROTOCOL.md section 15).
 
         Raises:
             OSError: the server cannot be reached, or TLS failed (``ssl.SSLError``,
@@ -123,8 +129,9 @@ class Client:
         client = cls(reader, writer)
         try:
             hello = m.Hello(
-                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot
-            )
+                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot,
+                secret=secret, claim=claim,
+            )  # fmt: skip
             reply = await asyncio.wait_for(client._request(hello), timeout_s)
         except BaseException:
             await client.close()
@@ -359,6 +366,7 @@ class Client:
         time_control: str | None = None,
         computer: Mapping[int, int] | None = None,
         hints: bool = False,
+        rated: bool = False,
     ) -> m.TableJoined:
         """Create a table and sit at ``seat`` (``None``: watch it instead).
 
@@ -368,6 +376,7 @@ class Client:
         ``seat=None`` for a computer-vs-computer table to watch); the game
         starts as soon as both seats are filled. ``hints`` lets the seated
         players ask for :meth:`hint` (always allowed against the computer).
+        ``rated`` makes the game change both players' ratings (claimed names only).
 
         Raises:
             ServerError: ``bad_request`` for a bad computer seat or level,
@@ -385,6 +394,7 @@ class Client:
             time_control=time_control,
             computer=seats,
             hints=hints,
+            rated=rated,
         )
         assert isinstance(reply, m.TableJoined)
         return reply
@@ -451,6 +461,110 @@ class Client:
         assert isinstance(reply, m.Hint)
         return reply
 
+    async def finger(self, name: str) -> m.Player:
+        """A player's ratings per game and time-control family and last rated games.
+
+        Raises:
+            ServerError: ``bad_name`` for a text no player can have.
+            ConnectionLost: as :meth:`request`.
+        """
+        reply = await self.request(m.Finger, name=name)
+        assert isinstance(reply, m.Player)
+        return reply
+
+    async def leaderboard(
+        self, game: str, family: str | None = None, *, limit: int = 20, offset: int = 0, provisional: bool = False
+    ) -> m.Ranking:
+        """One page of ``game``'s leaderboard, best first (``family`` ``None``: each player's best family).
+
+        ``reply.next`` is the ``offset`` of the next page (``None`` on the last);
+        provisional ratings are left out unless ``provisional``.
+
+        Raises:
+            ServerError: ``unknown_game``; ``bad_message`` for an unknown family or a limit above 50.
+            ConnectionLost: as :meth:`request`.
+        """
+        reply = await self.request(m.GetLeaderboard, game=game, family=family, limit=limit, offset=offset, provisional=provisional)
+        assert isinstance(reply, m.Ranking)
+        return reply
+
     async def ping(self) -> None:
         """Round-trip a ``ping``."""
         await self.request(m.Ping)
+
+    async def set_password(self, password: str | None) -> None:
+        """Set a password (at least 8 characters) that proves this session's claimed name like its secret; ``None`` removes it.
+
+        Raises:
+            ServerError: ``bad_action`` (the name is not claimed by this session) or ``bad_request`` (too short).
+        """
+        await self.request(m.SetPassword, password=password)
+    # --- finding an opponent (PROTOCOL.md §17) ----------------------------------------------
+
+    async def who(self, *, game: str | None = None, sort: str = "name", offset: int = 0, limit: int = 50) -> m.Players:
+        """One page of the players online (``sort`` ``"name"`` or ``"rating"``; ``game`` picks the rating shown)."""
+        reply = await self.request(m.Who, game=game, sort=sort, offset=offset, limit=limit)
+        assert isinstance(reply, m.Players)
+        return reply
+
+    async def challenge(
+        self,
+        name: str,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        seat: int | None = None,
+        time_control: str | None = None,
+        rated: bool = False,
+    ) -> m.ChallengeInfo:
+        """Challenge ``name`` to ``game``; we sit in ``seat`` (``None``: drawn at random). Returns the open challenge."""
+        reply = await self.request(m.Challenge, name=name, game=game, options=dict(options or {}), seat=seat, time_control=time_control, rated=rated)
+        assert isinstance(reply, m.ChallengeSent)
+        return reply.challenge
+
+    async def accept_challenge(self, challenge: int) -> None:
+        """Accept challenge ``challenge``; a ``paired`` push follows with the table."""
+        await self.request(m.AcceptChallenge, challenge=challenge)
+
+    async def decline_challenge(self, challenge: int) -> None:
+        """Decline challenge ``challenge``."""
+        await self.request(m.DeclineChallenge, challenge=challenge)
+
+    async def withdraw_challenge(self, challenge: int) -> None:
+        """Take back our challenge ``challenge``."""
+        await self.request(m.WithdrawChallenge, challenge=challenge)
+
+    async def seek(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        time_control: str | None = None,
+        rated: bool = False,
+        rating_min: int | None = None,
+        rating_max: int | None = None,
+    ) -> m.SeekPosted:
+        """Post a seek; the reply says whether it was paired at once (a ``paired`` push then follows)."""
+        reply = await self.request(
+            m.Seek, game=game, options=dict(options or {}), time_control=time_control, rated=rated, rating_min=rating_min, rating_max=rating_max
+        )
+        assert isinstance(reply, m.SeekPosted)
+        return reply
+
+    async def unseek(self, seek: int | None = None) -> None:
+        """Take back our seek ``seek`` (``None``: all of ours)."""
+        await self.request(m.Unseek, seek=seek)
+
+    async def list_seeks(self, *, after: int | None = None, limit: int = m.MAX_SEEKS_PAGE) -> m.Seeks:
+        """One page of the open seeks, by id."""
+        reply = await self.request(m.ListSeeks, after=after, limit=limit)
+        assert isinstance(reply, m.Seeks)
+        return reply
+
+    async def tell(self, name: str, text: str) -> None:
+        """Send ``text`` to the player ``name`` alone."""
+        await self.request(m.Tell, name=name, text=text)
+
+    async def mute(self, name: str, mute: bool = True) -> None:
+        """Mute (or, ``mute`` false, unmute) the player ``name``: no tells or challenges from them."""
+        await self.request(m.Mute, name=name, mute=mute)

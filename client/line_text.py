@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import games
 from protocol import messages as m
 
+from .ratings_text import rating_text
 from .sanitize import printable
 
 __all__ = [
@@ -56,6 +57,8 @@ def describe_table(table: m.TableInfo) -> str:
         words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
     if table.hints and table.computer is None:
         words.append("hints")
+    if table.ratings is not None:
+        words.append("rated")
     seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
     return (
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
@@ -71,6 +74,9 @@ def player_label(table: m.TableInfo, seat: int) -> str:
     label = name_text(table.seats[seat])
     if table.bots is not None and seat < len(table.bots) and table.bots[seat] and table.seats[seat]:
         label += " (bot)"
+    rating = table.ratings[seat] if table.ratings is not None and seat < len(table.ratings) else None
+    if rating is not None and table.seats[seat]:
+        label += f" ({rating_text(rating.rating, rating.provisional)})"
     return label
 
 
@@ -84,7 +90,7 @@ class NewTable:
     """What ``new GAME key=value ...`` asks for: the request's fields, read and checked.
 
     Keys of the command itself (``seed``, ``tc``, ``seat``, ``vs``, ``level``,
-    ``computer``, ``hints``) come before the game's options of the same name.
+    ``computer``, ``hints``, ``rated``) come before the game's options of the same name.
     """
 
     options: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +99,7 @@ class NewTable:
     seat: int | None = 0
     computer: dict[int, int] = field(default_factory=dict)
     hints: bool = False
+    rated: bool = False
 
     @classmethod
     def parse(cls, game: games.Game, words: Sequence[str]) -> "NewTable":
@@ -109,7 +116,7 @@ class NewTable:
             key, sep, text = word.partition("=")
             if not sep:
                 raise UsageError(f"options are key=value, not {word!r}")
-            if key in ("seed", "tc", "seat", "vs", "level", "computer", "hints"):
+            if key in ("seed", "tc", "seat", "vs", "level", "computer", "hints", "rated"):
                 seen[key] = text
                 continue
             option = game.option(key)
@@ -118,6 +125,7 @@ class NewTable:
         tc = seen.get("tc")
         table.time_control = None if tc is None or tc.lower() in ("", "none", "-") else tc
         table.hints = _switch("hints", seen.get("hints", "off"))
+        table.rated = _switch("rated", seen.get("rated", "no"))
         if "seat" in seen:
             table.seat = _seat_word(seen["seat"])
         table._read_computer(seen)

@@ -8,6 +8,7 @@ from typing import Any, Callable
 from protocol import messages as m
 
 from .line_replay import Replaying
+from .ratings_text import describe_change
 from .line_text import describe_table, example_move, format_clock, outcome_text, player_label, plies_text
 from .render import render
 from .sanitize import printable, printable_lines
@@ -157,6 +158,8 @@ class LineView:
             self.show()
         elif isinstance(event, m.GameOver):
             self.write(self.result_line(event.outcome))
+            if event.ratings:
+                self.write(describe_change((at.info.seats[0] or self.seat_name(0), at.info.seats[1] or self.seat_name(1)), event.ratings))
             if at.seat is not None:
                 self.write("Type rematch to offer a rematch with seats swapped, or leave.")
         elif isinstance(event, m.Offered):

@@ -551,6 +551,12 @@ class ClientSession:
             changes.append(Change("focus", event.table.id, event))
         return changes
 
+    def _on_paired(self, event: m.Paired) -> list[Change]:
+        """An accepted challenge or a seek pairing seated us: the table is ours and focused (PROTOCOL.md §17)."""
+        self._add(event.table, event.seat, event.view, event.moves, event)
+        self.focus = event.table.id
+        return [Change("table_added", event.table.id, event), Change("focus", event.table.id, event)]
+
     def _on_chat(self, event: m.Chat) -> list[Change]:
         line = ChatLine(event.name, event.text)
         if event.table is None:
@@ -645,6 +651,7 @@ class ClientSession:
         time_control: str | None = None,
         computer: Mapping[int, int] | None = None,
         hints: bool = False,
+        rated: bool = False,
     ) -> TableState:
         """Create a table (see :meth:`Client.create_table`), add it and focus it.
 
@@ -652,7 +659,7 @@ class ClientSession:
             ServerError, ConnectionLost: as :meth:`Client.create_table`.
         """
         joined = await self.client.create_table(
-            game, options, seed=seed, seat=seat, time_control=time_control, computer=computer, hints=hints
+            game, options, seed=seed, seat=seat, time_control=time_control, computer=computer, hints=hints, rated=rated
         )
         return self._joined(joined)
 
@@ -793,6 +800,7 @@ _HANDLERS: dict[type, Callable[[ClientSession, Any], list[Change]]] = {
     m.TakenBack: ClientSession._on_taken_back,
     m.RematchStarted: ClientSession._on_rematch,
     m.Resumed: ClientSession._on_resumed,
+    m.Paired: ClientSession._on_paired,
     m.Chat: ClientSession._on_chat,
     m.PlayerAway: ClientSession._on_player_away,
     m.PlayerBack: ClientSession._on_player_back,

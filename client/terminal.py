@@ -43,9 +43,11 @@ from .line_text import (
     table_and_seat,
     write_file,
 )
+from .ratings_text import FAMILIES, describe_change, describe_finger, describe_ranking
 from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
 from .session import ClientSession, SessionError, TableState
+from .social_commands import SOCIAL_HELP, SocialCommands
 
 __all__ = [
     "TerminalClient",
@@ -78,6 +80,7 @@ HELP = """Commands:
                             seat 1 at level L1 (e.g. new othello computer=3,5)
   new GAME ... hints=on     let the players ask for hints (always on against
                             the computer)
+  new GAME ... rated=yes    a rated game (both players need claimed names)
   save FILE                 write the focused position to FILE (Nine Men's Morris)
   join ID [SEAT]            take a free seat at table ID (SEAT 0 or 1); at a
                             table where you sit already, just switch to it
@@ -109,6 +112,10 @@ Archive:
                             while replaying: forward|f [N], back|b [N], first,
                             last, goto N, stop (leave the replay)
   export ID FILE            save the record of finished game ID to FILE
+Ratings:
+  finger NAME               NAME's ratings, record and last rated games
+  top GAME [FAMILY] [RANK]  the best players of GAME (FAMILY: bullet, blitz,
+                            rapid, classical, untimed or all; from RANK on)
 Other:
   wait turn|start|end       (scripts) wait for your turn, the start or the end
   help                      this text
@@ -123,7 +130,7 @@ STORAGE_FULL_TEXT = "The server cannot save moves right now (its disk is full); 
 OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
 """The most tables ``list`` shows (ten pages of the lobby)."""
-_RAW_COMMANDS = ("say", "shout", "rules")  # the rest of the line is the text, quotes and all
+_RAW_COMMANDS = ("say", "shout", "rules", "tell")  # the rest of the line is the text, quotes and all
 _REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
 
 Reconnect = Callable[[str, Callable[[str], None]], Awaitable["Client | None"]]
@@ -209,7 +216,11 @@ class TerminalClient:
             "help": self._help,
             "games": self._list_games,
             "rules": self._rules,
+            "finger": self._finger,
+            "top": self._top,
         }
+        self.social = SocialCommands(self)
+        self._commands.update(self.social.commands())
 
     @property
     def client(self) -> Client:
@@ -293,6 +304,7 @@ class TerminalClient:
 
     async def _help(self, args: list[str]) -> None:
         self.write(HELP.format(games=", ".join(game["name"] for game in self._games()), default_level=DEFAULT_COMPUTER_LEVEL))
+        self.write(SOCIAL_HELP)
 
     async def _list_games(self, args: list[str]) -> None:
         lines = []
@@ -351,9 +363,27 @@ class TerminalClient:
             time_control=table.time_control,
             computer=table.computer,
             hints=table.hints,
+            rated=table.rated,
         )
         self.write(self._created_text(state))
         await self._arrived(state)
+
+    async def _finger(self, args: list[str]) -> None:
+        if not args:
+            raise UsageError("usage: finger NAME, e.g. finger ann")
+        self.write(describe_finger(await self.client.finger(" ".join(args))))
+
+    async def _top(self, args: list[str]) -> None:
+        if not args or len(args) > 3:
+            raise UsageError(f"usage: top GAME [FAMILY] [RANK], e.g. top othello blitz (families: {', '.join(FAMILIES)}, all)")
+        family = args[1].lower() if len(args) > 1 else "all"
+        if family not in (*FAMILIES, "all"):
+            raise UsageError(f"a family is one of {', '.join(FAMILIES)} or all, not {family!r}")
+        rank = args[2] if len(args) > 2 else "1"
+        if not (rank.isascii() and rank.isdigit()) or not 1 <= int(rank) <= 10_001:
+            raise UsageError(f"a rank is a number from 1 to 10001, not {rank!r}")
+        ranking = await self.client.leaderboard(args[0].lower(), None if family == "all" else family, offset=int(rank) - 1)
+        self.write(describe_ranking(ranking))
 
     def _created_text(self, state: TableState) -> str:
         table_id, levels = state.id, state.info.computer or [None, None]
@@ -582,10 +612,12 @@ class TerminalClient:
         self.write(f"You offered a rematch with seats swapped; waiting for {self.view.opponent(at)} to answer.")
 
     async def _accept(self, args: list[str]) -> None:
-        await self._answer(args, accept=True)
+        if not await self.social.answer(args, accept=True):
+            await self._answer(args, accept=True)
 
     async def _decline(self, args: list[str]) -> None:
-        await self._answer(args, accept=False)
+        if not await self.social.answer(args, accept=False):
+            await self._answer(args, accept=False)
 
     async def _answer(self, args: list[str], accept: bool) -> None:
         verb = "accept" if accept else "decline"
@@ -659,6 +691,9 @@ class TerminalClient:
         table = getattr(event, "table", None)
         known = self.session.tables.get(table) if isinstance(table, int) else None
         was_playing = known is not None and known.status == "playing"
-        for change in self.session.apply(event):
+        changes = self.session.apply(event)
+        if self.social.on_event(event):
+            return
+        for change in changes:
             self.view.report(change, was_playing)
 

@@ -45,6 +45,12 @@ MAX_NAME_CHARS = 24
 MAX_MOVE_CHARS = 64
 MAX_CHAT_CHARS = 500
 MAX_TOKEN_CHARS = 128
+MAX_SECRET_CHARS = 256
+"""The longest secret or password ``hello`` and ``set_password`` may carry."""
+MIN_SECRET_CHARS = 16
+"""The shortest secret a name may be claimed with (clients generate 43 characters)."""
+MIN_PASSWORD_CHARS = 8
+"""The shortest password ``set_password`` accepts."""
 MAX_TABLES_PAGE = 100
 """The most tables one ``tables`` reply holds (``list_tables.limit``)."""
 DEFAULT_TABLES_PAGE = 50
@@ -83,6 +89,18 @@ class Hello(Message, tag="hello"):
     password: Annotated[str, Meta(max_length=256)] | None = None
     bot: bool = False
     """The client is a program playing by itself (``parlour bot``), like a lichess BOT account."""
+    secret: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None = None
+    """The claimed name's secret or password (PROTOCOL.md section 15); with ``claim``, the new secret."""
+    claim: bool = False
+    """Claim the name with ``secret`` if nobody has claimed it yet."""
+
+    def __repr__(self) -> str:
+        """The hello with its password and secret hidden, so that no log line ever holds them."""
+        hidden = {"password": self.password, "secret": self.secret}
+        fields = ", ".join(
+            f"{name}={'<hidden>' if hidden.get(name) is not None else repr(getattr(self, name))}" for name in self.__struct_fields__
+        )
+        return f"Hello({fields})"
 
 
 class ListTables(Message, tag="list_tables"):
@@ -120,6 +138,8 @@ class CreateTable(Message, tag="create_table"):
     time_control: TimeControlText | None = None
     computer: Annotated[list[ComputerSeat], Meta(max_length=2)] = []
     hints: bool = False
+    rated: bool = False
+    """The game changes both players' ratings (both must be claimed names; no computer seat)."""
 
 
 class JoinTable(Message, tag="join_table"):
@@ -208,6 +228,34 @@ class GetRecord(Message, tag="get_record"):
     table: TableId
 
 
+MAX_LEADERBOARD_PAGE = 50
+"""The most rows one ``leaderboard`` reply holds (``leaderboard.limit``)."""
+MAX_LEADERBOARD_OFFSET = 10_000
+"""The deepest a leaderboard can be paged (``leaderboard.offset``)."""
+Family = Literal["bullet", "blitz", "rapid", "classical", "untimed"]
+
+
+class Finger(Message, tag="finger"):
+    """Asks for a player's ratings, record and last rated games (``finger`` reply)."""
+
+    id: RequestId
+    name: Name
+
+
+class GetLeaderboard(Message, tag="leaderboard"):
+    """Asks for the best ratings in ``game``: one ``family``'s, or each player's best family (``None``).
+
+    Provisional ratings are left out unless ``provisional`` is true.
+    """
+
+    id: RequestId
+    game: GameName
+    family: Family | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_LEADERBOARD_PAGE)] = 20
+    offset: Annotated[int, Meta(ge=0, le=MAX_LEADERBOARD_OFFSET)] = 0
+    provisional: bool = False
+
+
 class Ping(Message, tag="ping"):
     """Asks for a ``pong``; also keeps the connection alive."""
 
@@ -219,6 +267,111 @@ class AskHint(Message, tag="hint"):
 
     id: RequestId
     table: TableId
+
+
+class SetPassword(Message, tag="set_password"):
+    """Sets (or with ``None`` removes) a password that proves the sender's claimed name like its secret."""
+
+    id: RequestId
+    password: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None
+# --- finding an opponent (PROTOCOL.md §17) -----------------------------------------
+
+MAX_PLAYERS_PAGE = 100
+"""The most players one ``players`` reply holds (``who.limit``)."""
+MAX_SEEKS_PAGE = 100
+"""The most seeks one ``seeks`` reply holds (``list_seeks.limit``)."""
+ChallengeId = Annotated[int, Meta(ge=1, le=2**53)]
+SeekId = Annotated[int, Meta(ge=1, le=2**53)]
+RatingBound = Annotated[int, Meta(ge=0, le=10_000)]
+
+
+class Who(Message, tag="who"):
+    """Asks for one page of the players online, sorted by ``sort`` (``"name"``, or ``"rating"`` highest first).
+
+    ``game`` picks the rating shown (``None``: each player's best); ``offset`` skips that many players.
+    """
+
+    id: RequestId
+    game: GameName | None = None
+    sort: Literal["name", "rating"] = "name"
+    offset: Annotated[int, Meta(ge=0, le=2**31)] = 0
+    limit: Annotated[int, Meta(ge=1, le=MAX_PLAYERS_PAGE)] = 50
+
+
+class Challenge(Message, tag="challenge"):
+    """Challenges the player ``name`` to a game of ``game``; the challenger sits in ``seat`` (``None``: drawn at random)."""
+
+    id: RequestId
+    name: Name
+    game: GameName
+    options: Options = {}
+    seat: Seat | None = None
+    time_control: TimeControlText | None = None
+    rated: bool = False
+
+
+class AcceptChallenge(Message, tag="accept_challenge"):
+    """Accepts the challenge ``challenge`` made to the sender: the table is created and both are seated."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class DeclineChallenge(Message, tag="decline_challenge"):
+    """Declines the challenge ``challenge`` made to the sender."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class WithdrawChallenge(Message, tag="withdraw_challenge"):
+    """Takes back the sender's own challenge ``challenge``."""
+
+    id: RequestId
+    challenge: ChallengeId
+
+
+class Seek(Message, tag="seek"):
+    """Posts a seek for ``game``, paired at once with a compatible one; ratings outside ``rating_min``..``rating_max`` are not paired."""
+
+    id: RequestId
+    game: GameName
+    options: Options = {}
+    time_control: TimeControlText | None = None
+    rated: bool = False
+    rating_min: RatingBound | None = None
+    rating_max: RatingBound | None = None
+
+
+class Unseek(Message, tag="unseek"):
+    """Takes back the sender's seek ``seek`` (``None``: every seek of the sender)."""
+
+    id: RequestId
+    seek: SeekId | None = None
+
+
+class ListSeeks(Message, tag="list_seeks"):
+    """Asks for one page of the open seeks: up to ``limit`` seeks whose id is above ``after``."""
+
+    id: RequestId
+    after: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=MAX_SEEKS_PAGE)] = 50
+
+
+class Tell(Message, tag="tell"):
+    """Sends ``text`` to the player ``name`` alone."""
+
+    id: RequestId
+    name: Name
+    text: ChatText
+
+
+class Mute(Message, tag="mute"):
+    """Stops (``mute`` true) or restarts tells and challenges from the player ``name`` to the sender."""
+
+    id: RequestId
+    name: Name
+    mute: bool = True
 
 
 Request = Union[
@@ -238,11 +391,31 @@ Request = Union[
     GetRecord,
     Ping,
     AskHint,
+    SetPassword,
+    Who,
+    Challenge,
+    AcceptChallenge,
+    DeclineChallenge,
+    WithdrawChallenge,
+    Seek,
+    Unseek,
+    ListSeeks,
+    Tell,
+    Mute,
+    Finger,
+    GetLeaderboard,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
 
 # --- server to client -------------------------------------------------------------
+
+
+class SeatRating(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, array_like=True):
+    """A seated player's rating, rounded, and whether it is provisional; on the wire ``[1500, true]``."""
+
+    rating: int
+    provisional: bool = False
 
 
 class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -272,6 +445,8 @@ class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
     computer: list[int | None] | None = None
     hints: bool = False
     bots: list[bool] | None = None
+    ratings: list[SeatRating | None] | None = None
+    """``None`` at an unrated table; at a rated one, each seated player's rating in its game and family (``None``: seat free)."""
 
 
 class Welcome(Message, tag="welcome"):
@@ -293,6 +468,10 @@ class Welcome(Message, tag="welcome"):
     """The connection's steady request rate (frames per second) before the server slows it."""
     request_burst: int | None = None
     """How many frames the connection may send at once before the steady rate applies."""
+    claimed: bool = False
+    """The session owns its name: claimed now, or proven by ``hello.secret`` (PROTOCOL.md section 15)."""
+    accounts: str | None = None
+    """Whether the server lets names be claimed: ``"off"``, ``"optional"`` or ``"required"``."""
 
 
 class Ok(Message, tag="ok"):
@@ -377,11 +556,23 @@ class GameStarted(Message, tag="game_started"):
     view: dict[str, Any]
 
 
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's rating before and after a rated game (rounded), with its deviation after."""
+
+    before: int
+    after: int
+    deviation: int
+
+
 class GameOver(Message, tag="game_over"):
-    """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``."""
+    """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``.
+
+    ``ratings`` is given when the game was rated: per seat, the rating change.
+    """
 
     table: int
     outcome: dict[str, Any]
+    ratings: list[RatingChange] | None = None
 
 
 class Resumed(Message, tag="resumed"):
@@ -488,8 +679,195 @@ class Hint(Message, tag="hint"):
     move: str
 
 
+class RatingInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A rating in one game and family, as ``finger`` shows it (rating, deviation rounded)."""
+
+    game: str
+    family: str
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class PastGame(msgspec.Struct, frozen=True, kw_only=True):
+    """One rated game as ``finger`` shows it; ``table`` is the id ``get_record`` takes; ``result`` is ``win``, ``draw`` or ``loss``."""
+
+    table: int
+    game: str
+    family: str
+    opponent: str
+    result: str
+    before: int
+    after: int
+    finished: str
+
+
+class Player(Message, tag="player"):
+    """Answers ``finger``: a player's ratings (by game, then family) and last rated games (newest first)."""
+
+    id: int
+    name: str
+    online: bool
+    ratings: list[RatingInfo]
+    recent: list[PastGame]
+
+
+class RankingRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a leaderboard: ``rank`` from 1."""
+
+    rank: int
+    name: str
+    family: str
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+
+
+class Ranking(Message, tag="ranking"):
+    """Answers ``leaderboard``: the best ratings, best first; ``next`` is the ``offset`` of the next page, ``None`` on the last."""
+
+    id: int
+    game: str
+    family: str | None
+    rows: list[RankingRow]
+    next: int | None
+
+
 class Heartbeat(Message, tag="heartbeat"):
     """Push: the server is alive; sent when it has had nothing else to send for ``welcome.heartbeat_s``."""
+
+
+class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A player as ``who`` shows them.
+
+    ``status`` is ``"idle"``, ``"playing"`` (holds a seat at a game not over),
+    ``"watching"`` or ``"away"`` (disconnected, seat held for the grace period);
+    ``claimed`` whether the name is claimed; ``rating`` and ``deviation`` the
+    Glicko-2 rating for ``rating_game`` (``None``: unrated, or no ratings on this server).
+    """
+
+    name: str
+    status: str
+    claimed: bool = False
+    bot: bool = False
+    rating: int | None = None
+    deviation: int | None = None
+    rating_game: str | None = None
+
+
+class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """An open challenge. ``seat`` is the challenger's seat (``None``: drawn when accepted);
+    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them."""
+
+    id: int
+    challenger: str
+    challenged: str
+    game: str
+    options: dict[str, Any]
+    seat: int | None = None
+    time_control: str | None = None
+    rated: bool = False
+    expires_in_s: float = 0.0
+
+
+class SeekInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """An open seek. ``rating`` is the seeker's rating for the game (``None``: unrated or no ratings);
+    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any)."""
+
+    id: int
+    name: str
+    game: str
+    options: dict[str, Any]
+    time_control: str | None = None
+    rated: bool = False
+    rating: int | None = None
+    rating_min: int | None = None
+    rating_max: int | None = None
+
+
+class Players(Message, tag="players"):
+    """Answers ``who``: one page of the players online; ``total`` players in all, ``next`` the ``offset`` of the next page (``None``: last)."""
+
+    id: int
+    players: list[PlayerInfo]
+    total: int
+    next: int | None
+
+
+class ChallengeSent(Message, tag="challenge_sent"):
+    """Answers ``challenge``: the challenge is open."""
+
+    id: int
+    challenge: ChallengeInfo
+
+
+class SeekPosted(Message, tag="seek_posted"):
+    """Answers ``seek``: the seek is open, or (``paired`` true) was paired at once and a ``paired`` push follows."""
+
+    id: int
+    seek: SeekInfo
+    paired: bool = False
+
+
+class Seeks(Message, tag="seeks"):
+    """Answers ``list_seeks``: one page of open seeks by increasing id; ``next`` is the ``after`` of the next page."""
+
+    id: int
+    seeks: list[SeekInfo]
+    next: int | None
+
+
+class ChallengeReceived(Message, tag="challenge_received"):
+    """Push to the challenged player: a new challenge (answer with ``accept_challenge`` or ``decline_challenge``)."""
+
+    challenge: ChallengeInfo
+
+
+class ChallengeEnded(Message, tag="challenge_ended"):
+    """Push to both players: challenge ``challenge`` is over; ``reason`` is ``"accepted"``, ``"declined"``,
+    ``"withdrawn"``, ``"expired"`` or ``"gone"`` (a player left the server)."""
+
+    challenge: int
+    reason: str
+
+
+class Paired(Message, tag="paired"):
+    """Push to each of two players: an accepted challenge or two matching seeks seated them at ``table``.
+
+    ``seat`` is the receiver's seat; ``view`` and ``moves`` as in ``table_joined``;
+    ``challenge`` or ``seek`` names what paired them (the receiver's own seek).
+    """
+
+    table: TableInfo
+    seat: int
+    view: dict[str, Any]
+    moves: list[str]
+    challenge: int | None = None
+    seek: int | None = None
+
+
+class SeekAdded(Message, tag="seek_added"):
+    """Push to the lobby's watchers: a seek was posted."""
+
+    seek: SeekInfo
+
+
+class SeekRemoved(Message, tag="seek_removed"):
+    """Push to the lobby's watchers: seek ``seek`` is gone (paired, taken back, or its player left)."""
+
+    seek: int
+
+
+class Told(Message, tag="told"):
+    """Push: the player ``name`` told the receiver ``text`` (a private message)."""
+
+    name: str
+    text: str
 
 
 ServerMessage = Union[
@@ -517,6 +895,18 @@ ServerMessage = Union[
     Shutdown,
     Heartbeat,
     Hint,
+    Players,
+    ChallengeSent,
+    SeekPosted,
+    Seeks,
+    ChallengeReceived,
+    ChallengeEnded,
+    Paired,
+    SeekAdded,
+    SeekRemoved,
+    Told,
+    Player,
+    Ranking,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

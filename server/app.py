@@ -34,18 +34,22 @@ from protocol.messages import (
     Offer,
     Ok,
     Ping,
+    Finger,
+    GetLeaderboard,
     PlayMove,
     Pong,
     Request,
     Record,
     Resign,
     Say,
+    SetPassword,
     Tables,
     WatchLobby,
     WatchTable,
     summarize_options,
 )
 
+from .accounts import ACCOUNT_MODES, Accounts
 from .bus import LocalBus
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
@@ -55,7 +59,10 @@ from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
 from .session import Session
+from .social import Social
 from .dblock import DatabaseLock
+from .finger import RatingQueries
+from .rated import show_ratings
 from . import listen
 from .store import (
     ArchiveEntry,
@@ -108,6 +115,8 @@ class ServerConfig:
             (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
+        accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.accounts`).
+        rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
     """
 
     host: str = "0.0.0.0"
@@ -122,6 +131,8 @@ class ServerConfig:
     bot_seconds: float | None = None
     hint_seconds: float = DEFAULT_HINT_SECONDS
     bot_workers: int | None = None
+    accounts: str = "optional"
+    rated: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -132,6 +143,8 @@ class ServerConfig:
                 raise ValueError(f"{name} must be more than 0 and at most {MOST_THINKING_S:g} seconds, not {value}")
         if self.bot_workers is not None and not 1 <= self.bot_workers <= MOST_BOT_WORKERS:
             raise ValueError(f"bot_workers must be 1 to {MOST_BOT_WORKERS}, not {self.bot_workers}")
+        if self.accounts not in ACCOUNT_MODES:
+            raise ValueError(f"accounts must be one of {', '.join(ACCOUNT_MODES)}, not {self.accounts!r}")
 
 
 class Server:
@@ -146,7 +159,10 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self._config = config or ServerConfig()
         self.connections = Connections(self.config.limits, self._request, self._disconnected)
-        self.handshake = Sessions(self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon)
+        self.accounts = Accounts(self.config.accounts, self._persist)
+        self.handshake = Sessions(
+            self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon, self.accounts
+        )
         self.sessions: dict[str, Session] = self.handshake.by_token
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
@@ -156,6 +172,9 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
+        self.authority.rated_allowed = self.config.rated
+        self.ratings = self.authority.ratings
+        rating_queries = RatingQueries(self.ratings, self.names)
         self.computers = self.authority.computers = ComputerPlayers(
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
@@ -179,7 +198,15 @@ class Server:
             GetRecord: self._get_record,
             Ping: self._ping,
             AskHint: self.authority.hint,
+            SetPassword: self.accounts.set_password,
+            Finger: rating_queries.finger,
+            GetLeaderboard: rating_queries.leaderboard,
         }
+        self.social = Social(
+            self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s,
+            self.ratings, lambda: self.authority.rated_allowed,
+        )  # fmt: skip
+        self.social.install(self._dispatch)
 
     @property
     def config(self) -> ServerConfig:
@@ -191,6 +218,7 @@ class Server:
         self._config = config
         self.authority.grace_s = config.grace_s
         self.authority.limits = config.limits
+        self.authority.rated_allowed = config.rated
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -202,13 +230,16 @@ class Server:
                 Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """
+        await self.accounts.prepare()
         try:
             if self.config.db_path is not None:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = SQLiteStore.open(self.config.db_path)
                 self.authority.durable = True
+                self.ratings.store = self.store
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
+                self.social.restore(self.store)
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -243,6 +274,7 @@ class Server:
 
     def _restore(self, store: Store) -> list[DamagedTable]:
         """Bring back the stored sessions and unfinished tables; return the tables that cannot come back."""
+        self.accounts.load(store.accounts())
         self.handshake.restore(store.sessions())
         damaged: list[DamagedTable] = []
         for stored in store.unfinished_tables(damaged):
@@ -257,6 +289,7 @@ class Server:
                     holder.seats[table.id] = seat
                     self.handshake.claim_name(holder)
                     self.authority.hold_seat(table, seat, holder)
+            show_ratings(self.ratings, table)
             if table.status == "playing" and table.clock is not None and table.clock.running is None:
                 table.start_clock()
             self.authority.schedule_flag(table)
@@ -307,6 +340,7 @@ class Server:
         if self._listener is not None:
             await self._listener.close()
         self.lobby.close()
+        self.social.close()
         self.authority.cancel_timers()
         await self.connections.close(reason)
         await self.computers.close()
@@ -356,11 +390,13 @@ class Server:
             return  # never said hello, or already replaced by a resumed connection
         session.peer = None
         log.info("%s (%s) disconnected", peer.address, session.name)
+        self.social.disconnected(session)
         if not self._closing:
             self.authority.left(session)
 
     def _forget(self, session: Session) -> None:
         """Drop a session that holds nothing: its name is free again, its token dead."""
+        self.social.forget(session)
         self.handshake.forget(session)
 
     # --- handshake ----------------------------------------------------------------------
@@ -369,6 +405,7 @@ class Server:
         session, welcome = await self.handshake.hello(peer, hello)
         if welcome.resumed:
             self.authority.rejoin(session, then)
+            self.social.resumed(session, then)
         return welcome
 
     # --- lobby --------------------------------------------------------------------------

@@ -60,6 +60,8 @@ from .computer import ComputerPlayers, StaleMove, check_level, has_computer_play
 from .fanout import ViewCache, send_to_table, send_views
 from .limits import Limits
 from .lobby import Lobby
+from .rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
+from .ratings import Ratings
 from .session import Session, new_token
 from .store import (
     MoveRow,
@@ -97,6 +99,8 @@ class Authority:
         next_table_id: the id the next new table gets.
         durable: whether changes are committed to a store (``persist`` writes); without one a
             move's statements are not even built (a server without a database).
+        ratings: the players' ratings, changed in the same commit as a rated game's end.
+        rated_allowed: whether rated tables may be created (``parlour serve --no-rated`` turns it off).
         computers: thinks for the computer seats (replace it to change its settings
             before the first computer seat).
     """
@@ -122,6 +126,8 @@ class Authority:
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
         self.computers = ComputerPlayers(WorkerPool(), self.play_computer_move)
         self._bots_committing = 0  # computer seats of new tables whose row is being committed
+        self.ratings = Ratings()
+        self.rated_allowed = True
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -158,11 +164,13 @@ class Authority:
             if holder is None or holder.connected or self.tables.get(table.id) is not table:
                 return
             if table.status == "playing":
-                if 1 - seat in table.moved:
+                aborted = 1 - seat not in table.moved
+                if not aborted:
                     outcome = table.forfeit(seat, "abandoned the game")
                 else:
                     outcome = games.Outcome(winner=None, reason=f"{table.game.seats[seat]} abandoned before the opponent moved")
-                await self._persist(_ended_sql(table, outcome))
+                async with settle_ending(self.ratings, table, outcome, aborted=aborted) as rating_sql:
+                    await self._persist(_ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
                 self._announce_outcome(table, outcome, lobby=False)
             self.vacate(holder, table)
@@ -229,6 +237,7 @@ class Authority:
         except TimeControlError as exc:
             raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
         computer = _computer_seats(request)
+        check_rated_request(request, self.rated_allowed)
         self._check_room(session)
         host = self._check_address_budget(session)
         table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None, bus=self.lobby.bus)
@@ -237,6 +246,9 @@ class Authority:
         self._check_bots(len(computer))
         table.set_time_control(control)
         table.hints = request.hints
+        table.rated = request.rated
+        if request.seat is not None:
+            check_rated_seat(table, session)
         self.next_table_id += 1
         seat = None
         if request.seat is not None and table.outcome is not None:
@@ -249,6 +261,7 @@ class Authority:
             seat = table.sit(session, request.seat)
         for computer_seat, level in computer.items():
             table.seat_computer(computer_seat, level)
+        show_ratings(self.ratings, table)
         starting = table.ready_to_start()
         if starting:  # the table is nobody's yet: it may change before its row is committed
             deal = table.plan_deal()
@@ -355,7 +368,9 @@ class Authority:
         if table.id not in session.watching and table.id not in session.seats:
             self._check_room(session)
         async with table.lock:
+            check_rated_seat(table, session)
             seat = table.sit(session, request.seat)
+            show_ratings(self.ratings, table)
             starting = table.ready_to_start()
             deal = table.plan_deal() if starting else None
             statements = [_seats_sql(table, status="playing" if starting else "waiting")]
@@ -413,7 +428,8 @@ class Authority:
             outcome = None
             if table.status == "playing":
                 outcome = table.forfeit(session.seats[table.id], "left the table (game forfeited)")
-                await self._persist(_ended_sql(table, outcome))
+                async with settle_ending(self.ratings, table, outcome) as rating_sql:
+                    await self._persist(_ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
         if outcome is not None:
             then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
@@ -466,7 +482,9 @@ class Authority:
             await self._flag_fell(table, fell.seat)
             raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
         final = played[-1].state.outcome
-        if self.durable:
+        if final is not None and table.rated:
+            await self._commit_rated_end(table, played, final, clock_before)
+        elif self.durable:
             try:
                 await self._persist(*_move_sql(table, played, final))
             except Exception:
@@ -479,6 +497,15 @@ class Authority:
         else:
             self.schedule_flag(table)
         return lapsed
+
+    async def _commit_rated_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
+        """Commit the plies that end a rated game together with its rating change (see :meth:`_commit_moves`)."""
+        async with settle_ending(self.ratings, table, final, played) as rating_sql:
+            try:
+                await self._persist(*(_move_sql(table, played, final) if self.durable else ()), *rating_sql)
+            except Exception:
+                table.clock = clock_before
+                raise
 
     def schedule_flag(self, table: Table) -> None:
         """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
@@ -509,7 +536,8 @@ class Authority:
     async def _flag_fell(self, table: Table, seat: int) -> None:
         """End the game: ``seat`` lost on time (called with the table lock held)."""
         outcome = table.forfeit(seat, "ran out of time")
-        await self._persist(_ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()))
+        async with settle_ending(self.ratings, table, outcome) as rating_sql:
+            await self._persist(_ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
         table.end(outcome)
         self._announce_outcome(table, outcome)
 
@@ -597,7 +625,8 @@ class Authority:
         then.append(lambda: self.to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
         if kind == "draw":
             outcome = games.Outcome(winner=None, reason="draw by agreement")
-            await self._persist(_ended_sql(table, outcome))
+            async with settle_ending(self.ratings, table, outcome) as rating_sql:
+                await self._persist(_ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
             then.append(lambda: self._announce_outcome(table, outcome))
         elif kind == "takeback":
@@ -651,6 +680,7 @@ class Authority:
         self.next_table_id += 1
         table.set_time_control(old.clock.control if old.clock is not None else None)
         table.hints = old.hints
+        table.rated = old.rated and self.rated_allowed
         second, first = old.seats
         if old.has_computer():  # the computer takes the seat its player had not
             for seat, holder, level in ((0, first, old.computer[1]), (1, second, old.computer[0])):
@@ -661,6 +691,7 @@ class Authority:
         else:
             assert first is not None and second is not None  # _check_rematch: both players are still there
             table.seat_both(first, second)
+        show_ratings(self.ratings, table)
         table.started = True
         statements = [create_table_sql(_table_row(table))]
         if table.outcome is not None:  # decided by its setup: over as it starts
@@ -698,7 +729,7 @@ class Authority:
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
-        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict()))
+        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict(), ratings=table.rating_changes))
         for holder in list(table.seats):
             if holder is not None and not holder.connected:
                 self.vacate(holder, table)  # nobody waits for an absent player of a finished game
@@ -712,7 +743,8 @@ class Authority:
         table = self.table(request.table)
         async with table.lock:
             outcome = table.resign(session)
-            await self._persist(_ended_sql(table, outcome))
+            async with settle_ending(self.ratings, table, outcome) as rating_sql:
+                await self._persist(_ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)
@@ -733,6 +765,7 @@ def _table_row(table: Table) -> TableRow:
         seed_chosen=table.seed_chosen,
         computer=(table.computer[0], table.computer[1]) if table.has_computer() else None,
         hints=table.hints,
+        rated=table.rated,
     )
 
 
@@ -831,6 +864,7 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session], bus: Bus | 
     table.seat_names = list(row.seat_names)
     table.computer = list(row.computer) if row.computer is not None else [None, None]
     table.hints = row.hints
+    table.rated = row.rated
     for seat, token in enumerate(row.seat_tokens):
         holder = sessions.get(token) if token is not None else None
         if holder is None and row.seat_names[seat] is not None and table.computer[seat] is None:

@@ -28,6 +28,7 @@ from protocol.messages import PROTOCOL_VERSION
 from . import __version__
 from .addresses import listen_families, reachable_addresses, url_host
 from .advertise import Advertiser
+from .accounts import ACCOUNT_MODES
 from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .loops import add_loop_argument, loop_factory, loop_name, run_on
@@ -74,6 +75,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add_loop_argument(parser)
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
+    add_accounts_argument(parser)
+    add_rated_argument(parser)
     add_limit_arguments(parser)
     add_advertise_argument(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
@@ -129,6 +132,30 @@ def add_tls_server_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("TLS", "Encrypt connections; players then connect with --tls-fingerprint (or --tls).")
     group.add_argument("--tls-cert", metavar="FILE", help="PEM certificate (chain) to present; needs --tls-key")
     group.add_argument("--tls-key", metavar="FILE", help="PEM private key of --tls-cert, unencrypted; needs --tls-cert")
+
+
+def add_accounts_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--accounts off|optional|required``: whether player names may (or must) be claimed."""
+    parser.add_argument(
+        "--accounts",
+        choices=ACCOUNT_MODES,
+        default="optional",
+        help="claimed names: optional (the default) lets a player claim a free name, bound to a secret the client keeps; "
+        "required refuses players whose name is not claimed; off lets no new name be claimed (claimed ones stay protected)",
+    )
+
+
+def add_rated_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--rated on|off`` (and ``--no-rated``, the same as ``--rated off``): whether players may create rated tables."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--rated",
+        choices=("on", "off"),
+        default="on",
+        help="rated games (Glicko-2, between claimed names): on (the default) lets players create rated tables; "
+        "off refuses them with rated_off (ratings already earned stay and are shown)",
+    )
+    group.add_argument("--no-rated", dest="rated", action="store_const", const="off", help="the same as --rated off")
 
 
 def read_server_tls(args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:
@@ -244,6 +271,8 @@ def run(args: argparse.Namespace) -> int:
         ssl=args.ssl_context,
         bot_seconds=args.bot_seconds,
         bot_workers=args.bot_workers,
+        accounts=args.accounts,
+        rated=args.rated == "on",
     )
     try:
         run_on(_serve(config, args.fingerprint, advertised=not args.no_advertise), args.loop_factory)

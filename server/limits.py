@@ -15,7 +15,7 @@ from protocol.framing import DEFAULT_MAX_FRAME_BYTES
 from protocol.messages import MAX_CHAT_CHARS, MAX_NAME_CHARS
 from protocol.pacing import TokenBucket
 
-__all__ = ["AddressBuckets", "Limits", "LimitError", "TokenBucket", "limit_range", "limit_unit"]
+__all__ = ["ActionBuckets", "AddressBuckets", "Limits", "LimitError", "TokenBucket", "limit_range", "limit_unit"]
 
 MOST_SECONDS = 86_400.0
 """The longest duration a limit may be set to: one day."""
@@ -61,6 +61,12 @@ class Limits:
         send_buffer_bytes: outgoing bytes a slow reader may have waiting before it is dropped.
         max_bots: computer seats the server runs at once, at tables whose game is not
             over (``too_many_bots``); the default is 4 per core.
+        tells_per_minute: private messages one session may send per minute (``rate_limited``, giving the wait).
+        challenges_per_minute: challenges one session may send per minute (``rate_limited``, giving the wait).
+        seeks_per_minute: seeks one session may post per minute (``rate_limited``, giving the wait).
+        max_challenges_per_player: open challenges one session may have sent (``too_many_challenges``).
+        max_seeks_per_player: open seeks one session may have (``too_many_seeks``).
+        challenge_expiry_s: an unanswered challenge lapses after this long (``challenge_ended``, ``expired``).
     """
 
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
@@ -81,6 +87,12 @@ class Limits:
     stall_timeout_s: float = 10.0
     send_buffer_bytes: int = 512 * 1024
     max_bots: int = 4 * (os.cpu_count() or 1)
+    tells_per_minute: int = 10
+    challenges_per_minute: int = 5
+    seeks_per_minute: int = 5
+    max_challenges_per_player: int = 3
+    max_seeks_per_player: int = 3
+    challenge_expiry_s: float = 60.0
 
     def __post_init__(self) -> None:
         if self.max_name_chars > MAX_NAME_CHARS:
@@ -169,3 +181,21 @@ class AddressBuckets:
         self._swept_at = now
         for address in [a for a, bucket in self._buckets.items() if bucket.tokens(now) >= self.burst]:
             del self._buckets[address]
+
+
+class ActionBuckets(AddressBuckets):
+    """A :class:`TokenBucket` per key (a session's token) for an action limited per minute: tells, challenges, seeks.
+
+    Args:
+        per_minute: actions one key may take in any minute once its burst is spent; also the burst.
+    """
+
+    def __init__(self, per_minute: int) -> None:
+        super().__init__(per_minute / 60.0, per_minute)
+
+    def wait_s(self, key: str, now: float) -> float:
+        """Spend one of ``key``'s tokens at ``now`` (seconds, monotonic) and return 0.0, or, with none left,
+        spend nothing and return how many seconds until one is there."""
+        if self.admit(key, now):
+            return 0.0
+        return (1.0 - self._buckets[key].tokens(now)) / self.rate

@@ -45,12 +45,14 @@ class Session:
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.
         bot: whether the client said ``hello`` as a program (``hello.bot``).
+        claimed: whether the session proved it owns a claimed name (:mod:`server.accounts`).
     """
 
     name: str
     token: str
     peer: Peer | None = None
     bot: bool = False
+    claimed: bool = False  # proved it owns a claimed name (hello.secret, or claimed it in its hello)
     _tables: tuple[dict[int, int], set[int]] | None = field(default=None, init=False, repr=False)  # seats, watching
 
     @property

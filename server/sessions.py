@@ -18,11 +18,12 @@ from protocol import PROTOCOL_VERSION, Code, ProtocolError
 from protocol.messages import Error, Hello, Welcome
 
 from . import __version__
+from .accounts import Accounts
 from .limits import Limits
 from .names import NameError_, check_name, name_key
 from .peer import Peer
 from .session import Session, new_token
-from .store import StoreError, delete_session_sql, is_disk_full, save_session_sql
+from .store import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
 from .table import RequestError
 
 __all__ = ["Sessions"]
@@ -42,13 +43,16 @@ class Sessions:
         password: if set, ``hello`` must carry it.
         persist: ``await persist(*statements)`` commits statements (no-op without a database).
         persist_soon: ``persist_soon(*statements)`` commits in the background.
+        accounts: the claimed names (default: none, and none may be claimed).
 
     Attributes:
         by_token: token -> session.
         by_name: name key (:func:`server.names.name_key`) -> the session holding that name.
     """
 
-    def __init__(self, limits: Limits, server_name: str, password: str | None, persist: Persist, persist_soon: PersistSoon) -> None:
+    def __init__(
+        self, limits: Limits, server_name: str, password: str | None, persist: Persist, persist_soon: PersistSoon, accounts: Accounts | None = None
+    ) -> None:
         self.by_token: dict[str, Session] = {}
         self.by_name: dict[str, Session] = {}
         self._claiming: set[str] = set()  # name keys of new sessions whose commit is in flight
@@ -57,6 +61,7 @@ class Sessions:
         self._password = password
         self._persist = persist
         self._persist_soon = persist_soon
+        self.accounts = accounts if accounts is not None else Accounts("off", persist)
 
     async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
         """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
@@ -64,7 +69,8 @@ class Sessions:
         Raises:
             ProtocolError: ``unsupported_version`` or ``bad_password`` (fatal).
             RequestError: ``handshake_required`` (a second hello), ``bad_token``,
-                ``bad_name``, ``name_taken`` or ``internal_error``.
+                ``bad_name``, ``name_taken``, ``internal_error``, or what
+                :meth:`server.accounts.Accounts.admit` raises (``name_claimed``, ...).
             StoreError: the disk is full (``storage_full``).
         """
         if hello.version != PROTOCOL_VERSION:
@@ -78,16 +84,16 @@ class Sessions:
             raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
         self._check_password(hello)
         if hello.token is not None:
-            session = self._resume(peer, hello.token, hello.name)
+            session, resumed = self._resume(peer, hello.token, hello.name), True
         else:
-            session = await self._open(peer, hello.name)
+            session, resumed = await self._admit(peer, hello)
         session.bot = hello.bot
         peer.session = session
         peer.connected_at = None  # the handshake deadline is met; nothing else needs the connection's start
         peer.protocol.accept_hello()
-        return session, self._welcome(hello, session)
+        return session, self._welcome(hello, session, resumed)
 
-    def _welcome(self, hello: Hello, session: Session) -> Welcome:
+    def _welcome(self, hello: Hello, session: Session, resumed: bool) -> Welcome:
         limits = self._limits
         return Welcome(
             id=hello.id,
@@ -97,11 +103,13 @@ class Sessions:
             name=session.name,
             token=session.token,
             games=[games.get(n).describe() for n in games.names()],
-            resumed=hello.token is not None,
+            resumed=resumed,
             heartbeat_s=limits.heartbeat_s,
             idle_timeout_s=limits.idle_timeout_s,
             requests_per_s=limits.requests_per_s,
             request_burst=limits.request_burst,
+            claimed=session.claimed,
+            accounts=self.accounts.mode,
         )
 
     def _check_password(self, hello: Hello) -> None:
@@ -114,28 +122,46 @@ class Sessions:
         if not hmac.compare_digest(hello.password.encode(), expected.encode()):
             raise ProtocolError(Code.BAD_PASSWORD, "wrong password", request_id=hello.id, fatal=True)
 
-    async def _open(self, peer: Peer, name: str) -> Session:
-        """Open a session for ``name`` with a fresh token, once its row is committed.
+    async def _admit(self, peer: Peer, hello: Hello) -> tuple[Session, bool]:
+        """Open a session for ``hello.name`` as the claimed names allow; return it and whether it was resumed.
+
+        A ``hello`` that proves a claimed name whose session lives on takes
+        that session over, as a resume by its token would.
+        """
+        try:
+            name = check_name(hello.name, self._limits.max_name_chars)
+        except NameError_ as exc:
+            raise RequestError(Code.BAD_NAME, str(exc)) from None
+        admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
+        holder = self.by_name.get(admission.key)
+        if admission.proven and holder is not None:
+            return self._resume(peer, holder.token, name), True
+        committed = False
+        try:
+            session = await self._open(peer, admission.name, admission.statements)
+            committed = True
+        finally:
+            self.accounts.settle(admission, committed)
+        session.claimed = admission.claimed
+        return session, False
+
+    async def _open(self, peer: Peer, name: str, statements: tuple[Statement, ...] = ()) -> Session:
+        """Open a session for the checked ``name`` with a fresh token, once its row (and ``statements``) are committed.
 
         While the commit is in flight the name is reserved (a concurrent
         ``hello`` gets ``name_taken``); if the commit fails, the name is free
         again and nothing of the session stays in memory.
 
         Raises:
-            RequestError: ``bad_name``, ``name_taken``, or ``internal_error``
-                when the database refused the write.
+            RequestError: ``name_taken``, or ``internal_error`` when the database refused the write.
         """
-        try:
-            name = check_name(name, self._limits.max_name_chars)
-        except NameError_ as exc:
-            raise RequestError(Code.BAD_NAME, str(exc)) from None
         key = name_key(name)
         if key in self.by_name or key in self._claiming:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
         session = Session(name=name, token=new_token(), peer=peer)
         self._claiming.add(key)
         try:
-            await self._persist(save_session_sql(session.token, session.name))
+            await self._persist(save_session_sql(session.token, session.name), *statements)
         except StoreError as exc:
             if is_disk_full(exc):
                 raise  # storage_full: the same hello may succeed once there is room
@@ -169,7 +195,7 @@ class Sessions:
     def restore(self, stored: dict[str, str]) -> None:
         """Bring back stored sessions (token -> name); their names are claimed by :meth:`claim_name` once they hold a seat."""
         for token, name in stored.items():
-            self.by_token[token] = Session(name=name, token=token)
+            self.by_token[token] = Session(name=name, token=token, claimed=self.accounts.is_claimed(name_key(name)))
 
     def claim_name(self, session: Session) -> None:
         """Reserve a restored session's name (unless another session already holds it)."""

@@ -204,6 +204,72 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE tables ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",  # 1: the players may ask for hints
         ),
     ),
+    Migration(
+        4,
+        "claimed names",
+        (
+            """CREATE TABLE accounts (
+                name_key      TEXT PRIMARY KEY,           -- server.names.name_key of the name
+                name          TEXT NOT NULL,              -- the name as it was claimed
+                secret_hash   TEXT NOT NULL,              -- server.passwords.hash_secret of the client's secret
+                password_hash TEXT,                       -- of the player's password; NULL: none set
+                created       REAL NOT NULL
+            ) WITHOUT ROWID""",
+        ),
+    ),
+    Migration(
+        5,
+        "rated tables, players' ratings and each rated game's rating changes",
+        (
+            "ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",  # 1: a rated table
+            """CREATE TABLE ratings (
+                name_key   TEXT NOT NULL,                 -- server.names.name_key of the player
+                name       TEXT NOT NULL,                 -- the name as last seen in a rated game
+                game       TEXT NOT NULL,
+                family     TEXT NOT NULL,                 -- time-control family (server.ratings.FAMILIES)
+                rating     REAL NOT NULL,
+                deviation  REAL NOT NULL,
+                volatility REAL NOT NULL,
+                games      INTEGER NOT NULL,
+                wins       INTEGER NOT NULL,
+                draws      INTEGER NOT NULL,
+                losses     INTEGER NOT NULL,
+                updated    REAL NOT NULL,                 -- when the last rated game ended
+                PRIMARY KEY (name_key, game, family)
+            ) WITHOUT ROWID""",
+            "CREATE INDEX ratings_by_family_rating ON ratings (game, family, rating, name_key)",  # leaderboards
+            "CREATE INDEX ratings_by_game_rating ON ratings (game, rating, name_key)",
+            """CREATE TABLE rating_changes (
+                table_id          INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                seat              INTEGER NOT NULL CHECK (seat IN (0, 1)),
+                name_key          TEXT NOT NULL,
+                name              TEXT NOT NULL,
+                game              TEXT NOT NULL,
+                family            TEXT NOT NULL,
+                score             REAL NOT NULL,          -- 1 won, 0.5 drew, 0 lost
+                before            REAL NOT NULL,          -- ratings before and after the game
+                after             REAL NOT NULL,
+                deviation_before  REAL NOT NULL,
+                deviation_after   REAL NOT NULL,
+                volatility_before REAL NOT NULL,
+                volatility_after  REAL NOT NULL,
+                at                REAL NOT NULL,
+                PRIMARY KEY (table_id, seat)
+            ) WITHOUT ROWID""",
+            "CREATE INDEX rating_changes_by_player ON rating_changes (name_key, at)",
+        ),
+    ),
+    Migration(
+        6,
+        "who mutes whom (claimed names)",
+        (
+            """CREATE TABLE mutes (
+                owner_key TEXT NOT NULL,                  -- the muting player's name key (server.names.name_key)
+                muted_key TEXT NOT NULL,                  -- the muted player's name key
+                PRIMARY KEY (owner_key, muted_key)
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -268,6 +334,7 @@ class TableRow:
         computer: per seat, the level of the computer player sitting there
             (``None``: a person or free), or ``None`` when no seat is a computer's.
         hints: whether the table was created with hints allowed.
+        rated: whether the game is rated (:mod:`server.ratings`).
     """
 
     id: int
@@ -286,6 +353,7 @@ class TableRow:
     seed_chosen: bool = False
     computer: tuple[int | None, int | None] | None = None
     hints: bool = False
+    rated: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -391,7 +459,7 @@ def _dump_or_none(value: Any) -> str | None:
 
 _TABLE_COLUMNS = (
     "id, game, options, seed, seed_is_int, time_control, seat0_name, seat1_name, seat0_token, "
-    "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen, computer, hints"
+    "seat1_token, status, created, started, finished, outcome, clocks, seed_chosen, computer, hints, rated"
 )
 
 _STATUS_COLUMN = [name.strip() for name in _TABLE_COLUMNS.split(",")].index("status")
@@ -406,12 +474,12 @@ _UPDATABLE = ("status", "seat_names", "seat_tokens", "outcome", "started", "fini
 def create_table_sql(row: TableRow) -> Statement:
     """The statement that inserts ``row`` (fails if the id exists)."""
     return (
-        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 19)})",
+        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ({', '.join('?' * 20)})",
         (
             row.id, row.game, _dump(row.options), *_seed_columns(row.seed), row.time_control,
             *row.seat_names, *row.seat_tokens, row.status, row.created, row.started, row.finished,
             _dump_or_none(row.outcome), _dump_or_none(row.clocks), row.seed_chosen,
-            _dump_or_none(row.computer), row.hints,
+            _dump_or_none(row.computer), row.hints, row.rated,
         ),
     )  # fmt: skip
 
@@ -560,8 +628,14 @@ class Store(Protocol):
             StoreError: nothing of the write was kept.
         """
 
+    def read(self, query: Callable[[Any], T]) -> T:
+        """Run a read-only ``query`` on one consistent snapshot of the database (its ``sqlite3.Connection``)."""
+
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
+
+    def accounts(self) -> list[tuple[str, str, str, str | None]]:
+        """Every claimed name: (name key, name, secret hash, password hash or ``None``)."""
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
@@ -985,9 +1059,23 @@ class SQLiteStore:
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read {self.path}: {describe_sqlite_error(exc)}") from exc
 
+    def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``query`` on the read connection in one read transaction (a consistent snapshot of what is committed).
+
+        For modules that keep their own tables (:mod:`server.ratings`); ``query`` must only read.
+
+        Raises:
+            StoreError: SQLite failed; the SQLite error is the cause.
+        """
+        return self._read(query)
+
     def sessions(self) -> dict[str, str]:
         """Return every stored session: player name by token."""
         return self._read(lambda db: dict(db.execute("SELECT token, name FROM sessions ORDER BY created")))
+
+    def accounts(self) -> list[tuple[str, str, str, str | None]]:
+        """Return every claimed name: (name key, name, secret hash, password hash or ``None``) rows."""
+        return self._read(lambda db: db.execute("SELECT name_key, name, secret_hash, password_hash FROM accounts").fetchall())
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """Return every table whose game is not over, by id, each with its moves in ply order.
@@ -1137,7 +1225,7 @@ def _settle(settled: list[tuple[_Job, StoreError | None]]) -> None:
 
 def _table_row(row: Sequence[Any]) -> TableRow:
     (table_id, game, options, seed, seed_is_int, time_control, name0, name1, token0, token1,
-     status, created, started, finished, outcome, clocks, seed_chosen, computer, hints) = row  # fmt: skip
+     status, created, started, finished, outcome, clocks, seed_chosen, computer, hints, rated) = row  # fmt: skip
     return TableRow(
         id=table_id,
         game=game,
@@ -1155,6 +1243,7 @@ def _table_row(row: Sequence[Any]) -> TableRow:
         seed_chosen=bool(seed_chosen),
         computer=None if computer is None else json.loads(computer),
         hints=bool(hints),
+        rated=bool(rated),
     )
 
 

@@ -20,7 +20,7 @@ import msgspec
 import games
 from games import Game, IllegalMove, Outcome, State
 from protocol import Code
-from protocol.messages import TableInfo, summarize_options
+from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_options
 
 from .bus import Bus, LocalBus, table_topic
 from .clock import Clock, TimeControl
@@ -104,6 +104,9 @@ class Table:
         self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
         self.computer: list[int | None] = [None, None]  # per seat: the level of the computer player sitting there
         self.hints = False  # whether the seated players may ask for hints (always, with a computer seat)
+        self.rated = False  # whether the game changes the players' ratings (server.rated)
+        self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
+        self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
 
     @classmethod
     def create(
@@ -181,7 +184,14 @@ class Table:
             computer=list(self.computer) if self.has_computer() else None,
             hints=self.hints_allowed(),
             bots=self._bots(),
+            ratings=self._ratings(),
         )
+
+    def _ratings(self) -> list[SeatRating | None] | None:
+        """At a rated table, each seated player's rating as it was when they sat; ``None`` at an unrated one."""
+        if not self.rated:
+            return None
+        return [rating if name is not None else None for rating, name in zip(self.seat_ratings, self.seat_names)]
 
     def _bots(self) -> list[bool] | None:
         """Per seat, whether its player said ``hello`` as a program; ``None`` when neither did."""

@@ -193,6 +193,10 @@ def test_play_tls_options_make_the_right_context(tls_files: tuple[Path, Path, Pa
     _, _, ca_file = tls_files
     plain = parse_args(["play", "h", "--name", "ann"], {}).settings
     assert plain == ConnectSettings()
+    assert plain.claims is not None and not plain.claims.guest, "play claims its name unless --guest"
+    guest = parse_args(["play", "h", "--name", "ann", "--guest"], {}).settings
+    assert guest.claims is not None and guest.claims.guest
+    assert not parse_args(["bot", "h", "--game", "nimble"], {}).settings.claims.guest, "a bot claims its name too"
     system = parse_args(["play", "h", "--name", "ann", "--tls"], {}).settings
     assert system.ssl is not None and system.ssl.verify_mode == ssl.CERT_REQUIRED and system.ssl.check_hostname
     assert system.fingerprint is None
@@ -221,6 +225,8 @@ def test_host_pins_its_own_certificate_for_its_terminal(tls_files: tuple[Path, P
     assert args.settings.password == args.password == "pw"
     plain = parse_args(["host", "--name", "ann"], {})
     assert plain.settings == ConnectSettings()
+    assert plain.settings.claims is not None and not plain.settings.claims.guest and plain.accounts == "optional"
+    assert parse_args(["host", "--name", "ann", "--guest", "--accounts", "required"], {}).settings.claims.guest
 
 
 # --- refusals, one line each ------------------------------------------------------------------
@@ -265,3 +271,12 @@ def test_bot_arguments_become_its_settings() -> None:
 )
 def test_bot_arguments_that_cannot_work_are_refused_by_name(argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert complaint in refused(["bot", "h", "--game", "othello", *argv], capsys)
+
+
+def test_rated_games_can_be_turned_off_for_serve_and_host() -> None:
+    assert parse_args(["serve"], {}).rated == "on"
+    assert parse_args(["serve", "--no-rated"], {}).rated == "off"
+    assert parse_args(["serve", "--rated", "off"], {}).rated == "off"
+    assert parse_args(["host", "--name", "ann", "--no-rated"], {}).rated == "off"
+    with pytest.raises(SystemExit):
+        parse_args(["serve", "--rated", "maybe"], {})

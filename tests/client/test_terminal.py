@@ -374,7 +374,7 @@ async def test_new_with_a_time_control(connect: Connect) -> None:
     shell.term.client.create_table = create_table  # type: ignore[method-assign]
     assert "Created table 1" in await shell.run("new othello size=6 tc=5+3 seed=x")
     assert calls == [{"game": "othello", "options": {"size": 6}, "seed": "x", "time_control": "5+3",
-                      "seat": 0, "computer": {}, "hints": False}]  # fmt: skip
+                      "seat": 0, "computer": {}, "hints": False, "rated": False}]  # fmt: skip
     await shell.run("new othello size=6")
     assert calls[-1]["time_control"] is None
 

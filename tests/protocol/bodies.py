@@ -15,9 +15,14 @@ def packed(value: Any) -> bytes:
 
 
 def with_entry(body: bytes, key: Any, value: bytes) -> bytes:
-    """``body`` (a fixmap) with one more entry appended: ``key`` packed, then ``value`` as raw bytes (possibly a repeat)."""
-    assert body[0] & 0xF0 == 0x80 and body[0] < 0x8F
-    return bytes([body[0] + 1]) + body[1:] + packed(key) + value
+    """``body`` (a fixmap or map16) with one more entry appended: ``key`` packed, then ``value`` as raw bytes (possibly a repeat)."""
+    if body[0] & 0xF0 == 0x80:
+        count, entries = body[0] & 0x0F, body[1:]
+    else:
+        assert body[0] == 0xDE, "a fixmap or a map16"
+        count, entries = int.from_bytes(body[1:3], "big"), body[3:]
+    header = bytes([0x80 | count + 1]) if count + 1 < 16 else b"\xde" + (count + 1).to_bytes(2, "big")
+    return header + entries + packed(key) + value
 
 
 def nested(depth: int) -> Any:

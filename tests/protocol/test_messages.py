@@ -61,10 +61,33 @@ REQUESTS: list[m.Message] = [
     m.Ping(id=0),
     m.Ping(id=2**53),
     m.Hello(id=23, version=PROTOCOL_VERSION, name="botty", bot=True),
+    m.Hello(id=26, version=PROTOCOL_VERSION, name="ann", secret="s" * 256, claim=True),
+    m.SetPassword(id=27, password="correct horse"),
+    m.SetPassword(id=28, password=None),
     m.CreateTable(id=24, game="nimble", seat=0, computer=[m.ComputerSeat(seat=1, level=5)], hints=True),
     m.CreateTable(id=25, game="nimble", seat=None, computer=[m.ComputerSeat(seat=0, level=1), m.ComputerSeat(seat=1, level=5)]),
     m.AskHint(id=26, table=4),
+    m.Who(id=27),
+    m.Who(id=28, game="othello", sort="rating", offset=100, limit=100),
+    m.Challenge(id=29, name="bob", game="nimble", options={"board": [1, 2]}, seat=1, time_control="5+3", rated=True),
+    m.AcceptChallenge(id=30, challenge=1),
+    m.DeclineChallenge(id=31, challenge=2),
+    m.WithdrawChallenge(id=32, challenge=3),
+    m.Seek(id=33, game="othello", time_control="3+2", rated=True, rating_min=1400, rating_max=1800),
+    m.Unseek(id=34),
+    m.Unseek(id=35, seek=4),
+    m.ListSeeks(id=36, after=4, limit=10),
+    m.Tell(id=37, name="bob", text="hi"),
+    m.Mute(id=38, name="bob", mute=False),
+    m.CreateTable(id=27, game="othello", time_control="5+3", rated=True),
+    m.Finger(id=28, name="ann"),
+    m.GetLeaderboard(id=29, game="othello"),
+    m.GetLeaderboard(id=30, game="othello", family="blitz", limit=50, offset=100, provisional=True),
 ]
+
+CHALLENGE = m.ChallengeInfo(id=1, challenger="ann", challenged="bob", game="othello", options={"size": 8}, seat=0, time_control="5+3",
+                            expires_in_s=59.5)
+SEEK = m.SeekInfo(id=2, name="ann", game="othello", options={"size": 8}, time_control="5+3", rating=1500, rating_min=1400)
 
 SERVER_MESSAGES: list[m.Message] = [
     m.Welcome(id=1, protocol=1, server="test", version="0.1.0", name="ann", token="tok", games=[{"name": "othello"}]),
@@ -99,9 +122,31 @@ SERVER_MESSAGES: list[m.Message] = [
     m.Shutdown(message="bye"),
     m.Heartbeat(),
     m.Welcome(id=1, protocol=1, server="t", version="1", name="ann", token="tok", games=[], heartbeat_s=15.0, idle_timeout_s=45.0),
+    m.Welcome(id=2, protocol=2, server="t", version="1", name="ann", token="tok", games=[], claimed=True, accounts="required"),
     m.TableUpdated(table=m.TableInfo(id=5, game="nimble", options={}, seats=["ann", "Computer 5"], status="playing", spectators=0,
                                      ply=0, computer=[None, 5], hints=True, bots=[True, False])),
     m.Hint(id=12, table=5, ply=3, move="1:2"),
+    m.Players(id=13, players=[m.PlayerInfo(name="ann", status="playing", claimed=True, rating=1612, deviation=80, rating_game="othello"),
+                              m.PlayerInfo(name="bob", status="away")], total=2, next=None),
+    m.ChallengeSent(id=14, challenge=CHALLENGE),
+    m.SeekPosted(id=15, seek=SEEK, paired=True),
+    m.Seeks(id=16, seeks=[SEEK], next=2),
+    m.ChallengeReceived(challenge=CHALLENGE),
+    m.ChallengeEnded(challenge=1, reason="declined"),
+    m.Paired(table=TABLE, seat=1, view=VIEW, moves=[], challenge=1),
+    m.SeekAdded(seek=SEEK),
+    m.SeekRemoved(seek=2),
+    m.Told(name="ann", text="hi"),
+    m.TableUpdated(table=m.TableInfo(id=6, game="othello", options={}, seats=["ann", None], status="waiting", spectators=0,
+                                     ply=0, ratings=[m.SeatRating(rating=1662, provisional=True), None])),
+    m.GameOver(table=6, outcome={"winner": 0, "reason": "resigned", "score": None},
+               ratings=[m.RatingChange(before=1500, after=1662, deviation=290), m.RatingChange(before=1500, after=1338, deviation=290)]),
+    m.Player(id=13, name="Ann", online=True,
+                 ratings=[m.RatingInfo(game="othello", family="blitz", rating=1662, deviation=290, provisional=True, games=1, wins=1, draws=0, losses=0)],
+                 recent=[m.PastGame(table=6, game="othello", family="blitz", opponent="bob", result="win", before=1500, after=1662,
+                                    finished="2026-11-24T00:10:00.000Z")]),
+    m.Ranking(id=14, game="othello", family=None, rows=[
+        m.RankingRow(rank=1, name="Ann", family="blitz", rating=1662, deviation=80, provisional=False, games=30)], next=None),
 ]
 
 
@@ -132,13 +177,18 @@ def test_protocol_constants() -> None:
 def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
-        "offer", "answer", "say", "list_archive", "get_record", "ping", "hint",
+        "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
+        "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
+        "finger", "leaderboard",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
         "table_updated", "table_closed", "moved", "game_started", "game_over",
         "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
+        "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
+        "seek_removed", "told",
+        "player", "ranking",
     ]
 
 
@@ -509,7 +559,8 @@ json_like = st.recursive(
 )
 REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.Hello: st.builds(m.Hello, id=request_ids, version=st.integers(min_value=-(2**63), max_value=2**64 - 1), name=st.text(max_size=256),
-                       token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256), bot=st.booleans()),
+                       token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256), bot=st.booleans(),
+                       secret=st.none() | st.text(max_size=256), claim=st.booleans()),
     m.WatchLobby: st.builds(m.WatchLobby, id=request_ids, watch=st.booleans()),
     m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
                             limit=st.integers(min_value=1, max_value=100)),
@@ -518,7 +569,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
         options=st.dictionaries(st.text(max_size=10), json_like, max_size=32),
         seed=st.none() | st.text(max_size=256) | st.integers(min_value=-(2**63), max_value=2**63 - 1), seat=seats,
         computer=st.lists(st.builds(m.ComputerSeat, seat=st.integers(-(2**31), 2**31), level=st.integers(-(2**31), 2**31)), max_size=2),
-        hints=st.booleans()),
+        hints=st.booleans(), rated=st.booleans()),
     m.JoinTable: st.builds(m.JoinTable, id=request_ids, table=table_ids, seat=seats),
     m.WatchTable: st.builds(m.WatchTable, id=request_ids, table=table_ids),
     m.LeaveTable: st.builds(m.LeaveTable, id=request_ids, table=table_ids),
@@ -535,6 +586,28 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
+    m.SetPassword: st.builds(m.SetPassword, id=request_ids, password=st.none() | st.text(max_size=256)),
+    m.Who: st.builds(m.Who, id=request_ids, game=st.none() | st.text(min_size=1, max_size=32), sort=st.sampled_from(["name", "rating"]),
+                     offset=st.integers(min_value=0, max_value=2**31), limit=st.integers(min_value=1, max_value=100)),
+    m.Challenge: st.builds(m.Challenge, id=request_ids, name=st.text(max_size=256), game=st.text(min_size=1, max_size=32),
+                           options=st.dictionaries(st.text(max_size=10), json_like, max_size=32), seat=seats,
+                           time_control=st.none() | st.text(max_size=32), rated=st.booleans()),
+    m.AcceptChallenge: st.builds(m.AcceptChallenge, id=request_ids, challenge=table_ids),
+    m.DeclineChallenge: st.builds(m.DeclineChallenge, id=request_ids, challenge=table_ids),
+    m.WithdrawChallenge: st.builds(m.WithdrawChallenge, id=request_ids, challenge=table_ids),
+    m.Seek: st.builds(m.Seek, id=request_ids, game=st.text(min_size=1, max_size=32),
+                      options=st.dictionaries(st.text(max_size=10), json_like, max_size=32), time_control=st.none() | st.text(max_size=32),
+                      rated=st.booleans(), rating_min=st.none() | st.integers(0, 10_000), rating_max=st.none() | st.integers(0, 10_000)),
+    m.Unseek: st.builds(m.Unseek, id=request_ids, seek=st.none() | table_ids),
+    m.ListSeeks: st.builds(m.ListSeeks, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
+                           limit=st.integers(min_value=1, max_value=100)),
+    m.Tell: st.builds(m.Tell, id=request_ids, name=st.text(max_size=256), text=st.text(min_size=1, max_size=500)),
+    m.Mute: st.builds(m.Mute, id=request_ids, name=st.text(max_size=256), mute=st.booleans()),
+    m.Finger: st.builds(m.Finger, id=request_ids, name=st.text(max_size=256)),
+    m.GetLeaderboard: st.builds(m.GetLeaderboard, id=request_ids, game=st.text(min_size=1, max_size=32),
+                                family=st.none() | st.sampled_from(["bullet", "blitz", "rapid", "classical", "untimed"]),
+                                limit=st.integers(min_value=1, max_value=50), offset=st.integers(min_value=0, max_value=10_000),
+                                provisional=st.booleans()),
 }
 valid_requests = st.one_of(*REQUEST_STRATEGIES.values())
 
@@ -569,3 +642,11 @@ def test_a_valid_request_with_one_field_replaced_parses_or_names_an_error(wire: 
     else:
         assert to_wire(request)["type"] == wire["type"]
         assert request.id == wire["id"]
+
+
+def test_a_hellos_repr_hides_its_password_and_secret() -> None:
+    hello = m.Hello(id=1, version=PROTOCOL_VERSION, name="ann", password="server pass", secret="the secret", claim=True)
+    text = repr(hello)
+    assert "server pass" not in text and "the secret" not in text and str(hello) == text
+    assert "name='ann'" in text and "secret=<hidden>" in text and "claim=True" in text
+    assert "password=None" in repr(m.Hello(id=1, version=2, name="ann"))

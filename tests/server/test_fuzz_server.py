@@ -73,7 +73,8 @@ STRICT_CLOSE = os.environ.get("PARLOUR_FUZZ_STRICT_CLOSE", "1") == "1"
 SETTLE_S = 5.0
 """How long a hostile waits for the replies to what it sent."""
 
-REPLY_TYPES = frozenset({"welcome", "ok", "pong", "tables", "table_joined", "archive", "record", "error"})
+REPLY_TYPES = frozenset({"welcome", "ok", "pong", "tables", "table_joined", "archive", "record", "error", "player", "ranking",
+                         "players", "challenge_sent", "seek_posted", "seeks"})
 FATAL_CODES = frozenset({"bad_frame", "unsupported_version", "rate_limited", "timeout", "too_many_connections",
                          "shutting_down", "bad_password"})
 """Error codes after which the server closes the connection (``bad_token`` too, when it comes without an id)."""
@@ -209,7 +210,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "list_tables": lambda: {"after": rng.choice([None, 0, 1, 2**53]), "limit": rng.choice([1, 2, 50, 100])},
         "create_table": lambda: {"game": rng.choice(_GAMES), "options": rng.choice(_OPTIONS),
                                  "seed": rng.choice([None, "s", 7, -(2**63)]), "seat": rng.choice([0, 1, None]),
-                                 "time_control": rng.choice([None, "5+3", "0+0", "1441+0", "x"])},
+                                 "time_control": rng.choice([None, "5+3", "0+0", "1441+0", "x"]), "rated": rng.random() < 0.2},
         "join_table": lambda: {"table": table, "seat": rng.choice([0, 1, None])},
         "watch_table": lambda: {"table": table},
         "leave_table": lambda: {"table": table},
@@ -223,6 +224,23 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
         "hint": lambda: {"table": table},
+        "who": lambda: {"game": rng.choice([None, *_GAMES[:2]]), "sort": rng.choice(["name", "rating"]), "offset": rng.randint(0, 5),
+                        "limit": rng.choice([1, 100])},
+        "challenge": lambda: {"name": rng.choice([name, "h0c0", "h1c1", "nobody", ""]), "game": rng.choice(_GAMES),
+                              "options": rng.choice(_OPTIONS), "seat": rng.choice([0, 1, None]), "time_control": rng.choice([None, "5+3", "x"])},
+        "accept_challenge": lambda: {"challenge": rng.randint(1, 20)},
+        "decline_challenge": lambda: {"challenge": rng.randint(1, 20)},
+        "withdraw_challenge": lambda: {"challenge": rng.randint(1, 20)},
+        "seek": lambda: {"game": rng.choice(_GAMES), "options": rng.choice(_OPTIONS), "time_control": rng.choice([None, "5+3", "x"]),
+                         "rating_min": rng.choice([None, 0, 1500]), "rating_max": rng.choice([None, 1400, 10_000])},
+        "unseek": lambda: {"seek": rng.choice([None, rng.randint(1, 20)])},
+        "list_seeks": lambda: {"after": rng.choice([None, 0, 3]), "limit": rng.choice([1, 100])},
+        "tell": lambda: {"name": rng.choice([name, "h0c0", "h1c1", "nobody"]), "text": junk_text(rng) or "hi"},
+        "mute": lambda: {"name": rng.choice([name, "h0c0", "nobody", ""]), "mute": rng.random() < 0.5},
+        "set_password": lambda: {"password": rng.choice([None, "short", "a long enough password"])},
+        "finger": lambda: {"name": rng.choice([name, "ann", junk_text(rng) or "x", "Computer 1"])},
+        "leaderboard": lambda: {"game": rng.choice(_GAMES) or "x", "family": rng.choice([None, "blitz", "untimed"]),
+                                "limit": rng.randint(1, 50), "offset": rng.randint(0, 20), "provisional": rng.random() < 0.5},
     }
     return {"type": kind, "id": rid, **fields[kind]()}
 
@@ -471,7 +489,7 @@ class Hostile(asyncio.Protocol):
         code = frame.get("code") if kind == "error" else None
         if code is not None:
             self.stats.errors[str(code)] += 1
-        if code in FATAL_CODES or (code == "bad_token" and frame.get("id") is None):
+        if (code in FATAL_CODES and not (code == "rate_limited" and frame.get("id") is not None)) or (code == "bad_token" and frame.get("id") is None):
             self.fatal = str(code)
         if kind == "error" and frame.get("id") is None and code != "bad_message":
             if code == "bad_frame" and self.expected:

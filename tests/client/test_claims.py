@@ -1,0 +1,160 @@
+"""The client's side of claimed names: the secrets file, claiming on first connect, export and import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from client.bot import resume_or_renew
+from client.claims import NameClaims
+from client.cli import ConnectSettings, _connect
+from client.secret_cli import ExportError, export_secrets, import_secrets
+from client.tokens import SecretStore, SecretStoreError, TokenStore
+from server import passwords
+from server.app import Server
+
+from ..conftest import ConfiguredServer
+from ..server.conftest import refused
+
+
+@pytest.fixture(autouse=True)
+def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server hashes at scrypt n=2**10 here: these tests are about the client."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+
+
+def claims(path: Path, said: list[str] | None = None, **kwargs: object) -> NameClaims:
+    return NameClaims(SecretStore(path / "secrets.json"), say=(said if said is not None else []).append, **kwargs)  # type: ignore[arg-type]
+
+
+def test_secrets_are_kept_per_server_and_name_for_the_owner_only(tmp_path: Path) -> None:
+    store = SecretStore(tmp_path / "secrets.json")
+    assert store.get("127.0.0.1", 7420, "Ann Lee") is None
+    store.put("127.0.0.1", 7420, "Ann Lee", "s1")
+    store.put("::1", 7421, "Ann Lee", "s2")
+    assert store.get("127.0.0.1", 7420, "Ann Lee") == "s1" and store.get("::1", 7421, "Ann Lee") == "s2"
+    assert (tmp_path / "secrets.json").stat().st_mode & 0o777 == 0o600
+    store.put("127.0.0.1", 7420, "Ann Lee", None)
+    assert store.entries() == {"::1:7421 Ann Lee": "s2"}
+
+
+def test_a_secret_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SecretStoreError, match="cannot write"):
+        SecretStore(tmp_path / "file" / "secrets.json").put("h", 1, "ann", "s")
+
+
+def test_export_and_import_move_a_names_secrets(tmp_path: Path) -> None:
+    first, second = SecretStore(tmp_path / "a.json"), SecretStore(tmp_path / "b.json")
+    first.update({"127.0.0.1:7420 ann": "s1", "10.0.0.2:7000 ann": "s2", "127.0.0.1:7420 bob": "s3"})
+    document = export_secrets(first, "ann")
+    assert [(e["server"], e["secret"]) for e in document["secrets"]] == [("10.0.0.2:7000", "s2"), ("127.0.0.1:7420", "s1")]
+    assert export_secrets(first, "ann", ("10.0.0.2", 7000))["secrets"] == [{"server": "10.0.0.2:7000", "name": "ann", "secret": "s2"}]
+    assert export_secrets(first, "cat")["secrets"] == []
+    import_secrets(second, json.loads(json.dumps(document)))
+    assert second.entries() == {"127.0.0.1:7420 ann": "s1", "10.0.0.2:7000 ann": "s2"}
+    import_secrets(second, export_secrets(first, "bob"), server=("192.168.1.5", 7420))  # reached by another address here
+    assert second.get("192.168.1.5", 7420, "bob") == "s3"
+    for bad in ({}, {"parlour_secrets": 1, "secrets": [{"server": "h:1", "name": "ann"}]}, {"parlour_secrets": 1, "secrets": [{"server": "h", "name": "a", "secret": "s"}]}):
+        with pytest.raises(ExportError):
+            import_secrets(second, bad)
+
+
+async def test_the_first_connection_claims_and_says_so_once(server: Server, tmp_path: Path) -> None:
+    said: list[str] = []
+    first = await claims(tmp_path, said).connect("127.0.0.1", server.port, "ann")
+    assert first.welcome is not None and first.welcome.claimed
+    assert len(said) == 1 and said[0].startswith("Claimed the name ann on this server; your secret is in ")
+    assert "parlour secret export ann" in said[0]
+    await first.close()
+    again = await claims(tmp_path, said).connect("127.0.0.1", server.port, "ann")
+    assert again.welcome is not None and again.welcome.claimed and len(said) == 1
+    await again.close()
+
+
+async def test_another_machine_needs_the_exported_secret(server: Server, tmp_path: Path) -> None:
+    home, laptop = tmp_path / "home", tmp_path / "laptop"
+    await (await claims(home).connect("127.0.0.1", server.port, "ann")).close()
+    refusal = await refused(claims(laptop).connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    assert "parlour secret import" in refusal.message
+    assert SecretStore(laptop / "secrets.json").entries() == {}, "a refused claim keeps no secret"
+    import_secrets(SecretStore(laptop / "secrets.json"), export_secrets(SecretStore(home / "secrets.json"), "ann"))
+    said: list[str] = []
+    there = await claims(laptop, said).connect("127.0.0.1", server.port, "ann")
+    assert there.welcome is not None and there.welcome.claimed and said == []
+    await there.close()
+
+
+async def test_a_guest_claims_nothing(server: Server, tmp_path: Path) -> None:
+    guest = await claims(tmp_path, guest=True).connect("127.0.0.1", server.port, "ann")
+    assert guest.welcome is not None and not guest.welcome.claimed
+    assert SecretStore(tmp_path / "secrets.json").entries() == {}
+    await guest.close()
+
+
+async def test_no_secret_is_kept_where_names_cannot_be_claimed(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(accounts="off")
+    said: list[str] = []
+    client = await claims(tmp_path, said).connect("127.0.0.1", server.port, "ann")
+    assert client.welcome is not None and not client.welcome.claimed and said == []
+    assert SecretStore(tmp_path / "secrets.json").entries() == {}
+    await client.close()
+
+
+async def test_the_play_command_claims_through_its_settings(server: Server, tmp_path: Path) -> None:
+    said: list[str] = []
+    settings = ConnectSettings(claims=claims(tmp_path, said))
+    client = await _connect("127.0.0.1", server.port, "ann", TokenStore(tmp_path / "tokens.json"), settings)
+    assert client.welcome is not None and client.welcome.claimed and len(said) == 1
+    await client.close()
+
+
+async def test_a_bot_claims_its_name_where_names_must_be_claimed(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(accounts="required")
+    await refused(resume_or_renew("127.0.0.1", server.port, "robo")(None), "claim_required")
+    bot = await resume_or_renew("127.0.0.1", server.port, "robo", claims(tmp_path))(None)
+    assert bot.welcome is not None and bot.welcome.claimed
+    await bot.close()
+
+
+async def test_a_server_in_this_process_lets_its_host_keep_a_secret_from_another_port(server: Server, tmp_path: Path) -> None:
+    """``parlour host`` on a new port: the secret kept for the old one is checked by the server itself, never sent."""
+    home = claims(tmp_path)
+    await (await home.connect("127.0.0.1", server.port, "ann")).close()
+    secret = home.store.get("127.0.0.1", server.port, "ann")
+    home.store.update({f"127.0.0.1:{server.port} ann": None, "127.0.0.1:1 ann": "not it", "127.0.0.1:2 ann": secret})
+    assert home.adopt("127.0.0.1", server.port, "ann", lambda s: server.accounts.proves("ann", s))
+    assert home.store.get("127.0.0.1", server.port, "ann") == secret
+    assert not home.adopt("127.0.0.1", server.port + 1, "bob", lambda s: server.accounts.proves("bob", s))
+
+
+async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Server, tmp_path: Path) -> None:
+    await (await claims(tmp_path / "home").connect("127.0.0.1", server.port, "ann")).close()
+    laptop = claims(tmp_path / "laptop")
+    laptop.store.put("10.0.0.9", 7420, "ann", "the secret for another address")
+    refusal = await refused(laptop.connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    assert "This machine has the secret of ann for 10.0.0.9:7420" in refusal.message
+    assert f"parlour secret import --server 127.0.0.1:{server.port} -" in refusal.message
+
+
+async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: Server, tmp_path: Path) -> None:
+    home = claims(tmp_path / "home")
+    owner = await home.connect("127.0.0.1", server.port, "ann")
+    assert (await home.set_password(owner, "short")).startswith("No password set (bad_request)")
+    assert (await home.set_password(owner, "correct horse")).startswith("Password set")
+    await owner.close()
+    by_setting = await claims(tmp_path / "laptop", password="correct horse").connect("127.0.0.1", server.port, "ann")
+    assert by_setting.welcome is not None and by_setting.welcome.claimed
+    await by_setting.close()
+    prompts: list[str] = []
+    asking = claims(tmp_path / "phone", ask=lambda prompt: prompts.append(prompt) or "correct horse")
+    by_asking = await asking.connect("127.0.0.1", server.port, "ann")
+    assert by_asking.welcome is not None and by_asking.welcome.claimed
+    assert prompts == ["The name ann is claimed on this server. Its password (Enter to give up): "]
+    assert asking.store.entries() == {}, "a password is not kept on disk"
+    await by_asking.close()
+    guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
+    assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
+    await guest.close()
