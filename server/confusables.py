@@ -76,9 +76,26 @@ def mixed_scripts(name: str) -> list[str]:
 @functools.cache
 def _prototypes() -> dict[str, str]:
     """Character -> the text of its confusable class, for every character in a class but that text."""
-    pairs: dict[str, set[str]] = {}  # text -> its look-alikes, both ways
+    pairs = _look_alike_pairs()
+    chosen = {}
+    for members in _classes(pairs):
+        # Unicode's prototype: the class's one many-character text if it has one, else the one all others map to.
+        prototype = min(members, key=lambda text: (len(text) == 1, -len(pairs.get(text, ())), text))
+        chosen.update((member, prototype) for member in members if len(member) == 1)
+    spelled = {char: "".join(chosen.get(c, c) for c in prototype) for char, prototype in chosen.items()}
+    return {char: text for char, text in spelled.items() if text != char}
+
+
+def _look_alike_pairs() -> dict[str, set[str]]:
+    """Text -> the texts it can be mistaken for, both ways, as the package ships confusables.txt."""
+    pairs: dict[str, set[str]] = {}
     for text, partners in confusables.confusables_data.items():
         pairs.setdefault(_visible(text), set()).update(_visible(partner["c"]) for partner in partners)
+    return pairs
+
+
+def _classes(pairs: dict[str, set[str]]) -> list[list[str]]:
+    """The confusable classes: the texts linked by ``pairs``, directly or through others (union-find)."""
     parent: dict[str, str] = {}
 
     def root(text: str) -> str:
@@ -92,11 +109,7 @@ def _prototypes() -> dict[str, str]:
     classes: dict[str, list[str]] = {}
     for text in parent:
         classes.setdefault(root(text), []).append(text)
-    # Unicode's prototype: the class's one many-character text if it has one, else the one all others map to.
-    chosen = {text: min(members, key=lambda m: (len(m) == 1, -len(pairs.get(m, ())), m)) for members in classes.values() for text in members}
-    single = {char: prototype for char, prototype in chosen.items() if len(char) == 1}
-    spelled = {char: "".join(single.get(c, c) for c in prototype) if len(prototype) > 1 else prototype for char, prototype in single.items()}
-    return {char: text for char, text in spelled.items() if text != char}
+    return list(classes.values())
 
 
 def _visible(text: str) -> str:

@@ -135,6 +135,7 @@ class Sessions:
         admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
         holder = self.by_name.get(admission.key)
         if admission.proven and holder is not None:
+            holder.claimed = True
             return self._resume(peer, holder.token, name), True
         committed = False
         try:

@@ -9,7 +9,7 @@ import pytest
 
 from client.bot import resume_or_renew
 from client.claims import NameClaims
-from client.cli import ConnectSettings, _connect
+from client.cli import ConnectSettings, _connect, main
 from client.secret_cli import ExportError, export_secrets, import_secrets
 from client.tokens import SecretStore, SecretStoreError, TokenStore
 from server import passwords
@@ -158,3 +158,38 @@ async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: 
     guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
     assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
     await guest.close()
+
+
+def parlour(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the ``parlour`` command in this process; return its status, stdout and stderr."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+async def test_a_name_moves_to_another_machine_through_the_secret_commands(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home, laptop = tmp_path / "home", tmp_path / "laptop"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    said: list[str] = []
+    await (await NameClaims(say=said.append).connect("127.0.0.1", server.port, "ann")).close()
+    assert said and str(home / "parlour" / "secrets.json") in said[0]
+    status, exported, warning = parlour(["secret", "export", "ann", "--server", f"127.0.0.1:{server.port}"], capsys)
+    assert status == 0 and "Keep this export private" in warning
+    assert [entry["name"] for entry in json.loads(exported)["secrets"]] == ["ann"]
+    assert parlour(["secret", "export", "bob"], capsys)[0] == 1
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(laptop))
+    export_file = tmp_path / "ann.secret"
+    export_file.write_text(exported)
+    status, out, _ = parlour(["secret", "import", str(export_file)], capsys)
+    assert status == 0 and out.strip() == f"Imported the secret of ann for 127.0.0.1:{server.port}."
+    assert (laptop / "parlour" / "secrets.json").stat().st_mode & 0o777 == 0o600
+    there = await NameClaims(say=said.append).connect("127.0.0.1", server.port, "ann")
+    assert there.welcome is not None and there.welcome.claimed and len(said) == 1
+    await there.close()
+    (tmp_path / "junk").write_text("{}")
+    status, _, error = parlour(["secret", "import", str(tmp_path / "junk")], capsys)
+    assert status == 1 and "not a Parlour secrets export" in error
