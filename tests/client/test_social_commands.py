@@ -34,9 +34,9 @@ async def test_a_challenge_accepted_by_id_seats_both_shells(connect: Connect) ->
     for shell, seat in ((ann, 1), (bob, 0)):
         assert "Challenge 1 was accepted." == shell.feed(await shell.next_push(m.ChallengeEnded))
         assert shell.feed(await shell.next_push(m.Paired)).startswith("Paired with ")
-        assert shell.term.at is not None and shell.term.at.seat == seat and shell.term.at.table.game == "othello"
+        assert shell.term.at is not None and shell.term.at.seat == seat and shell.term.at.game == "othello"
         shell.feed(await shell.next_push(m.GameStarted))
-    assert bob.term.at is not None and bob.term.at.table.status == "playing"
+    assert bob.term.at is not None and bob.term.at.status == "playing"
     move = bob.term.at.view["legal_moves"][0]
     assert await bob.run(move) == ""  # bob (seat 0, Black) moves first: a move goes to the paired table
     assert (await ann.next_push(m.Moved)).move == move
