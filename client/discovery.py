@@ -27,7 +27,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Sequence
 
-from protocol.lan import SERVICE_TYPE, decode_txt, one_line_zeroconf_logs
+from protocol.lan import SERVICE_TYPE, decode_txt, mdns_interfaces, one_line_zeroconf_logs
 
 __all__ = ["DEFAULT_BROWSE_S", "DiscoveryError", "FoundServer", "MOST_SERVERS", "ServerGone", "browse", "watch"]
 
@@ -141,6 +141,7 @@ def _open_zeroconf(interfaces: Sequence[str] | None) -> Any:
     from zeroconf import InterfaceChoice, IPVersion
     from zeroconf.asyncio import AsyncZeroconf
 
+    interfaces = interfaces if interfaces is not None else mdns_interfaces()
     attempts = [(list(interfaces), None)] if interfaces is not None else [(InterfaceChoice.All, IPVersion.All), (InterfaceChoice.All, IPVersion.V4Only)]
     for choice, version in attempts:
         try:

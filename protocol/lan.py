@@ -17,21 +17,37 @@ ServiceRecord(name='game night', version='', protocol=None, password=False, tls=
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from typing import Mapping
 
 __all__ = [
+    "INTERFACES_ENV",
     "MOST_TXT_VALUE_BYTES",
     "SERVICE_TYPE",
     "ServiceRecord",
     "decode_txt",
     "encode_txt",
     "instance_label",
+    "mdns_interfaces",
     "one_line_zeroconf_logs",
 ]
 
 SERVICE_TYPE = "_parlour._tcp.local."
 """The DNS-SD service type every Parlour server registers under."""
+
+INTERFACES_ENV = "PARLOUR_MDNS_INTERFACES"
+"""Environment variable: comma-separated local addresses that mDNS may use (advertising and browsing); unset: every interface."""
+
+
+def mdns_interfaces(environ: Mapping[str, str] = os.environ) -> list[str] | None:
+    """The local addresses :data:`INTERFACES_ENV` confines mDNS to, or ``None`` (every interface).
+
+    An operator sets it to keep the advertisement on one LAN (``192.168.1.20``);
+    the test suite sets it to ``127.0.0.1`` so that no test multicasts on a real network.
+    """
+    text = environ.get(INTERFACES_ENV, "").strip()
+    return [address.strip() for address in text.split(",") if address.strip()] or None
 
 MOST_TXT_VALUE_BYTES = 200
 """The longest value kept from a TXT entry, in bytes (DNS allows 255 per ``key=value`` string)."""

@@ -20,7 +20,7 @@ import asyncio
 import logging
 from typing import Any
 
-from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label, one_line_zeroconf_logs
+from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label, mdns_interfaces, one_line_zeroconf_logs
 
 from .addresses import interface_addresses, listen_families, reachable_from
 
@@ -84,6 +84,9 @@ class Advertiser:
     def _where(self) -> tuple[Any, tuple[int, ...], list[str]]:
         """The interfaces (by address) to advertise on, their IP versions, and the addresses for the A/AAAA records."""
         wildcards = [listen_families(host) or () for host in self.listening if host in ("0.0.0.0", "::")]
+        confined = mdns_interfaces()
+        if wildcards and confined is not None:  # the operator (or the test suite) named the interfaces
+            return confined, tuple(sorted({6 if ":" in host else 4 for host in confined})), confined
         if wildcards:  # every interface that has an address other machines can reach (not loopback: mDNS fails there for IPv6)
             families = tuple(sorted({family for found in wildcards for family in found}))
             reachable = reachable_from(interface_addresses(), families)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 
 from client import Client
 from server.app import Server, ServerConfig
+
+# No test multicasts on a real network: mDNS (advertising and browsing, in this
+# process and every process it starts) stays on loopback unless a test, such
+# as the network-namespace one, sets its own interfaces.
+os.environ["PARLOUR_MDNS_INTERFACES"] = "127.0.0.1"
 
 Connect = Callable[..., Awaitable[Client]]
 ConfiguredServer = Callable[..., Awaitable[Server]]

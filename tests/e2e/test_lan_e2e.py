@@ -23,6 +23,8 @@ from typing import Iterator
 
 import pytest
 
+from protocol.lan import INTERFACES_ENV
+
 from client.discovery import FoundServer, ServerGone, watch
 
 from .harness import Process
@@ -73,7 +75,8 @@ def lan() -> Iterator[tuple[list[str], list[str]]]:
 def test_a_server_on_the_lan_is_found_by_name_and_joined_through_what_was_found(lan: tuple[list[str], list[str]]) -> None:
     in_server, in_client = lan
     name = f"den-{os.getpid()}"
-    environ = dict(os.environ, PARLOUR_PASSWORD=PASSWORD)
+    # Every interface of the namespaces (the suite confines mDNS to loopback elsewhere): only the veth pair is there.
+    environ = {key: value for key, value in os.environ.items() if key != INTERFACES_ENV} | {"PARLOUR_PASSWORD": PASSWORD}
     server = Process("serve", "--no-db", "--port", "0", "--name", name, prefix=in_server, environ=environ)
     finder = player = None
     try:
@@ -83,7 +86,7 @@ def test_a_server_on_the_lan_is_found_by_name_and_joined_through_what_was_found(
         offered = [line.split()[2] for line in server.lines if line.strip().startswith("parlour play ")]
         assert offered == [f"{SERVER_ADDRESS}:{port}"], server.lines  # the interface's address, not 127.0.1.1 or loopback
 
-        finder = Process("servers", "--timeout", "2", prefix=in_client)
+        finder = Process("servers", "--timeout", "2", prefix=in_client, environ=environ)
         player = Process("play", "--name", "ann", "--timeout", "2", stdin_text="1\nquit\n", prefix=in_client, environ=environ)
         assert finder.finish(timeout_s=30) == 0, finder.lines
         listed = [line for line in finder.lines if line.startswith(name)]
