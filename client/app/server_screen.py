@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ssl
-from typing import Any
+from contextlib import aclosing
+from typing import Sequence
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,17 +22,14 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from .. import discovery
 from ..connection import Client, ConnectionLost, ServerError
 from ..sanitize import printable
 from ..tls import FingerprintMismatch, normalise_fingerprint
 from .connecting import Target, open_client
 from .recent import RecentServer
 
-__all__ = ["ServerScreen", "Connected", "parse_target"]
-
-DISCOVERY_S = 3.0
-"""How long the screen browses the LAN for servers."""
-
+__all__ = ["ServerScreen", "Connected", "describe_found", "parse_target"]
 
 class Connected:
     """What the server screen dismisses with: the open client and the target it reached."""
@@ -73,6 +71,8 @@ class ServerScreen(Screen[Connected]):
         name: the player name to start with (``--name``).
         address: an address to start with; with a name too, the screen connects at once.
         password, fingerprint, tls: from the command line, used for that first attempt.
+        lan_interfaces: the local addresses to search the LAN from (``None``: every interface).
+        discover: whether to search the LAN at all (``False``: the list says so).
     """
 
     DEFAULT_CSS = """
@@ -88,7 +88,7 @@ class ServerScreen(Screen[Connected]):
     ServerScreen .hidden { display: none; }
     ServerScreen #connect-row { height: auto; padding-left: 12; }
     """
-    BINDINGS = [Binding("ctrl+r", "rescan", "Search LAN again")]
+    BINDINGS = [Binding("ctrl+r", "rescan", "Search the LAN again")]
 
     def __init__(
         self,
@@ -98,14 +98,18 @@ class ServerScreen(Screen[Connected]):
         password: str | None = None,
         fingerprint: str | None = None,
         tls: bool = False,
+        lan_interfaces: Sequence[str] | None = None,
+        discover: bool = True,
     ) -> None:
         super().__init__()
+        self.lan_interfaces = lan_interfaces
+        self.discover = discover
         self.start_name = name or ""
         self.start_address = address or ""
         self.start_password = password or ""
         self.start_fingerprint = fingerprint or ""
         self.tls = tls
-        self.found: list[Any] = []
+        self.found: list[discovery.FoundServer] = []
         self.recent: list[RecentServer] = []
 
     def compose(self) -> ComposeResult:
@@ -159,32 +163,44 @@ class ServerScreen(Screen[Connected]):
 
     def action_rescan(self) -> None:
         """Browse the LAN for servers again."""
-        lan = self.query_one("#lan", OptionList)
-        lan.clear_options()
-        lan.add_option(Option("searching...", disabled=True))
+        if not self.discover:
+            self._show_found(searching=False, problem="not searching the LAN")
+            return
+        self._show_found(searching=True)
         self._discover()
 
     @work(exclusive=True, group="discover")
     async def _discover(self) -> None:
-        found = await discover_servers(DISCOVERY_S)
-        self.found = found
+        """Follow the LAN's servers as they come and go, until the screen closes."""
+        self.found = []
+        try:
+            async with aclosing(discovery.watch(interfaces=self.lan_interfaces)) as changes:
+                async for change in changes:
+                    self.found = [server for server in self.found if server.key != change.key]
+                    if isinstance(change, discovery.FoundServer):
+                        self.found.append(change)
+                        self.found.sort(key=lambda server: (server.name.casefold(), server.address))
+                    self._show_found(searching=False)
+        except (discovery.DiscoveryError, OSError) as exc:
+            self._show_found(searching=False, problem=f"cannot search the LAN: {printable(str(exc))}")
+
+    def _show_found(self, *, searching: bool, problem: str | None = None) -> None:
         lan = self.query_one("#lan", OptionList)
         lan.clear_options()
-        for server in found:
+        for server in self.found:
             lan.add_option(Option(describe_found(server)))
-        if not found:
-            lan.add_option(Option("no servers found (Ctrl+R searches again)", disabled=True))
+        if not self.found:
+            lan.add_option(Option(problem or ("searching..." if searching else "no servers found yet"), disabled=True))
 
     # --- choosing ---------------------------------------------------------------------
 
     @on(OptionList.OptionSelected, "#lan")
     def _chose_found(self, event: OptionList.OptionSelected) -> None:
         server = self.found[event.option_index]
-        host = str(getattr(server, "address", ""))
-        self.query_one("#address", Input).value = f"[{host}]:{server.port}" if ":" in host else f"{host}:{server.port}"
-        if getattr(server, "password", False):
+        self.query_one("#address", Input).value = server.address
+        if server.password:
             self._show("password")
-        if getattr(server, "tls", False):
+        if server.tls:
             self._show("fingerprint")
         self.query_one("#connect", Button).focus()
 
@@ -267,29 +283,9 @@ class ServerScreen(Screen[Connected]):
             self.query_one(f"#{field}-error", Static).update("")
 
 
-async def discover_servers(seconds: float) -> list[Any]:
-    """The servers found on the LAN within ``seconds``; an empty list where discovery is not available.
-
-    Uses :mod:`client.discovery` (python-zeroconf) when this installation has it.
-    """
-    try:
-        from .. import discovery  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    browse = getattr(discovery, "browse", None) or getattr(discovery, "discover", None)
-    if browse is None:
-        return []
-    try:
-        if asyncio.iscoroutinefunction(browse):
-            return list(await browse(seconds))
-        return list(await asyncio.to_thread(browse, seconds))  # zeroconf's browsing blocks: keep it off the UI
-    except Exception:  # noqa: BLE001 - a broken network must not stop the user typing an address
-        return []
-
-
-def describe_found(server: Any) -> str:
-    """One line for a server found on the LAN: name, address, version, and whether it wants a password or TLS."""
-    name = printable(str(getattr(server, "name", "?")))
-    extras = [word for word, flag in (("password", getattr(server, "password", False)), ("TLS", getattr(server, "tls", False))) if flag]
+def describe_found(server: discovery.FoundServer) -> str:
+    """One line for a server found on the LAN: name, address, version, and whether it wants a password or TLS (sanitised)."""
+    extras = [word for word, flag in (("password", server.password), ("TLS", server.tls)) if flag]
     tail = f" ({', '.join(extras)})" if extras else ""
-    return f"{name} — {getattr(server, 'address', '?')}:{getattr(server, 'port', '?')} v{printable(str(getattr(server, 'version', '?')))}{tail}"
+    version = f" v{printable(server.version)}" if server.version else ""
+    return f"{printable(server.name)} — {server.address}{version}{tail}"
