@@ -302,11 +302,18 @@ async def _host(args: argparse.Namespace) -> int:
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-        return await _session(local, server.port, args.name, args.settings)
+        return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
     finally:
         if advertiser is not None:
             await advertiser.close()
         await server.close()
+
+
+def _host_quit_warning(server: Any) -> str:
+    """What quitting ``parlour host`` does to the others: it stops the server for everyone connected."""
+    others = sum(1 for session in server.sessions.values() if session.peer is not None) - 1
+    people = "nobody else is" if others <= 0 else "1 other player is" if others == 1 else f"{others} other players are"
+    return f"Quitting stops this server for everyone connected ({people} connected now)."
 
 
 def run_bot(args: argparse.Namespace) -> int:
@@ -357,7 +364,7 @@ async def _play(args: argparse.Namespace) -> int:
     return await _session(host, port, args.name, args.settings)
 
 
-async def _session(host: str, port: int, name: str, settings: ConnectSettings) -> int:
+async def _session(host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     tokens = TokenStore()
     try:
@@ -370,11 +377,12 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings) -
         return 1
     assert client.welcome is not None
     reconnect = _reconnector(host, port, name, tokens, settings)
-    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect)
+    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        source: LineInput | PromptInput = PromptInput(toolbar=shell.status_line)
+        source: LineInput | PromptInput = PromptInput(prompt=shell.prompt_text, toolbar=shell.status_line)
+        shell.confirm = source.ask  # on a terminal, resign, leave and quit during a game ask first
         output_guard = patch_stdout()
     else:
         source = LineInput()
