@@ -28,6 +28,8 @@ _LINES = (
 _MARGIN = 3
 """Columns left of file ``a``: the rank number and spaces."""
 _HORIZONTAL, _VERTICAL = "─", "│"
+_COLOURS = (Style(color="#f0f0f0", bold=True), Style(color="#f0a030", bold=True))
+"""Player 1's X and Player 2's O (on the terminal's own background)."""
 
 
 def _joined() -> tuple[set[str], set[str]]:
@@ -84,14 +86,13 @@ class MorrisBoard(BoardWidget):
             canvas.put(canvas.height - 1, _MARGIN + index * file_cols, letter, palette.frame)
 
     def piece(self, square: Square, palette: Palette) -> tuple[str, Style]:
-        """The counter (``●``, or ``X``/``O`` in monochrome) or ``+``, with the lines beside it."""
+        """The counter (``X`` or ``O``) or ``+``, with the lines beside it."""
         owner = self.view["board"][square.name]
         left = _HORIZONTAL if square.name in _LEFT else " "
         right = _HORIZONTAL if square.name in _RIGHT else " "
         if owner is None:
             return f"{left}+{right}", palette.frame
-        mark = "XO"[owner] if palette.mono else "●"
-        return f"{left}{mark}{right}", palette.seat[owner] + Style(bgcolor=None if palette.mono else "#8b6440")
+        return f"{left}{'XO'[owner]}{right}", palette.seat[owner] if palette.mono else _COLOURS[owner]
 
     def path_of(self, move: str) -> list[str]:
         """``d2`` -> ``[d2]``, ``d2-d3xa1`` -> ``[d2, d3, a1]``: the removal is one more click."""
@@ -116,5 +117,5 @@ class MorrisBoard(BoardWidget):
             for seat in (0, 1)
         ]
         if self.path and self.view["board"].get(next(iter(self.targets()), ""), None) is not None:
-            lines.append("Mill! Pick the opponent's counter to remove")
+            lines.append("Mill: pick a counter to remove")
         return lines

@@ -64,7 +64,8 @@ class TactegoBoard(GridBoard):
         lines = []
         for side in (0, 1):
             lost = ", ".join(self.view["lost"][side]) or "none"
-            lines.append(f"{_SIDES[side]}: {self.view['counts'][side]} pieces, {self.view['flags'][side]} flags; lost {lost}")
+            pieces, flags = self.view["counts"][side], self.view["flags"][side]
+            lines.append(f"{_SIDES[side]}: {_count(pieces, 'piece')}, {_count(flags, 'flag')}; lost {lost}")
         combat = self.view.get("last_combat")
         if combat:
             attacker = combat["attacker_seat"]
@@ -75,3 +76,8 @@ class TactegoBoard(GridBoard):
         if self.view.get("hidden"):
             lines.append("? = unknown piece, * = has fought (known to both)")
         return lines
+
+
+def _count(number: int, thing: str) -> str:
+    """``1 flag``, ``2 flags``."""
+    return f"{number} {thing}{'' if number == 1 else 's'}"
