@@ -40,7 +40,7 @@ from .boards import BoardWidget, make_board, wants_mono
 from .confirm import ConfirmScreen
 from .offers import OfferScreen, offer_question
 
-__all__ = ["TablePane", "clock_text", "move_list_lines", "result_text"]
+__all__ = ["TableView", "clock_text", "move_list_lines", "result_text"]
 
 LOW_TIME_MS = 10_000
 """Below this much time left a clock turns to the low-time colour (and rings, with ``bell``)."""
@@ -93,7 +93,7 @@ def result_text(outcome: dict[str, Any], seat: int | None, seat_names: tuple[str
     return headline + tail
 
 
-class TablePane(Widget):
+class TableView(Widget):
     """One table of ``session`` (id ``table_id``): board, seats and clocks, moves, chat, offers.
 
     Args:
@@ -106,23 +106,23 @@ class TablePane(Widget):
     """
 
     DEFAULT_CSS = """
-    TablePane { height: 1fr; }
-    TablePane #table-body { height: 1fr; }
-    TablePane #table-main { width: 1fr; }
-    TablePane #board-scroll { height: 1fr; overflow: auto auto; }
-    TablePane #table-title { height: 1; text-style: bold; }
-    TablePane #banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
-    TablePane #banner.shown { display: block; }
-    TablePane #notice { height: auto; color: $warning; }
-    TablePane Input { height: 1; border: none; padding: 0 1; background: $boost; }
-    TablePane #table-buttons { height: 1; }
-    TablePane #table-buttons Button { height: 1; min-width: 6; border: none; margin-right: 1; }
-    TablePane #table-side { width: 32; }
-    TablePane .seat { height: 1; }
-    TablePane .seat.low-time { color: $error; text-style: bold; }
-    TablePane .heading { height: 1; text-style: underline; }
-    TablePane #move-scroll { height: 1fr; }
-    TablePane #chat-log { height: 1fr; }
+    TableView { height: 1fr; }
+    TableView #table-body { height: 1fr; }
+    TableView #table-main { width: 1fr; }
+    TableView #board-scroll { height: 1fr; overflow: auto auto; }
+    TableView #table-title { height: 1; text-style: bold; }
+    TableView #result-banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
+    TableView #result-banner.shown { display: block; }
+    TableView #notice { height: auto; color: $warning; }
+    TableView Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    TableView #table-buttons { height: 1; }
+    TableView #table-buttons Button { height: 1; min-width: 6; border: none; margin-right: 1; }
+    TableView #table-side { width: 32; }
+    TableView .seat { height: 1; }
+    TableView .seat.low-time { color: $error; text-style: bold; }
+    TableView .heading { height: 1; text-style: underline; }
+    TableView #move-scroll { height: 1fr; }
+    TableView #chat-log { height: 1fr; }
     """
 
     BINDINGS = [
@@ -165,7 +165,7 @@ class TablePane(Widget):
                 yield Static(id="table-title", markup=False)
                 with ScrollableContainer(id="board-scroll"):
                     yield make_board(state.view, state.seat, last_move=state.last_move, id="board")
-                yield Static(id="banner", markup=False)
+                yield Static(id="result-banner", markup=False)
                 yield Static(id="notice", markup=False)
                 yield Input(placeholder="type a move in notation, Enter to play", id="move-input")
                 with Horizontal(id="table-buttons"):
@@ -267,7 +267,7 @@ class TablePane(Widget):
         return text
 
     def _draw_banner(self, state: TableState) -> None:
-        banner = self.query_one("#banner", Static)
+        banner = self.query_one("#result-banner", Static)
         if state.outcome is None:
             banner.remove_class("shown")
             return

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from client.app.boards import BoardWidget
 from client.app.confirm import ConfirmScreen
 from client.app.offers import OfferScreen
-from client.app.table import TablePane
+from client.app.table import TableView
 from client.connection import Client
 from client.session import ClientSession
 
@@ -32,7 +32,7 @@ class OneTable(App[None]):
         self.table_id = table_id
 
     def compose(self) -> ComposeResult:
-        yield TablePane(self.session, self.table_id, id="pane")
+        yield TableView(self.session, self.table_id, id="pane")
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ async def click_square(pilot: Any, board: BoardWidget, name: str) -> None:
 
 
 def banner(app: App[None]) -> str:
-    return str(app.query_one("#banner", Static).render())
+    return str(app.query_one("#result-banner", Static).render())
 
 
 async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSession, connect: Callable[..., Any]) -> None:
