@@ -1,0 +1,246 @@
+"""The archive screen: the server's finished games, a replay with step and jump, and export.
+
+The list comes from ``list_archive`` a page at a time. A replay fetches the
+game's record (``get_record``) and rebuilds every position with the rules
+engine (:func:`games.record.replay`), so stepping needs no further requests.
+The position is drawn as text (:mod:`client.render`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from games.base import State
+from games.record import GameRecord, RecordError, parse_record, replay
+
+from ..connection import ConnectionLost, ServerError
+from ..render import render
+from ..sanitize import printable, printable_lines
+from ..session import ClientSession
+from ..terminal import describe_archived
+
+__all__ = ["ArchiveScreen", "Replay", "PAGE"]
+
+PAGE = 50
+"""How many finished games one page of the list holds."""
+
+
+@dataclass
+class Replay:
+    """A finished game being stepped through: its record, every position, and where we are.
+
+    ``states[i]`` is the position after ``i`` plies (``states[0]``: the start).
+    """
+
+    table: int
+    record: GameRecord
+    states: list[State]
+    index: int = 0
+
+    @property
+    def last(self) -> int:
+        """The index of the final position."""
+        return len(self.states) - 1
+
+    def go(self, index: int) -> None:
+        """Move to position ``index``, kept within the game."""
+        self.index = max(0, min(index, self.last))
+
+    def describe(self) -> str:
+        """The board and a status line for the current position (sanitised)."""
+        state = self.states[self.index]
+        seats = state.game.seats
+        players = "  vs  ".join(f"{seats[i]}: {printable(self.record.players[i] or '?')}" for i in (0, 1))
+        lines = [f"Game {self.table} · {printable(self.record.game)} · {players}", render(state.view(None), None)]
+        if self.index > 0:
+            played = self.record.moves[self.index - 1]
+            lines.append(f"Ply {self.index}: {seats[played.seat]} played {printable(played.move)}" + (" (forced)" if played.forced else ""))
+        if self.index == self.last and self.record.result is not None:
+            result = self.record.result
+            winner = result.get("winner")
+            who = "draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "?"
+            lines.append(f"Result: {who} — {printable(str(result.get('reason', '')))}")
+        lines.append(f"ply {self.index}/{self.last}")
+        return "\n".join(lines)
+
+
+class ArchiveScreen(Screen[None]):
+    """Finished games on the server; Enter replays the highlighted one.
+
+    Keys: Right/Left step, Home/End jump to the start/end, ``g`` jumps to a
+    ply, ``e`` exports the record to a file, ``m`` loads more games, Escape
+    goes back.
+    """
+
+    DEFAULT_CSS = """
+    ArchiveScreen #games { height: 1fr; min-height: 4; }
+    ArchiveScreen #replay { height: 2fr; border-top: solid $primary; }
+    ArchiveScreen #ask { height: 3; }
+    ArchiveScreen #ask.hidden { display: none; }
+    ArchiveScreen #message { height: auto; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("right", "step(1)", "Forward"),
+        Binding("left", "step(-1)", "Back a ply"),
+        Binding("home", "jump('first')", "First"),
+        Binding("end", "jump('last')", "Last"),
+        Binding("g", "ask('goto')", "Go to ply"),
+        Binding("e", "ask('export')", "Export"),
+        Binding("m", "more", "More games"),
+    ]
+
+    def __init__(self, session: ClientSession) -> None:
+        super().__init__()
+        self.session = session
+        self.entries: list[dict[str, Any]] = []
+        self.replaying: Replay | None = None
+        self.asking: str | None = None
+        self.exhausted = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Archive — finished games, newest first (Enter replays)")
+            table: DataTable[Any] = DataTable(id="games", cursor_type="row")
+            yield table
+            yield Static("", id="message")
+            yield Input(id="ask", classes="hidden")
+            with VerticalScroll(id="replay"):
+                yield Static("", id="board")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#games", DataTable).add_column("Finished games", key="game")
+        self.load_page()
+
+    # --- the list --------------------------------------------------------------------------
+
+    @work(exclusive=True, group="archive-list")
+    async def load_page(self) -> None:
+        """Fetch the next page of finished games and add it to the list."""
+        try:
+            page = await self.session.client.list_archive(PAGE, len(self.entries))
+        except (ServerError, ConnectionLost) as exc:
+            self.say(f"cannot list the archive: {getattr(exc, 'message', None) or exc}")
+            return
+        self.exhausted = len(page) < PAGE
+        table = self.query_one("#games", DataTable)
+        for entry in page:
+            self.entries.append(entry)
+            table.add_row(Text(describe_archived(entry)), key=str(len(self.entries) - 1))
+        if not self.entries:
+            self.say("No finished games on this server yet.")
+        elif not self.exhausted:
+            self.say("m loads more games.")
+        table.focus()
+
+    def action_more(self) -> None:
+        """Load the next page of the list, if there is one."""
+        if self.exhausted:
+            self.say("That is every finished game.")
+        else:
+            self.load_page()
+
+    @on(DataTable.RowSelected, "#games")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        entry = self.entries[int(str(event.row_key.value))]
+        game_id = entry.get("id")
+        if isinstance(game_id, int):
+            self.start_replay(game_id)
+
+    @work(exclusive=True, group="archive-replay")
+    async def start_replay(self, table: int) -> None:
+        """Fetch game ``table``'s record and show its starting position."""
+        try:
+            text = await self.session.client.get_record(table)
+            record = parse_record(text)
+            states = replay(record)
+        except (ServerError, ConnectionLost) as exc:
+            self.say(f"cannot replay game {table}: {getattr(exc, 'message', None) or exc}")
+            return
+        except RecordError as exc:
+            self.say(f"cannot replay game {table}: {printable_lines(str(exc))}")
+            return
+        self.replaying = Replay(table, record, states)
+        self.record_text = text
+        self.show()
+        self.say("Right/Left step, Home/End jump, g goes to a ply, e exports the record.")
+
+    # --- stepping --------------------------------------------------------------------------
+
+    def show(self) -> None:
+        """Draw the replay's current position."""
+        if self.replaying is not None:
+            self.query_one("#board", Static).update(Text(self.replaying.describe()))
+
+    def action_step(self, plies: int) -> None:
+        """Step ``plies`` forward (negative: back)."""
+        if self.replaying is not None:
+            self.replaying.go(self.replaying.index + plies)
+            self.show()
+
+    def action_jump(self, where: str) -> None:
+        """Jump to the ``"first"`` or ``"last"`` position."""
+        if self.replaying is not None:
+            self.replaying.go(0 if where == "first" else self.replaying.last)
+            self.show()
+
+    def action_ask(self, what: str) -> None:
+        """Ask for a ply to go to (``"goto"``) or a file to export to (``"export"``)."""
+        if self.replaying is None:
+            self.say("Choose a game first (Enter on the list).")
+            return
+        self.asking = what
+        field = self.query_one("#ask", Input)
+        field.value = f"game{self.replaying.table}.txt" if what == "export" else ""
+        field.placeholder = f"ply 0 to {self.replaying.last}" if what == "goto" else "file to write the record to"
+        field.remove_class("hidden")
+        field.focus()
+
+    @on(Input.Submitted, "#ask")
+    def _answered(self, event: Input.Submitted) -> None:
+        event.input.add_class("hidden")
+        replaying, what, text = self.replaying, self.asking, event.value.strip()
+        self.asking = None
+        if replaying is None or not text:
+            return
+        if what == "goto":
+            if not (text.isdigit() and 0 <= int(text) <= replaying.last):
+                self.say(f"A ply is a number from 0 to {replaying.last}, not {printable(text)!r}.")
+                return
+            replaying.go(int(text))
+            self.show()
+        elif what == "export":
+            self.export(Path(text).expanduser())
+
+    def export(self, path: Path) -> None:
+        """Write the replayed game's record to ``path``."""
+        try:
+            path.write_text(self.record_text, encoding="utf-8")
+        except OSError as exc:
+            self.say(f"cannot write {printable(str(path))}: {exc.strerror or exc}")
+            return
+        self.say(f"Saved the record of game {self.replaying.table if self.replaying else '?'} to {printable(str(path))}.")
+
+    def say(self, text: str) -> None:
+        """Show one line of news under the list."""
+        self.query_one("#message", Static).update(Text(text))
+
+    def action_back(self) -> None:
+        """Close the archive (or the question being asked)."""
+        field = self.query_one("#ask", Input)
+        if not field.has_class("hidden"):
+            field.add_class("hidden")
+            self.asking = None
+            return
+        self.dismiss(None)

@@ -1,0 +1,109 @@
+"""How a Parlour server is advertised on the LAN: its DNS-SD service type and TXT record (PROTOCOL.md §18).
+
+Both ends use this module: the server (:mod:`server.advertise`) encodes its
+record, the client (:mod:`client.discovery`) decodes what it finds. A record
+comes from any machine on the LAN, so decoding trusts nothing: every value is
+read leniently (a missing or garbled one gets a neutral default) and cut to
+:data:`MOST_TXT_VALUE_BYTES`; nothing in it is ever a reason to trust a server
+more (a TLS server is still pinned by its fingerprint).
+
+>>> record = ServiceRecord(name="game night", version="0.1.0", protocol=2, password=True, tls=False)
+>>> encode_txt(record)
+{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no'}
+>>> decode_txt({b"name": b"game night", b"protocol": b"two", b"tls": b"yes"})
+ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+__all__ = ["MOST_TXT_VALUE_BYTES", "SERVICE_TYPE", "ServiceRecord", "decode_txt", "encode_txt", "instance_label"]
+
+SERVICE_TYPE = "_parlour._tcp.local."
+"""The DNS-SD service type every Parlour server registers under."""
+
+MOST_TXT_VALUE_BYTES = 200
+"""The longest value kept from a TXT entry, in bytes (DNS allows 255 per ``key=value`` string)."""
+
+MOST_LABEL_BYTES = 63
+"""The longest DNS label, in bytes: the instance name is cut to fit."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceRecord:
+    """What a server says about itself in its TXT record.
+
+    Attributes:
+        name: the server name (the ``welcome``'s ``server``); may hold any characters, print it with care.
+        version: the Parlour version, ``""`` when not given.
+        protocol: the protocol version, ``None`` when not given or not a number.
+        password: whether the server wants a password.
+        tls: whether the server speaks TLS only (its fingerprint is not advertised: pin it as always).
+    """
+
+    name: str
+    version: str
+    protocol: int | None
+    password: bool
+    tls: bool
+
+
+def encode_txt(record: ServiceRecord) -> dict[str, str]:
+    """The TXT properties of ``record`` (keys ``name``, ``version``, ``protocol``, ``password``, ``tls``).
+
+    The name and version are cut to :data:`MOST_TXT_VALUE_BYTES` bytes (on a character boundary).
+    """
+    return {
+        "name": _cut(record.name, MOST_TXT_VALUE_BYTES),
+        "version": _cut(record.version, MOST_TXT_VALUE_BYTES),
+        "protocol": "" if record.protocol is None else str(record.protocol),
+        "password": _yes_no(record.password),
+        "tls": _yes_no(record.tls),
+    }
+
+
+def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = "") -> ServiceRecord:
+    """The :class:`ServiceRecord` in TXT ``properties`` (as python-zeroconf gives them: bytes to bytes or ``None``).
+
+    Never raises: a value that is not UTF-8 is decoded with replacement
+    characters, a missing name becomes ``fallback_name``, a protocol that is not
+    a whole number from 0 to 9999 becomes ``None``, and ``password``/``tls`` are
+    true only for exactly ``yes``.
+    """
+
+    def text(key: bytes) -> str:
+        value = properties.get(key)
+        return "" if value is None else value[:MOST_TXT_VALUE_BYTES].decode("utf-8", errors="replace")
+
+    protocol_text = text(b"protocol")
+    protocol = int(protocol_text) if protocol_text.isascii() and protocol_text.isdigit() and len(protocol_text) <= 4 else None
+    return ServiceRecord(
+        name=text(b"name") or _cut(fallback_name, MOST_TXT_VALUE_BYTES),
+        version=text(b"version"),
+        protocol=protocol,
+        password=text(b"password") == "yes",
+        tls=text(b"tls") == "yes",
+    )
+
+
+def instance_label(server_name: str) -> str:
+    """The DNS-SD instance label for ``server_name``: dots and control characters become spaces, cut to 63 bytes.
+
+    >>> instance_label("ann's\\nserver.example")
+    "ann's server example"
+    >>> instance_label("")
+    'Parlour'
+    """
+    cleaned = "".join(" " if char == "." or not char.isprintable() else char for char in server_name).strip()
+    return _cut(cleaned, MOST_LABEL_BYTES).strip() or "Parlour"
+
+
+def _yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _cut(text: str, most_bytes: int) -> str:
+    """``text`` cut to at most ``most_bytes`` UTF-8 bytes without splitting a character."""
+    return text.encode("utf-8")[:most_bytes].decode("utf-8", errors="ignore")
