@@ -341,6 +341,18 @@ class BoardWidget(Widget, can_focus=True):
 
     # --- drawing -----------------------------------------------------------------------------
 
+    def get_content_width(self, container: Any, viewport: Any) -> int:
+        """The board's own width: a wide board is scrolled by its container, never wrapped."""
+        if self.view is None:
+            return 20
+        return max([self.layout()[1], *(len(line) for line in self.status_lines())])
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        """The board's rows and the status lines under it."""
+        if self.view is None:
+            return 1
+        return self.layout()[0] + len(self.status_lines())
+
     def palette(self) -> Palette:
         """The palette in use (monochrome when ``mono`` or the app has no colour)."""
         return MONO if self.mono or wants_mono(self.app) else COLOUR
@@ -361,6 +373,7 @@ class BoardWidget(Widget, can_focus=True):
         board = canvas.to_text()
         for line in self.status_lines():
             board.append("\n" + line)
+        board.no_wrap = True
         return board
 
     # --- input -------------------------------------------------------------------------------

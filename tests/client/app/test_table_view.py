@@ -26,13 +26,14 @@ SIZE = (100, 30)
 class OneTable(App[None]):
     """Just a table pane, as the app shows one in a tab."""
 
-    def __init__(self, session: ClientSession, table_id: int) -> None:
+    def __init__(self, session: ClientSession, table_id: int, *, bell: bool = False) -> None:
         super().__init__()
         self.session = session
         self.table_id = table_id
+        self.ring = bell
 
     def compose(self) -> ComposeResult:
-        yield TableView(self.session, self.table_id, id="pane")
+        yield TableView(self.session, self.table_id, bell=self.ring, id="pane")
 
 
 @pytest.fixture
@@ -168,3 +169,48 @@ async def test_resigning_asks_first(ann: ClientSession, connect: Callable[..., A
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the resignation")
         await pilot.pause()
         assert banner(app).startswith("You lost: Player 2 (bob) wins, Player 1 resigned")
+
+
+class Ringing(OneTable):
+    """Counts the terminal bells instead of ringing them."""
+
+    bells = 0
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+async def test_low_time_turns_the_clock_red_and_rings_once_and_an_away_seat_counts_down(configured_server: Callable[..., Any]) -> None:
+    server = await configured_server(grace_s=30.0)
+    ann = ClientSession(await Client.connect("127.0.0.1", server.port, name="ann", watch_lobby=True))  # the clock starts in table_updated
+    pump = asyncio.create_task(ann.run())
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        table = await ann.create("hexapawn", time_control="0.15+0")  # 9 s: under 10 s from the start
+        await bob.join_table(table.id, 1)
+        app = Ringing(ann, table.id, bell=True)
+        async with app.run_test(size=SIZE) as pilot:
+            mine = app.query_one("#seat-bottom", Static)
+            await until(pilot, lambda: mine.has_class("low-time"), "the low-time colour")
+            await pilot.pause(0.3)
+            assert app.bells == 1
+            assert "0:08." in str(mine.render())  # tenths under ten seconds
+            await bob.close()
+            theirs = app.query_one("#seat-top", Static)
+            await until(pilot, lambda: "away, forfeits in" in str(theirs.render()), "bob's away status")
+            assert "bob" in str(theirs.render())
+    finally:
+        pump.cancel()
+        await ann.client.close()
+
+
+async def test_a_wide_tactego_board_scrolls_instead_of_wrapping(ann: ClientSession) -> None:
+    table = await ann.create("tactego", {"rows": 8, "cols": 26})
+    app = OneTable(ann, table.id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        frame = app.query_one("#board-scroll")
+        board = app.query_one("#board", BoardWidget)
+        assert board.size.width > frame.size.width
+        assert frame.max_scroll_x > 0
+        assert board.size.height == board.layout()[0] + len(board.status_lines())  # no line wrapped
