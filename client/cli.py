@@ -25,6 +25,7 @@ from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_argument
 from .bot import Bot, resume_or_renew
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
+from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
@@ -67,20 +68,29 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_tls_server_arguments
+    from server.cli import add_advertise_argument, add_tls_server_arguments
     from server.loops import add_loop_argument
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve(subparsers)
     add_games(subparsers)
+    add_servers_parser(subparsers)
     play = subparsers.add_parser(
         "play",
         help="connect to a server and play or watch",
         description="Connect to a Parlour server, see its lobby, and play or watch. Type help once connected.",
     )
-    play.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    play.add_argument(
+        "address",
+        type=parse_address,
+        nargs="?",
+        metavar="HOST[:PORT]",
+        help=f"the server (default port {DEFAULT_PORT}); without it, pick one of the servers found on the LAN",
+    )
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
+    add_timeout_argument(play)
+    play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
     _add_connect_arguments(play)
     play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
     bot = subparsers.add_parser(
@@ -103,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_loop_argument(host)
     add_tls_server_arguments(host)
     add_password_arguments(host, server=True)
+    add_advertise_argument(host)
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     return parser
 
@@ -223,11 +234,56 @@ def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str
 
 
 def run_play(args: argparse.Namespace) -> int:
-    """Run the terminal client; return the exit status."""
+    """Run the terminal client (first picking a server found on the LAN when no address was given); return the exit status."""
     try:
+        if wants_app(args):
+            return _run_app(args)
+        if args.address is None and (status := _pick_address(args)) is not None:
+            return status
         return asyncio.run(_play(args))
     except KeyboardInterrupt:
         return 0
+
+
+def wants_app(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``parlour play`` opens the full-screen app: on a real terminal, without ``--line``, unless ``TERM`` is dumb."""
+    term = (os.environ if environ is None else environ).get("TERM", "")
+    return not args.line and term not in ("", "dumb") and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    """Run the full-screen app (:mod:`client.app`), starting from the command line's server and settings."""
+    from .app.app import ParlourApp
+
+    address = None
+    if args.address is not None:
+        host, port = args.address
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    settings: ConnectSettings = args.settings
+    app = ParlourApp(
+        name=args.name, address=address, password=settings.password, fingerprint=settings.fingerprint,
+        tls=settings.ssl is not None, ca_file=args.tls_ca,
+    )
+    return app.run() or 0
+
+
+def _pick_address(args: argparse.Namespace) -> int | None:
+    """Set ``args.address`` to the server the user picks from those on the LAN; else return the exit status."""
+    say = lambda text: print(text, flush=True)  # noqa: E731
+    servers = find_servers(args.timeout, say)
+    if not servers:
+        if servers is not None:
+            say(NONE_FOUND)
+        return 1
+    chosen = choose_server(servers, sys.stdin.readline, say)
+    if chosen is None:
+        return 1
+    if chosen.tls and args.settings.ssl is None:
+        say(f"{printable(chosen.name)} uses TLS: connect with parlour play {chosen.address} --tls-fingerprint HEX "
+            "(the fingerprint its host printed)")
+        return 2
+    args.address = (chosen.addresses[0], chosen.port)
+    return None
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -242,7 +298,8 @@ def run_host(args: argparse.Namespace) -> int:
 
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server, ServerConfig
-    from server.cli import connect_instructions, lan_addresses
+    from server.addresses import reachable_addresses
+    from server.cli import advertise, connect_instructions
     from server.loops import loop_name
     from server.store import StoreError, default_db_path
 
@@ -263,15 +320,25 @@ async def _host(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
-    others = lan_addresses() if args.host in ("0.0.0.0", "") else [args.host]
+    others = reachable_addresses(args.host)
     print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None):
         print(line, flush=True)
+    advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-        return await _session(local, server.port, args.name, args.settings)
+        return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
     finally:
+        if advertiser is not None:
+            await advertiser.close()
         await server.close()
+
+
+def _host_quit_warning(server: Any) -> str:
+    """What quitting ``parlour host`` does to the others: it stops the server for everyone connected."""
+    others = sum(1 for session in server.sessions.values() if session.peer is not None) - 1
+    people = "nobody else is" if others <= 0 else "1 other player is" if others == 1 else f"{others} other players are"
+    return f"Quitting stops this server for everyone connected ({people} connected now)."
 
 
 def run_bot(args: argparse.Namespace) -> int:
@@ -322,7 +389,7 @@ async def _play(args: argparse.Namespace) -> int:
     return await _session(host, port, args.name, args.settings)
 
 
-async def _session(host: str, port: int, name: str, settings: ConnectSettings) -> int:
+async def _session(host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     tokens = TokenStore()
     try:
@@ -335,11 +402,12 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings) -
         return 1
     assert client.welcome is not None
     reconnect = _reconnector(host, port, name, tokens, settings)
-    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect)
+    shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        source: LineInput | PromptInput = PromptInput(toolbar=shell.status_line)
+        source: LineInput | PromptInput = PromptInput(prompt=shell.prompt_text, toolbar=shell.status_line)
+        shell.confirm = source.ask  # on a terminal, resign, leave and quit during a game ask first
         output_guard = patch_stdout()
     else:
         source = LineInput()

@@ -27,7 +27,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Sequence
 
-from protocol.lan import SERVICE_TYPE, decode_txt
+from protocol.lan import SERVICE_TYPE, decode_txt, one_line_zeroconf_logs
 
 __all__ = ["DEFAULT_BROWSE_S", "DiscoveryError", "FoundServer", "MOST_SERVERS", "ServerGone", "browse", "watch"]
 
@@ -117,55 +117,72 @@ async def watch(*, interfaces: Sequence[str] | None = None) -> AsyncIterator[Fou
     Raises:
         DiscoveryError: mDNS could not start here (raised at the first iteration).
     """
-    from zeroconf import InterfaceChoice, ServiceStateChange
+    from zeroconf import InterfaceChoice
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
 
+    one_line_zeroconf_logs()
     try:
         zeroconf = AsyncZeroconf(interfaces=list(interfaces) if interfaces is not None else InterfaceChoice.All)
     except Exception as exc:  # whatever the network layer raises: one clear message
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise DiscoveryError(f"cannot look for servers on the LAN (mDNS): {reason}") from None
-    changes: asyncio.Queue[FoundServer | ServerGone] = asyncio.Queue(maxsize=4 * MOST_SERVERS)
-    resolving: dict[str, asyncio.Task[None]] = {}
-    known: set[str] = set()
+    follower = _Follower(zeroconf.zeroconf)
+    browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE_TYPE, handlers=[follower.on_change])
+    try:
+        while True:
+            yield await follower.changes.get()
+    finally:
+        await follower.stop()
+        await browser.async_cancel()
+        await zeroconf.async_close()
 
-    def put(change: FoundServer | ServerGone) -> None:
+
+class _Follower:
+    """Turns the browser's name events into :class:`FoundServer` (once resolved) and :class:`ServerGone` changes."""
+
+    def __init__(self, zeroconf: Any) -> None:
+        self.zeroconf = zeroconf
+        self.changes: asyncio.Queue[FoundServer | ServerGone] = asyncio.Queue(maxsize=4 * MOST_SERVERS)
+        self.resolving: dict[str, asyncio.Task[None]] = {}
+        self.known: set[str] = set()
+
+    def on_change(self, zeroconf: Any, service_type: str, name: str, state_change: Any) -> None:
+        """python-zeroconf's handler (called on the event loop): resolve a new or updated name, report a removed one."""
+        from zeroconf import ServiceStateChange
+
+        if state_change is ServiceStateChange.Removed:
+            if name in self.resolving:
+                self.resolving.pop(name).cancel()
+            if name in self.known:
+                self.known.discard(name)
+                self._put(ServerGone(name))
+        elif name not in self.resolving and (name in self.known or len(self.known) + len(self.resolving) < MOST_SERVERS):
+            self.resolving[name] = asyncio.create_task(self._resolve(name))
+
+    async def _resolve(self, key: str) -> None:
         try:
-            changes.put_nowait(change)
+            server = await _resolve(self.zeroconf, key)
+        except Exception:  # a malformed answer is as good as none
+            server = None
+        finally:
+            if self.resolving.get(key) is asyncio.current_task():  # not a newer resolution of the same name
+                del self.resolving[key]
+        if server is not None:
+            self.known.add(key)
+            self._put(server)
+
+    def _put(self, change: FoundServer | ServerGone) -> None:
+        try:
+            self.changes.put_nowait(change)
         except asyncio.QueueFull:  # the reader is far behind: an announcement storm; drop it
             pass
 
-    async def resolve(key: str) -> None:
-        try:
-            server = await _resolve(zeroconf.zeroconf, key)
-        except Exception:  # a malformed answer is as good as none
-            return
-        if server is not None:
-            known.add(key)
-            put(server)
-
-    def on_change(zeroconf: Any, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        if state_change is ServiceStateChange.Removed:
-            if name in resolving:
-                resolving.pop(name).cancel()
-            if name in known:
-                known.discard(name)
-                put(ServerGone(name))
-        elif name not in resolving and (name in known or len(known) + len(resolving) < MOST_SERVERS):
-            task = asyncio.create_task(resolve(name))
-            resolving[name] = task
-            task.add_done_callback(lambda _: resolving.pop(name, None) if resolving.get(name) is task else None)
-
-    browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE_TYPE, handlers=[on_change])
-    try:
-        while True:
-            yield await changes.get()
-    finally:
-        for task in list(resolving.values()):
+    async def stop(self) -> None:
+        """Cancel the resolutions still under way."""
+        tasks = list(self.resolving.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*resolving.values(), return_exceptions=True)
-        await browser.async_cancel()
-        await zeroconf.async_close()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _resolve(zeroconf: Any, key: str) -> FoundServer | None:

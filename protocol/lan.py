@@ -16,10 +16,19 @@ ServiceRecord(name='game night', version='', protocol=None, password=False, tls=
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Mapping
 
-__all__ = ["MOST_TXT_VALUE_BYTES", "SERVICE_TYPE", "ServiceRecord", "decode_txt", "encode_txt", "instance_label"]
+__all__ = [
+    "MOST_TXT_VALUE_BYTES",
+    "SERVICE_TYPE",
+    "ServiceRecord",
+    "decode_txt",
+    "encode_txt",
+    "instance_label",
+    "one_line_zeroconf_logs",
+]
 
 SERVICE_TYPE = "_parlour._tcp.local."
 """The DNS-SD service type every Parlour server registers under."""
@@ -107,3 +116,28 @@ def _yes_no(flag: bool) -> str:
 def _cut(text: str, most_bytes: int) -> str:
     """``text`` cut to at most ``most_bytes`` UTF-8 bytes without splitting a character."""
     return text.encode("utf-8")[:most_bytes].decode("utf-8", errors="ignore")
+
+
+class _OneLine(logging.Filter):
+    """Turns a log record's traceback into ``: the exception's message`` on the same line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLine()
+
+
+def one_line_zeroconf_logs() -> None:
+    """Make python-zeroconf's log records one line each: its warnings about a socket error carry a traceback,
+    which would reach a player's terminal. Both ends call this before starting zeroconf; calling it again does nothing.
+    """
+    logger = logging.getLogger("zeroconf")
+    if _ONE_LINE not in logger.filters:
+        logger.addFilter(_ONE_LINE)

@@ -19,7 +19,7 @@ import asyncio
 import logging
 from typing import Any
 
-from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label
+from protocol.lan import SERVICE_TYPE, ServiceRecord, encode_txt, instance_label, one_line_zeroconf_logs
 
 from .addresses import interface_addresses, listen_families, reachable_from
 
@@ -62,6 +62,8 @@ class Advertiser:
         from zeroconf import IPVersion
         from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+        one_line_zeroconf_logs()
+
         interfaces, families, addresses = self._where()
         if not addresses:
             log.warning("not advertised on the LAN: no network interface has an address other machines can reach")
@@ -103,7 +105,9 @@ class Advertiser:
 
     def _fail(self, exc: BaseException) -> None:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        log.warning("not advertised on the LAN (mDNS): %s; players can still connect by address", reason)
+        wildcard = any(host in ("0.0.0.0", "::") for host in self.listening)
+        where = "every interface" if wildcard else ", ".join(self.listening)
+        log.warning("not advertised on the LAN (mDNS on %s): %s; players can still connect by address", where, reason)
 
     async def close(self) -> None:
         """Stop advertising: withdraw the entry (a goodbye every browser hears) and close the mDNS sockets.
@@ -120,6 +124,7 @@ class Advertiser:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 if self.registered_as is not None:
                     await (await zeroconf.async_unregister_service(self._info))
+                    log.info("withdrew the LAN advertisement %r", self.registered_as.removesuffix("." + SERVICE_TYPE))
                 await zeroconf.async_close()
         except Exception as exc:  # the server is stopping anyway: say so and go on
             log.warning("could not withdraw the LAN advertisement cleanly: %s", exc or type(exc).__name__)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import ipaddress
 import logging
 import re
 import signal
@@ -21,6 +22,12 @@ from typing import Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
 
+from protocol.lan import ServiceRecord
+from protocol.messages import PROTOCOL_VERSION
+
+from . import __version__
+from .addresses import reachable_addresses, url_host
+from .advertise import Advertiser
 from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .loops import add_loop_argument, loop_factory, loop_name, run_on
@@ -68,6 +75,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
     add_limit_arguments(parser)
+    add_advertise_argument(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
 
 
@@ -87,6 +95,31 @@ def add_computer_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"worker processes for the computer players, 1 to {MOST_BOT_WORKERS} (default: one per core but one, at least one: {default_workers()} here)",
     )
+
+
+def add_advertise_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--no-advertise``: do not announce the server on the LAN (mDNS); ``parlour host`` takes it too."""
+    parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="do not announce the server on the LAN with mDNS (parlour servers will not find it; "
+        "players connect by address)",
+    )
+
+
+def advertise(server: Server, fingerprint: str | None) -> Advertiser:
+    """Start advertising ``server`` on the LAN on the addresses it listens on (see :mod:`server.advertise`)."""
+    config = server.config
+    record = ServiceRecord(
+        name=config.server_name,
+        version=__version__,
+        protocol=PROTOCOL_VERSION,
+        password=config.password is not None,
+        tls=fingerprint is not None,
+    )
+    advertiser = Advertiser(record, server.port, [host for host, _ in server.sockets])
+    advertiser.start()
+    return advertiser
 
 
 # --- options shared with ``parlour host`` (the password's are protocol.cli_options') -------
@@ -196,18 +229,6 @@ def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]
         args.limits = read_limits(args)
 
 
-def lan_addresses() -> list[str]:
-    """Best-effort list of this machine's IPv4 addresses (no traffic is sent)."""
-    found: set[str] = set()
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.add(str(info[4][0]))
-    except OSError:
-        pass
-    found.add("127.0.0.1")
-    return sorted(found, key=lambda a: (a.startswith("127."), a))
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the server described by ``args``; return the exit status."""
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -225,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
     )
     try:
-        run_on(_serve(config, args.fingerprint), args.loop_factory)
+        run_on(_serve(config, args.fingerprint, advertised=not args.no_advertise), args.loop_factory)
     except StoreError as exc:
         log.error("cannot use the database %s: %s", db_path, exc)
         return 1
@@ -243,27 +264,39 @@ def connect_instructions(hosts: list[str], port: int, name: str, fingerprint: st
         lines.append(f"TLS certificate SHA-256 fingerprint: {fingerprint}")
     pin = f" --tls-fingerprint {fingerprint}" if fingerprint is not None else ""
     lines.append("Players connect with:" if len(hosts) == 1 else "Players connect with one of:")
-    lines += [f"    parlour play {host}:{port} --name {name}{pin}" for host in hosts]
+    lines += [f"    parlour play {url_host(host)}:{port} --name {name}{pin}" for host in hosts]
+    if all(_is_loopback(host) for host in hosts):
+        lines.append("Only this machine can connect: that is a loopback address (listen on 0.0.0.0 for the LAN).")
     if password:
         lines.append(f"They also need the password: --password-file FILE, or the {PASSWORD_ENV} environment variable.")
     return lines
 
 
-async def _serve(config: ServerConfig, fingerprint: str | None = None) -> None:
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+async def _serve(config: ServerConfig, fingerprint: str | None = None, advertised: bool = True) -> None:
     server = Server(config)
     await server.start()
     port = server.port
-    hosts = lan_addresses() if config.host in ("0.0.0.0", "::", "") else [config.host]
+    hosts = reachable_addresses(config.host)
     where = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
     security = ("TLS" if config.ssl is not None else "plain TCP") + (", password required" if config.password else ", no password")
     loop = asyncio.get_running_loop()
     print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)
     for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None):
         print(line, flush=True)
+    advertiser = advertise(server, fingerprint) if advertised else None
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    if advertiser is not None:
+        await advertiser.close()
     log.info("stopping: telling %d connected clients", len(server.peers))
     await server.close()
     log.info("stopped")

@@ -41,7 +41,7 @@ class ParlourApp(App[int]):
 
     Args:
         name, address: to start with (``--name``, ``HOST[:PORT]``); with both, it connects at once.
-        password, fingerprint, tls: the command line's connection settings.
+        password, fingerprint, tls, ca_file: the command line's connection settings.
         tokens: where session tokens are remembered (default: the user data directory).
         recent: the recently used servers (default: ``servers.json`` in the user data directory).
         lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
@@ -65,6 +65,7 @@ class ParlourApp(App[int]):
         password: str | None = None,
         fingerprint: str | None = None,
         tls: bool = False,
+        ca_file: str | None = None,
         tokens: TokenStore | None = None,
         recent: RecentServers | None = None,
         lan_interfaces: Sequence[str] | None = None,
@@ -76,7 +77,7 @@ class ParlourApp(App[int]):
         self.session: ClientSession | None = None
         self.target: Target | None = None
         self._server_screen = lambda: ServerScreen(
-            name, address, password=password, fingerprint=fingerprint, tls=tls, lan_interfaces=lan_interfaces, discover=discover
+            name, address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file, lan_interfaces=lan_interfaces, discover=discover
         )
 
     def on_mount(self) -> None:
@@ -122,7 +123,12 @@ class ParlourApp(App[int]):
             await asyncio.sleep(delay)
             try:
                 client = await open_client(target, self.tokens, timeout_s=5.0)
-            except (ServerError, OSError):
+            except ServerError as exc:
+                if exc.code == "too_many_connections":
+                    continue
+                self.notify(f"The server refused the session ({exc.code}): quit (Ctrl+Q) and start again.", severity="error", timeout=30)
+                return
+            except OSError:
                 continue
             for problem in await session.reattach(client):
                 self.notify(printable(problem), severity="warning")

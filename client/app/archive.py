@@ -74,12 +74,24 @@ class Replay:
         return "\n".join(lines)
 
 
+class ReplayBoard(Static, can_focus=True):
+    """The replayed position; with the focus, Right/Left step and Home/End jump."""
+
+    BINDINGS = [
+        Binding("right", "screen.step(1)", "Forward"),
+        Binding("left", "screen.step(-1)", "Back a ply"),
+        Binding("home", "screen.jump('first')", "First"),
+        Binding("end", "screen.jump('last')", "Last"),
+    ]
+
+
 class ArchiveScreen(Screen[None]):
     """Finished games on the server; Enter replays the highlighted one.
 
-    Keys: Right/Left step, Home/End jump to the start/end, ``g`` jumps to a
-    ply, ``e`` exports the record to a file, ``m`` loads more games, Escape
-    goes back.
+    Keys: Right/Left step and Home/End jump (on the board, which has the
+    focus once a game is chosen; Tab moves between the list and the board),
+    ``g`` jumps to a ply, ``e`` exports the record to a file, ``m`` loads more
+    games, Escape goes back.
     """
 
     DEFAULT_CSS = """
@@ -91,10 +103,6 @@ class ArchiveScreen(Screen[None]):
     """
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("right", "step(1)", "Forward"),
-        Binding("left", "step(-1)", "Back a ply"),
-        Binding("home", "jump('first')", "First"),
-        Binding("end", "jump('last')", "Last"),
         Binding("g", "ask('goto')", "Go to ply"),
         Binding("e", "ask('export')", "Export"),
         Binding("m", "more", "More games"),
@@ -115,8 +123,8 @@ class ArchiveScreen(Screen[None]):
             yield table
             yield Static("", id="message")
             yield Input(id="ask", classes="hidden")
-            with VerticalScroll(id="replay"):
-                yield Static("", id="board")
+            with VerticalScroll(id="replay", can_focus=False):
+                yield ReplayBoard("", id="board")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -174,6 +182,7 @@ class ArchiveScreen(Screen[None]):
         self.replaying = Replay(table, record, states)
         self.record_text = text
         self.show()
+        self.query_one("#board", ReplayBoard).focus()
         self.say("Right/Left step, Home/End jump, g goes to a ply, e exports the record.")
 
     # --- stepping --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class Target:
         tls: speak TLS; with ``fingerprint`` the certificate is pinned, without
             it verified against the system's certificate authorities.
         fingerprint: the server certificate's SHA-256 fingerprint (normalised).
+        ca_file: a PEM file of certificate authorities to verify against instead of the system's.
     """
 
     host: str
@@ -34,17 +35,20 @@ class Target:
     password: str | None = field(default=None, repr=False)
     tls: bool = False
     fingerprint: str | None = None
+    ca_file: str | None = None
 
 
 async def open_client(target: Target, tokens: TokenStore, *, timeout_s: float = 10.0) -> Client:
     """Connect to ``target`` and watch the lobby, resuming the remembered session if the server still has it.
 
     Raises:
+        TLSFileError: ``ca_file`` cannot be read.
         OSError: unreachable, or TLS failed (``ssl.SSLError``, ``FingerprintMismatch``).
         ServerError: the server refused the hello (``bad_password``, ``name_taken``, ...).
     """
-    tls = target.tls or target.fingerprint is not None
-    context = client_context(pinned=target.fingerprint is not None) if tls else None
+    tls = target.tls or target.fingerprint is not None or target.ca_file is not None
+    pinned = target.fingerprint is not None
+    context = client_context(ca_file=None if pinned else target.ca_file, pinned=pinned) if tls else None
     options = dict(password=target.password, ssl=context, fingerprint=target.fingerprint, timeout_s=timeout_s, watch_lobby=True)
     token = tokens.get(target.host, target.port, target.name)
     client: Client | None = None

@@ -122,7 +122,6 @@ class NewTableScreen(ModalScreen[int | None]):
     NewTableScreen .row > Input, NewTableScreen .row > Select { width: 22; }
     NewTableScreen .doc { width: 1fr; color: $text-muted; padding: 0 1; height: auto; }
     NewTableScreen .error { color: $error; height: auto; padding-left: 15; }
-    NewTableScreen .error:blank { display: none; }
     NewTableScreen #buttons { height: auto; align-horizontal: right; }
     NewTableScreen #buttons Button { margin-left: 1; }
     """
@@ -254,12 +253,15 @@ class NewTableScreen(ModalScreen[int | None]):
         """Show ``message`` under the field ``field`` names (the whole form's line when it names none shown)."""
         target = _error_id(field)
         found = self.query(f"#{target}")
-        (found.first(Static) if found else self.query_one("#err-form", Static)).update(printable(message))
+        line = found.first(Static) if found else self.query_one("#err-form", Static)
+        line.update(printable(message))
+        line.display = True
 
     def _clear_errors(self) -> None:
         for widget in self.query(".error"):
             if isinstance(widget, Static):
                 widget.update("")
+                widget.display = False
 
     # --- buttons ----------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from .. import discovery
 from ..connection import Client, ConnectionLost, ServerError
 from ..sanitize import printable
-from ..tls import FingerprintMismatch, normalise_fingerprint
+from ..tls import FingerprintMismatch, TLSFileError, normalise_fingerprint
 from .connecting import Target, open_client
 from .recent import RecentServer
 
@@ -39,7 +39,7 @@ class Connected:
         self.target = target
 
 
-def parse_target(address: str, name: str, password: str = "", fingerprint: str = "", tls: bool = False) -> Target:
+def parse_target(address: str, name: str, password: str = "", fingerprint: str = "", tls: bool = False, ca_file: str | None = None) -> Target:
     """Read the screen's fields into a :class:`Target`.
 
     Raises:
@@ -61,7 +61,7 @@ def parse_target(address: str, name: str, password: str = "", fingerprint: str =
             pinned = normalise_fingerprint(fingerprint.strip())
         except ValueError as exc:
             raise ValueError("fingerprint", str(exc)) from None
-    return Target(host, port, name.strip(), password or None, tls or pinned is not None, pinned)
+    return Target(host, port, name.strip(), password or None, tls or pinned is not None, pinned, ca_file)
 
 
 class ServerScreen(Screen[Connected]):
@@ -70,7 +70,7 @@ class ServerScreen(Screen[Connected]):
     Args:
         name: the player name to start with (``--name``).
         address: an address to start with; with a name too, the screen connects at once.
-        password, fingerprint, tls: from the command line, used for that first attempt.
+        password, fingerprint, tls, ca_file: from the command line (see :class:`Target`).
         lan_interfaces: the local addresses to search the LAN from (``None``: every interface).
         discover: whether to search the LAN at all (``False``: the list says so).
     """
@@ -98,6 +98,7 @@ class ServerScreen(Screen[Connected]):
         password: str | None = None,
         fingerprint: str | None = None,
         tls: bool = False,
+        ca_file: str | None = None,
         lan_interfaces: Sequence[str] | None = None,
         discover: bool = True,
     ) -> None:
@@ -109,6 +110,7 @@ class ServerScreen(Screen[Connected]):
         self.start_password = password or ""
         self.start_fingerprint = fingerprint or ""
         self.tls = tls
+        self.ca_file = ca_file
         self.found: list[discovery.FoundServer] = []
         self.recent: list[RecentServer] = []
 
@@ -223,7 +225,7 @@ class ServerScreen(Screen[Connected]):
         self._clear_errors()
         value = lambda widget_id: self.query_one(f"#{widget_id}", Input).value  # noqa: E731
         try:
-            target = parse_target(value("address"), value("name"), value("password"), value("fingerprint"), self.tls)
+            target = parse_target(value("address"), value("name"), value("password"), value("fingerprint"), self.tls, self.ca_file)
         except ValueError as exc:
             field, message = exc.args
             self._error(field, message)
@@ -236,7 +238,7 @@ class ServerScreen(Screen[Connected]):
     async def _open(self, target: Target) -> None:
         try:
             client = await open_client(target, self.app.tokens)  # type: ignore[attr-defined]
-        except (ServerError, OSError) as exc:  # TimeoutError, ssl.SSLError and FingerprintMismatch included
+        except (ServerError, OSError, TLSFileError) as exc:  # TimeoutError, ssl.SSLError and FingerprintMismatch included
             self._refused(exc, target)
             return
         finally:
@@ -265,6 +267,8 @@ class ServerScreen(Screen[Connected]):
         elif isinstance(exc, (ConnectionLost, asyncio.TimeoutError, TimeoutError)) and not target.tls:
             self._show("fingerprint")
             self._error("fingerprint", "No answer to hello: if the server uses TLS, give its certificate fingerprint.")
+        elif isinstance(exc, TLSFileError):
+            self._error("address", str(exc))
         elif isinstance(exc, ServerError):
             self._error("address", f"the server refused us ({exc.code}): {printable(exc.message)}")
         else:

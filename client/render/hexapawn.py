@@ -17,14 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import bracket, destination
+
 __all__ = ["render"]
 
 _COLUMNS = "abcdefgh"
 _MARKS = {0: "-", 1: "w", 2: "b"}
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the picture of a Hexapawn ``view`` (see ``games.hexapawn.HexapawnState._view``).
+
+    The square ``last_move`` went to is drawn in brackets; ``compact`` leaves out the blank line.
 
     Args:
         view: the view map; uses ``size``, ``board`` (rows from the top,
@@ -37,8 +41,13 @@ def render(view: dict[str, Any], seat: int | None) -> str:
     for number, row in enumerate(view["board"], 1):
         marks = " ".join(_MARKS[value] for value in row)
         lines.append(f"  {number} {marks} {number}")
+    square = destination(last_move)
+    if square is not None and square[0] in _COLUMNS[:size] and 1 <= int(square[1:]) <= size:
+        row = int(square[1:])
+        lines[row] = bracket(lines[row], 4 + 2 * _COLUMNS.index(square[0]))
     lines.append(letters)
-    lines.append("")
+    if not compact:
+        lines.append("")
     white, black = view["pawns"]
     lines.append(f"White pawns: {white}   Black pawns: {black}")
     return "\n".join(lines)

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import destination
+
 __all__ = ["render"]
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the board of a ``mingmang`` view as text, with coordinates and counts.
+
+    The pawn ``last_move`` moved is followed by ``<``; the picture is the same when ``compact``.
 
     Args:
         view: the map from ``MingMangState.view`` (keys ``size``, ``board``,
@@ -39,11 +43,13 @@ def render(view: dict[str, Any], seat: int | None) -> str:
     size = view["size"]
     letters = "   " + " ".join(chr(ord("a") + c) for c in range(size))
     captured = set(view.get("captured") or ())
+    moved = destination(last_move)
     lines = [letters]
     for r, row in enumerate(view["board"], 1):
         cells = []
         for c, symbol in enumerate(row):
-            mark = "*" if f"{chr(ord('a') + c)}{r}" in captured else " "
+            square = f"{chr(ord('a') + c)}{r}"
+            mark = "*" if square in captured else "<" if square == moved else " "
             cells.append(symbol + mark)
         lines.append(f"{r:>2} {''.join(cells)}{r}")
     lines.append(letters)

@@ -12,11 +12,26 @@ phase, the optional rules in force and the last move::
     ...
     1  +-----------+-----------+
        a   b   c   d   e   f   g
+
+The compact picture (for terminals of 60x20) has one row per rank::
+
+    7 X-----+-----O
+    6 | +---+---+ |
+    5 | | +-+-+ | |
+    4 +-+-+   +-+-+
+    3 | | +-+-+ | |
+    2 | +---+---+ |
+    1 +-----+-----+
+      a b c d e f g
+
+The point ``last_move`` went to is drawn in brackets (``[X]``).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from . import bracket, destination
 
 __all__ = ["render"]
 
@@ -29,37 +44,43 @@ _LINES = (
 """The 16 lines of the board; consecutive points of a line are joined."""
 _COLUMN_WIDTH = 4  # characters between two files
 _MARGIN = 3  # characters before file a (the rank label and spaces)
+_COMPACT = (1, 2, 2)  # rows between ranks, characters between files, characters before file a
 
 
-def _cell(point: str) -> tuple[int, int]:
+def _cell(point: str, shape: tuple[int, int, int] = (2, _COLUMN_WIDTH, _MARGIN)) -> tuple[int, int]:
     """(row, column) of a point in the picture; rank 7 is the top row."""
-    return (7 - int(point[1])) * 2, _MARGIN + _FILES.index(point[0]) * _COLUMN_WIDTH
+    rows, columns, margin = shape
+    return (7 - int(point[1])) * rows, margin + _FILES.index(point[0]) * columns
 
 
-def _grid(board: dict[str, int | None]) -> list[list[str]]:
+def _grid(board: dict[str, int | None], shape: tuple[int, int, int] = (2, _COLUMN_WIDTH, _MARGIN)) -> list[list[str]]:
     """The picture of the board as rows of characters, with rank labels."""
-    grid = [[" "] * (_MARGIN + 6 * _COLUMN_WIDTH + 1) for _ in range(13)]
+    rows, columns, margin = shape
+    grid = [[" "] * (margin + 6 * columns + 1) for _ in range(6 * rows + 1)]
     for line in _LINES:
         points = line.split()
         for start, end in zip(points, points[1:]):
-            (row1, col1), (row2, col2) = _cell(start), _cell(end)
+            (row1, col1), (row2, col2) = _cell(start, shape), _cell(end, shape)
             for row in range(row1 + 1, row2):
                 grid[row][col1] = "|"
             for col in range(col1 + 1, col2):
                 grid[row1][col] = "-"
     for point, owner in board.items():
-        row, col = _cell(point)
+        row, col = _cell(point, shape)
         grid[row][col] = _SYMBOLS.get(owner, "?")
     for rank in range(1, 8):
-        grid[(7 - rank) * 2][0] = str(rank)
+        grid[(7 - rank) * rows][0] = str(rank)
     return grid
 
 
-def _status(view: dict[str, Any], seat: int | None) -> list[str]:
-    """Per-player counts and phase, the rules in force and the last move."""
+def _status(view: dict[str, Any], seat: int | None, compact: bool = False) -> list[str]:
+    """Per-player counts and phase, the rules in force and the last move (shorter when ``compact``)."""
     lines = []
     for player in (0, 1):
         you = " (you)" if player == seat else ""
+        if compact:
+            lines.append(f"P{player + 1} {_SYMBOLS[player]}{you}: {view['in_hand'][player]} in hand, {view['on_board'][player]} on board, {view['phase'][player]}")
+            continue
         lines.append(
             f"Player {player + 1} ({_SYMBOLS[player]}){you}: {view['in_hand'][player]} in hand, "
             f"{view['on_board'][player]} on board, {view['phase'][player]}"
@@ -74,7 +95,7 @@ def _status(view: dict[str, Any], seat: int | None) -> list[str]:
     return lines
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the board of a ``morris`` view and its status lines.
 
     Args:
@@ -82,7 +103,14 @@ def render(view: dict[str, Any], seat: int | None) -> str:
             ``on_board``, ``phase``; optionally ``flying``,
             ``mill_protection``, ``max_plies``, ``last_move``).
         seat: the viewer's seat (0 or 1, marked "(you)"), or ``None``.
+        last_move: the move that led here; the point it went to is bracketed.
+        compact: one row per rank, no blank line (8 lines of at most 14 characters for the board).
     """
-    rows = ["".join(row).rstrip() for row in _grid(view["board"])]
-    files = " " * _MARGIN + (" " * (_COLUMN_WIDTH - 1)).join(_FILES)
-    return "\n".join([*rows, files, "", *_status(view, seat)])
+    shape = (_COMPACT if compact else (2, _COLUMN_WIDTH, _MARGIN))
+    rows = ["".join(row).rstrip() for row in _grid(view["board"], shape)]
+    square = destination(last_move)
+    if square is not None and square in view["board"]:
+        row, column = _cell(square, shape)
+        rows[row] = bracket(rows[row], column)
+    files = " " * shape[2] + (" " * (shape[1] - 1)).join(_FILES)
+    return "\n".join([*rows, files, *([] if compact else [""]), *_status(view, seat, compact)])

@@ -18,10 +18,14 @@ __all__ = ["render"]
 
 _LINE_WIDTH = 78
 """Widest block of squares, in characters."""
+_COMPACT_WIDTH = 58
+"""Widest block in a compact picture (a 60-column terminal)."""
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the picture of a Nimble ``view`` (see ``games.nimble.NimbleState._view``).
+
+    ``last_move`` (``"4-2"``) is named under the row; ``compact`` cuts the row into blocks of 58 characters.
 
     Args:
         view: the view map; uses ``board``, ``pawns`` and ``movable``.
@@ -31,23 +35,25 @@ def render(view: dict[str, Any], seat: int | None) -> str:
     numbers = [str(square) for square in range(1, len(counts) + 1)]
     widths = [max(len(a), len(b)) for a, b in zip(counts, numbers)]
     lines: list[str] = []
-    for block in _blocks(widths):
+    for block in _blocks(widths, _COMPACT_WIDTH if compact else _LINE_WIDTH):
         if lines:
             lines.append("")
         lines.extend(_block_lines([counts[k] for k in block], [numbers[k] for k in block],
                                   [widths[k] for k in block]))
     lines.append("")
     lines.append(f"Pawns: {view['pawns']}, of which {view['movable']} can still move (off square 1)")
+    if last_move:
+        lines.append(f"Last move: {last_move}")
     return "\n".join(lines)
 
 
-def _blocks(widths: list[int]) -> list[list[int]]:
-    """Split square indices into runs whose drawn width fits ``_LINE_WIDTH``."""
+def _blocks(widths: list[int], line_width: int) -> list[list[int]]:
+    """Split square indices into runs whose drawn width fits ``line_width``."""
     blocks: list[list[int]] = [[]]
     used = 0
     for index, width in enumerate(widths):
         cell = width + 3
-        if blocks[-1] and used + cell > _LINE_WIDTH:
+        if blocks[-1] and used + cell > line_width:
             blocks.append([])
             used = 0
         blocks[-1].append(index)

@@ -26,14 +26,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import bracket, destination
+
 __all__ = ["render"]
 
 _COLUMNS = "ABCDEFGHIJKLMNOP"
 _NAMES = (("Black", "X"), ("White", "O"))
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the board and the Othello status lines for ``view``.
+
+    The disc placed by ``last_move`` is drawn in brackets (``[X]``);
+    ``compact`` leaves out the blank line under the board.
 
     Args:
         view: an Othello view (``size``, ``board``, ``discs``, ``must_pass``,
@@ -45,7 +50,9 @@ def render(view: dict[str, Any], seat: int | None) -> str:
         Lines joined by newlines, without a trailing newline.
     """
     lines = _board_lines(view["size"], view["board"])
-    lines.append("")
+    _mark(lines, destination(last_move))
+    if not compact:
+        lines.append("")
     lines.append(_discs_line(view["discs"]))
     status = _status_line(view.get("to_move"), view.get("must_pass", False))
     if status:
@@ -59,6 +66,15 @@ def _board_lines(size: int, board: list[str]) -> list[str]:
     for number, row in enumerate(board, start=1):
         lines.append(f"{number:>2}  " + " ".join(row))
     return lines
+
+
+def _mark(lines: list[str], square: str | None) -> None:
+    """Bracket ``square`` (``"d3"``) in the board lines, if it is on the board."""
+    if square is None:
+        return
+    column, row = _COLUMNS.find(square[0].upper()), int(square[1:])
+    if 0 <= column and 1 <= row < len(lines):
+        lines[row] = bracket(lines[row], 4 + 2 * column)
 
 
 def _discs_line(discs: list[int]) -> str:

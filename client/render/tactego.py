@@ -13,14 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import destination
+
 _SIDES = ("Red", "Blue")
 _LETTERS = ("r", "b")
 _EMPTY = "."
 _KNOWN = "*"
 
 
-def render(view: dict[str, Any], seat: int | None) -> str:
+def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
     """Return the board and status lines of ``view`` as seen from ``seat``.
+
+    The piece ``last_move`` moved gets a ``<`` after it (or the move is named
+    when it left the board in a combat); ``compact`` leaves out the blank line.
 
     Args:
         view: a Tactego view (``board``, ``cols``, ``hidden``, ``revealed``,
@@ -29,13 +34,17 @@ def render(view: dict[str, Any], seat: int | None) -> str:
             filtered for it, so it only changes the caption.
     """
     texts = _cell_texts(view)
+    marked = _mark(texts, destination(last_move))
     width = max([3] + [len(text) + 1 for row in texts for text in row])
     lines = [_header(view["cols"], width)]
     lines += [f"{number:>3} " + "".join(text.rjust(width) for text in row) for number, row in enumerate(texts, start=1)]
-    lines.append("")
-    lines += [_side_line(view, side) for side in (0, 1)]
+    if not compact:
+        lines.append("")
+    lines += [_side_line(view, side, compact) for side in (0, 1)]
     lines += _combat_lines(view)
-    lines.append(_legend(view, seat))
+    if last_move and not marked:
+        lines.append(f"Last move: {last_move}")
+    lines.append(_legend(view, seat, compact))
     return "\n".join(lines)
 
 
@@ -55,13 +64,26 @@ def _cell_texts(view: dict[str, Any]) -> list[list[str]]:
     return texts
 
 
+def _mark(texts: list[list[str]], square: str | None) -> bool:
+    """Put ``<`` after the piece on ``square`` (``"c3"``); return whether a piece was there to mark."""
+    if square is None:
+        return False
+    column, row = ord(square[0]) - ord("a"), int(square[1:]) - 1
+    if not (0 <= row < len(texts) and 0 <= column < len(texts[row])) or texts[row][column] == _EMPTY:
+        return False
+    texts[row][column] += "<"
+    return True
+
+
 def _header(cols: int, width: int) -> str:
     return "    " + "".join(chr(ord("a") + c).rjust(width) for c in range(cols))
 
 
-def _side_line(view: dict[str, Any], side: int) -> str:
-    """``Red : 15 pieces, 1 flag left; lost 5``."""
+def _side_line(view: dict[str, Any], side: int, compact: bool = False) -> str:
+    """``Red : 15 pieces, 1 flag left; lost: 5`` (compact: ``Red : 15 pieces, 1 flag; 1 lost``)."""
     count, flags = view["counts"][side], view["flags"][side]
+    if compact:
+        return f"{_SIDES[side]:<4}: {count} pieces, {flags} flag{'' if flags == 1 else 's'}; {len(view['lost'][side])} lost"
     lost = ", ".join(view["lost"][side]) or "none"
     plural = "" if count == 1 else "s"
     flag_plural = "" if flags == 1 else "s"
@@ -80,8 +102,10 @@ def _combat_lines(view: dict[str, Any]) -> list[str]:
     ]
 
 
-def _legend(view: dict[str, Any], seat: int | None) -> str:
+def _legend(view: dict[str, Any], seat: int | None, compact: bool = False) -> str:
     who = "spectating" if seat is None else f"you are {_SIDES[seat]}"
+    if compact:
+        return f"({who}; F flag, ? unknown{', * known' if view.get('hidden') else ''})"
     if view.get("hidden"):
         return f"({who}; r = Red, b = Blue, F = flag, ? = unknown, {_KNOWN} = known to both)"
     return f"({who}; r = Red, b = Blue, F = flag; all pieces shown)"

@@ -67,7 +67,7 @@ async def _two_at_a_table(connect: Connect) -> tuple[Shell, Shell]:
     await bob.run("join 1")
     assert ann.term.at is not None and bob.term.at is not None
     ann.feed(await ann.next_push(m.GameStarted))  # brings ann's first view with her moves
-    assert ann.term.at.table.status == "playing"
+    assert ann.term.at.info.status == "playing"
     return ann, bob
 
 
@@ -124,8 +124,8 @@ async def test_list_shows_long_options_as_summaries_and_the_table_keeps_its_full
     # bob joined: the lobby push carries the summary
     assert update.table.options["pieces"] == {"length": 108, "sha256": update.table.options["pieces"]["sha256"]}
     ann.feed(update)
-    assert ann.term.at is not None and ann.term.at.table.options["pieces"] == pieces.read_text()
-    assert ann.term.at.table.seats == ["ann", "bob"]
+    assert ann.term.at is not None and ann.term.at.info.options["pieces"] == pieces.read_text()
+    assert ann.term.at.info.seats == ["ann", "bob"]
 
 
 async def test_names_at_the_table_are_sanitised(connect: Connect) -> None:
@@ -134,7 +134,7 @@ async def test_names_at_the_table_are_sanitised(connect: Connect) -> None:
     out = ann.feed(m.GameStarted(table=table_id, seats=["ann", HOSTILE], view=ann.term.at.view))  # type: ignore[union-attr]
     out += ann.feed(m.PlayerAway(table=table_id, seat=1, name=HOSTILE, forfeit_in_s=60))
     out += ann.feed(m.PlayerBack(table=table_id, seat=1, name=HOSTILE))
-    ann.term.at.table = msgspec.structs.replace(ann.term.at.table, seats=["ann", HOSTILE])  # type: ignore[union-attr]
+    ann.term.at.info = msgspec.structs.replace(ann.term.at.info, seats=["ann", HOSTILE])  # type: ignore[union-attr]
     out += await ann.run("board")
     out += ann.feed(m.Offered(table=table_id, seat=1, kind="draw"))
     assert out.count("␛[2J") == 5
@@ -143,10 +143,12 @@ async def test_names_at_the_table_are_sanitised(connect: Connect) -> None:
 
 async def test_chat_pushes_are_shown_and_sanitised(connect: Connect) -> None:
     shell = await _shell(connect, "ann")
-    assert shell.feed(m.Chat(name="bob", text="hello", table=3)) == "[table 3] bob: hello"
+    await shell.run("new othello size=6")  # table 1: chat of tables we are not at never comes
+    assert shell.feed(m.Chat(name="bob", text="hello", table=3)) == ""
+    assert shell.feed(m.Chat(name="bob", text="hello", table=1)) == "[table 1] bob: hello"
     assert shell.feed(m.Chat(name="bob", text="hi all 👋")) == "[lobby] bob: hi all 👋"
-    forged = shell.feed(m.Chat(name="eve", text="gg\nbob offers a draw — type accept or decline\x1b[8m", table=3))
-    assert forged == "[table 3] eve: gg␊bob offers a draw — type accept or decline␛[8m"
+    forged = shell.feed(m.Chat(name="eve", text="gg\nbob offers a draw — type accept or decline\x1b[8m", table=1))
+    assert forged == "[table 1] eve: gg␊bob offers a draw — type accept or decline␛[8m"
     assert shell.feed(m.Chat(name="e\u202eve", text="x")) == "[lobby] e<U+202E>ve: x"
 
 
@@ -179,15 +181,18 @@ async def test_an_offer_from_the_opponent_is_shown_and_answered(connect: Connect
     await ann.run("decline")
     answered = await bob.next_push(m.Answered)
     assert (answered.kind, answered.accepted) == ("draw", False)
-    assert ann.term.at.offer is None  # type: ignore[union-attr]
+    assert ann.term.at.opponent_offer() is None  # type: ignore[union-attr]
     assert await ann.run("accept") == "There is no offer to answer."
 
-    await ann.run(ann.term.at.view["legal_moves"][0])  # type: ignore[union-attr]  # a ply to take back
-    await bob.run("takeback")
-    offered = await ann.next_push(m.Offered)
-    assert ann.feed(offered) == "bob asks to take back 1 ply — type accept or decline"
-    await ann.run("accept takeback")
-    taken = await bob.next_push(m.TakenBack)
+    move = ann.term.at.view["legal_moves"][0]  # type: ignore[union-attr]
+    await ann.run(move)  # a move of ann's to take back, on bob's turn: that move alone
+    bob.feed(await bob.next_push(m.Moved))
+    ann.feed(await ann.next_push(m.Moved))
+    assert await ann.run("takeback") == f"You asked for a takeback, which takes back your move {move}; waiting for bob to accept or decline."
+    offered = await bob.next_push(m.Offered)
+    assert bob.feed(offered) == f"ann asks for a takeback, which takes back their move {move} — type accept or decline"
+    await bob.run("accept takeback")
+    taken = await ann.next_push(m.TakenBack)
     assert taken.plies == 1 and taken.moves == []
     assert await ann.run("accept chess") == "usage: accept [draw|takeback|rematch]"
 
@@ -228,8 +233,8 @@ async def test_offers_are_made_with_the_right_kind(connect: Connect) -> None:
     ann, bob = await _two_at_a_table(connect)
     assert await ann.run("draw") == "You offered a draw; waiting for bob to accept or decline."
     assert (await bob.next_push(m.Offered)).kind == "draw"
-    assert "bad_action" in await ann.run("takeback 3")  # nothing played yet: the server refuses
-    assert (await ann.run("takeback 0")).startswith("usage: takeback [N]")
+    assert await ann.run("takeback") == "you have no move of your own to take back yet"
+    assert (await ann.run("takeback 3")).startswith("usage: takeback (it takes back your last move")
     await ann.run("resign")
     await bob.next_push(m.GameOver)
     assert "rematch" in await ann.run("rematch")
@@ -252,7 +257,7 @@ async def test_answered_pushes_are_shown_and_clear_the_offer(connect: Connect) -
     ann, _ = await _two_at_a_table(connect)
     ann.feed(m.Offered(table=1, seat=1, kind="draw"))
     assert ann.feed(m.Answered(table=1, kind="draw", accepted=False, lapsed=True)) == "The draw offer lapsed."
-    assert ann.term.at.offer is None  # type: ignore[union-attr]
+    assert ann.term.at.opponent_offer() is None  # type: ignore[union-attr]
     assert ann.feed(m.Answered(table=1, kind="takeback", accepted=True)) == "The takeback request was accepted."
     assert ann.feed(m.Answered(table=1, kind="rematch", accepted=False)) == "The rematch offer was declined."
 
@@ -265,10 +270,10 @@ async def test_an_offer_lapses_when_its_maker_moves(connect: Connect) -> None:
     after = state.play(state.legal_moves()[0])
     ann.feed(m.Offered(table=1, seat=1, kind="draw"))
     ann.feed(m.Moved(table=1, seat=0, move=after.last_move, ply=1, view=after.view(0)))
-    assert at.offer is not None  # our own move does not lapse bob's offer
+    assert at.opponent_offer() is not None  # our own move does not lapse bob's offer
     later = after.play(after.legal_moves()[0])
     ann.feed(m.Moved(table=1, seat=1, move=later.last_move, ply=2, view=later.view(0)))
-    assert at.offer is None
+    assert at.opponent_offer() is None
 
 
 async def test_taken_back_updates_the_position_and_gives_the_turn_back(connect: Connect) -> None:
@@ -278,15 +283,15 @@ async def test_taken_back_updates_the_position_and_gives_the_turn_back(connect: 
     start = games.get("othello").new_state({"size": 6})
     move = start.legal_moves()[0]
     after = start.play(move)
-    ann.term._moved_at_ply = 0  # as if ann had just played
+    at.moved_at_ply = 0  # as if ann had just played
     ann.feed(m.Moved(table=1, seat=0, move=move, ply=1, view=after.view(0)))
-    assert at.moves == [move] and not ann.term._my_turn(at)
+    assert at.moves == [move] and not at.my_turn
     out = ann.feed(m.TakenBack(table=1, plies=1, view=start.view(0), moves=[]))
     assert out.startswith("1 ply taken back.")
     assert render(start.view(0), 0) in out
     assert "Turn 1" in out and "your turn" in out
     assert at.moves == [] and at.view["ply"] == 0
-    assert ann.term._my_turn(at)
+    assert at.my_turn
 
 
 async def test_rematch_started_moves_to_the_new_table(connect: Connect) -> None:
@@ -298,7 +303,7 @@ async def test_rematch_started_moves_to_the_new_table(connect: Connect) -> None:
     assert out.startswith("Rematch at table 2: you play White this time.")
     assert "Black: bob  vs  White: ann" in out
     at = ann.term.at
-    assert at is not None and at.table.id == 2 and at.seat == 1 and at.moves == []
+    assert at is not None and at.info.id == 2 and at.seat == 1 and at.moves == []
 
 
 async def test_game_over_suggests_a_rematch(connect: Connect) -> None:
@@ -338,7 +343,7 @@ async def test_the_clock_counts_down_locally_between_updates(connect: Connect) -
     assert "Clock" not in await ann.run("board")
     assert ann.term.status_line() == "Table 1 · othello"
     ann.time = 100.0
-    ann.feed(m.TableUpdated(table=msgspec.structs.replace(at.table, time_control="5+3", clock=SNAPSHOT)))
+    ann.feed(m.TableUpdated(table=msgspec.structs.replace(at.info, time_control="5+3", clock=SNAPSHOT)))
     board = await ann.run("board")
     assert "Clock: Black 5:00 · White 5:00 (running: Black)\nTurn 1" in board
     ann.time = 103.5
@@ -460,7 +465,7 @@ async def test_replay_keeps_the_table(connect: Connect, tmp_path: Path) -> None:
     path.write_text(format_record(record))
     ann, _ = await _two_at_a_table(connect)
     await ann.run(f"replay {path}")
-    assert ann.term.at is not None and ann.term.at.table.id == 1
+    assert ann.term.at is not None and ann.term.at.info.id == 1
     assert "Table 1 · othello" in ann.term.status_line() and "Replay of" in ann.term.status_line()
     assert (await ann.run("stop")).endswith("You are at table 1; type board to see it.")
     assert "Table 1 · othello" in await ann.run("board")
@@ -507,7 +512,7 @@ def test_describe_archived() -> None:
 
 
 def test_help_lists_the_new_commands() -> None:
-    for word in ("tc=", "draw", "takeback [N]", "rematch", "accept", "decline", "say TEXT", "shout TEXT", "archive", "replay ID", "replay FILE", "export ID FILE", "forward", "back", "first", "last", "goto N", "stop"):
+    for word in ("tc=", "draw", "takeback", "rematch", "tables", "switch N", "leave [N|all]", "history", "accept", "decline", "say TEXT", "shout TEXT", "archive", "replay ID", "replay FILE", "export ID FILE", "forward", "back", "first", "last", "goto N", "stop"):
         assert word in HELP
 
 

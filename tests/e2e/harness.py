@@ -131,11 +131,12 @@ class Process:
 def start_server(*extra: str, port: int = 0, **process: Any) -> tuple[Process, int]:
     """Start ``parlour serve`` on 127.0.0.1 (an ephemeral port by default); return it and the port.
 
-    Without ``--db`` in ``extra`` the server keeps nothing on disk. ``process``
+    Without ``--db`` in ``extra`` the server keeps nothing on disk. It does not
+    advertise itself with mDNS (``--no-advertise``: tests/e2e/test_lan_e2e.py does). ``process``
     holds :class:`Process`'s keyword options (``program``, ``prefix``, ``cwd``, ``environ``).
     """
     storage = () if "--db" in extra else ("--no-db",)
-    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), *storage, *extra, **process)
+    server = Process("serve", "--host", "127.0.0.1", "--port", str(port), "--no-advertise", *storage, *extra, **process)
     port = int(server.expect(r"listening on port (\d+)")[1])
     return server, port
 

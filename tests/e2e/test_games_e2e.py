@@ -114,7 +114,7 @@ def test_illegal_move_and_bad_option_leave_the_table_unchanged(tmp_path: Path) -
         player.send("new nimble board=0,2,1 seed=x\n")
         player.expect(r"Created table 1")
         player.send("join 1\n")
-        player.expect(r"error \(already_seated\)")
+        player.expect(r"Switched to table 1 \(nimble, playing as Player 1\)")  # your own table: join only focuses it
         opponent = Process("play", address, "--name", "bob", stdin_text="join 1\nwait end\nquit\n")
         player.expect(r"The game starts")
         player.send("3-3\n")

@@ -1,0 +1,81 @@
+"""Creating, joining, tabs, resigning and leaving in the app, against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+from textual.widgets import Button, Input, Select, Static, TabbedContent
+
+from client.app.confirm import ConfirmScreen
+from client.app.new_table import NewTableScreen
+from client.app.tabs import MainScreen
+
+from .conftest import SIZE, until
+
+
+async def connected(app, pilot):
+    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+
+
+def error_text(screen, widget_id: str) -> str:
+    return str(screen.query_one(f"#{widget_id}", Static).render())
+
+
+async def test_the_form_shows_a_bad_value_on_its_field_then_creates_the_table_and_a_second_client_joins(server, connect, make_app):
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await pilot.press("f2")
+        form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        form.query_one("#game", Select).value = "othello"
+        await pilot.pause()
+        size = form.query_one("#f-options-size", Input)
+        size.value = "7"
+        form.query_one("#f-time_control", Input).value = "5+3"
+        form.query_one("#create", Button).press()
+        await pilot.pause()
+        assert "from 4 to 16" in error_text(form, "err-options-size") or "even" in error_text(form, "err-options-size")
+        assert isinstance(app.screen, NewTableScreen)
+        size.value = "6"
+        form.query_one("#create", Button).press()
+        await until(pilot, lambda: app.screen is main)
+        tabs = main.query_one(TabbedContent)
+        table = app.session.focus
+        assert table is not None
+        await until(pilot, lambda: tabs.active == f"table-{table}")
+        assert app.session.tables[table].info.options["size"] == 6 and app.session.tables[table].info.time_control == "5+3"
+
+        bob = await connect("bob")
+        await bob.join_table(table)
+        await until(pilot, lambda: app.session.tables[table].running)
+
+        await pilot.press("ctrl+w")  # closing the tab of a running game asks first
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert "forfeits" in str(question.query_one("#question", Static).render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is main)
+        assert tabs.active == f"table-{table}" and table in app.session.tables
+
+        app.ask_resign(table)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: app.session.tables[table].outcome is not None)
+        assert app.session.tables[table].outcome["winner"] == 1
+
+        await pilot.press("ctrl+w")  # the game is over: the tab closes without a question
+        await until(pilot, lambda: table not in app.session.tables)
+        assert tabs.active == "lobby" and not tabs.query(f"#table-{table}")
+
+
+async def test_a_refusal_of_the_server_is_shown_on_the_field_it_names(server, make_app):
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.press("f2")
+        form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        form.query_one("#game", Select).value = "tactego"
+        await pilot.pause()
+        assert form.query_one("#row-seed").display
+        form.query_one("#f-seed", Input).value = "x" * 300  # the form does not check a seed's length: the server does
+        form.query_one("#create", Button).press()
+        await until(pilot, lambda: error_text(form, "err-seed"))
+        assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
+        assert isinstance(app.screen, NewTableScreen) and not app.session.tables
