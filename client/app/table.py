@@ -218,10 +218,10 @@ class TableView(Widget):
     def _title(self, state: TableState) -> str:
         names = self.session.seat_names(state.game)
         role = f"you are {names[state.seat]}" if state.seat is not None else "watching"
-        turn = ""
+        now = state.status
         if state.running and state.to_move in (0, 1):
-            turn = " · your move" if state.my_turn else f" · {names[state.to_move]} to move"
-        return f"Table {state.id} · {state.game} · {role} · {state.status}{turn}"
+            now = "your move" if state.my_turn else f"{names[state.to_move]} to move"
+        return f"#{state.id} {state.game} · {role} · {now}"
 
     def _fit_board(self) -> None:
         """Use the compact board when the normal one would not fit the space it has."""
