@@ -4,8 +4,8 @@
 
 The app holds one :class:`client.session.ClientSession` (the model every
 screen reads and acts through) once connected. Quitting always asks; Ctrl-C
-asks while one of your games runs; resigning and leaving a running game ask
-too (:class:`client.app.confirm.ConfirmScreen`).
+asks while one of your games runs; leaving a running game asks too
+(:class:`client.app.confirm.ConfirmScreen`; the table view asks before resigning).
 """
 
 from __future__ import annotations
@@ -190,18 +190,6 @@ class ParlourApp(App[int]):
             await self.session.leave(table)
         except (ServerError, SessionError, ConnectionLost) as exc:
             self.notify(f"Cannot leave table {table}: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
-
-    def ask_resign(self, table: int) -> None:
-        """Ask, then resign the game at ``table``."""
-        self.push_screen(ConfirmScreen(f"Resign the game at table {table}? You lose it.", yes="Resign"), lambda yes: self._resign(table) if yes else None)
-
-    @work(group="resign")
-    async def _resign(self, table: int) -> None:
-        assert self.session is not None
-        try:
-            await self.session.resign(table)
-        except (ServerError, SessionError, ConnectionLost) as exc:
-            self.notify(f"Cannot resign at table {table}: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
 
     def running_games(self) -> list[int]:
         """The tables where we sit at a running game."""

@@ -10,7 +10,7 @@ from client.app.archive import ArchiveScreen
 from client.app.help import HelpScreen
 from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def finished_game(port: int) -> tuple[int, list[str]]:
@@ -43,7 +43,7 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
     table, moves = await finished_game(server.port)
     app = make_app(name="carol", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await in_lobby(app, pilot)
         await pilot.press("f3")
         archive = await until(pilot, lambda: isinstance(app.screen, ArchiveScreen) and app.screen)
         listed = archive.query_one("#games", DataTable)
@@ -77,7 +77,7 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
 async def test_help_shows_the_keys_and_the_rules_of_a_game(server, make_app):
     app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await in_lobby(app, pilot)
         await pilot.press("f1")
         help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen)
         assert help_screen.game == "othello"

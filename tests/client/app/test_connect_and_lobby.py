@@ -8,7 +8,7 @@ from client.app.recent import RecentServer
 from protocol import messages as m
 from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(server, connect, make_app, tmp_path):
@@ -18,7 +18,7 @@ async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(se
         await pilot.press(*"ann")
         app.screen.query_one("#address", Input).value = f"127.0.0.1:{server.port}"
         await pilot.click("#connect")
-        main = await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+        main = await in_lobby(app, pilot)
         bob = await connect("bob")
         await bob.create_table("othello", {"size": 6})
         table = main.query_one("#tables", DataTable)
@@ -35,7 +35,7 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
     await dora.create_table("hexapawn", {})
     app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        main = await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+        main = await in_lobby(app, pilot)
         table = main.query_one("#tables", DataTable)
         await until(pilot, lambda: table.row_count == 2)
         games = lambda: [str(table.get_row_at(row)[1]) for row in range(table.row_count)]  # noqa: E731

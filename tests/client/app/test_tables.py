@@ -8,11 +8,11 @@ from client.app.confirm import ConfirmScreen
 from client.app.new_table import NewTableScreen
 from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def connected(app, pilot):
-    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+    return await in_lobby(app, pilot)
 
 
 def error_text(screen, widget_id: str) -> str:
@@ -54,7 +54,14 @@ async def test_the_form_shows_a_bad_value_on_its_field_then_creates_the_table_an
         await until(pilot, lambda: app.screen is main)
         assert tabs.active == f"table-{table}" and table in app.session.tables
 
-        app.ask_resign(table)
+        main.query_one(f"#table-{table} #board").focus()
+        await pilot.press("x")  # resign: asks first
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert "Resign" in str(question.query_one("#question", Static).render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is main)
+        assert app.session.tables[table].running
+        await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: app.session.tables[table].outcome is not None)
