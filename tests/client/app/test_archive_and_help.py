@@ -35,7 +35,8 @@ async def finished_game(port: int) -> tuple[int, list[str]]:
 
 
 def board_text(screen) -> str:
-    return str(screen.query_one("#board", Static).render())
+    """The replay's status lines and the board's picture."""
+    return str(screen.query_one("#replay-status", Static).render()) + "\n" + screen.query_one("#board").render().plain
 
 
 async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports_it(configured_server, make_app, tmp_path):
@@ -51,8 +52,10 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
         assert f"#{table} othello" in str(listed.get_row_at(0)[0])
         await pilot.press("enter")
         await until(pilot, lambda: "ply 0/2" in board_text(archive))
+        start = archive.query_one("#board").render().plain
         await pilot.press("right")
         assert "ply 1/2" in board_text(archive) and f"played {moves[0]}" in board_text(archive)
+        assert archive.query_one("#board").render().plain != start  # the board shows the disc played
         await pilot.press("end")
         assert "ply 2/2" in board_text(archive) and "White wins" not in board_text(archive) and "Black wins" in board_text(archive)
         await pilot.press("right")  # past the end stays at the end
