@@ -283,6 +283,8 @@ class ServerScreen(Screen[Connected]):
             self._error("fingerprint", "No answer to hello: if the server uses TLS, give its certificate fingerprint.")
         elif isinstance(exc, TLSFileError):
             self._error("address", str(exc))
+        elif isinstance(exc, ConnectionRefusedError):
+            self._error("address", f"nothing answers at {target.host}:{target.port}: is the server running, and is that its port?")
         elif isinstance(exc, ServerError):
             self._error("address", f"the server refused us ({exc.code}): {printable(exc.message)}")
         else:
