@@ -76,12 +76,13 @@ class ParlourApp(App[int]):
         self.recent = recent or RecentServers()
         self.session: ClientSession | None = None
         self.target: Target | None = None
-        self._server_screen = lambda: ServerScreen(
-            name, address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file, lan_interfaces=lan_interfaces, discover=discover
+        self._start = dict(
+            name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
+            lan_interfaces=lan_interfaces, discover=discover,
         )
 
     def on_mount(self) -> None:
-        self.push_screen(self._server_screen(), self._connected)
+        self.push_screen(ServerScreen(**self._start), self._connected)  # type: ignore[arg-type]
 
     def _connected(self, connected: Connected | None) -> None:
         if connected is None:

@@ -6,7 +6,6 @@ from textual.widgets import Button, Input, Select, Static, TabbedContent
 
 from client.app.confirm import ConfirmScreen
 from client.app.new_table import NewTableScreen
-from client.app.tabs import MainScreen
 
 from .conftest import SIZE, in_lobby, until
 
