@@ -14,7 +14,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input, Label, RichLog, Static
 
 import games
@@ -107,13 +106,6 @@ class LobbyPane(Vertical):
         Binding("j", "join", "Join"),
         Binding("w", "watch", "Watch"),
     ]
-
-    class Opened(Message):
-        """A table was joined or watched from the lobby (its tab opens through the model)."""
-
-        def __init__(self, table: int) -> None:
-            super().__init__()
-            self.table = table
 
     def __init__(self, session: ClientSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -232,11 +224,9 @@ class LobbyPane(Vertical):
         error = self.query_one("#lobby-error", Static)
         error.update("")
         try:
-            state = await (self.session.join(table) if join else self.session.watch(table))
+            await (self.session.join(table) if join else self.session.watch(table))  # the tab opens from the model's change
         except (ServerError, SessionError, ConnectionLost) as exc:
             error.update(f"Table {table}: {printable(getattr(exc, 'message', None) or str(exc))}")
-            return
-        self.post_message(self.Opened(state.id))
 
     # --- chat and who --------------------------------------------------------------------
 
