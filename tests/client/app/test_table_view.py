@@ -92,14 +92,19 @@ async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSes
 
 
 async def test_a_move_by_keys_and_a_typed_move(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("nimble", {"board": [0, 2, 1]})
+    table = await ann.create("nimble", {"board": [0, 2, 1]}, hints=True)
     bob: Client = await connect("bob", watch_lobby=False)
     await bob.join_table(table.id, 1)
+    await ann.hint(table.id)  # starts the server's worker processes now: under a running app, stderr is not a file
     app = OneTable(ann, table.id)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
         board = app.query_one("#board", BoardWidget)
         board.focus()
+        await pilot.press("h")  # this table allows hints
+        notice = app.query_one("#notice", Static)
+        await until(pilot, lambda: str(notice.render()).startswith("Hint: "), "the hint")
+        assert str(notice.render()).removeprefix("Hint: ") in ("3-1", "3-2", "2-1")
         await pilot.press("enter")  # the cursor appears on the first square a move starts from
         assert board.cursor == "2"
         await pilot.press("right", "space", "left", "left", "enter")  # square 3, then square 1
