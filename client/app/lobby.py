@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, RichLog, Static
 
+import games
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
@@ -29,13 +30,14 @@ __all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "MOST_ROWS"]
 MOST_ROWS = 1000
 """The most tables the lobby's list shows at once (narrow it with the filter)."""
 
-COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Seats"), ("status", "Status"), ("watching", "Watching"))
+COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Seats"), ("status", "Status"), ("watching", "Watch"))
 """The lobby table's columns: key and header."""
 
 
 def row_cells(table: m.TableInfo) -> dict[str, Any]:
-    """The cells of one lobby row by column key (plain, sanitised text and numbers)."""
-    words = [f"{printable(str(k))}={_value(v)}" for k, v in table.options.items() if v is not None]
+    """The cells of one lobby row by column key (plain, sanitised text and numbers); options at their default are left out."""
+    defaults = _defaults(table.game)
+    words = [f"{printable(str(k))}={_value(v)}" for k, v in table.options.items() if v is not None and defaults.get(k, _NONE) != v]
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
     if table.hints and table.computer is None:
@@ -49,6 +51,17 @@ def row_cells(table: m.TableInfo) -> dict[str, Any]:
         "status": f"{printable(table.status)} (ply {table.ply})" if table.status == "playing" else printable(table.status),
         "watching": table.spectators,
     }
+
+
+_NONE = object()
+
+
+def _defaults(game: str) -> dict[str, Any]:
+    """The default of each option of ``game``, where this client knows the game (the lobby shows only the others)."""
+    try:
+        return {option.name: option.default for option in games.get(game).options}
+    except games.GameError:
+        return {}
 
 
 def _value(value: Any) -> str:
@@ -76,13 +89,13 @@ class LobbyPane(Vertical):
     """
 
     DEFAULT_CSS = """
-    LobbyPane #filter { height: 3; }
+    LobbyPane #filter { height: 1; margin: 0 1; }
     LobbyPane DataTable { height: 1fr; min-height: 4; }
-    LobbyPane #bottom { height: 9; }
+    LobbyPane #bottom { height: 8; border-top: solid $primary; }
     LobbyPane #chat-side { width: 2fr; }
     LobbyPane #who-side { width: 1fr; min-width: 14; }
     LobbyPane RichLog { height: 1fr; }
-    LobbyPane #chat-input { height: 3; }
+    LobbyPane #chat-input { height: 1; }
     LobbyPane #lobby-error { color: $error; height: auto; }
     """
     BINDINGS = [
@@ -107,14 +120,14 @@ class LobbyPane(Vertical):
         self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter: type part of a game, name or status", id="filter")
+        yield Input(placeholder="filter: part of a game, name or status", id="filter", compact=True)
         table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-error")
         with Horizontal(id="bottom"):
             with Vertical(id="chat-side"):
                 yield RichLog(id="chat-log", wrap=True, markup=False, max_lines=200)
-                yield Input(placeholder="say something to the lobby", id="chat-input", max_length=m.MAX_CHAT_CHARS)
+                yield Input(placeholder="say something to the lobby", id="chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
             with Vertical(id="who-side"):
                 yield Label("Online")
                 yield Static("", id="who")

@@ -34,7 +34,7 @@ DEFAULT_LEVEL = 3
 MOST_INITIAL_MIN = 24 * 60
 MOST_INCREMENT_S = 60 * 60
 _TIME_CONTROL = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:\+\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*)?$")
-OPPONENTS = (("person", "a person (the seat waits)"), ("computer", "the computer"))
+OPPONENTS = (("person", "a person"), ("computer", "the computer"))
 
 
 class FormError(ValueError):
@@ -118,10 +118,12 @@ class NewTableScreen(ModalScreen[int | None]):
     NewTableScreen > Vertical { width: 100; max-width: 100%; height: 100%; max-height: 100%; border: thick $primary; background: $surface; }
     NewTableScreen VerticalScroll { height: 1fr; }
     NewTableScreen .row { height: auto; }
-    NewTableScreen .row > Label { width: 14; padding-top: 1; text-align: right; padding-right: 1; }
-    NewTableScreen .row > Input, NewTableScreen .row > Select { width: 22; }
+    NewTableScreen #options { height: auto; }
+    NewTableScreen .row { margin-bottom: 1; }
+    NewTableScreen .row > Label { width: 14; text-align: right; padding-right: 1; }
+    NewTableScreen .row > Input, NewTableScreen .row > Select, NewTableScreen .row > Checkbox { width: 16; }
     NewTableScreen .doc { width: 1fr; color: $text-muted; padding: 0 1; height: auto; }
-    NewTableScreen .error { color: $error; height: auto; padding-left: 15; }
+    NewTableScreen .error { color: $error; height: auto; padding-left: 15; margin-top: -1; margin-bottom: 1; }
     NewTableScreen #buttons { height: auto; align-horizontal: right; }
     NewTableScreen #buttons Button { margin-left: 1; }
     """
@@ -136,27 +138,28 @@ class NewTableScreen(ModalScreen[int | None]):
         self.options: list[Option] = []
 
     def compose(self) -> ComposeResult:
-        choices = [(f"{printable(str(entry.get('title') or name))} ({printable(name)})", name) for name, entry in self.described.items()]
+        choices = [(printable(name), name) for name in self.described]
         with Vertical():
-            yield Static("New table", id="heading")
+            yield Static("New table — Escape cancels", id="heading")
             with VerticalScroll():
                 with Horizontal(classes="row"):
                     yield Label("Game")
-                    yield Select(choices, value=self.game, allow_blank=False, id="game")
+                    yield Select(choices, value=self.game, allow_blank=False, id="game", compact=True)
+                    yield Static("", id="game-title", classes="doc")
                 yield Vertical(id="options")
-                yield from self._row("time_control", "Clock", Input(placeholder="none", id="f-time_control"),
+                yield from self._row("time_control", "Clock", Input(placeholder="none", id="f-time_control", compact=True),
                                      "MINUTES+INCREMENT, e.g. 5+3 (empty: no clock)")
-                yield from self._row("opponent", "Opponent", Select([(label, key) for key, label in OPPONENTS], value="person", allow_blank=False, id="f-opponent"),
+                yield from self._row("opponent", "Opponent", Select([(label, key) for key, label in OPPONENTS], value="person", allow_blank=False, id="f-opponent", compact=True),
                                      "a person who joins from the lobby, or the server's computer player")
-                yield from self._row("computer", "Level", Select([(str(level), level) for level in COMPUTER_LEVELS], value=DEFAULT_LEVEL, allow_blank=False, id="f-computer"),
+                yield from self._row("computer", "Level", Select([(str(level), level) for level in COMPUTER_LEVELS], value=DEFAULT_LEVEL, allow_blank=False, id="f-computer", compact=True),
                                      "the computer's strength: 1 (a beginner can win) to 5 (the strongest)")
-                yield from self._row("seat", "Your seat", Select([("seat 0", 0), ("seat 1", 1)], value=0, allow_blank=False, id="f-seat"), "")
-                yield from self._row("seed", "Seed", Input(id="f-seed"), "the setup seed, for a game of chance (empty: drawn at random)")
-                yield from self._row("hints", "Hints", Checkbox("allow hints", id="f-hints"), "let the players ask the computer for a move")
+                yield from self._row("seat", "Your seat", Select([("seat 0", 0), ("seat 1", 1)], value=0, allow_blank=False, id="f-seat", compact=True), "")
+                yield from self._row("seed", "Seed", Input(id="f-seed", compact=True), "the setup seed, for a game of chance (empty: drawn at random)")
+                yield from self._row("hints", "Hints", Checkbox("allow", id="f-hints", compact=True), "let the players ask the computer for a move")
             yield Static("", id="err-form", classes="error")
             with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Create", id="create", variant="primary")
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Create", id="create", variant="primary", compact=True)
 
     def _row(self, key: str, label: str, widget: Any, doc: str) -> ComposeResult:
         with Horizontal(classes="row", id=f"row-{key}"):
@@ -167,6 +170,11 @@ class NewTableScreen(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         self._show_game(self.game)
+        self.query_one("#f-computer", Select).disabled = True
+
+    @on(Select.Changed, "#f-opponent")
+    def _opponent_changed(self, event: Select.Changed) -> None:
+        self.query_one("#f-computer", Select).disabled = event.value != "computer"
 
     @on(Select.Changed, "#game")
     def _game_changed(self, event: Select.Changed) -> None:
@@ -183,17 +191,17 @@ class NewTableScreen(ModalScreen[int | None]):
         rows = []
         for option in self.options:
             widget: Any = (
-                Checkbox(option.name, bool(option.default), id=f"f-options-{option.name}")
+                Checkbox("on", bool(option.default), id=f"f-options-{option.name}", compact=True)
                 if option.type == "bool"
-                else Input(_default_text(option), placeholder="a file to read" if option.type == "str" else "default", id=f"f-options-{option.name}")
+                else Input(_default_text(option), placeholder="a file to read" if option.type == "str" else "default", id=f"f-options-{option.name}", compact=True)
             )
             doc = f"{option.doc}; {option.allowed()}" + (" (type a file name)" if option.type == "str" else "")
             row = Horizontal(Label(option.name), widget, Static(printable(doc), classes="doc"), classes="row")
             rows += [row, Static("", id=f"err-options-{option.name}", classes="error")]
         box.mount_all(rows)
+        self.query_one("#game-title", Static).update(printable(str(described.get("title") or "")))
         seats = described.get("seats") or ["seat 0", "seat 1"]
-        self.query_one("#f-seat", Select).set_options([(f"{printable(str(seats[i]))} (seat {i})", i) for i in (0, 1)])
-        self.query_one("#f-seat", Select).value = 0
+        self.query_one("#row-seat .doc", Static).update(f"seat 0 plays {printable(str(seats[0]))} and moves first; seat 1 plays {printable(str(seats[1]))}")
         self.query_one("#row-seed").display = bool(described.get("uses_seed"))
         self._clear_errors()
 

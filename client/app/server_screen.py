@@ -81,12 +81,13 @@ class ServerScreen(Screen[Connected]):
     ServerScreen #lists > Vertical { width: 1fr; }
     ServerScreen OptionList { height: 1fr; }
     ServerScreen .field { height: auto; }
-    ServerScreen .field Label { width: 12; padding: 1 1 0 0; text-align: right; }
+    ServerScreen .field { margin-top: 1; }
+    ServerScreen .field Label { width: 12; padding-right: 1; text-align: right; }
     ServerScreen .field Input { width: 1fr; }
     ServerScreen .hint { color: $text-muted; height: auto; padding-left: 12; }
     ServerScreen .error { color: $error; height: auto; padding-left: 12; }
     ServerScreen .hidden { display: none; }
-    ServerScreen #connect-row { height: auto; padding-left: 12; }
+    ServerScreen #connect-row { height: auto; padding-left: 12; margin-top: 1; }
     """
     BINDINGS = [Binding("ctrl+r", "rescan", "Search the LAN again")]
 
@@ -125,26 +126,27 @@ class ServerScreen(Screen[Connected]):
                 yield OptionList(id="recent")
         with Horizontal(classes="field"):
             yield Label("Name")
-            yield Input(self.start_name, id="name", placeholder="the name you play under")
+            yield Input(self.start_name, id="name", placeholder="the name you play under", compact=True)
         yield Static("", id="name-error", classes="error")
         with Horizontal(classes="field"):
             yield Label("Address")
-            yield Input(self.start_address, id="address", placeholder="HOST or HOST:PORT (default port 7420)")
+            yield Input(self.start_address, id="address", placeholder="HOST or HOST:PORT (default port 7420)", compact=True)
         yield Static("", id="address-error", classes="error")
         with Horizontal(classes="field hidden", id="password-row"):
             yield Label("Password")
-            yield Input(self.start_password, id="password", password=True)
+            yield Input(self.start_password, id="password", password=True, compact=True)
         yield Static("", id="password-error", classes="error")
         with Horizontal(classes="field hidden", id="fingerprint-row"):
             yield Label("TLS SHA-256")
-            yield Input(self.start_fingerprint, id="fingerprint", placeholder="AB:CD:... as parlour serve printed it")
+            yield Input(self.start_fingerprint, id="fingerprint", placeholder="AB:CD:... as parlour serve printed it", compact=True)
         yield Static("", id="fingerprint-error", classes="error")
         with Horizontal(id="connect-row"):
-            yield Button("Connect", id="connect", variant="primary")
+            yield Button("Connect", id="connect", variant="primary", compact=True)
         yield Static("", id="status", classes="hint")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._clear_errors()
         if self.start_password:
             self._show("password")
         if self.start_fingerprint or self.tls:
@@ -155,10 +157,11 @@ class ServerScreen(Screen[Connected]):
             recent.add_option(Option(f"{printable(server.name)} @ {server.address}"))
         if not self.recent:
             recent.add_option(Option("(none yet)", disabled=True))
-        self.action_rescan()
         if self.start_name and self.start_address:
+            self._show_found(searching=False, problem="not searching: connecting to the address given")
             self.connect()
         else:
+            self.action_rescan()
             self.query_one("#name" if not self.start_name else "#address", Input).focus()
 
     # --- LAN discovery ---------------------------------------------------------------
@@ -278,13 +281,17 @@ class ServerScreen(Screen[Connected]):
         self.query_one(f"#{field}-row").remove_class("hidden")
 
     def _error(self, field: str, message: str) -> None:
-        self.query_one(f"#{field}-error", Static).update(message)
+        line = self.query_one(f"#{field}-error", Static)
+        line.update(message)
+        line.display = True
         if field in ("name", "address"):
             self.query_one(f"#{field}", Input).focus()
 
     def _clear_errors(self) -> None:
         for field in ("name", "address", "password", "fingerprint"):
-            self.query_one(f"#{field}-error", Static).update("")
+            line = self.query_one(f"#{field}-error", Static)
+            line.update("")
+            line.display = False
 
 
 def describe_found(server: discovery.FoundServer) -> str:

@@ -17,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from ..sanitize import printable
 from ..session import Change, ClientSession, TableState
@@ -79,8 +79,7 @@ class MainScreen(Screen[None]):
         self._unsubscribe = self.session.subscribe(self._on_change)
         for state in list(self.session.tables.values()):
             await self.open_tab(state.id)
-        if self.session.focus is not None:
-            self.query_one(TabbedContent).active = tab_id(self.session.focus)
+        self.show_focus()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -117,12 +116,30 @@ class MainScreen(Screen[None]):
         """Show the tab of the model's focused table (the lobby when none)."""
         tabs = self.query_one(TabbedContent)
         wanted = tab_id(self.session.focus) if self.session.focus is not None else LOBBY_TAB
-        if tabs.query(f"#{wanted}") and tabs.active != wanted:
+        if not tabs.query(f"#{wanted}"):
+            return
+        if tabs.active != wanted:
             tabs.active = wanted
+        self.call_after_refresh(self._focus_inside, wanted)
+
+    def _focus_inside(self, pane_id: str) -> None:
+        """Give the focus to the shown pane's first focusable widget (a focus left in a hidden pane would show that pane again)."""
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != pane_id:
+            return
+        pane = tabs.get_pane(pane_id)
+        if self.focused is not None and pane in self.focused.ancestors:
+            return
+        for widget in [*pane.query(DataTable), *pane.query("*")]:  # the lobby's list before its filter
+            if widget.focusable:
+                widget.focus()
+                return
 
     @on(TabbedContent.TabActivated)
     def _chosen(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id or LOBBY_TAB
+        if pane != self.query_one(TabbedContent).active:
+            return  # a stale activation (adding a pane re-announces the old tab): the model's focus stands
         table = int(pane.removeprefix("table-")) if pane.startswith("table-") else None
         if table is None or table in self.session.tables:
             self.session.set_focus(table)

@@ -70,7 +70,7 @@ class TextTable(Vertical):
     TextTable #board-scroll { height: 1fr; }
     TextTable #status { height: auto; color: $text; }
     TextTable #table-log { height: 4; }
-    TextTable #command { height: 3; }
+    TextTable #command { height: 1; }
     """
 
     def __init__(self, session: ClientSession, table: int, **kwargs: Any) -> None:
@@ -84,7 +84,7 @@ class TextTable(Vertical):
             yield Static("", id="board")
         yield Static("", id="status")
         yield RichLog(id="table-log", wrap=True, markup=False, max_lines=200)
-        yield Input(placeholder="a move, or resign / draw / takeback / accept / decline / say TEXT", id="command", max_length=m.MAX_CHAT_CHARS + 4)
+        yield Input(placeholder="a move, or resign / draw / takeback / accept / decline / say TEXT", id="command", max_length=m.MAX_CHAT_CHARS + 4, compact=True)
 
     def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)

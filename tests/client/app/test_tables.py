@@ -79,3 +79,31 @@ async def test_a_refusal_of_the_server_is_shown_on_the_field_it_names(server, ma
         await until(pilot, lambda: error_text(form, "err-seed"))
         assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
         assert isinstance(app.screen, NewTableScreen) and not app.session.tables
+
+
+async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_during_a_game(server, connect, make_app):
+    bob = await connect("bob")
+    watched = (await bob.create_table("othello", {"size": 6})).table.id
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.watch(watched)
+        tabs = main.query_one(TabbedContent)
+        await until(pilot, lambda: tabs.active == f"table-{watched}")
+        await pilot.press("f4")  # watching: no question
+        await until(pilot, lambda: watched not in app.session.tables)
+        assert not isinstance(app.screen, ConfirmScreen) and tabs.active == "lobby"
+
+        await pilot.press("ctrl+q")
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert str(question.query_one("#question", Static).render()) == "Quit Parlour?"
+        await pilot.press("escape")  # no
+        await until(pilot, lambda: app.screen is main)
+
+        playing = (await app.session.join(watched)).id
+        await until(pilot, lambda: app.session.tables[playing].running)
+        await pilot.press("ctrl+c")
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert f"table {playing}" in str(question.query_one("#question", Static).render())
+        await pilot.press("y")
+        await until(pilot, lambda: app.return_code == 0)
