@@ -214,6 +214,7 @@ class TableView(Widget):
         self._draw_banner(state)
         self._draw_chat(state)
         self._draw_buttons(state)
+        self.refresh_bindings()
 
     def _title(self, state: TableState) -> str:
         names = self.session.seat_names(state.game)
@@ -293,6 +294,22 @@ class TableView(Widget):
         self.query_one("#resign", Button).disabled = not (seated and running)
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
         self.query_one("#move-input", Input).display = seated
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys apply now: hidden (``False``) or greyed (``None``) in the footer otherwise."""
+        state = self.session.tables.get(self.table_id)
+        if state is None:
+            return True
+        seated, running = state.seat is not None, state.running
+        if action == "hint":
+            return bool(state.info.hints) and seated
+        if action in ("offer_draw", "resign"):
+            return True if seated and running else None
+        if action == "takeback":
+            return True if seated and running and state.moves else None
+        if action == "rematch":
+            return True if seated and state.status == "over" else None
+        return True
 
     def _tick(self) -> None:
         state = self.session.tables.get(self.table_id)
