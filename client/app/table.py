@@ -237,6 +237,7 @@ class TableView(Widget):
         height = board.layout()[0] + len(board.status_lines())
         board.compact = compact
         board.compact = height > frame.size.height or self.app.size.width < 70
+        self.query_one("#table-side").styles.width = 24 if self.app.size.width < 80 else 32
 
     def _draw_seats(self) -> None:
         state = self.state

@@ -156,14 +156,18 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         assert banner(app) == "Draw, draw by agreement"
 
 
-async def test_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
+async def test_at_sixty_by_twenty_morris_is_compact_and_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
     table = await ann.create("morris")
     bob: Client = await connect("bob", watch_lobby=False)
     await bob.join_table(table.id, 1)
     app = OneTable(ann, table.id)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
-        app.query_one("#board", BoardWidget).focus()
+        board = app.query_one("#board", BoardWidget)
+        frame = app.query_one("#board-scroll")
+        assert board.compact
+        assert board.size.height <= frame.size.height and board.size.width <= frame.size.width  # all of it shows
+        board.focus()
         await pilot.press("x")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")  # no: nothing happens
