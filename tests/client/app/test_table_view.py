@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator, Callable
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
 from client.app.boards import BoardWidget
 from client.app.confirm import ConfirmScreen
@@ -19,6 +19,7 @@ from client.app.offers import OfferScreen
 from client.app.table import TableView
 from client.connection import Client
 from client.session import ClientSession
+from protocol import messages as m
 
 SIZE = (100, 30)
 
@@ -152,8 +153,20 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the draw dialog")
         await pilot.click("#accept")
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the draw")
-        await pilot.pause()
         assert banner(app) == "Draw, draw by agreement"
+        await bob.say("gg \x1b[31mred", table=table.id)
+        log = app.query_one("#chat-log", RichLog)
+        await until(pilot, lambda: any("bob: gg" in line.text for line in log.lines), "bob's chat line")
+        assert not any("\x1b" in line.text for line in log.lines)  # made printable
+        await pilot.click("#chat-input")
+        await pilot.press(*"thanks", "enter")
+        heard = [await bob.next_event(m.Chat), await bob.next_event(m.Chat)]  # his own line comes back first
+        assert [(line.name, line.text) for line in heard][-1] == ("ann", "thanks")
+        await bob.offer(table.id, "rematch")
+        await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the rematch dialog")
+        assert "bob offers a rematch" in str(app.screen.query_one("#offer-question", Static).render())
+        await pilot.press("a")
+        await until(pilot, lambda: len(ann.tables) == 2, "the rematch's table")
 
 
 async def test_at_sixty_by_twenty_morris_is_compact_and_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
