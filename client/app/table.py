@@ -39,59 +39,12 @@ from ..session import Change, ClientSession, SessionError, TableState
 from .boards import BoardWidget, make_board, wants_mono
 from .confirm import ConfirmScreen
 from .offers import OfferScreen, offer_question
+from .table_text import LOW_TIME_MS, clock_text, move_list_lines, result_text
 
-__all__ = ["TableView", "clock_text", "move_list_lines", "result_text"]
+__all__ = ["TableView"]
 
-LOW_TIME_MS = 10_000
-"""Below this much time left a clock turns to the low-time colour (and rings, with ``bell``)."""
 _TICK_S = 0.1
-
-
-def clock_text(ms: int) -> str:
-    """A clock reading: ``m:ss``, ``h:mm:ss`` from an hour, ``s.t`` tenths under ten seconds.
-
-    >>> clock_text(272_000), clock_text(3_723_000), clock_text(9_450)
-    ('4:32', '1:02:03', '0:09.4')
-    """
-    ms = max(0, int(ms))
-    if ms < LOW_TIME_MS:
-        return f"0:{ms // 1000:02d}.{ms % 1000 // 100}"
-    seconds = ms // 1000
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
-
-
-def move_list_lines(moves: list[str], forced: list[bool]) -> list[str]:
-    """The move list, two plies a line with their ply numbers; forced passes in brackets.
-
-    >>> move_list_lines(["d3", "c5", "pass"], [False, False, True])
-    ['  1 d3         2 c5', '  3 (pass)']
-    """
-    texts = [f"({move})" if was_forced else move for move, was_forced in zip(moves, forced)]
-    lines = []
-    for start in range(0, len(texts), 2):
-        left = f"{start + 1:>3} {texts[start]:<10}"
-        right = f"{start + 2:>3} {texts[start + 1]}" if start + 1 < len(texts) else ""
-        lines.append((left + right).rstrip())
-    return lines
-
-
-def result_text(outcome: dict[str, Any], seat: int | None, seat_names: tuple[str, str], players: list[str | None]) -> str:
-    """The banner for a finished game, as ``seat`` (``None``: a spectator) reads it.
-
-    >>> result_text({"winner": 0, "reason": "more discs", "score": [40, 24]}, 1, ("Black", "White"), ["ann", "bob"])
-    'You lost: Black (ann) wins, more discs, 40-24'
-    """
-    winner, reason = outcome.get("winner"), printable(str(outcome.get("reason") or ""))
-    score = outcome.get("score")
-    tail = f", {reason}" + (f", {score[0]}-{score[1]}" if score else "")
-    if winner not in (0, 1):
-        return f"Draw{tail}"
-    who = seat_names[winner] + (f" ({printable(players[winner])})" if players[winner] else "")
-    headline = f"{who} wins" if seat is None else ("You won: " if winner == seat else "You lost: ") + f"{who} wins"
-    return headline + tail
-
+"""How often the clocks and away countdowns are redrawn, in seconds."""
 
 class TableView(Widget):
     """One table of ``session`` (id ``table_id``): board, seats and clocks, moves, chat, offers.
@@ -205,7 +158,7 @@ class TableView(Widget):
         if self.table_id not in self.session.tables:
             return
         state = self.state
-        self.board.show(state.view, state.seat, last_move=state.last_move)
+        self.board.show(_playable_view(state), state.seat, last_move=state.last_move)
         self._fit_board()
         self.query_one("#table-title", Static).update(self._title(state))
         self.query_one("#move-list", Static).update("\n".join(move_list_lines(state.moves, state.forced)) or "(no moves yet)")
@@ -465,3 +418,10 @@ class TableView(Widget):
     def action_focus_chat(self) -> None:
         """Put the cursor in the chat field."""
         self.query_one("#chat-input", Input).focus()
+
+
+def _playable_view(state: TableState) -> dict[str, Any]:
+    """The view for the board: its legal moves only while the move is ours to make (not once sent)."""
+    if state.my_turn or "legal_moves" not in state.view:
+        return state.view
+    return {key: value for key, value in state.view.items() if key != "legal_moves"}
