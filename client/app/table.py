@@ -52,7 +52,9 @@ class TableView(Widget):
     Args:
         session: the session model; the pane subscribes to its changes while mounted.
         table_id: the table shown (the session must be at it).
-        bell: ring the terminal bell once when the viewer's own clock falls under 10 s.
+        bell: ring the terminal bell once when the viewer's own clock falls under 10 s
+            (``None``: as the app's ``low_time_bell`` attribute says, off without it);
+            the ``b`` key turns it on and off.
 
     Raises:
         client.session.SessionError: if the session is not at ``table_id``.
@@ -84,11 +86,12 @@ class TableView(Widget):
         Binding("r", "rematch", "Rematch"),
         Binding("h", "hint", "Hint"),
         Binding("x", "resign", "Resign"),
+        Binding("b", "toggle_bell", "Bell", show=False),
         Binding("m", "focus_move", "Type move", show=False),
         Binding("c", "focus_chat", "Chat", show=False),
     ]
 
-    def __init__(self, session: ClientSession, table_id: int, *, bell: bool = False, id: str | None = None) -> None:
+    def __init__(self, session: ClientSession, table_id: int, *, bell: bool | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.session = session
         self.table_id = table_id
@@ -139,6 +142,8 @@ class TableView(Widget):
 
     def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)
+        if self.bell is None:
+            self.bell = bool(getattr(self.app, "low_time_bell", False))
         self.board.mono = wants_mono(self.app)
         self.redraw()
         self.set_interval(_TICK_S, self._tick)
@@ -410,6 +415,11 @@ class TableView(Widget):
                 self._act(self.session.resign(self.table_id))
 
         self.app.push_screen(ConfirmScreen(f"Resign the game at table {self.table_id}? You lose it.", yes="Resign"), answered)
+
+    def action_toggle_bell(self) -> None:
+        """Turn the low-time bell on or off."""
+        self.bell = not self.bell
+        self.notice(f"Low-time bell {'on' if self.bell else 'off'}")
 
     def action_focus_move(self) -> None:
         """Put the cursor in the move field."""
