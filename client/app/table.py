@@ -190,11 +190,9 @@ class TableView(Widget):
         frame = self.query_one("#board-scroll")
         if frame.size.height == 0:
             return
-        compact = board.compact
-        board.compact = False
-        height = board.layout()[0] + len(board.status_lines())
-        board.compact = compact
-        board.compact = height > frame.size.height or self.app.size.width < 70
+        compact = board.height_in(compact=False) > frame.size.height or self.app.size.width < 70
+        if board.compact != compact:
+            board.compact = compact
         self.query_one("#table-side").styles.width = 24 if self.app.size.width < 80 else 32
 
     def _draw_seats(self) -> None:

@@ -347,6 +347,17 @@ class BoardWidget(Widget, can_focus=True):
             return 20
         return max([self.layout()[1], *(len(line) for line in self.status_lines())])
 
+    def height_in(self, *, compact: bool) -> int:
+        """The rows the board and its status lines take in the normal or the compact style."""
+        if self.view is None:
+            return 1
+        shown = self.compact
+        self.set_reactive(BoardWidget.compact, compact)
+        try:
+            return self.layout()[0] + len(self.status_lines())
+        finally:
+            self.set_reactive(BoardWidget.compact, shown)
+
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         """The board's rows and the status lines under it."""
         if self.view is None:
