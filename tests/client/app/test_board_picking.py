@@ -71,3 +71,22 @@ async def test_escape_drops_a_selection_and_another_piece_can_be_picked_instead(
         target = sorted(board.targets())[0]
         await click(pilot, board, target)
         assert app.chosen == [f"{other}-{target}"] and app.chosen[0] in board.legal_moves
+
+
+OTHELLO_TO_A_PASS = [
+    "c2", "d2", "e4", "d5", "e6", "f5", "f4", "d6", "e5", "f3", "c6", "b5", "c5", "b2", "e3", "e2",
+    "a1", "a2", "b4", "a4", "e1", "b6", "a5", "f6", "b3", "f1", "f2", "a6", "d1", "a3",
+]  # fmt: skip
+"""A 6x6 Othello game in which Black then cannot place a disc."""
+
+
+async def test_othello_says_who_must_pass_and_who_passed() -> None:
+    app = Picking("othello", OTHELLO_TO_A_PASS, 0, {"size": 6})
+    async with app.run_test(size=(40, 16)):
+        board = app.query_one(BoardWidget)
+        assert "Black cannot place a disc and must pass" in str(board.render())
+        passed = games.get("othello").new_state({"size": 6})
+        for move in [*OTHELLO_TO_A_PASS, "pass"]:
+            passed = passed.play(move)
+        board.show(passed.view(1), 1)
+        assert "Black could not place a disc and passed" in str(board.render())
