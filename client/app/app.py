@@ -4,8 +4,8 @@
 
 The app holds one :class:`client.session.ClientSession` (the model every
 screen reads and acts through) once connected. Quitting always asks; Ctrl-C
-asks while one of your games runs; resigning and leaving a running game ask
-too (:class:`client.app.confirm.ConfirmScreen`).
+asks while one of your games runs; leaving a running game asks too
+(:class:`client.app.confirm.ConfirmScreen`; the table view asks before resigning).
 """
 
 from __future__ import annotations
@@ -76,12 +76,13 @@ class ParlourApp(App[int]):
         self.recent = recent or RecentServers()
         self.session: ClientSession | None = None
         self.target: Target | None = None
-        self._server_screen = lambda: ServerScreen(
-            name, address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file, lan_interfaces=lan_interfaces, discover=discover
+        self._start = dict(
+            name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
+            lan_interfaces=lan_interfaces, discover=discover,
         )
 
     def on_mount(self) -> None:
-        self.push_screen(self._server_screen(), self._connected)
+        self.push_screen(ServerScreen(**self._start), self._connected)  # type: ignore[arg-type]
 
     def _connected(self, connected: Connected | None) -> None:
         if connected is None:
@@ -190,18 +191,6 @@ class ParlourApp(App[int]):
             await self.session.leave(table)
         except (ServerError, SessionError, ConnectionLost) as exc:
             self.notify(f"Cannot leave table {table}: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
-
-    def ask_resign(self, table: int) -> None:
-        """Ask, then resign the game at ``table``."""
-        self.push_screen(ConfirmScreen(f"Resign the game at table {table}? You lose it.", yes="Resign"), lambda yes: self._resign(table) if yes else None)
-
-    @work(group="resign")
-    async def _resign(self, table: int) -> None:
-        assert self.session is not None
-        try:
-            await self.session.resign(table)
-        except (ServerError, SessionError, ConnectionLost) as exc:
-            self.notify(f"Cannot resign at table {table}: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
 
     def running_games(self) -> list[int]:
         """The tables where we sit at a running game."""

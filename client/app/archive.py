@@ -3,7 +3,7 @@
 The list comes from ``list_archive`` a page at a time. A replay fetches the
 game's record (``get_record``) and rebuilds every position with the rules
 engine (:func:`games.record.replay`), so stepping needs no further requests.
-The position is drawn as text (:mod:`client.render`).
+The position is drawn with the game's board widget (:mod:`client.app.boards`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -24,10 +24,10 @@ from games.base import State
 from games.record import GameRecord, RecordError, parse_record, replay
 
 from ..connection import ConnectionLost, ServerError
-from ..render import render
 from ..sanitize import printable, printable_lines
 from ..session import ClientSession
 from ..terminal import describe_archived
+from .boards import BoardWidget, make_board
 
 __all__ = ["ArchiveScreen", "Replay", "PAGE"]
 
@@ -56,26 +56,40 @@ class Replay:
         """Move to position ``index``, kept within the game."""
         self.index = max(0, min(index, self.last))
 
-    def describe(self) -> str:
-        """The board and a status line for the current position (sanitised)."""
-        state = self.states[self.index]
-        seats = state.game.seats
+    @property
+    def state(self) -> State:
+        """The position shown."""
+        return self.states[self.index]
+
+    @property
+    def last_move(self) -> str | None:
+        """The move that led to the position shown (``None`` at the start)."""
+        return self.record.moves[self.index - 1].move if self.index > 0 else None
+
+    def title(self) -> str:
+        """Which game this is and who played it (sanitised)."""
+        seats = self.state.game.seats
         players = "  vs  ".join(f"{seats[i]}: {printable(self.record.players[i] or '?')}" for i in (0, 1))
-        lines = [f"Game {self.table} · {printable(self.record.game)} · {players}", render(state.view(None), None)]
+        return f"Game {self.table} · {printable(self.record.game)} · {players}"
+
+    def status(self) -> str:
+        """The last move, the result at the end, and where in the game we are."""
+        seats = self.state.game.seats
+        lines = []
         if self.index > 0:
             played = self.record.moves[self.index - 1]
             lines.append(f"Ply {self.index}: {seats[played.seat]} played {printable(played.move)}" + (" (forced)" if played.forced else ""))
         if self.index == self.last and self.record.result is not None:
             result = self.record.result
             winner = result.get("winner")
-            who = "draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "?"
+            who = "Draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "Over"
             lines.append(f"Result: {who} — {printable(str(result.get('reason', '')))}")
-        lines.append(f"ply {self.index}/{self.last}")
+        lines.append(f"ply {self.index}/{self.last} · Right/Left step, Home/End jump, g go to a ply, e export")
         return "\n".join(lines)
 
 
-class ReplayBoard(Static, can_focus=True):
-    """The replayed position; with the focus, Right/Left step and Home/End jump."""
+class ReplayPane(Vertical, can_focus=True):
+    """The replayed position (the game's board widget, read-only); with the focus, Right/Left step and Home/End jump."""
 
     BINDINGS = [
         Binding("right", "screen.step(1)", "Forward"),
@@ -97,6 +111,8 @@ class ArchiveScreen(Screen[None]):
     DEFAULT_CSS = """
     ArchiveScreen #games { height: 1fr; min-height: 4; }
     ArchiveScreen #replay { height: 2fr; border-top: solid $primary; }
+    ArchiveScreen #replay-pane { height: auto; }
+    ArchiveScreen #replay-board { height: auto; }
     ArchiveScreen #ask { height: 3; }
     ArchiveScreen #ask.hidden { display: none; }
     ArchiveScreen #message { height: auto; color: $text-muted; }
@@ -124,7 +140,10 @@ class ArchiveScreen(Screen[None]):
             yield Static("", id="message")
             yield Input(id="ask", classes="hidden")
             with VerticalScroll(id="replay", can_focus=False):
-                yield ReplayBoard("", id="board")
+                with ReplayPane(id="replay-pane"):
+                    yield Static("", id="replay-title")
+                    yield Vertical(id="replay-board")
+                    yield Static("", id="replay-status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -181,16 +200,25 @@ class ArchiveScreen(Screen[None]):
             return
         self.replaying = Replay(table, record, states)
         self.record_text = text
+        box = self.query_one("#replay-board", Vertical)
+        await box.remove_children()
+        board = make_board(self.replaying.state.view(None), None, id="board")
+        board.can_focus = False  # the pane takes the keys: a replay picks no moves
+        await box.mount(board)
         self.show()
-        self.query_one("#board", ReplayBoard).focus()
-        self.say("Right/Left step, Home/End jump, g goes to a ply, e exports the record.")
+        self.query_one("#replay-pane", ReplayPane).focus()
+        self.say(f"Replaying game {table}.")
 
     # --- stepping --------------------------------------------------------------------------
 
     def show(self) -> None:
         """Draw the replay's current position."""
-        if self.replaying is not None:
-            self.query_one("#board", Static).update(Text(self.replaying.describe()))
+        replaying = self.replaying
+        if replaying is None:
+            return
+        self.query_one("#replay-title", Static).update(Text(replaying.title()))
+        self.query_one("#board", BoardWidget).show(replaying.state.view(None), None, last_move=replaying.last_move)
+        self.query_one("#replay-status", Static).update(Text(replaying.status()))
 
     def action_step(self, plies: int) -> None:
         """Step ``plies`` forward (negative: back)."""

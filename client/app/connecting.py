@@ -7,6 +7,7 @@ The app's only way onto a server. Tokens are the line client's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..connection import Client, ServerError
 from ..tls import client_context
@@ -27,6 +28,7 @@ class Target:
             it verified against the system's certificate authorities.
         fingerprint: the server certificate's SHA-256 fingerprint (normalised).
         ca_file: a PEM file of certificate authorities to verify against instead of the system's.
+        secret: the secret (or password) of a claimed name, for a server with accounts.
     """
 
     host: str
@@ -36,6 +38,7 @@ class Target:
     tls: bool = False
     fingerprint: str | None = None
     ca_file: str | None = None
+    secret: str | None = field(default=None, repr=False)
 
 
 async def open_client(target: Target, tokens: TokenStore, *, timeout_s: float = 10.0) -> Client:
@@ -49,7 +52,9 @@ async def open_client(target: Target, tokens: TokenStore, *, timeout_s: float = 
     tls = target.tls or target.fingerprint is not None or target.ca_file is not None
     pinned = target.fingerprint is not None
     context = client_context(ca_file=None if pinned else target.ca_file, pinned=pinned) if tls else None
-    options = dict(password=target.password, ssl=context, fingerprint=target.fingerprint, timeout_s=timeout_s, watch_lobby=True)
+    options: dict[str, Any] = dict(password=target.password, ssl=context, fingerprint=target.fingerprint, timeout_s=timeout_s, watch_lobby=True)
+    if target.secret is not None:
+        options["secret"] = target.secret  # only asked for by servers with claimed names (their clients take it)
     token = tokens.get(target.host, target.port, target.name)
     client: Client | None = None
     if token is not None:

@@ -20,26 +20,24 @@ __all__ = ["HelpScreen", "KEYS_TEXT"]
 KEYS_TEXT = """\
 ## Keys
 
-| Key | Where | What |
-|---|---|---|
-| F1 | anywhere | this help |
-| Ctrl+N | anywhere | a new table (the form shows each option's allowed values) |
-| Ctrl+A | anywhere | the archive of finished games: replay, export |
-| Ctrl+W | a table tab | close the tab: stop watching, or leave your seat (asks first while your game runs) |
-| Ctrl+Q | anywhere | quit (asks first) |
-| Ctrl+C | anywhere | quit; during a game it asks first |
-| Enter / j | lobby list | join the highlighted table (watch it when it is full) |
-| w | lobby list | watch the highlighted table |
-| click a header | lobby list | sort by that column (click again: reversed) |
+- **F1** this help · **F2** (Ctrl+N) a new table · **F3** the archive of finished games
+- **F4** (Ctrl+W) close the table's tab: stop watching, or leave your seat (asks first while your game runs)
+- **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
+- Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
+  click a column header to sort (again: reversed); type in the filter to narrow the list
+- At a table: click a piece or square, or move the cursor with the arrows and press Enter;
+  **m** type a move in notation, **c** chat, **d** offer a draw, **t** takeback, **r** rematch,
+  **h** hint (where allowed), **x** resign (asks first)
+- Archive: **Enter** replays a game; **Right**/**Left** step, **Home**/**End** jump,
+  **g** goes to a ply, **e** exports the record to a file, **m** lists more games
 
-## At a table
+## Offers
 
-Type a move in the game's notation, or use the board. Resigning and leaving a
-running game ask for confirmation first. A **takeback** works as on lichess:
-asked on your own turn it takes back your opponent's reply and your last move
-(two plies); asked on your opponent's turn it takes back your last move (one
-ply). Forced passes go along with them. A **draw** offer lapses when you move;
-a **rematch** (after the game) swaps the seats.
+A **takeback** works as on lichess: asked on your own turn it takes back your
+opponent's reply and your last move (two plies); asked on your opponent's turn
+it takes back your last move (one ply). Forced passes go along with them. A
+**draw** offer lapses when you move; a **rematch** (after the game) swaps the
+seats. Your opponent's offers come up as a question to accept or decline.
 """
 
 

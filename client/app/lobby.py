@@ -14,7 +14,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input, Label, RichLog, Static
 
 import games
@@ -29,6 +28,11 @@ __all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "MOST_ROWS"]
 
 MOST_ROWS = 1000
 """The most tables the lobby's list shows at once (narrow it with the filter)."""
+
+WHO_MOST = 50
+"""The most names the "Online" list shows."""
+WHO_EVERY_S = 15.0
+"""How often the lobby asks the server who is online (where the server has ``who``)."""
 
 COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Seats"), ("status", "Status"), ("watching", "Watch"))
 """The lobby table's columns: key and header."""
@@ -103,13 +107,6 @@ class LobbyPane(Vertical):
         Binding("w", "watch", "Watch"),
     ]
 
-    class Opened(Message):
-        """A table was joined or watched from the lobby (its tab opens through the model)."""
-
-        def __init__(self, table: int) -> None:
-            super().__init__()
-            self.table = table
-
     def __init__(self, session: ClientSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
@@ -118,6 +115,8 @@ class LobbyPane(Vertical):
         self.filter_text = ""
         self._rebuild_pending = False
         self._unsubscribe: Callable[[], None] | None = None
+        self._online: list[str] | None = None  # the server's answer to who, where it has the request
+        self._online_total = 0
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: part of a game, name or status", id="filter", compact=True)
@@ -139,6 +138,8 @@ class LobbyPane(Vertical):
         self._unsubscribe = self.session.subscribe(self._on_change)
         self.rebuild()
         self._show_chat()
+        self.refresh_who()
+        self.set_interval(WHO_EVERY_S, self.refresh_who)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -223,11 +224,9 @@ class LobbyPane(Vertical):
         error = self.query_one("#lobby-error", Static)
         error.update("")
         try:
-            state = await (self.session.join(table) if join else self.session.watch(table))
+            await (self.session.join(table) if join else self.session.watch(table))  # the tab opens from the model's change
         except (ServerError, SessionError, ConnectionLost) as exc:
             error.update(f"Table {table}: {printable(getattr(exc, 'message', None) or str(exc))}")
-            return
-        self.post_message(self.Opened(state.id))
 
     # --- chat and who --------------------------------------------------------------------
 
@@ -252,10 +251,28 @@ class LobbyPane(Vertical):
     def _write_chat(self, name: str, text: str) -> None:
         self.query_one("#chat-log", RichLog).write(Text(f"{printable(name)}: {printable(text)}"))
 
+    @work(exclusive=True, group="lobby-who")
+    async def refresh_who(self) -> None:
+        """Ask the server who is online, where it has a ``who`` request; else show the names seen at tables."""
+        ask = getattr(self.session.client, "who", None)
+        if ask is not None:
+            try:
+                page = await ask(limit=WHO_MOST)
+            except (ServerError, ConnectionLost):
+                self._online = None
+            else:
+                self._online = [printable(p.name) + ("" if p.status == "idle" else f" ({printable(p.status)})") for p in page.players]
+                self._online_total = int(page.total)
+        self._show_who()
+
     def _show_who(self) -> None:
-        names = who_online(self.session)
-        shown = names[:50]
-        more = f"\n(+{len(names) - len(shown)} more)" if len(names) > len(shown) else ""
+        if self._online is not None:
+            names, total = self._online, self._online_total
+        else:
+            names = who_online(self.session)
+            total = len(names)
+        shown = names[:WHO_MOST]
+        more = f"\n(+{total - len(shown)} more)" if total > len(shown) else ""
         self.query_one("#who", Static).update(Text("\n".join(shown) + more))
 
 

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import ssl
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Sequence
 
 from textual import on, work
@@ -136,6 +137,10 @@ class ServerScreen(Screen[Connected]):
             yield Label("Password")
             yield Input(self.start_password, id="password", password=True, compact=True)
         yield Static("", id="password-error", classes="error")
+        with Horizontal(classes="field hidden", id="secret-row"):
+            yield Label("Secret")
+            yield Input(id="secret", password=True, compact=True, placeholder="the secret (or password) of your claimed name")
+        yield Static("", id="secret-error", classes="error")
         with Horizontal(classes="field hidden", id="fingerprint-row"):
             yield Label("TLS SHA-256")
             yield Input(self.start_fingerprint, id="fingerprint", placeholder="AB:CD:... as parlour serve printed it", compact=True)
@@ -233,6 +238,8 @@ class ServerScreen(Screen[Connected]):
             field, message = exc.args
             self._error(field, message)
             return
+        if value("secret"):
+            target = replace(target, secret=value("secret"))
         self.query_one("#status", Static).update(f"Connecting to {target.host}:{target.port} ...")
         self.query_one("#connect", Button).disabled = True
         self._open(target)
@@ -257,6 +264,10 @@ class ServerScreen(Screen[Connected]):
             self.query_one("#password", Input).focus()
             wanted = "This server needs a password." if target.password is None else f"The server refused the password: {printable(exc.message)}"
             self._error("password", wanted)
+        elif isinstance(exc, ServerError) and exc.code in ("name_claimed", "claim_required"):
+            self._show("secret")  # a server with claimed names (accounts): prove the name, or claim it
+            self.query_one("#secret", Input).focus()
+            self._error("secret", f"{printable(exc.message)} ({exc.code})")
         elif isinstance(exc, ServerError) and exc.code in ("bad_name", "name_taken", "name_reserved"):
             self._error("name", f"{printable(exc.message)} ({exc.code})")
         elif isinstance(exc, FingerprintMismatch):
@@ -272,6 +283,8 @@ class ServerScreen(Screen[Connected]):
             self._error("fingerprint", "No answer to hello: if the server uses TLS, give its certificate fingerprint.")
         elif isinstance(exc, TLSFileError):
             self._error("address", str(exc))
+        elif isinstance(exc, ConnectionRefusedError):
+            self._error("address", f"nothing answers at {target.host}:{target.port}: is the server running, and is that its port?")
         elif isinstance(exc, ServerError):
             self._error("address", f"the server refused us ({exc.code}): {printable(exc.message)}")
         else:
@@ -288,7 +301,7 @@ class ServerScreen(Screen[Connected]):
             self.query_one(f"#{field}", Input).focus()
 
     def _clear_errors(self) -> None:
-        for field in ("name", "address", "password", "fingerprint"):
+        for field in ("name", "address", "password", "secret", "fingerprint"):
             line = self.query_one(f"#{field}-error", Static)
             line.update("")
             line.display = False

@@ -5,8 +5,8 @@ rematched opens a tab; a table left closes it; choosing a tab focuses its
 table in the model, so an action always names the table it was made at.
 Closing a tab leaves the table (asking first while your own game runs).
 
-A table tab holds the board widgets' table view, ``client.app.table.TableView(session, table)``,
-where this installation has it, else the text stand-in :class:`client.app.text_table.TextTable`.
+A table tab holds the table view (:class:`client.app.table.TableView`):
+board, seats, clocks, moves, chat and offers.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from ..sanitize import printable
 from ..session import Change, ClientSession, TableState
 from .lobby import LobbyPane
-from .text_table import TextTable
+from .table import TableView
 
 __all__ = ["MainScreen", "tab_id", "tab_title", "table_view"]
 
@@ -40,11 +40,7 @@ def tab_title(state: TableState) -> str:
 
 
 def table_view(session: ClientSession, table: int) -> Widget:
-    """The widget for a table tab: the board view where available, else the text stand-in."""
-    try:
-        from .table import TableView  # type: ignore[import-not-found,attr-defined]
-    except ImportError:
-        return TextTable(session, table)
+    """The widget for table ``table``'s tab."""
     return TableView(session, table)
 
 
@@ -75,8 +71,12 @@ class MainScreen(Screen[None]):
                 yield LobbyPane(self.session)
         yield Footer()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)
+        self.call_after_refresh(self._open_tabs)  # once the tabbed content has its tabs
+
+    async def _open_tabs(self) -> None:
+        """Open a tab for every table the model already holds (a resumed session's), and show the focused one."""
         for state in list(self.session.tables.values()):
             await self.open_tab(state.id)
         self.show_focus()

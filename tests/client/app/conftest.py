@@ -37,3 +37,10 @@ async def until(pilot: Any, condition: Callable[[], Any], timeout_s: float = 5.0
             raise AssertionError(f"timed out waiting for {getattr(condition, '__name__', condition)}")
         await pilot.pause(0.02)
     return result
+
+
+async def in_lobby(app: Any, pilot: Any) -> Any:
+    """Wait until the app shows the main screen with its lobby built; return the main screen."""
+    from client.app.tabs import MainScreen
+
+    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.query("#tables") and app.screen)

@@ -10,7 +10,7 @@ from client.app.archive import ArchiveScreen
 from client.app.help import HelpScreen
 from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def finished_game(port: int) -> tuple[int, list[str]]:
@@ -35,7 +35,8 @@ async def finished_game(port: int) -> tuple[int, list[str]]:
 
 
 def board_text(screen) -> str:
-    return str(screen.query_one("#board", Static).render())
+    """The replay's status lines and the board's picture."""
+    return str(screen.query_one("#replay-status", Static).render()) + "\n" + screen.query_one("#board").render().plain
 
 
 async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports_it(configured_server, make_app, tmp_path):
@@ -43,7 +44,7 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
     table, moves = await finished_game(server.port)
     app = make_app(name="carol", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await in_lobby(app, pilot)
         await pilot.press("f3")
         archive = await until(pilot, lambda: isinstance(app.screen, ArchiveScreen) and app.screen)
         listed = archive.query_one("#games", DataTable)
@@ -51,8 +52,10 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
         assert f"#{table} othello" in str(listed.get_row_at(0)[0])
         await pilot.press("enter")
         await until(pilot, lambda: "ply 0/2" in board_text(archive))
+        start = archive.query_one("#board").render().plain
         await pilot.press("right")
         assert "ply 1/2" in board_text(archive) and f"played {moves[0]}" in board_text(archive)
+        assert archive.query_one("#board").render().plain != start  # the board shows the disc played
         await pilot.press("end")
         assert "ply 2/2" in board_text(archive) and "White wins" not in board_text(archive) and "Black wins" in board_text(archive)
         await pilot.press("right")  # past the end stays at the end
@@ -77,7 +80,7 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
 async def test_help_shows_the_keys_and_the_rules_of_a_game(server, make_app):
     app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await in_lobby(app, pilot)
         await pilot.press("f1")
         help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen)
         assert help_screen.game == "othello"

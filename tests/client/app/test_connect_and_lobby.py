@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input, Static
 
 from client.app.recent import RecentServer
+from client import Client
 from protocol import messages as m
 from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(server, connect, make_app, tmp_path):
@@ -18,7 +19,7 @@ async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(se
         await pilot.press(*"ann")
         app.screen.query_one("#address", Input).value = f"127.0.0.1:{server.port}"
         await pilot.click("#connect")
-        main = await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+        main = await in_lobby(app, pilot)
         bob = await connect("bob")
         await bob.create_table("othello", {"size": 6})
         table = main.query_one("#tables", DataTable)
@@ -35,7 +36,7 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
     await dora.create_table("hexapawn", {})
     app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
-        main = await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+        main = await in_lobby(app, pilot)
         table = main.query_one("#tables", DataTable)
         await until(pilot, lambda: table.row_count == 2)
         games = lambda: [str(table.get_row_at(row)[1]) for row in range(table.row_count)]  # noqa: E731
@@ -80,3 +81,23 @@ async def test_a_password_prompt_appears_when_the_server_wants_one(configured_se
         app.screen.query_one("#password", Input).value = "sesame"
         await pilot.click("#connect")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
+
+
+async def test_a_dropped_connection_is_resumed_and_the_seat_and_its_tab_stay(configured_server, make_app):
+    server = await configured_server(grace_s=30.0)  # the seat outlives the reconnection's first wait
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await in_lobby(app, pilot)
+        table = (await app.session.create("othello", {"size": 6})).id
+        bob = await Client.connect("127.0.0.1", server.port, name="bob")
+        await bob.join_table(table)
+        await until(pilot, lambda: app.session.tables[table].running)
+        first = app.session.client
+        first._writer.transport.abort()  # the network drops: not a close the app asked for
+        await until(pilot, lambda: app.session.client is not first and not app.session.client.closed.is_set())
+        assert app.session.client.token == first.token  # the same session, resumed
+        await until(pilot, lambda: main.query(f"#table-{table}") and app.session.tables[table].running)
+        state = await until(pilot, lambda: app.session.tables[table].my_turn and app.session.tables[table])
+        await app.session.move(table, state.legal_moves[0])  # the resumed seat plays on
+        assert (await bob.next_event(m.Moved)).seat == 0
+        await bob.close()

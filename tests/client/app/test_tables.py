@@ -6,27 +6,36 @@ from textual.widgets import Button, Input, Select, Static, TabbedContent
 
 from client.app.confirm import ConfirmScreen
 from client.app.new_table import NewTableScreen
-from client.app.tabs import MainScreen
 
-from .conftest import SIZE, until
+from .conftest import SIZE, in_lobby, until
 
 
 async def connected(app, pilot):
-    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen)
+    return await in_lobby(app, pilot)
 
 
 def error_text(screen, widget_id: str) -> str:
     return str(screen.query_one(f"#{widget_id}", Static).render())
 
 
-async def test_the_form_shows_a_bad_value_on_its_field_then_creates_the_table_and_a_second_client_joins(server, connect, make_app):
+async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_second_client_joins_and_resigning_asks(server, connect, make_app):
     app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
     async with app.run_test(size=SIZE) as pilot:
         main = await connected(app, pilot)
         await pilot.press("f2")
         form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        form.query_one("#game", Select).value = "tactego"
+        await pilot.pause()
+        assert form.query_one("#row-seed").display
+        form.query_one("#f-seed", Input).value = "x" * 300  # the form does not check a seed's length: the server does
+        form.query_one("#create", Button).press()
+        await until(pilot, lambda: error_text(form, "err-seed"))
+        assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
+        assert isinstance(app.screen, NewTableScreen) and not app.session.tables
+
         form.query_one("#game", Select).value = "othello"
         await pilot.pause()
+        assert not form.query_one("#row-seed").display and not error_text(form, "err-seed")
         size = form.query_one("#f-options-size", Input)
         size.value = "7"
         form.query_one("#f-time_control", Input).value = "5+3"
@@ -54,7 +63,14 @@ async def test_the_form_shows_a_bad_value_on_its_field_then_creates_the_table_an
         await until(pilot, lambda: app.screen is main)
         assert tabs.active == f"table-{table}" and table in app.session.tables
 
-        app.ask_resign(table)
+        main.query_one(f"#table-{table} #board").focus()
+        await pilot.press("x")  # resign: asks first
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert "Resign" in str(question.query_one("#question", Static).render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is main)
+        assert app.session.tables[table].running
+        await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: app.session.tables[table].outcome is not None)
@@ -63,22 +79,6 @@ async def test_the_form_shows_a_bad_value_on_its_field_then_creates_the_table_an
         await pilot.press("ctrl+w")  # the game is over: the tab closes without a question
         await until(pilot, lambda: table not in app.session.tables)
         assert tabs.active == "lobby" and not tabs.query(f"#table-{table}")
-
-
-async def test_a_refusal_of_the_server_is_shown_on_the_field_it_names(server, make_app):
-    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
-    async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
-        await pilot.press("f2")
-        form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
-        form.query_one("#game", Select).value = "tactego"
-        await pilot.pause()
-        assert form.query_one("#row-seed").display
-        form.query_one("#f-seed", Input).value = "x" * 300  # the form does not check a seed's length: the server does
-        form.query_one("#create", Button).press()
-        await until(pilot, lambda: error_text(form, "err-seed"))
-        assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
-        assert isinstance(app.screen, NewTableScreen) and not app.session.tables
 
 
 async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_during_a_game(server, connect, make_app):
