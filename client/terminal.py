@@ -29,28 +29,23 @@ from protocol import messages as m
 from .connection import Client, ConnectionLost, ServerError
 from .line_input import INTERRUPT, LineInput, PromptInput
 from .line_replay import Replayer, Replaying
+from .line_view import LineView
 from .line_text import (
     DEFAULT_COMPUTER_LEVEL,
     NewTable,
     UsageError,
     chat_text,
     computer_label,
-    count_arg,
     describe_archived,
     describe_table,
-    example_move,
     format_clock,
-    outcome_text,
     player_label,
-    plies_text,
-    read_file,
     table_and_seat,
     write_file,
 )
-from .render import render
 from .rules import RulesNotFound, game_rules
 from .sanitize import printable, printable_lines
-from .session import Change, ClientSession, SessionError, TableState
+from .session import ClientSession, SessionError, TableState
 
 __all__ = [
     "TerminalClient",
@@ -128,9 +123,6 @@ STORAGE_FULL_TEXT = "The server cannot save moves right now (its disk is full); 
 OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
 """The most tables ``list`` shows (ten pages of the lobby)."""
-NARROW = (80, 24)
-"""Below this many columns or lines, boards are drawn compact (see :mod:`client.render`)."""
-_OFFER_NOUNS = {"draw": "draw offer", "takeback": "takeback request", "rematch": "rematch offer"}
 _RAW_COMMANDS = ("say", "shout", "rules")  # the rest of the line is the text, quotes and all
 _REPLAY_ONLY = ("f", "b")  # short forms that are commands only while replaying
 
@@ -179,7 +171,7 @@ class TerminalClient:
         self.finished = asyncio.Event()  # set with gone
         self.replayer = Replayer(lambda: self.client, write, self._where_now)
         self._changed = asyncio.Condition()
-        self._told_how_to_move: set[int] = set()  # tables where the one-line "how to move" was shown
+        self.view = LineView(self.session, write, terminal_size, lambda: self.replaying, now)
         self._commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
             "list": self._list,
             "new": self._new,
@@ -405,11 +397,11 @@ class TerminalClient:
 
     async def _arrived(self, state: TableState) -> None:
         """Say where we are now and show the table (after new, join or watch)."""
-        role = "watching" if state.seat is None else f"playing {state.game} as {self._seat_name(state.seat)}"
+        role = "watching" if state.seat is None else f"playing {state.game} as {self.view.seat_name(state.seat)}"
         self.write(f"At table {state.id}, {role}.")
         if state.moves:
             self.write("Moves so far: " + " ".join(printable(move) for move in state.moves))
-        self._show()
+        self.view.show()
         await self.follow_lobby()
         await self._notify()
 
@@ -421,31 +413,17 @@ class TerminalClient:
     async def _switch_to(self, table_id: int) -> None:
         self.session.set_focus(table_id)
         state = self.session.table(table_id)
-        role = "watching" if state.seat is None else f"playing as {self._seat_name(state.seat)}"
+        role = "watching" if state.seat is None else f"playing as {self.view.seat_name(state.seat)}"
         self.write(f"Switched to table {table_id} ({state.game}, {role}).")
-        self._show()
+        self.view.show()
         await self._notify()
 
     async def _tables(self, args: list[str]) -> None:
         if not self.session.tables:
             self.write("You are at no table: new, join or watch one (list shows the lobby).")
             return
-        lines = [self._table_line(state) for state in self.session.tables.values()]
+        lines = [self.view.table_line(state) for state in self.session.tables.values()]
         self.write("\n".join(lines) + "\nswitch N focuses a table; leave N leaves it.")
-
-    def _table_line(self, state: TableState) -> str:
-        focus = "*" if state.id == self.session.focus else " "
-        role = "watching" if state.seat is None else f"you are {self._seat_name(state.seat, state)}"
-        players = " vs ".join(player_label(state.info, seat) for seat in (0, 1))
-        return f"{focus} t{state.id} {printable(state.game)} — {players} — {role}, {self._progress(state)}"
-
-    def _progress(self, state: TableState) -> str:
-        if state.outcome is not None:
-            return "over: " + outcome_text(state.outcome, self._seat_names(state))
-        if state.status == "waiting":
-            return "waiting for a player"
-        turn = "your move" if state.my_turn else f"ply {state.ply}"
-        return turn + (f", {self._player(state.opponent_offer().seat, state)} made an offer" if state.opponent_offer() else "")
 
     async def _leave(self, args: list[str]) -> None:
         if args and args[0].lower() == "all":
@@ -498,7 +476,7 @@ class TerminalClient:
             self.replayer.show()
             return
         self._require_table()
-        self._show()
+        self.view.show()
 
     async def _history(self, args: list[str]) -> None:
         state = self._table_arg(args, "history [N]")
@@ -585,7 +563,7 @@ class TerminalClient:
     async def _draw(self, args: list[str]) -> None:
         at = self._require_seat("offer a draw")
         await self.session.offer_draw(at.id)
-        self.write(f"You offered a draw; waiting for {self._opponent(at)} to accept or decline.")
+        self.write(f"You offered a draw; waiting for {self.view.opponent(at)} to accept or decline.")
 
     async def _takeback(self, args: list[str]) -> None:
         if args:
@@ -593,15 +571,15 @@ class TerminalClient:
         at = self._require_seat("ask for a takeback")
         plan = await self.session.takeback(at.id)
         what = plan.describe(at.seat)
-        if self._against_computer(at):
+        if self.view.against_computer(at):
             self.write(f"You asked for a takeback, which {what}; the computer grants it at once.")
             return
-        self.write(f"You asked for a takeback, which {what}; waiting for {self._opponent(at)} to accept or decline.")
+        self.write(f"You asked for a takeback, which {what}; waiting for {self.view.opponent(at)} to accept or decline.")
 
     async def _rematch(self, args: list[str]) -> None:
         at = self._require_seat("offer a rematch")
         await self.session.offer_rematch(at.id)
-        self.write(f"You offered a rematch with seats swapped; waiting for {self._opponent(at)} to answer.")
+        self.write(f"You offered a rematch with seats swapped; waiting for {self.view.opponent(at)} to answer.")
 
     async def _accept(self, args: list[str]) -> None:
         await self._answer(args, accept=True)
@@ -640,56 +618,11 @@ class TerminalClient:
 
     def prompt_text(self) -> str:
         """The prompt: the focused table and what it waits for, e.g. ``[t3 othello, your move] ``; ``> `` in the lobby."""
-        try:
-            at = self.at
-            if self.replaying is not None:
-                return f"[replay {self.replaying.index}/{self.replaying.last}] "
-            if at is None:
-                return "> "
-            return f"[t{at.id} {printable(at.game)}, {self._short_status(at)}] "
-        except Exception:  # a prompt that raises would take the input down
-            return "> "
-
-    def _short_status(self, at: TableState) -> str:
-        if at.outcome is not None:
-            return "over"
-        if at.status == "waiting":
-            return "waiting"
-        if at.seat is None:
-            return "watching"
-        return "your move" if at.my_turn else "their move"
+        return self.view.prompt_text()
 
     def status_line(self) -> str:
-        """One line for the prompt's bottom toolbar: the table, its clocks counting down, a pending offer.
-
-        Called every half second by prompt_toolkit; never raises.
-        """
-        try:
-            parts: list[str] = []
-            at = self.at
-            if at is not None:
-                parts.append(f"Table {at.id} · {at.game}")
-                if at.clock is not None:
-                    parts.append(self._clock_text(at))
-                offer = at.opponent_offer()
-                if offer is not None:
-                    parts.append(f"{self._player(offer.seat)}'s {_OFFER_NOUNS.get(offer.kind, offer.kind)}: accept or decline")
-                waiting = [state.id for state in self.session.tables.values() if state is not at and state.my_turn]
-                if waiting:
-                    parts.append("your move at " + ", ".join(f"t{table}" for table in waiting))
-            replaying = self.replaying
-            if replaying is not None:
-                parts.append(f"Replay of {replaying.label}: ply {replaying.index}/{replaying.last}")
-            return "  |  ".join(parts)
-        except Exception:  # a toolbar that raises would take the prompt down
-            return ""
-
-    def _clock_text(self, at: TableState) -> str:
-        assert at.clock is not None
-        try:
-            return format_clock(at.clock, self._seat_names(at), self.now() - at.clock_at)
-        except (KeyError, TypeError, ValueError, IndexError):
-            return "Clock: (unreadable snapshot from the server)"
+        """One line for the prompt's bottom toolbar (see :meth:`LineView.status_line`); never raises."""
+        return self.view.status_line()
 
     # --- pushes ----------------------------------------------------------------------
 
@@ -709,7 +642,7 @@ class TerminalClient:
                 self.write(problem[0].upper() + problem[1:] + ".")
             self.write("Reconnected; your seats and tables are back.")
             if self.at is not None and not self.at.is_player:
-                self._show()
+                self.view.show()
             await self.follow_lobby()
         if not self.client.closed_by_us:
             self.write(f"Disconnected: {self.client.close_reason}")
@@ -727,159 +660,5 @@ class TerminalClient:
         known = self.session.tables.get(table) if isinstance(table, int) else None
         was_playing = known is not None and known.status == "playing"
         for change in self.session.apply(event):
-            self._report(change, was_playing)
+            self.view.report(change, was_playing)
 
-    def _report(self, change: Change, was_playing: bool) -> None:
-        event = change.event
-        if change.kind == "lobby":
-            if not self.session.tables and isinstance(event, m.TableUpdated):
-                self.write("lobby: " + describe_table(event.table))
-            elif not self.session.tables and isinstance(event, m.TableClosed):
-                self.write(f"lobby: table {event.table} closed")
-            return
-        if change.kind == "chat" and isinstance(event, m.Chat):
-            where = "[lobby]" if event.table is None else f"[table {event.table}]"
-            self.write(f"{where} {printable(event.name)}: {printable(event.text)}")
-        elif change.kind == "error" and isinstance(event, m.Error):
-            self.write(f"error ({printable(event.code)}): {printable_lines(event.message)}")
-        elif change.kind == "shutdown" and isinstance(event, m.Shutdown):
-            self.write(f"The server is shutting down: {printable_lines(event.message)}")
-        elif change.table is not None and change.table in self.session.tables:
-            state = self.session.tables[change.table]
-            if change.table == self.session.focus:
-                self._report_focused(state, change, was_playing)
-            else:
-                self._report_elsewhere(state, change)
-
-    def _report_focused(self, at: TableState, change: Change, was_playing: bool) -> None:
-        event = change.event
-        if isinstance(event, m.GameStarted):
-            self.write("The game starts: " + " vs ".join(f"{self._seat_name(i)} {self._player(i)}" for i in range(len(event.seats))))
-            if not was_playing:  # the joiner's own reply showed it
-                self._show()
-        elif isinstance(event, m.Moved):
-            who = self._seat_name(event.seat)
-            self.write(f"{who} must pass." if event.forced else f"{who} played {printable(event.move)}.")
-            self._show()
-        elif isinstance(event, m.GameOver):
-            self.write(self._result_line(event.outcome))
-            if at.seat is not None:
-                self.write("Type rematch to offer a rematch with seats swapped, or leave.")
-        elif isinstance(event, m.Offered):
-            self._on_offered(at, event)
-        elif isinstance(event, m.Answered):
-            noun = _OFFER_NOUNS.get(event.kind, f"{printable(event.kind)} offer")
-            verdict = "lapsed" if event.lapsed else "was accepted" if event.accepted else "was declined"
-            self.write(f"The {noun} {verdict}.")
-        elif isinstance(event, m.TakenBack):
-            self.write(f"{plies_text(event.plies).capitalize()} taken back.")
-            self._show()
-        elif isinstance(event, m.RematchStarted):
-            self.write(f"Rematch at table {event.table.id}: you play {self._seat_name(event.seat)} this time.")
-            self._show()
-        elif isinstance(event, m.Resumed):
-            self._show()
-        elif isinstance(event, m.PlayerAway):
-            self.write(
-                f"{printable(event.name)} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return."
-            )
-        elif isinstance(event, m.PlayerBack):
-            self.write(f"{printable(event.name)} is back.")
-
-    def _report_elsewhere(self, state: TableState, change: Change) -> None:
-        """A short line about a table that is not focused (only what needs the player)."""
-        event = change.event
-        tag = f"[t{state.id} {printable(state.game)}]"
-        if isinstance(event, m.Moved) and state.my_turn:
-            self.write(f"{tag} {self._player(event.seat, state)} played {printable(event.move)}; your move there (t {state.id}).")
-        elif isinstance(event, m.GameStarted) and state.is_player:
-            self.write(f"{tag} The game starts (t {state.id} to go there).")
-        elif isinstance(event, m.GameOver):
-            self.write(f"{tag} {self._result_line(event.outcome, state)}")
-        elif isinstance(event, m.Offered) and state.is_player and event.seat != state.seat:
-            self.write(f"{tag} {self._player(event.seat, state)} {self._offer_words(state, event)} (t {state.id} to answer).")
-        elif isinstance(event, m.RematchStarted):
-            self.write(f"The rematch of table {event.previous} is ready at table {event.table.id} (t {event.table.id} to go there).")
-        elif isinstance(event, m.PlayerAway) and state.is_player:
-            self.write(f"{tag} {printable(event.name)} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s.")
-
-    def _on_offered(self, at: TableState, event: m.Offered) -> None:
-        if event.seat == at.seat:
-            return  # our own offer: the command already said so
-        what = self._offer_words(at, event)
-        who = self._player(event.seat)
-        if at.seat is None:
-            self.write(f"{who} {what}.")
-            return
-        self.write(f"{who} {what} — type accept or decline")
-
-    def _offer_words(self, at: TableState, event: m.Offered) -> str:
-        if event.kind == "takeback":
-            return f"asks for a takeback, which {at.takeback_of(event.plies).describe(at.seat, self._seat_names(at))}"
-        return {"draw": "offers a draw", "rematch": "offers a rematch with seats swapped"}.get(event.kind, f"offers {printable(event.kind)}")
-
-    # --- drawing ---------------------------------------------------------------------
-
-    def _seat_names(self, state: TableState | None = None) -> tuple[str, str]:
-        state = state or self.at
-        return self.session.seat_names(state.game) if state is not None else ("seat 0", "seat 1")
-
-    def _seat_name(self, seat: int, state: TableState | None = None) -> str:
-        return self._seat_names(state)[seat] if seat in (0, 1) else f"seat {seat}"
-
-    def _player(self, seat: int, state: TableState | None = None) -> str:
-        """The (sanitised) name of the player in ``seat`` at the table (default: the focused one), or the seat's colour.
-
-        A computer seat reads ``computer (level 4)``; a program that said hello as a bot gets `` (bot)``.
-        """
-        state = state or self.at
-        if state is None or not 0 <= seat < len(state.info.seats) or not state.info.seats[seat]:
-            return self._seat_name(seat, state)
-        return player_label(state.info, seat)
-
-    def _against_computer(self, at: TableState) -> bool:
-        computer = at.info.computer
-        return computer is not None and at.seat is not None and computer[1 - at.seat] is not None
-
-    def _opponent(self, at: TableState) -> str:
-        return self._player(1 - at.seat, at) if at.seat is not None else "your opponent"
-
-    def _compact(self) -> bool:
-        columns, lines = self.terminal_size()
-        return columns < NARROW[0] or lines < NARROW[1]
-
-    def _show(self) -> None:
-        at = self.at
-        if at is None:
-            return
-        view, compact = at.view, self._compact()
-        names = [player_label(at.info, seat) for seat in (0, 1)]
-        lines = [self._header(at, names), render(view, at.seat, last_move=at.last_move, compact=compact)]
-        if at.clock is not None:
-            lines.append(self._clock_text(at))
-        outcome = at.outcome
-        if outcome is not None:
-            lines += [f"Turn {at.ply + 1}", self._result_line(outcome)]
-        elif at.status == "waiting":
-            lines += [f"Turn {at.ply + 1}", "Waiting for a second player."]
-        else:
-            mover = view["to_move"]
-            if at.forced_pass:
-                lines.append(f"Turn {at.ply + 1}: {self._seat_name(mover)} ({names[mover]}) must pass; the server passes for them.")
-            else:
-                mine = " — your turn" if mover == at.seat else ""
-                lines.append(f"Turn {at.ply + 1}: {self._seat_name(mover)} ({names[mover]}) to move{mine}")
-                if mover == at.seat and at.id not in self._told_how_to_move:
-                    self._told_how_to_move.add(at.id)
-                    lines.append(f"Type a move (e.g. {example_move(view)}); moves lists them, help the rest.")
-        self.write("\n".join(lines))
-
-    def _header(self, at: TableState, names: list[str]) -> str:
-        seats = self._seat_names(at)
-        header = f"Table {at.id} · {at.game} · " + "  vs  ".join(f"{seats[i]}: {names[i]}" for i in (0, 1))
-        if len(header) >= self.terminal_size()[0]:
-            header = f"t{at.id} {at.game}: {names[0]} vs {names[1]}"
-        return header
-
-    def _result_line(self, outcome: dict[str, Any], state: TableState | None = None) -> str:
-        return "Result: " + outcome_text(outcome, self._seat_names(state))

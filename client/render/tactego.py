@@ -19,6 +19,8 @@ _SIDES = ("Red", "Blue")
 _LETTERS = ("r", "b")
 _EMPTY = "."
 _KNOWN = "*"
+_LOST_CHARS = 36
+"""Past this many characters the list of lost ranks is counted per rank (``5x3, 7``)."""
 
 
 def render(view: dict[str, Any], seat: int | None, *, last_move: str | None = None, compact: bool = False) -> str:
@@ -85,6 +87,11 @@ def _side_line(view: dict[str, Any], side: int, compact: bool = False) -> str:
     if compact:
         return f"{_SIDES[side]:<4}: {count} pieces, {flags} flag{'' if flags == 1 else 's'}; {len(view['lost'][side])} lost"
     lost = ", ".join(view["lost"][side]) or "none"
+    if len(lost) > _LOST_CHARS:  # keep the line within 80 columns: the ranks lost, counted
+        ranks = view["lost"][side]
+        lost = ", ".join(f"{rank}x{ranks.count(rank)}" if ranks.count(rank) > 1 else rank for rank in dict.fromkeys(ranks))
+        if len(lost) > _LOST_CHARS:
+            lost = f"{len(ranks)} pieces"
     plural = "" if count == 1 else "s"
     flag_plural = "" if flags == 1 else "s"
     return f"{_SIDES[side]:<4}: {count} piece{plural}, {flags} flag{flag_plural} left; lost: {lost}"

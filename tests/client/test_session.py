@@ -229,3 +229,41 @@ async def test_watch_of_a_table_we_sit_at_only_focuses_and_leave_moves_focus(con
 async def _until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.01)
+
+
+async def test_run_reports_every_change_until_the_connection_closes_and_observers_can_leave(connect: Connect) -> None:
+    client = await connect("ann")
+    ann = ClientSession(client)
+    seen: list[Change] = []
+    left: list[Change] = []
+    ann.subscribe(seen.append)
+    ann.subscribe(left.append)()  # subscribed and at once unsubscribed
+    runner = asyncio.create_task(ann.run())
+    table = await ann.create("othello", {"size": 8})
+    await (await connect("bob")).join_table(table.id)
+    await asyncio.wait_for(_until(lambda: table.running), 5)
+    await client.close()
+    await asyncio.wait_for(runner, 5)
+    kinds = [change.kind for change in seen]
+    assert kinds[:2] == ["table_added", "focus"] and "game_started" in kinds and kinds[-1] == "disconnected"
+    assert left == []
+
+
+async def test_reattach_watches_again_after_a_reconnect(server: Any, connect: Connect) -> None:
+    client = await connect("ann")
+    ann = ClientSession(client)
+    carl = ClientSession(await connect("carl"))
+    watched = await carl.create("othello", {"size": 8})
+    await ann.create("hexapawn")  # a seat keeps the session for a resume
+    await ann.watch(watched.id)
+    token = client.token
+    await client.close()
+    again = await Client.connect("127.0.0.1", server.port, name="ann", token=token)
+    try:
+        assert await ann.reattach(again) == []
+        assert ann.client is again and ann.tables[watched.id].seat is None and ann.focus == watched.id
+        await carl.say("still there?", table=watched.id)
+        said = await again.next_event(m.Chat, timeout_s=5)
+        assert said.text == "still there?"
+    finally:
+        await again.close()

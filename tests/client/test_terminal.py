@@ -225,7 +225,7 @@ async def test_a_pass_the_server_will_play_is_shown_as_such_not_as_a_turn(connec
     assert "must pass; the server passes for them." in shown and "your turn" not in shown, shown
     assert await passer.run("moves") == "You must pass; the server passes for you."
     shown = passer.feed(await passer.next_push(m.Moved))
-    assert f"{passer.term._seat_name(first_pass % 2)} must pass." in shown
+    assert f"{passer.term.view.seat_name(first_pass % 2)} must pass." in shown
     assert "your turn" not in shown
 
 
@@ -300,7 +300,7 @@ async def test_rematch_started_moves_to_the_new_table(connect: Connect) -> None:
     state = games.get("othello").new_state({"size": 6})
     table = _table(id=2, seats=["bob", "ann"], status="playing")
     out = ann.feed(m.RematchStarted(previous=1, table=table, seat=1, view=state.view(1)))
-    assert out.startswith("Rematch at table 2: you play White this time.")
+    assert out.startswith("Rematch at table 2: you play White this time.") and out.count("Rematch at") == 1
     assert "Black: bob  vs  White: ann" in out
     at = ann.term.at
     assert at is not None and at.info.id == 2 and at.seat == 1 and at.moves == []
