@@ -333,14 +333,14 @@ class TableView(Widget):
 
     # --- input and actions -------------------------------------------------------------------
 
-    def _act(self, action: Awaitable[Any], done: str = "") -> None:
-        """Run a request to the server; show its refusal (or ``done``) under the board."""
+    def _act(self, action: Awaitable[Any], done: str = "", *, what: str = "") -> None:
+        """Run a request to the server; show its refusal (after ``what``, e.g. the move) or ``done`` under the board."""
 
         async def run() -> None:
             try:
                 result = await action
             except (ServerError, SessionError, ConnectionLost) as exc:
-                self.notice(printable(getattr(exc, "message", None) or str(exc)))
+                self.notice(printable(what + (getattr(exc, "message", None) or str(exc))))
                 return
             if done:
                 self.notice(done.format(result=result))
@@ -350,7 +350,7 @@ class TableView(Widget):
     @on(BoardWidget.MoveChosen)
     def _move_chosen(self, event: BoardWidget.MoveChosen) -> None:
         event.stop()
-        self._act(self.session.move(self.table_id, event.move))
+        self._act(self.session.move(self.table_id, event.move), what=f"{event.move}: ")
 
     @on(Input.Submitted, "#move-input")
     def _move_typed(self, event: Input.Submitted) -> None:
@@ -358,7 +358,7 @@ class TableView(Widget):
         text = event.value.strip()
         event.input.clear()
         if text:
-            self._act(self.session.move(self.table_id, text))
+            self._act(self.session.move(self.table_id, text), what=f"{text}: ")
 
     @on(Input.Submitted, "#chat-input")
     def _chat_typed(self, event: Input.Submitted) -> None:

@@ -93,7 +93,7 @@ async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSes
         assert "1 a1-a2" in str(app.query_one("#move-list", Static).render())
 
 
-async def test_a_move_by_keys_and_a_typed_move(ann: ClientSession, connect: Callable[..., Any]) -> None:
+async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect: Callable[..., Any]) -> None:
     table = await ann.create("nimble", {"board": [0, 2, 1]}, hints=True)
     bob: Client = await connect("bob", watch_lobby=False)
     await bob.join_table(table.id, 1)
@@ -114,24 +114,14 @@ async def test_a_move_by_keys_and_a_typed_move(ann: ClientSession, connect: Call
         await bob.move(table.id, "2-1")
         await until(pilot, lambda: ann.table(table.id).my_turn, "bob's reply")
         await pilot.click("#move-input")
+        await pilot.press(*"2-3", "enter")
+        notice = app.query_one("#notice", Static)
+        await until(pilot, lambda: str(notice.render()).startswith("2-3: a pawn must move left"), "the refusal with its reason")
+        assert len(ann.table(table.id).moves) == 2
         await pilot.press(*"2 1", "enter")  # typed notation, forgiving spelling
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the end of the game")
         await pilot.pause()
         assert banner(app).startswith("You won: Player 1 (ann) wins")
-
-
-async def test_an_illegal_typed_move_is_refused_with_the_reason(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("othello")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
-    app = OneTable(ann, table.id)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
-        await pilot.click("#move-input")
-        await pilot.press(*"a1", "enter")
-        notice = app.query_one("#notice", Static)
-        await until(pilot, lambda: "a1" in str(notice.render()), "the refusal")
-        assert ann.table(table.id).moves == []
 
 
 async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSession, connect: Callable[..., Any]) -> None:
