@@ -69,7 +69,8 @@ class TableView(Widget):
     TableView #result-banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
     TableView #result-banner.shown { display: block; }
     TableView #notice { height: auto; color: $warning; }
-    TableView Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    TableView Input, TableView Input:focus { height: 1; border: none; padding: 0 1; background: $boost; }
+    TableView Input:focus { background: $primary 30%; }
     TableView #table-buttons { height: 1; }
     TableView #table-buttons Button { height: 1; min-width: 6; border: none; margin-right: 1; }
     TableView #table-side { width: 32; }
