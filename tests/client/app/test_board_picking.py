@@ -90,3 +90,18 @@ async def test_othello_says_who_must_pass_and_who_passed() -> None:
             passed = passed.play(move)
         board.show(passed.view(1), 1)
         assert "Black could not place a disc and passed" in str(board.render())
+
+
+class Mono(Picking):
+    """An app asking for boards without colour, as ``parlour play --mono`` does."""
+
+    mono = True
+
+
+async def test_without_colour_a_selection_and_its_targets_are_bracketed() -> None:
+    app = Mono("hexapawn", ["b1-b2"], 1)
+    async with app.run_test(size=(30, 10)) as pilot:
+        board = app.query_one(BoardWidget)
+        await click(pilot, board, "a3")
+        lines = str(board.render()).splitlines()
+        assert lines[3].startswith(" 3 [b]") and lines[2].startswith(" 2  · (w)")  # a3 picked; a2 free, b2 to take
