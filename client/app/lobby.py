@@ -99,7 +99,7 @@ class LobbyPane(Vertical):
     LobbyPane #chat-side { width: 2fr; }
     LobbyPane #who-side { width: 1fr; min-width: 14; }
     LobbyPane RichLog { height: 1fr; }
-    LobbyPane #chat-input { height: 1; }
+    LobbyPane #lobby-chat-input { height: 1; }
     LobbyPane #lobby-error { color: $error; height: auto; }
     """
     BINDINGS = [
@@ -125,8 +125,8 @@ class LobbyPane(Vertical):
         yield Static("", id="lobby-error")
         with Horizontal(id="bottom"):
             with Vertical(id="chat-side"):
-                yield RichLog(id="chat-log", wrap=True, markup=False, max_lines=200)
-                yield Input(placeholder="say something to the lobby", id="chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
+                yield RichLog(id="lobby-chat-log", wrap=True, markup=False, max_lines=200)
+                yield Input(placeholder="say something to the lobby", id="lobby-chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
             with Vertical(id="who-side"):
                 yield Label("Online")
                 yield Static("", id="who")
@@ -230,7 +230,7 @@ class LobbyPane(Vertical):
 
     # --- chat and who --------------------------------------------------------------------
 
-    @on(Input.Submitted, "#chat-input")
+    @on(Input.Submitted, "#lobby-chat-input")
     def _say(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         if text:
@@ -242,14 +242,14 @@ class LobbyPane(Vertical):
         try:
             await self.session.say(text)
         except (ServerError, ConnectionLost) as exc:
-            self.query_one("#chat-log", RichLog).write(Text(f"(not sent: {printable(getattr(exc, 'message', None) or str(exc))})", style="red"))
+            self.query_one("#lobby-chat-log", RichLog).write(Text(f"(not sent: {printable(getattr(exc, 'message', None) or str(exc))})", style="red"))
 
     def _show_chat(self) -> None:
         for line in self.session.lobby_chat:
             self._write_chat(line.name, line.text)
 
     def _write_chat(self, name: str, text: str) -> None:
-        self.query_one("#chat-log", RichLog).write(Text(f"{printable(name)}: {printable(text)}"))
+        self.query_one("#lobby-chat-log", RichLog).write(Text(f"{printable(name)}: {printable(text)}"))
 
     @work(exclusive=True, group="lobby-who")
     async def refresh_who(self) -> None:

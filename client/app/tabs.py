@@ -61,6 +61,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self._unsubscribe: Callable[[], None] | None = None
+        self._shown = LOBBY_TAB  # the pane the model's focus last asked for
 
     def compose(self) -> ComposeResult:
         welcome = self.session.client.welcome
@@ -118,6 +119,7 @@ class MainScreen(Screen[None]):
         wanted = tab_id(self.session.focus) if self.session.focus is not None else LOBBY_TAB
         if not tabs.query(f"#{wanted}"):
             return
+        self._shown = wanted
         if tabs.active != wanted:
             tabs.active = wanted
         self.call_after_refresh(self._focus_inside, wanted)
@@ -138,8 +140,8 @@ class MainScreen(Screen[None]):
     @on(TabbedContent.TabActivated)
     def _chosen(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id or LOBBY_TAB
-        if pane != self.query_one(TabbedContent).active:
-            return  # a stale activation (adding a pane re-announces the old tab): the model's focus stands
+        if pane != self.query_one(TabbedContent).active or pane == self._shown:
+            return  # not the user's choice (the first activation, a re-announcement while adding a pane, our own)
         table = int(pane.removeprefix("table-")) if pane.startswith("table-") else None
         if table is None or table in self.session.tables:
             self.session.set_focus(table)

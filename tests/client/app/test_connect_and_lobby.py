@@ -57,9 +57,9 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
         await until(pilot, lambda: table.row_count == 2)
 
         await bob.say("hello lobby")
-        log = main.query_one("#chat-log")
+        log = main.query_one("#lobby-chat-log")
         await until(pilot, lambda: any("bob: hello lobby" in line.text for line in log.lines))
-        chat = main.query_one("#chat-input", Input)
+        chat = main.query_one("#lobby-chat-input", Input)
         chat.value = "hi bob"
         chat.focus()
         await pilot.press("enter")

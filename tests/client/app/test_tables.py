@@ -90,6 +90,10 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
         await app.session.watch(watched)
         tabs = main.query_one(TabbedContent)
         await until(pilot, lambda: tabs.active == f"table-{watched}")
+        await pilot.click("#--content-tab-lobby")  # the user's choice of tab moves the model's focus
+        await until(pilot, lambda: app.session.focus is None and tabs.active == "lobby")
+        await pilot.click(f"#--content-tab-table-{watched}")
+        await until(pilot, lambda: app.session.focus == watched and tabs.active == f"table-{watched}")
         await pilot.press("f4")  # watching: no question
         await until(pilot, lambda: watched not in app.session.tables)
         assert not isinstance(app.screen, ConfirmScreen) and tabs.active == "lobby"
