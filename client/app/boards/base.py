@@ -301,8 +301,10 @@ class BoardWidget(Widget, can_focus=True):
         return None
 
     def targets(self) -> set[str]:
-        """The squares that could be picked next (where the selected piece may go)."""
+        """The squares that could be picked next, once something is selected (where the selected piece may go)."""
         depth = len(self.path)
+        if depth == 0:
+            return set()
         return {path[depth] for path in self._candidates(self.path) if len(path) > depth}
 
     def _candidates(self, path: list[str]) -> list[list[str]]:
