@@ -45,6 +45,7 @@ class ParlourApp(App[int]):
         tokens: where session tokens are remembered (default: the user data directory).
         recent: the recently used servers (default: ``servers.json`` in the user data directory).
         lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
+        mono, low_time_bell: boards without colour (``--mono``); a bell at low time (``--bell``).
     """
 
     TITLE = "Parlour"
@@ -70,8 +71,12 @@ class ParlourApp(App[int]):
         recent: RecentServers | None = None,
         lan_interfaces: Sequence[str] | None = None,
         discover: bool = True,
+        mono: bool = False,
+        low_time_bell: bool = False,
     ) -> None:
         super().__init__()
+        self.mono = mono  # boards without colour (client.app.boards.wants_mono), as with NO_COLOR
+        self.low_time_bell = low_time_bell  # the table views ring when your clock falls under 10 s
         self.tokens = tokens or TokenStore()
         self.recent = recent or RecentServers()
         self.session: ClientSession | None = None

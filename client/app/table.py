@@ -39,59 +39,12 @@ from ..session import Change, ClientSession, SessionError, TableState
 from .boards import BoardWidget, make_board, wants_mono
 from .confirm import ConfirmScreen
 from .offers import OfferScreen, offer_question
+from .table_text import LOW_TIME_MS, clock_text, move_list_lines, result_text
 
-__all__ = ["TableView", "clock_text", "move_list_lines", "result_text"]
+__all__ = ["TableView"]
 
-LOW_TIME_MS = 10_000
-"""Below this much time left a clock turns to the low-time colour (and rings, with ``bell``)."""
 _TICK_S = 0.1
-
-
-def clock_text(ms: int) -> str:
-    """A clock reading: ``m:ss``, ``h:mm:ss`` from an hour, ``s.t`` tenths under ten seconds.
-
-    >>> clock_text(272_000), clock_text(3_723_000), clock_text(9_450)
-    ('4:32', '1:02:03', '0:09.4')
-    """
-    ms = max(0, int(ms))
-    if ms < LOW_TIME_MS:
-        return f"0:{ms // 1000:02d}.{ms % 1000 // 100}"
-    seconds = ms // 1000
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
-
-
-def move_list_lines(moves: list[str], forced: list[bool]) -> list[str]:
-    """The move list, two plies a line with their ply numbers; forced passes in brackets.
-
-    >>> move_list_lines(["d3", "c5", "pass"], [False, False, True])
-    ['  1 d3         2 c5', '  3 (pass)']
-    """
-    texts = [f"({move})" if was_forced else move for move, was_forced in zip(moves, forced)]
-    lines = []
-    for start in range(0, len(texts), 2):
-        left = f"{start + 1:>3} {texts[start]:<10}"
-        right = f"{start + 2:>3} {texts[start + 1]}" if start + 1 < len(texts) else ""
-        lines.append((left + right).rstrip())
-    return lines
-
-
-def result_text(outcome: dict[str, Any], seat: int | None, seat_names: tuple[str, str], players: list[str | None]) -> str:
-    """The banner for a finished game, as ``seat`` (``None``: a spectator) reads it.
-
-    >>> result_text({"winner": 0, "reason": "more discs", "score": [40, 24]}, 1, ("Black", "White"), ["ann", "bob"])
-    'You lost: Black (ann) wins, more discs, 40-24'
-    """
-    winner, reason = outcome.get("winner"), printable(str(outcome.get("reason") or ""))
-    score = outcome.get("score")
-    tail = f", {reason}" + (f", {score[0]}-{score[1]}" if score else "")
-    if winner not in (0, 1):
-        return f"Draw{tail}"
-    who = seat_names[winner] + (f" ({printable(players[winner])})" if players[winner] else "")
-    headline = f"{who} wins" if seat is None else ("You won: " if winner == seat else "You lost: ") + f"{who} wins"
-    return headline + tail
-
+"""How often the clocks and away countdowns are redrawn, in seconds."""
 
 class TableView(Widget):
     """One table of ``session`` (id ``table_id``): board, seats and clocks, moves, chat, offers.
@@ -99,7 +52,9 @@ class TableView(Widget):
     Args:
         session: the session model; the pane subscribes to its changes while mounted.
         table_id: the table shown (the session must be at it).
-        bell: ring the terminal bell once when the viewer's own clock falls under 10 s.
+        bell: ring the terminal bell once when the viewer's own clock falls under 10 s
+            (``None``: as the app's ``low_time_bell`` attribute says, off without it);
+            the ``b`` key turns it on and off.
 
     Raises:
         client.session.SessionError: if the session is not at ``table_id``.
@@ -114,7 +69,8 @@ class TableView(Widget):
     TableView #result-banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
     TableView #result-banner.shown { display: block; }
     TableView #notice { height: auto; color: $warning; }
-    TableView Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    TableView Input, TableView Input:focus { height: 1; border: none; padding: 0 1; background: $boost; }
+    TableView Input:focus { background: $primary 30%; }
     TableView #table-buttons { height: 1; }
     TableView #table-buttons Button { height: 1; min-width: 6; border: none; margin-right: 1; }
     TableView #table-side { width: 32; }
@@ -131,11 +87,12 @@ class TableView(Widget):
         Binding("r", "rematch", "Rematch"),
         Binding("h", "hint", "Hint"),
         Binding("x", "resign", "Resign"),
+        Binding("b", "toggle_bell", "Bell", show=False),
         Binding("m", "focus_move", "Type move", show=False),
         Binding("c", "focus_chat", "Chat", show=False),
     ]
 
-    def __init__(self, session: ClientSession, table_id: int, *, bell: bool = False, id: str | None = None) -> None:
+    def __init__(self, session: ClientSession, table_id: int, *, bell: bool | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.session = session
         self.table_id = table_id
@@ -186,6 +143,8 @@ class TableView(Widget):
 
     def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)
+        if self.bell is None:
+            self.bell = bool(getattr(self.app, "low_time_bell", False))
         self.board.mono = wants_mono(self.app)
         self.redraw()
         self.set_interval(_TICK_S, self._tick)
@@ -205,7 +164,7 @@ class TableView(Widget):
         if self.table_id not in self.session.tables:
             return
         state = self.state
-        self.board.show(state.view, state.seat, last_move=state.last_move)
+        self.board.show(_playable_view(state), state.seat, last_move=state.last_move)
         self._fit_board()
         self.query_one("#table-title", Static).update(self._title(state))
         self.query_one("#move-list", Static).update("\n".join(move_list_lines(state.moves, state.forced)) or "(no moves yet)")
@@ -214,6 +173,7 @@ class TableView(Widget):
         self._draw_banner(state)
         self._draw_chat(state)
         self._draw_buttons(state)
+        self.refresh_bindings()
 
     def _title(self, state: TableState) -> str:
         names = self.session.seat_names(state.game)
@@ -231,11 +191,10 @@ class TableView(Widget):
         frame = self.query_one("#board-scroll")
         if frame.size.height == 0:
             return
-        compact = board.compact
-        board.compact = False
-        height = board.layout()[0] + len(board.status_lines())
-        board.compact = compact
-        board.compact = height > frame.size.height or self.app.size.width < 70
+        compact = board.height_in(compact=False) > frame.size.height or self.app.size.width < 70
+        if board.compact != compact:
+            board.compact = compact
+        self.query_one("#table-side").styles.width = 24 if self.app.size.width < 80 else 32
 
     def _draw_seats(self) -> None:
         state = self.state
@@ -293,6 +252,22 @@ class TableView(Widget):
         self.query_one("#resign", Button).disabled = not (seated and running)
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
         self.query_one("#move-input", Input).display = seated
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys apply now: hidden (``False``) or greyed (``None``) in the footer otherwise."""
+        state = self.session.tables.get(self.table_id)
+        if state is None:
+            return True
+        seated, running = state.seat is not None, state.running
+        if action == "hint":
+            return bool(state.info.hints) and seated
+        if action in ("offer_draw", "resign"):
+            return True if seated and running else None
+        if action == "takeback":
+            return True if seated and running and state.moves else None
+        if action == "rematch":
+            return True if seated and state.status == "over" else None
+        return True
 
     def _tick(self) -> None:
         state = self.session.tables.get(self.table_id)
@@ -359,14 +334,14 @@ class TableView(Widget):
 
     # --- input and actions -------------------------------------------------------------------
 
-    def _act(self, action: Awaitable[Any], done: str = "") -> None:
-        """Run a request to the server; show its refusal (or ``done``) under the board."""
+    def _act(self, action: Awaitable[Any], done: str = "", *, what: str = "") -> None:
+        """Run a request to the server; show its refusal (after ``what``, e.g. the move) or ``done`` under the board."""
 
         async def run() -> None:
             try:
                 result = await action
             except (ServerError, SessionError, ConnectionLost) as exc:
-                self.notice(printable(getattr(exc, "message", None) or str(exc)))
+                self.notice(printable(what + (getattr(exc, "message", None) or str(exc))))
                 return
             if done:
                 self.notice(done.format(result=result))
@@ -376,7 +351,7 @@ class TableView(Widget):
     @on(BoardWidget.MoveChosen)
     def _move_chosen(self, event: BoardWidget.MoveChosen) -> None:
         event.stop()
-        self._act(self.session.move(self.table_id, event.move))
+        self._act(self.session.move(self.table_id, event.move), what=f"{event.move}: ")
 
     @on(Input.Submitted, "#move-input")
     def _move_typed(self, event: Input.Submitted) -> None:
@@ -384,7 +359,7 @@ class TableView(Widget):
         text = event.value.strip()
         event.input.clear()
         if text:
-            self._act(self.session.move(self.table_id, text))
+            self._act(self.session.move(self.table_id, text), what=f"{text}: ")
 
     @on(Input.Submitted, "#chat-input")
     def _chat_typed(self, event: Input.Submitted) -> None:
@@ -440,6 +415,11 @@ class TableView(Widget):
 
         self.app.push_screen(ConfirmScreen(f"Resign the game at table {self.table_id}? You lose it.", yes="Resign"), answered)
 
+    def action_toggle_bell(self) -> None:
+        """Turn the low-time bell on or off."""
+        self.bell = not self.bell
+        self.notice(f"Low-time bell {'on' if self.bell else 'off'}")
+
     def action_focus_move(self) -> None:
         """Put the cursor in the move field."""
         self.query_one("#move-input", Input).focus()
@@ -447,3 +427,10 @@ class TableView(Widget):
     def action_focus_chat(self) -> None:
         """Put the cursor in the chat field."""
         self.query_one("#chat-input", Input).focus()
+
+
+def _playable_view(state: TableState) -> dict[str, Any]:
+    """The view for the board: its legal moves only while the move is ours to make (not once sent)."""
+    if state.my_turn or "legal_moves" not in state.view:
+        return state.view
+    return {key: value for key, value in state.view.items() if key != "legal_moves"}

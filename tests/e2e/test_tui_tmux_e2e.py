@@ -71,6 +71,14 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; the screen:\n{self.screen()}")
 
+    def wait_until_gone(self, text: str, timeout_s: float = 30.0) -> None:
+        """Wait until ``text`` is no longer on the screen."""
+        deadline = time.monotonic() + timeout_s
+        while text in self.screen():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} stayed; the screen:\n{self.screen()}")
+            time.sleep(0.1)
+
     def running(self) -> bool:
         return subprocess.run(["tmux", "-L", self.socket, "has-session", "-t", "e2e"], capture_output=True).returncode == 0
 
@@ -103,7 +111,11 @@ def test_a_hexapawn_game_played_by_keystrokes_in_the_full_screen_client(server_a
         ann.keys("Enter", "Up", "Enter")  # pick a1, then a2 above it
         screen = ann.wait_for("1 a1-a2")
         ann.wait_for("2 b3-b2")
-        ann.keys("m", "c1-c2", "Enter")  # the move field, notation typed
+        ann.keys("m")  # the move field: the table's letter keys leave the footer while it has the cursor
+        ann.wait_until_gone("x Resign")
+        ann.keys("c1-c2")
+        ann.wait_for("c1-c2")
+        ann.keys("Enter")
         screen = ann.wait_for("You won")
         assert "White (ann) wins" in screen and "3 c1-c2" in screen
         bob.expect(r"White wins|ann wins|won")

@@ -301,8 +301,10 @@ class BoardWidget(Widget, can_focus=True):
         return None
 
     def targets(self) -> set[str]:
-        """The squares that could be picked next (where the selected piece may go)."""
+        """The squares that could be picked next, once something is selected (where the selected piece may go)."""
         depth = len(self.path)
+        if depth == 0:
+            return set()
         return {path[depth] for path in self._candidates(self.path) if len(path) > depth}
 
     def _candidates(self, path: list[str]) -> list[list[str]]:
@@ -346,6 +348,17 @@ class BoardWidget(Widget, can_focus=True):
         if self.view is None:
             return 20
         return max([self.layout()[1], *(len(line) for line in self.status_lines())])
+
+    def height_in(self, *, compact: bool) -> int:
+        """The rows the board and its status lines take in the normal or the compact style."""
+        if self.view is None:
+            return 1
+        shown = self.compact
+        self.set_reactive(BoardWidget.compact, compact)
+        try:
+            return self.layout()[0] + len(self.status_lines())
+        finally:
+            self.set_reactive(BoardWidget.compact, shown)
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         """The board's rows and the status lines under it."""

@@ -38,4 +38,6 @@ class HexapawnBoard(GridBoard):
     def status_lines(self) -> list[str]:
         """Pawn counts."""
         white, black = self.view["pawns"]
+        if self.compact:
+            return [f"Pawns: w {white}, b {black}"]
         return [f"White (w) pawns: {white}   Black (b) pawns: {black}"]

@@ -111,9 +111,10 @@ class MorrisBoard(BoardWidget):
     def status_lines(self) -> list[str]:
         """Counters per player, and what to click when a mill was just closed."""
         view = self.view
+        player, hand, board = ("P", "hand", "board") if self.compact else ("Player ", "in hand", "on board")
         lines = [
-            f"{'XO'[seat]} Player {seat + 1}: {view['in_hand'][seat]} in hand, "
-            f"{view['on_board'][seat]} on board, {view['phase'][seat]}"
+            f"{'XO'[seat]} {player}{seat + 1}: {view['in_hand'][seat]} {hand}, "
+            f"{view['on_board'][seat]} {board}, {view['phase'][seat]}"
             for seat in (0, 1)
         ]
         if self.path and self.view["board"].get(next(iter(self.targets()), ""), None) is not None:

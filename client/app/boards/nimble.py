@@ -71,4 +71,6 @@ class NimbleBoard(BoardWidget):
 
     def status_lines(self) -> list[str]:
         """Pawns in all, and how many can still move."""
+        if self.compact:
+            return [f"Pawns: {self.view['pawns']}, movable: {self.view['movable']}"]
         return [f"Pawns: {self.view['pawns']}, of which {self.view['movable']} can still move (off square 1)"]

@@ -51,6 +51,6 @@ class OthelloBoard(GridBoard):
         to_move = self.view.get("to_move")
         if to_move is not None and (self.view.get("forced_pass") or self.view.get("must_pass")):
             lines.append(f"{_SEATS[to_move][0]} cannot place a disc and must pass")
-        elif self.last_move == "pass":
-            lines.append("The last move was a forced pass")
+        elif self.last_move == "pass" and to_move is not None:
+            lines.append(f"{_SEATS[1 - to_move][0]} could not place a disc and passed")
         return lines

@@ -69,12 +69,11 @@ class TactegoBoard(GridBoard):
         combat = self.view.get("last_combat")
         if combat:
             attacker = combat["attacker_seat"]
-            lines.append(
-                f"Combat on {combat['square']}: {_SIDES[attacker]} {combat['attacker']} attacked "
-                f"{_SIDES[1 - attacker]} {combat['defender']}; {_SIDES[combat['winner']]} won"
-            )
+            fight = f"{_SIDES[attacker]} {combat['attacker']} attacked {_SIDES[1 - attacker]} {combat['defender']}"
+            won = _SIDES[combat["winner"]]
+            lines.append(f"{combat['square']}: {fight}, {won} won" if self.compact else f"Combat on {combat['square']}: {fight}; {won} won")
         if self.view.get("hidden"):
-            lines.append("? = unknown piece, * = has fought (known to both)")
+            lines.append("? unknown, * has fought" if self.compact else "? = unknown piece, * = has fought (known to both)")
         return lines
 
 

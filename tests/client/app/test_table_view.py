@@ -7,11 +7,12 @@ connection); the opponent ``bob`` is a plain :class:`Client` on another.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, AsyncIterator, Callable
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
 from client.app.boards import BoardWidget
 from client.app.confirm import ConfirmScreen
@@ -19,6 +20,7 @@ from client.app.offers import OfferScreen
 from client.app.table import TableView
 from client.connection import Client
 from client.session import ClientSession
+from protocol import messages as m
 
 SIZE = (100, 30)
 
@@ -91,15 +93,20 @@ async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSes
         assert "1 a1-a2" in str(app.query_one("#move-list", Static).render())
 
 
-async def test_a_move_by_keys_and_a_typed_move(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("nimble", {"board": [0, 2, 1]})
+async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect: Callable[..., Any]) -> None:
+    table = await ann.create("nimble", {"board": [0, 2, 1]}, hints=True)
     bob: Client = await connect("bob", watch_lobby=False)
     await bob.join_table(table.id, 1)
+    await ann.hint(table.id)  # starts the server's worker processes now: under a running app, stderr is not a file
     app = OneTable(ann, table.id)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
         board = app.query_one("#board", BoardWidget)
         board.focus()
+        await pilot.press("h")  # this table allows hints
+        notice = app.query_one("#notice", Static)
+        await until(pilot, lambda: str(notice.render()).startswith("Hint: "), "the hint")
+        assert str(notice.render()).removeprefix("Hint: ") in ("3-1", "3-2", "2-1")
         await pilot.press("enter")  # the cursor appears on the first square a move starts from
         assert board.cursor == "2"
         await pilot.press("right", "space", "left", "left", "enter")  # square 3, then square 1
@@ -107,24 +114,14 @@ async def test_a_move_by_keys_and_a_typed_move(ann: ClientSession, connect: Call
         await bob.move(table.id, "2-1")
         await until(pilot, lambda: ann.table(table.id).my_turn, "bob's reply")
         await pilot.click("#move-input")
+        await pilot.press(*"2-3", "enter")
+        notice = app.query_one("#notice", Static)
+        await until(pilot, lambda: str(notice.render()).startswith("2-3: a pawn must move left"), "the refusal with its reason")
+        assert len(ann.table(table.id).moves) == 2
         await pilot.press(*"2 1", "enter")  # typed notation, forgiving spelling
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the end of the game")
         await pilot.pause()
         assert banner(app).startswith("You won: Player 1 (ann) wins")
-
-
-async def test_an_illegal_typed_move_is_refused_with_the_reason(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("othello")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
-    app = OneTable(ann, table.id)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
-        await pilot.click("#move-input")
-        await pilot.press(*"a1", "enter")
-        notice = app.query_one("#notice", Static)
-        await until(pilot, lambda: "a1" in str(notice.render()), "the refusal")
-        assert ann.table(table.id).moves == []
 
 
 async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSession, connect: Callable[..., Any]) -> None:
@@ -147,18 +144,34 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the draw dialog")
         await pilot.click("#accept")
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the draw")
-        await pilot.pause()
         assert banner(app) == "Draw, draw by agreement"
+        await bob.say("gg \x1b[31mred", table=table.id)
+        log = app.query_one("#chat-log", RichLog)
+        await until(pilot, lambda: any("bob: gg" in line.text for line in log.lines), "bob's chat line")
+        assert not any("\x1b" in line.text for line in log.lines)  # made printable
+        await pilot.click("#chat-input")
+        await pilot.press(*"thanks", "enter")
+        heard = [await bob.next_event(m.Chat), await bob.next_event(m.Chat)]  # his own line comes back first
+        assert [(line.name, line.text) for line in heard][-1] == ("ann", "thanks")
+        await bob.offer(table.id, "rematch")
+        await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the rematch dialog")
+        assert "bob offers a rematch" in str(app.screen.query_one("#offer-question", Static).render())
+        await pilot.press("a")
+        await until(pilot, lambda: len(ann.tables) == 2, "the rematch's table")
 
 
-async def test_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
+async def test_at_sixty_by_twenty_morris_is_compact_and_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
     table = await ann.create("morris")
     bob: Client = await connect("bob", watch_lobby=False)
     await bob.join_table(table.id, 1)
     app = OneTable(ann, table.id)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
-        app.query_one("#board", BoardWidget).focus()
+        board = app.query_one("#board", BoardWidget)
+        frame = app.query_one("#board-scroll")
+        assert board.compact
+        assert board.size.height <= frame.size.height and board.size.width <= frame.size.width  # all of it shows
+        board.focus()
         await pilot.press("x")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")  # no: nothing happens
@@ -194,7 +207,7 @@ async def test_low_time_turns_the_clock_red_and_rings_once_and_an_away_seat_coun
             await until(pilot, lambda: mine.has_class("low-time"), "the low-time colour")
             await pilot.pause(0.3)
             assert app.bells == 1
-            assert "0:08." in str(mine.render())  # tenths under ten seconds
+            assert re.search(r"ann \(you\)  0:0\d\.\d$", str(mine.render()))  # tenths under ten seconds
             await bob.close()
             theirs = app.query_one("#seat-top", Static)
             await until(pilot, lambda: "away, forfeits in" in str(theirs.render()), "bob's away status")
