@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", required=True, help="your player name (unique on the server)")
     add_timeout_argument(play)
     _add_guest_argument(play)
+    play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    play.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
+    play.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
     _add_connect_arguments(play)
     play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
     bot = subparsers.add_parser(
@@ -277,11 +280,35 @@ def describe_connect_error(exc: BaseException, settings: ConnectSettings) -> str
 def run_play(args: argparse.Namespace) -> int:
     """Run the terminal client (first picking a server found on the LAN when no address was given); return the exit status."""
     try:
+        if wants_app(args):
+            return _run_app(args)
         if args.address is None and (status := _pick_address(args)) is not None:
             return status
         return asyncio.run(_play(args))
     except KeyboardInterrupt:
         return 0
+
+
+def wants_app(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``parlour play`` opens the full-screen app: on a real terminal, without ``--line``, unless ``TERM`` is dumb."""
+    term = (os.environ if environ is None else environ).get("TERM", "")
+    return not args.line and term not in ("", "dumb") and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    """Run the full-screen app (:mod:`client.app`), starting from the command line's server and settings."""
+    from .app.app import ParlourApp
+
+    address = None
+    if args.address is not None:
+        host, port = args.address
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    settings: ConnectSettings = args.settings
+    app = ParlourApp(
+        name=args.name, address=address, password=settings.password, fingerprint=settings.fingerprint,
+        tls=settings.ssl is not None, ca_file=args.tls_ca, mono=args.mono, low_time_bell=args.bell, claims=settings.claims,
+    )
+    return app.run() or 0
 
 
 def _pick_address(args: argparse.Namespace) -> int | None:

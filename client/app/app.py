@@ -1,0 +1,232 @@
+"""The Parlour terminal application: the server screen, then the lobby and table tabs.
+
+>>> ParlourApp(name="ann", address="127.0.0.1:7420").run()   # doctest: +SKIP
+
+The app holds one :class:`client.session.ClientSession` (the model every
+screen reads and acts through) once connected. Quitting always asks; Ctrl-C
+asks while one of your games runs; leaving a running game asks too
+(:class:`client.app.confirm.ConfirmScreen`; the table view asks before resigning).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Sequence
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from ..claims import NameClaims
+from ..connection import ConnectionLost, ServerError
+from ..sanitize import printable
+from ..session import ClientSession, SessionError
+from ..tokens import TokenStore
+from .archive import ArchiveScreen
+from .confirm import ConfirmScreen
+from .connecting import Target, open_client
+from .help import HelpScreen
+from .new_table import NewTableScreen
+from .recent import RecentServer, RecentServers
+from .server_screen import Connected, ServerScreen
+from .tabs import MainScreen
+
+__all__ = ["ParlourApp", "RECONNECT_DELAYS_S"]
+
+RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Waits between attempts to resume the session after the connection drops; then the app gives up."""
+
+
+class ParlourApp(App[int]):
+    """The full-screen client.
+
+    Args:
+        name, address: to start with (``--name``, ``HOST[:PORT]``); with both, it connects at once.
+        password, fingerprint, tls, ca_file: the command line's connection settings.
+        tokens: where session tokens are remembered (default: the user data directory).
+        recent: the recently used servers (default: ``servers.json`` in the user data directory).
+        lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
+        mono, low_time_bell: boards without colour (``--mono``); a bell at low time (``--bell``).
+    """
+
+    TITLE = "Parlour"
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2,ctrl+n", "new_table", "New table"),
+        Binding("f3", "archive", "Archive"),
+        Binding("f4,ctrl+w", "close_tab", "Close tab"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        address: str | None = None,
+        password: str | None = None,
+        fingerprint: str | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
+        tokens: TokenStore | None = None,
+        recent: RecentServers | None = None,
+        lan_interfaces: Sequence[str] | None = None,
+        discover: bool = True,
+        mono: bool = False,
+        low_time_bell: bool = False,
+        claims: NameClaims | None = None,
+    ) -> None:
+        super().__init__()
+        # Names are proved or claimed as the line client does; the app never blocks on a terminal prompt,
+        # and the one-line notice of a new claim is a notification.
+        self.claims = replace(claims, ask=None, say=self._claim_notice) if claims is not None else None
+        self.mono = mono  # boards without colour (client.app.boards.wants_mono), as with NO_COLOR
+        self.low_time_bell = low_time_bell  # the table views ring when your clock falls under 10 s
+        self.tokens = tokens or TokenStore()
+        self.recent = recent or RecentServers()
+        self.session: ClientSession | None = None
+        self.target: Target | None = None
+        self._start = dict(
+            name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
+            lan_interfaces=lan_interfaces, discover=discover,
+        )
+
+    def _claim_notice(self, text: str) -> None:
+        self.notify(printable(text), timeout=20)
+
+    def on_mount(self) -> None:
+        self.push_screen(ServerScreen(**self._start), self._connected)  # type: ignore[arg-type]
+
+    def _connected(self, connected: Connected | None) -> None:
+        if connected is None:
+            self.exit(0)
+            return
+        target = connected.target
+        self.target = target
+        self.recent.remember(RecentServer(target.host, target.port, connected.client.name))
+        self.session = ClientSession(connected.client)
+        self.push_screen(MainScreen(self.session))
+        self._pump()
+
+    @work(exclusive=True, group="pump")
+    async def _pump(self) -> None:
+        """Fetch the lobby, then apply the server's pushes to the model until the connection closes."""
+        session = self.session
+        assert session is not None
+        try:
+            await session.refresh_lobby()
+        except (ServerError, ConnectionLost) as exc:
+            self.notify(f"cannot list the tables: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
+        await session.run()
+
+    # --- reconnecting ------------------------------------------------------------------
+
+    def connection_lost(self) -> None:
+        """The connection closed: say why and try to resume the session."""
+        session = self.session
+        if session is None or session.client.closed_by_us:
+            return
+        self.notify(f"Connection lost ({printable(session.client.close_reason or 'closed')}); reconnecting...", severity="warning")
+        self._reconnect()
+
+    @work(exclusive=True, group="reconnect")
+    async def _reconnect(self) -> None:
+        session, target = self.session, self.target
+        assert session is not None and target is not None
+        for delay in RECONNECT_DELAYS_S:
+            await asyncio.sleep(delay)
+            try:
+                client = await open_client(target, self.tokens, timeout_s=5.0, claims=self.claims)
+            except ServerError as exc:
+                if exc.code == "too_many_connections":
+                    continue
+                self.notify(f"The server refused the session ({exc.code}): quit (Ctrl+Q) and start again.", severity="error", timeout=30)
+                return
+            except OSError:
+                continue
+            for problem in await session.reattach(client):
+                self.notify(printable(problem), severity="warning")
+            self.notify("Reconnected.")
+            self._pump()
+            return
+        self.notify("Could not reconnect: quit (Ctrl+Q) and start again.", severity="error", timeout=30)
+
+    # --- the screens -----------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Screens that need a session are offered only once connected."""
+        if action in ("new_table", "archive", "close_tab") and self.session is None:
+            return False
+        return True
+
+    def _main(self) -> MainScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    def action_help(self) -> None:
+        """Show the keys, the commands and the rules of the game at hand."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        main = self._main()
+        self.push_screen(HelpScreen(main.active_game() if main is not None else None))
+
+    def action_new_table(self) -> None:
+        """Open the new-table form."""
+        if self.session is not None and isinstance(self.screen, MainScreen):
+            self.push_screen(NewTableScreen(self.session))
+
+    def action_archive(self) -> None:
+        """Open the archive of finished games."""
+        if self.session is not None and isinstance(self.screen, MainScreen):
+            self.push_screen(ArchiveScreen(self.session))
+
+    # --- leaving, resigning, quitting ------------------------------------------------------
+
+    def action_close_tab(self) -> None:
+        """Close the shown table's tab: stop watching, or leave the seat (asking first while the game runs)."""
+        main = self._main()
+        table = main.active_table() if main is not None and self.screen is main else None
+        if table is None or self.session is None or table not in self.session.tables:
+            return
+        state = self.session.tables[table]
+        if state.seat is not None and state.running:
+            question = f"Leave table {table}? Your game there is running: leaving it forfeits the game."
+            self.push_screen(ConfirmScreen(question, yes="Leave and forfeit"), lambda yes: self._leave(table) if yes else None)
+        else:
+            self._leave(table)
+
+    @work(group="leave")
+    async def _leave(self, table: int) -> None:
+        assert self.session is not None
+        try:
+            await self.session.leave(table)
+        except (ServerError, SessionError, ConnectionLost) as exc:
+            self.notify(f"Cannot leave table {table}: {printable(getattr(exc, 'message', None) or str(exc))}", severity="error")
+
+    def running_games(self) -> list[int]:
+        """The tables where we sit at a running game."""
+        if self.session is None:
+            return []
+        return [state.id for state in self.session.tables.values() if state.seat is not None and state.running]
+
+    async def action_quit(self) -> None:
+        """Quit, after asking (saying which games the seat is held at)."""
+        if isinstance(self.screen, ConfirmScreen):
+            return
+        running = self.running_games()
+        held = f" Your seats at table {', '.join(map(str, running))} are held for a while; come back to carry on." if running else ""
+        self.push_screen(ConfirmScreen("Quit Parlour?" + held, yes="Quit"), lambda yes: self.exit(0) if yes else None)
+
+    async def action_interrupt(self) -> None:
+        """Ctrl-C: quit at once outside a game; during one, ask first."""
+        if self.running_games():
+            await self.action_quit()
+        else:
+            self.exit(0)
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.client.close()

@@ -1,0 +1,288 @@
+"""The lobby pane: the server's tables (sortable, filterable), who is online, and lobby chat.
+
+Everything shown comes from the session model (:class:`client.session.ClientSession`):
+its ``lobby`` tables and ``lobby_chat``. Names and chat are other users' text:
+they are shown through :func:`client.sanitize.printable` as plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Label, RichLog, Static
+
+import games
+from protocol import messages as m
+
+from ..connection import ConnectionLost, ServerError
+from ..sanitize import printable
+from ..session import Change, ClientSession, SessionError
+from ..terminal import player_label
+
+__all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "MOST_ROWS"]
+
+MOST_ROWS = 1000
+"""The most tables the lobby's list shows at once (narrow it with the filter)."""
+
+WHO_MOST = 50
+"""The most names the "Online" list shows."""
+WHO_EVERY_S = 15.0
+"""How often the lobby asks the server who is online (where the server has ``who``)."""
+
+COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Seats"), ("status", "Status"), ("watching", "Watch"))
+"""The lobby table's columns: key and header."""
+
+
+def row_cells(table: m.TableInfo) -> dict[str, Any]:
+    """The cells of one lobby row by column key (plain, sanitised text and numbers); options at their default are left out."""
+    defaults = _defaults(table.game)
+    words = [f"{printable(str(k))}={_value(v)}" for k, v in table.options.items() if v is not None and defaults.get(k, _NONE) != v]
+    if table.time_control:
+        words.append(f"tc={printable(table.time_control)}")
+    if table.hints and table.computer is None:
+        words.append("hints")
+    seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
+    return {
+        "id": table.id,
+        "game": printable(table.game),
+        "options": " ".join(words),
+        "seats": seats,
+        "status": f"{printable(table.status)} (ply {table.ply})" if table.status == "playing" else printable(table.status),
+        "watching": table.spectators,
+    }
+
+
+_NONE = object()
+
+
+def _defaults(game: str) -> dict[str, Any]:
+    """The default of each option of ``game``, where this client knows the game (the lobby shows only the others)."""
+    try:
+        return {option.name: option.default for option in games.get(game).options}
+    except games.GameError:
+        return {}
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict) and isinstance(value.get("length"), int):
+        return f"<{value['length']} chars>"
+    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+    return printable(text if len(text) <= 20 else text[:17] + "...")
+
+
+def sort_key(column: str) -> Callable[[dict[str, Any]], Any]:
+    """How rows sort by ``column``: numbers as numbers, text without regard to case."""
+    if column in ("id", "watching"):
+        return lambda cells: cells[column]
+    return lambda cells: str(cells[column]).casefold()
+
+
+class LobbyPane(Vertical):
+    """The lobby: a table list, a filter, who is online and the lobby chat.
+
+    Keys: Enter or ``j`` joins the highlighted table (sits at a free seat),
+    ``w`` watches it. Clicking a column header sorts by it (again: reversed).
+
+    Args:
+        session: the session model whose lobby is shown.
+    """
+
+    DEFAULT_CSS = """
+    LobbyPane #filter { height: 1; margin: 0 1; }
+    LobbyPane DataTable { height: 1fr; min-height: 4; }
+    LobbyPane #bottom { height: 8; border-top: solid $primary; }
+    LobbyPane #chat-side { width: 2fr; }
+    LobbyPane #who-side { width: 1fr; min-width: 14; }
+    LobbyPane RichLog { height: 1fr; }
+    LobbyPane #lobby-chat-input { height: 1; }
+    LobbyPane #lobby-error { color: $error; height: auto; }
+    """
+    BINDINGS = [
+        Binding("j", "join", "Join"),
+        Binding("w", "watch", "Watch"),
+    ]
+
+    def __init__(self, session: ClientSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.sort_column = "id"
+        self.sort_reverse = False
+        self.filter_text = ""
+        self._rebuild_pending = False
+        self._unsubscribe: Callable[[], None] | None = None
+        self._online: list[str] | None = None  # the server's answer to who, where it has the request
+        self._online_total = 0
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter: part of a game, name or status", id="filter", compact=True)
+        table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="lobby-error")
+        with Horizontal(id="bottom"):
+            with Vertical(id="chat-side"):
+                yield RichLog(id="lobby-chat-log", wrap=True, markup=False, max_lines=200)
+                yield Input(placeholder="say something to the lobby", id="lobby-chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
+            with Vertical(id="who-side"):
+                yield Label("Online")
+                yield Static("", id="who")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        self._unsubscribe = self.session.subscribe(self._on_change)
+        self.rebuild()
+        self._show_chat()
+        self.refresh_who()
+        self.set_interval(WHO_EVERY_S, self.refresh_who)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _on_change(self, change: Change) -> None:
+        if change.kind in ("lobby", "table_added", "table_removed"):
+            if not self._rebuild_pending:
+                self._rebuild_pending = True
+                self.call_later(self.rebuild)
+        elif change.kind == "chat" and change.table is None and isinstance(change.event, m.Chat):
+            self._write_chat(change.event.name, change.event.text)
+
+    # --- the table list --------------------------------------------------------------
+
+    def visible_rows(self) -> list[dict[str, Any]]:
+        """The rows the list shows: filtered, sorted, at most :data:`MOST_ROWS`."""
+        rows = [row_cells(info) for info in self.session.lobby.values()]
+        wanted = self.filter_text.casefold()
+        if wanted:
+            rows = [cells for cells in rows if any(wanted in str(value).casefold() for value in cells.values())]
+        rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
+        return rows[:MOST_ROWS]
+
+    def rebuild(self) -> None:
+        """Redraw the list from the model, keeping the highlighted table if it is still there."""
+        self._rebuild_pending = False
+        table = self.query_one("#tables", DataTable)
+        highlighted = self.highlighted_table()
+        table.clear()
+        for cells in self.visible_rows():
+            table.add_row(*(Text(str(cells[key])) for key, _ in COLUMNS), key=str(cells["id"]))
+        if highlighted is not None and str(highlighted) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(highlighted)))
+        self._show_who()
+
+    def highlighted_table(self) -> int | None:
+        """The id of the table under the cursor, or ``None`` when the list is empty."""
+        table = self.query_one("#tables", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:  # noqa: BLE001 - no row under the cursor
+            return None
+        return int(row_key.value) if row_key.value is not None else None
+
+    @on(DataTable.HeaderSelected)
+    def _sort(self, event: DataTable.HeaderSelected) -> None:
+        column = str(event.column_key.value)
+        self.sort_reverse = not self.sort_reverse if column == self.sort_column else False
+        self.sort_column = column
+        self.rebuild()
+
+    @on(Input.Changed, "#filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip()
+        self.rebuild()
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_join()
+
+    # --- join and watch ------------------------------------------------------------------
+
+    def action_join(self) -> None:
+        """Sit at the highlighted table (a free seat); watch it if both seats are taken."""
+        table = self.highlighted_table()
+        if table is not None:
+            info = self.session.lobby.get(table)
+            free = info is not None and info.status == "waiting" and None in info.seats
+            self._open(table, join=free)
+
+    def action_watch(self) -> None:
+        """Watch the highlighted table."""
+        table = self.highlighted_table()
+        if table is not None:
+            self._open(table, join=False)
+
+    @work(group="lobby-open")
+    async def _open(self, table: int, join: bool) -> None:
+        error = self.query_one("#lobby-error", Static)
+        error.update("")
+        try:
+            await (self.session.join(table) if join else self.session.watch(table))  # the tab opens from the model's change
+        except (ServerError, SessionError, ConnectionLost) as exc:
+            error.update(f"Table {table}: {printable(getattr(exc, 'message', None) or str(exc))}")
+
+    # --- chat and who --------------------------------------------------------------------
+
+    @on(Input.Submitted, "#lobby-chat-input")
+    def _say(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text:
+            event.input.value = ""
+            self._send_chat(text)
+
+    @work(group="lobby-chat")
+    async def _send_chat(self, text: str) -> None:
+        try:
+            await self.session.say(text)
+        except (ServerError, ConnectionLost) as exc:
+            self.query_one("#lobby-chat-log", RichLog).write(Text(f"(not sent: {printable(getattr(exc, 'message', None) or str(exc))})", style="red"))
+
+    def _show_chat(self) -> None:
+        for line in self.session.lobby_chat:
+            self._write_chat(line.name, line.text)
+
+    def _write_chat(self, name: str, text: str) -> None:
+        self.query_one("#lobby-chat-log", RichLog).write(Text(f"{printable(name)}: {printable(text)}"))
+
+    @work(exclusive=True, group="lobby-who")
+    async def refresh_who(self) -> None:
+        """Ask the server who is online, where it has a ``who`` request; else show the names seen at tables."""
+        ask = getattr(self.session.client, "who", None)
+        if ask is not None:
+            try:
+                page = await ask(limit=WHO_MOST)
+            except (ServerError, ConnectionLost):
+                self._online = None
+            else:
+                self._online = [printable(p.name) + ("" if p.status == "idle" else f" ({printable(p.status)})") for p in page.players]
+                self._online_total = int(page.total)
+        self._show_who()
+
+    def _show_who(self) -> None:
+        if self._online is not None:
+            names, total = self._online, self._online_total
+        else:
+            names = who_online(self.session)
+            total = len(names)
+        shown = names[:WHO_MOST]
+        more = f"\n(+{total - len(shown)} more)" if total > len(shown) else ""
+        self.query_one("#who", Static).update(Text("\n".join(shown) + more))
+
+
+def who_online(session: ClientSession) -> list[str]:
+    """The names to show as online: ours and everyone seated at a lobby table (sanitised, sorted).
+
+    A server without a ``who`` request says no more than this; a ``who`` reply,
+    where the server has one, can replace it.
+    """
+    names = {session.client.name}
+    for info in session.lobby.values():
+        names.update(name for name in info.seats if name)
+    return sorted((printable(name) for name in names), key=str.casefold)

@@ -1,0 +1,113 @@
+"""Creating, joining, tabs, resigning and leaving in the app, against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+from textual.widgets import Button, Input, Select, Static, TabbedContent
+
+from client.app.confirm import ConfirmScreen
+from client.app.new_table import NewTableScreen
+
+from .conftest import SIZE, in_lobby, until
+
+
+async def connected(app, pilot):
+    return await in_lobby(app, pilot)
+
+
+def error_text(screen, widget_id: str) -> str:
+    return str(screen.query_one(f"#{widget_id}", Static).render())
+
+
+async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_second_client_joins_and_resigning_asks(server, connect, make_app):
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await pilot.press("f2")
+        form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        form.query_one("#game", Select).value = "tactego"
+        await pilot.pause()
+        assert form.query_one("#row-seed").display
+        form.query_one("#f-seed", Input).value = "x" * 300  # the form does not check a seed's length: the server does
+        form.query_one("#create", Button).press()
+        await until(pilot, lambda: error_text(form, "err-seed"))
+        assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
+        assert isinstance(app.screen, NewTableScreen) and not app.session.tables
+
+        form.query_one("#game", Select).value = "othello"
+        await pilot.pause()
+        assert not form.query_one("#row-seed").display and not error_text(form, "err-seed")
+        size = form.query_one("#f-options-size", Input)
+        size.value = "7"
+        form.query_one("#f-time_control", Input).value = "5+3"
+        form.query_one("#create", Button).press()
+        await pilot.pause()
+        assert "from 4 to 16" in error_text(form, "err-options-size") or "even" in error_text(form, "err-options-size")
+        assert isinstance(app.screen, NewTableScreen)
+        size.value = "6"
+        form.query_one("#create", Button).press()
+        await until(pilot, lambda: app.screen is main)
+        tabs = main.query_one(TabbedContent)
+        table = app.session.focus
+        assert table is not None
+        await until(pilot, lambda: tabs.active == f"table-{table}")
+        assert app.session.tables[table].info.options["size"] == 6 and app.session.tables[table].info.time_control == "5+3"
+
+        bob = await connect("bob")
+        await bob.join_table(table)
+        await until(pilot, lambda: app.session.tables[table].running)
+
+        await pilot.press("ctrl+w")  # closing the tab of a running game asks first
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert "forfeits" in str(question.query_one("#question", Static).render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is main)
+        assert tabs.active == f"table-{table}" and table in app.session.tables
+
+        main.query_one(f"#table-{table} #board").focus()
+        await pilot.press("x")  # resign: asks first
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert "Resign" in str(question.query_one("#question", Static).render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is main)
+        assert app.session.tables[table].running
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: app.session.tables[table].outcome is not None)
+        assert app.session.tables[table].outcome["winner"] == 1
+
+        await pilot.press("ctrl+w")  # the game is over: the tab closes without a question
+        await until(pilot, lambda: table not in app.session.tables)
+        assert tabs.active == "lobby" and not tabs.query(f"#table-{table}")
+
+
+async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_during_a_game(server, connect, make_app):
+    bob = await connect("bob")
+    watched = (await bob.create_table("othello", {"size": 6})).table.id
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.watch(watched)
+        tabs = main.query_one(TabbedContent)
+        await until(pilot, lambda: tabs.active == f"table-{watched}")
+        await pilot.click("#--content-tab-lobby")  # the user's choice of tab moves the model's focus
+        await until(pilot, lambda: app.session.focus is None and tabs.active == "lobby")
+        await pilot.click(f"#--content-tab-table-{watched}")
+        await until(pilot, lambda: app.session.focus == watched and tabs.active == f"table-{watched}")
+        await pilot.press("f4")  # watching: no question
+        await until(pilot, lambda: watched not in app.session.tables)
+        assert not isinstance(app.screen, ConfirmScreen) and tabs.active == "lobby"
+
+        await pilot.press("ctrl+q")
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert str(question.query_one("#question", Static).render()) == "Quit Parlour?"
+        await pilot.press("escape")  # no
+        await until(pilot, lambda: app.screen is main)
+
+        playing = (await app.session.join(watched)).id
+        await until(pilot, lambda: app.session.tables[playing].running)
+        await pilot.press("ctrl+c")
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+        assert f"table {playing}" in str(question.query_one("#question", Static).render())
+        await pilot.press("y")
+        await until(pilot, lambda: app.return_code == 0)
