@@ -115,7 +115,7 @@ class LobbyPane(Vertical):
         self.filter_text = ""
         self._rebuild_pending = False
         self._unsubscribe: Callable[[], None] | None = None
-        self._online: list[str] | None = None  # the server's answer to who, where it has the request
+        self._online: dict[str, str] | None = None  # name -> status note: the server's answer to who, where it has the request
         self._online_total = 0
 
     def compose(self) -> ComposeResult:
@@ -261,16 +261,18 @@ class LobbyPane(Vertical):
             except (ServerError, ConnectionLost):
                 self._online = None
             else:
-                self._online = [printable(p.name) + ("" if p.status == "idle" else f" ({printable(p.status)})") for p in page.players]
+                self._online = {printable(p.name): "" if p.status == "idle" else f" ({printable(p.status)})" for p in page.players}
                 self._online_total = int(page.total)
         self._show_who()
 
     def _show_who(self) -> None:
-        if self._online is not None:
-            names, total = self._online, self._online_total
+        seen = who_online(self.session)
+        if self._online is not None:  # the server's last answer, and whoever sat down at a table since
+            since = [name for name in seen if name not in self._online]
+            names = [name + status for name, status in self._online.items()] + since
+            total = self._online_total + len(since)
         else:
-            names = who_online(self.session)
-            total = len(names)
+            names, total = seen, len(seen)
         shown = names[:WHO_MOST]
         more = f"\n(+{total - len(shown)} more)" if total > len(shown) else ""
         self.query_one("#who", Static).update(Text("\n".join(shown) + more))
