@@ -686,10 +686,11 @@ class Authority:
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
+        last = played[-1]
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
-            views = ViewCache(table, ply.state)
+            views = ViewCache(table, ply.state, forced_pass=ply is not last)  # planning passed for every ply but the last
             send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)

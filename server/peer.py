@@ -126,7 +126,7 @@ class Peer:
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
         if not self.closed:
-            self.send_frame(self.protocol.send(message), message)
+            self.send_frame(encode_message(message), message)  # what self.protocol.send() returns, one call fewer
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
         """Send an already encoded frame (shared by a broadcast); ``message``, if given, is what it encodes.
