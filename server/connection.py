@@ -78,6 +78,7 @@ class Connections:
         self._held = 0  # accepted sockets not yet closed: handshakes, refusals and open connections
         self._room = asyncio.Event()
         self._pumps: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
@@ -161,19 +162,32 @@ class Connections:
         peer.reading = True
 
     def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
-        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
-        return self._start(self._serve(inbox))
+        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended).
 
-    def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
-        """Run ``coroutine`` as a task kept in ``_pumps``; the coroutine removes its task when it ends
-        (:meth:`_serve`, :meth:`_refuse`): cheaper than a done callback, which costs a loop turn per request."""
-        task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
+        The task removes itself from ``_pumps`` when it ends (:meth:`_serve`):
+        a done callback would cost one more loop callback per request.
+        """
+        task = self._running_loop().create_task(self._serve(inbox))
         self._pumps.add(task)
         return task
+
+    def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
+        task = self._running_loop().create_task(coroutine)  # type: ignore[arg-type]
+        self._pumps.add(task)
+        task.add_done_callback(self._pumps.discard)
+        return task
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop this runs in, looked up once: ``asyncio.get_running_loop()`` costs a ``getpid`` system call."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
 
     async def _serve(self, inbox: "PeerProtocol") -> None:
         """Handle ``inbox``'s received chunks; when none are left, go idle, or end the connection if its input ended."""
         peer = inbox.peer
+        task = inbox.task  # set as this task was made, before it first ran
         try:
             try:
                 if await self._pump(inbox, peer):
@@ -190,7 +204,7 @@ class Connections:
             finally:
                 self.free_descriptor()
         finally:
-            self._pumps.discard(asyncio.current_task())  # type: ignore[arg-type]
+            self._pumps.discard(task)  # type: ignore[arg-type]
 
     def release(self, peer: Peer) -> None:
         """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
@@ -216,7 +230,6 @@ class Connections:
         finally:
             self._refusing -= 1
             self.free_descriptor()
-            self._pumps.discard(asyncio.current_task())  # type: ignore[arg-type]
 
     def _refusal(self, host: str) -> str | None:
         """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
@@ -434,6 +447,11 @@ class PeerProtocol(asyncio.Protocol):
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""
         if self._task is None and not self.refused:
             self._task = self._connections.pump(self)
+
+    @property
+    def task(self) -> "asyncio.Task[None] | None":
+        """The task handling received chunks now, or ``None``."""
+        return self._task
 
     def pump_done(self) -> None:
         """The task has handled every chunk: the next ones start a new one."""

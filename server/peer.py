@@ -304,16 +304,20 @@ class Outbox:
         send_buffer_bytes: that limit, in bytes.
     """
 
-    __slots__ = ("_peers", "send_buffer_bytes")
+    __slots__ = ("_peers", "send_buffer_bytes", "_loop")
 
     def __init__(self, send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES) -> None:
         self._peers: list[Peer] = []
         self.send_buffer_bytes = send_buffer_bytes
+        self._loop: asyncio.AbstractEventLoop | None = None  # looked up once: get_running_loop() costs a getpid() call
 
     def add(self, peer: Peer) -> None:
         """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
         if not self._peers:
-            asyncio.get_running_loop().call_soon(self.flush)
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self.flush)
         self._peers.append(peer)
 
     def flush(self) -> None:
@@ -321,6 +325,8 @@ class Outbox:
         peers, self._peers = self._peers, []
         now = time.monotonic()
         for peer in peers:
+            if not peer._pending:
+                continue  # flushed already (a requester's replies leave at the end of its batch)
             try:
                 peer.flush(now)
             except Exception:  # one broken transport must not keep the others' frames back
