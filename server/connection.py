@@ -49,6 +49,10 @@ INBOX_HIGH_BYTES = 256 * 1024
 INBOX_LOW_BYTES = 64 * 1024
 """... and below which it reads again."""
 
+PUMP_TASK_NAME = "parlour-requests"
+"""The name of every task that handles a connection's requests: a task given no name formats
+one of its own ("Task-123"), several thousand instructions per request."""
+
 RequestHandler = Callable[[Peer, Request], Awaitable[None]]
 
 
@@ -167,7 +171,7 @@ class Connections:
         The task removes itself from ``_pumps`` when it ends (:meth:`_serve`):
         a done callback would cost one more loop callback per request.
         """
-        task = self._running_loop().create_task(self._serve(inbox))
+        task = self._running_loop().create_task(self._serve(inbox), name=PUMP_TASK_NAME)
         self._pumps.add(task)
         return task
 
