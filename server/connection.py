@@ -419,6 +419,7 @@ class PeerProtocol(asyncio.Protocol):
         transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
         self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), outbox=self._connections.outbox)
+        self.peer.watch_backlog()
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
@@ -446,6 +447,13 @@ class PeerProtocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.peer.connection_lost()
         self._wake()
+
+    def pause_writing(self) -> None:
+        """More than the send buffer's limit waits for the client: it is not reading (see :meth:`Peer.not_reading`)."""
+        self.peer.not_reading()
+
+    def resume_writing(self) -> None:
+        """Nothing to do: a peer that fell behind was dropped, never paused."""
 
     def _wake(self) -> None:
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""

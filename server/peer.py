@@ -144,7 +144,11 @@ class Peer:
         pending = self._pending
         if pending is None:
             pending = self._pending = []
-            self._outbox.add(self)
+            outbox = self._outbox
+            if outbox._peers:
+                outbox._peers.append(self)  # Outbox.add(), written out: once per peer and turn, for every receiver
+            else:
+                outbox.add(self)
         pending.append(frame)
         pending_bytes = self._pending_bytes = self._pending_bytes + size
         if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._outbox.send_buffer_bytes:
@@ -165,10 +169,19 @@ class Peer:
         if transport.is_closing():
             return
         self.last_sent = time.monotonic() if now is None else now
-        transport.write(data)
-        if transport.get_write_buffer_size() > self._outbox.send_buffer_bytes:
-            log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
-            self.abort()
+        transport.write(data)  # a reader whose backlog passes the limit is dropped from within (:meth:`not_reading`)
+
+    def watch_backlog(self) -> None:
+        """Have the transport call :meth:`not_reading` (through its protocol's ``pause_writing``) once more
+        than the outbox's ``send_buffer_bytes`` wait to be sent: no check after every write."""
+        self.transport.set_write_buffer_limits(high=self._outbox.send_buffer_bytes)
+
+    def not_reading(self) -> None:
+        """The client left more than ``send_buffer_bytes`` unread: drop it rather than hold its frames."""
+        if self.closed and self.transport.is_closing():
+            return  # dropped already
+        log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
+        self.abort()
 
     def _too_large(self, frame: bytes, message: Message | None) -> bytes:
         """The ``internal_error`` frame that replaces an oversize ``frame``."""
