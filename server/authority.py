@@ -21,7 +21,6 @@ Grace periods, flag falls and seat vacating follow the same commit-then-apply ru
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import secrets
 import time
@@ -459,7 +458,7 @@ class Authority:
         Raises:
             RequestError: ``game_over`` when the mover's flag fell before the move arrived.
         """
-        clock_before = copy.deepcopy(table.clock) if table.clock is not None and self.durable else None
+        clock_before = table.clock.copy() if table.clock is not None and self.durable else None
         try:
             table.press_clock(played)
         except FlagFell as fell:
