@@ -278,7 +278,7 @@ class Connections:
                     send_protocol_error(peer, event)
                 else:
                     await self._handle_request(peer, event)
-                if peer.gone:
+                if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
                     return False  # closed by us, or the client left: its other requests are not worth answering
             peer.flush()  # the replies to this batch leave now, in one write
             if not peer.protocol.buffered_bytes:

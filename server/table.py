@@ -206,6 +206,9 @@ class Table:
 
     def computer_to_move(self) -> tuple[int, int] | None:
         """``(seat, level)`` of a computer seat whose turn it is in a running game, else ``None``."""
+        computer = self.computer
+        if computer[0] is None and computer[1] is None:
+            return None  # no computer seat (every move asks; most tables have none)
         seat = self.state.to_move
         if not self.started or self.outcome is not None or seat is None:
             return None
