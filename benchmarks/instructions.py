@@ -153,10 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     play = ["--games", str(args.games), "--max-moves", str(args.moves), "--seconds", "100000", "--warmup", "0.5"]
     fanout = ["--spectators", str(args.spectators), "--moves", str(args.fanout_moves)]
     plans = {"play": ("play", play, False), "durable": ("play", play, True), "fanout": ("fanout", fanout, False)}
+    names = args.only.split(",")
+    unknown = [name for name in names if name not in plans]
+    if unknown:
+        parser.error(f"unknown scenario {unknown[0]!r} in --only (choose from {', '.join(plans)})")
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     print("| scenario | unit | echo instr | parlour instr | ratio |")
     print("|---|---|---|---|---|")
-    for name in args.only.split(","):
+    for name in names:
         scenario, loadgen_args, durable = plans[name]
         echo = per_unit(measure("echo", scenario, loadgen_args, durable, args.keep), scenario)
         parlour = per_unit(measure("parlour", scenario, loadgen_args, durable, args.keep), scenario)
