@@ -573,8 +573,11 @@ class OthelloState(State):
     def move_count(self) -> int:
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
         placing = self._moves
-        if placing is None:
-            placing = self._placing()
+        if placing is None:  # _placing(), written out: a perft counts the last ply here, once per position
+            if self._side == BLACK:
+                placing = self._moves = _placing_moves(self.black, self.white, self._setup.geo)
+            else:
+                placing = self._moves = _placing_moves(self.white, self.black, self._setup.geo)
         if placing:
             return placing.bit_count()
         return 0 if self.outcome is not None else 1  # a forced pass
@@ -586,10 +589,13 @@ class OthelloState(State):
         parsed or built, and no successor works out its own moves until asked.
         Empty when the game is over; a single pass when that is forced.
         """
-        moves = self._moves
-        if moves is None:
-            moves = self._placing()
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
+        moves = self._moves
+        if moves is None:  # _placing(), written out: a tree walk comes here once per inner position
+            if side == WHITE:  # Black places
+                moves = self._moves = _placing_moves(black, white, setup.geo)
+            else:
+                moves = self._moves = _placing_moves(white, black, setup.geo)
         if not moves:
             return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
         rays_of = setup.geo.rays
