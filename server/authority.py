@@ -421,7 +421,7 @@ class Authority:
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
-        table = self.table(request.table)
+        table = self.lobby.get(request.table)  # self.table(), one call fewer on the hot path
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
             lapsed = await self._commit_moves(table, played)
@@ -458,12 +458,14 @@ class Authority:
         Raises:
             RequestError: ``game_over`` when the mover's flag fell before the move arrived.
         """
-        clock_before = table.clock.copy() if table.clock is not None and self.durable else None
-        try:
-            table.press_clock(played)
-        except FlagFell as fell:
-            await self._flag_fell(table, fell.seat)
-            raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+        timed = table.clock is not None
+        clock_before = table.clock.copy() if timed and self.durable else None  # type: ignore[union-attr]
+        if timed:
+            try:
+                table.press_clock(played)
+            except FlagFell as fell:
+                await self._flag_fell(table, fell.seat)
+                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
         final = played[-1].state.outcome
         if self.durable:
             try:
@@ -472,10 +474,10 @@ class Authority:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
         table.apply(played)
-        lapsed = table.lapse_offers(played[0].seat)
+        lapsed = table.lapse_offers(played[0].seat) if table.offers else []
         if final is not None:
             table.stop_clock()
-        else:
+        elif timed or table.flag_timer is not None:  # an untimed game has no flag to watch
             self.schedule_flag(table)
         return lapsed
 
