@@ -62,6 +62,7 @@ import os
 import random
 import resource
 import struct
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -117,6 +118,21 @@ def server_cpu_ns(pid: int | None) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def callgrind_window(pid: int | None, start: bool) -> None:
+    """Start (``start``) or end the measured window of a server run under ``valgrind --tool=callgrind --instr-atstart=no``.
+
+    Start: instrumentation on and the counters zeroed; end: the counts dumped
+    (a new ``callgrind.out`` part, which ``benchmarks/instructions.py`` reads)
+    and instrumentation off. Blocks until callgrind has done it. Does nothing
+    without ``pid``.
+    """
+    if pid is None:
+        return
+    steps = (["-i", "on"], ["-z"]) if start else (["-d"], ["-i", "off"])
+    for step in steps:
+        subprocess.run(["callgrind_control", *step, str(pid)], check=True, capture_output=True, timeout=600)
 
 
 def server_rss_bytes(pid: int | None) -> int:
@@ -457,6 +473,8 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         await _all_started(started, args.games, args.drain_limit, players)
         await _until_quiet(idle, args.quiet, min(IDLE_SETTLE_S, args.drain_limit))  # the opening lobby updates
         await _sleep_unless_failed(args.warmup, players)
+        if args.callgrind:
+            callgrind_window(args.server_pid, start=True)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
         window.measuring = True
@@ -469,6 +487,8 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
             await _wait_window(window, 0.05, players)
         window.measuring = False
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
+        if args.callgrind:
+            callgrind_window(args.server_pid, start=False)
         own_s = time.process_time() - own_start
         idle_frames = sum(conn.frames for conn in idle) - idle_start
         window.stopping = True
@@ -554,6 +574,8 @@ async def scenario_fanout(args: argparse.Namespace, target: ParlourTarget | Echo
             raise BenchError(f"the server still sent lobby updates {args.drain_limit} s after the watchers joined")
         window = Window()
         rng = random.Random(args.seed)
+        if args.callgrind:
+            callgrind_window(args.server_pid, start=True)
         cpu_start, wall_start = server_cpu_ns(args.server_pid), time.perf_counter()
         window.measuring = True
         moves = 0
@@ -577,6 +599,8 @@ async def scenario_fanout(args: argparse.Namespace, target: ParlourTarget | Echo
             moves += 1
         cpu_ns = server_cpu_ns(args.server_pid) - cpu_start
         wall_s = time.perf_counter() - wall_start
+        if args.callgrind:
+            callgrind_window(args.server_pid, start=False)
     finally:
         for conn in players + spectators:
             conn.close()
@@ -681,6 +705,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quiet", type=float, default=0.3,
                         help="seconds without a frame after which the server counts as quiet (default: 0.3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="play, fanout: the server runs under callgrind; switch its counting on and off around the window")
     args = parser.parse_args(argv)
     for name in ("games", "spectators", "moves", "connections"):
         if getattr(args, name) < 1:

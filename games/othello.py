@@ -573,8 +573,11 @@ class OthelloState(State):
     def move_count(self) -> int:
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
         placing = self._moves
-        if placing is None:
-            placing = self._placing()
+        if placing is None:  # _placing(), written out: a perft counts the last ply here, once per position
+            if self._side == BLACK:
+                placing = self._moves = _placing_moves(self.black, self.white, self._setup.geo)
+            else:
+                placing = self._moves = _placing_moves(self.white, self.black, self._setup.geo)
         if placing:
             return placing.bit_count()
         return 0 if self.outcome is not None else 1  # a forced pass
@@ -586,10 +589,13 @@ class OthelloState(State):
         parsed or built, and no successor works out its own moves until asked.
         Empty when the game is over; a single pass when that is forced.
         """
-        moves = self._moves
-        if moves is None:
-            moves = self._placing()
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
+        moves = self._moves
+        if moves is None:  # _placing(), written out: a tree walk comes here once per inner position
+            if side == WHITE:  # Black places
+                moves = self._moves = _placing_moves(black, white, setup.geo)
+            else:
+                moves = self._moves = _placing_moves(white, black, setup.geo)
         if not moves:
             return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
         rays_of = setup.geo.rays
@@ -713,6 +719,42 @@ class OthelloState(State):
         return _position(self._setup, self.black, self.white, 1 - self._side, self.ply + 1, 0)
 
     # -- views -------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """Return what ``seat`` (0, 1) or a spectator (``None``) may see (see :meth:`games.base.State.view`).
+
+        The same map, key for key and in the same order, as the base class
+        builds from :meth:`_view`, written out: the server builds a view per
+        seat of every position, and this takes one call instead of a dozen.
+
+        Raises:
+            ValueError: if ``seat`` is not 0, 1 or ``None``.
+        """
+        if seat not in (0, 1, None):
+            raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        outcome = None if moves else self.outcome
+        rows = getattr(self, "_rows", None)
+        if rows is None:
+            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
+        last = self._last
+        to_move = self._side if outcome is None else None
+        view = {
+            "size": self._setup.geo.size,
+            "board": list(rows),
+            "discs": [self.black.bit_count(), self.white.bit_count()],
+            "must_pass": outcome is None and not moves,
+            "last_move": None if last is None else self._setup.geo.names[last.bit_length() - 1] if last else _PASS,
+            "game": Othello.name,
+            "ply": self.ply,
+            "to_move": to_move,
+            "outcome": None if outcome is None else outcome.to_dict(),
+        }
+        if seat is not None and seat == to_move:
+            view["legal_moves"] = self.legal_moves()
+        return view
 
     def _view(self, seat: int | None) -> dict[str, Any]:
         """Return the Othello part of the view; the same for every seat.

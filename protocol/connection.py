@@ -20,7 +20,7 @@ from typing import Iterator
 
 from .codec import decode_request, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
-from .framing import DEFAULT_MAX_FRAME_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
+from .framing import _HEADER, DEFAULT_MAX_FRAME_BYTES, HEADER_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
 from .messages import Hello, Message, Request, ServerMessage
 
 __all__ = ["State", "ServerConnection", "ClientConnection"]
@@ -72,6 +72,17 @@ class ServerConnection:
             return
         decoder = self._decoder
         if type(decoder) is int:
+            if type(data) is bytes and len(data) >= HEADER_BYTES:
+                (length,) = _HEADER.unpack_from(data)
+                if len(data) == HEADER_BYTES + length and length <= decoder:
+                    # The usual read: exactly one whole frame. No decoder is made for it.
+                    event = self._parse(data[HEADER_BYTES:])
+                    if isinstance(event, FrameError):
+                        broken = self._decoder = FrameDecoder(max_frame_bytes=decoder)
+                        broken.fail(event)  # broken for good, as below
+                        self.state = State.CLOSED
+                    yield event
+                    return
             decoder = self._decoder = FrameDecoder(max_frame_bytes=decoder)
         try:
             bodies = decoder.feed_bodies(data)

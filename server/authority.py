@@ -21,7 +21,6 @@ Grace periods, flag falls and seat vacating follow the same commit-then-apply ru
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import secrets
 import time
@@ -438,7 +437,7 @@ class Authority:
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
-        table = self.table(request.table)
+        table = self.lobby.get(request.table)  # self.table(), one call fewer on the hot path
         async with table.lock:
             played = table.plan_move(session, request.move, request.ply)
             lapsed = await self._commit_moves(table, played)
@@ -475,12 +474,14 @@ class Authority:
         Raises:
             RequestError: ``game_over`` when the mover's flag fell before the move arrived.
         """
-        clock_before = copy.deepcopy(table.clock) if table.clock is not None and self.durable else None
-        try:
-            table.press_clock(played)
-        except FlagFell as fell:
-            await self._flag_fell(table, fell.seat)
-            raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+        timed = table.clock is not None
+        clock_before = table.clock.copy() if timed and self.durable else None  # type: ignore[union-attr]
+        if timed:
+            try:
+                table.press_clock(played)
+            except FlagFell as fell:
+                await self._flag_fell(table, fell.seat)
+                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
         final = played[-1].state.outcome
         if final is not None and table.rated:
             await self._commit_rated_end(table, played, final, clock_before)
@@ -491,10 +492,10 @@ class Authority:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
         table.apply(played)
-        lapsed = table.lapse_offers(played[0].seat)
+        lapsed = table.lapse_offers(played[0].seat) if table.offers else []
         if final is not None:
             table.stop_clock()
-        else:
+        elif timed or table.flag_timer is not None:  # an untimed game has no flag to watch
             self.schedule_flag(table)
         return lapsed
 
@@ -717,10 +718,11 @@ class Authority:
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
+        last = played[-1]
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
-            views = ViewCache(table, ply.state)
+            views = ViewCache(table, ply.state, forced_pass=ply is not last)  # planning passed for every ply but the last
             send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)

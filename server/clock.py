@@ -193,6 +193,19 @@ class Clock:
     def __repr__(self) -> str:
         return f"<Clock {self.control} banked_s={self._banked} running={self._running}>"
 
+    def copy(self) -> "Clock":
+        """An independent copy of this clock's state (the time control, immutable, is shared).
+
+        What the server puts back when a move's time was charged but the move
+        could not be saved: a few field copies, where ``copy.deepcopy`` walks the object.
+        """
+        twin = Clock.__new__(Clock)
+        twin.control = self.control
+        twin._banked = list(self._banked)
+        twin._running = self._running
+        twin._turn_began = self._turn_began
+        return twin
+
     @property
     def running(self) -> int | None:
         """The seat whose time is running, or ``None`` while the clock is stopped."""

@@ -49,6 +49,10 @@ INBOX_HIGH_BYTES = 256 * 1024
 INBOX_LOW_BYTES = 64 * 1024
 """... and below which it reads again."""
 
+PUMP_TASK_NAME = "parlour-requests"
+"""The name of every task that handles a connection's requests: a task given no name formats
+one of its own ("Task-123"), several thousand instructions per request."""
+
 RequestHandler = Callable[[Peer, Request], Awaitable[None]]
 
 
@@ -78,6 +82,7 @@ class Connections:
         self._held = 0  # accepted sockets not yet closed: handshakes, refusals and open connections
         self._room = asyncio.Event()
         self._pumps: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
@@ -161,32 +166,49 @@ class Connections:
         peer.reading = True
 
     def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
-        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended)."""
-        return self._start(self._serve(inbox))
+        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended).
+
+        The task removes itself from ``_pumps`` when it ends (:meth:`_serve`):
+        a done callback would cost one more loop callback per request.
+        """
+        task = self._running_loop().create_task(self._serve(inbox), name=PUMP_TASK_NAME)
+        self._pumps.add(task)
+        return task
 
     def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
+        task = self._running_loop().create_task(coroutine)  # type: ignore[arg-type]
         self._pumps.add(task)
         task.add_done_callback(self._pumps.discard)
         return task
 
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop this runs in, looked up once: ``asyncio.get_running_loop()`` costs a ``getpid`` system call."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
     async def _serve(self, inbox: "PeerProtocol") -> None:
         """Handle ``inbox``'s received chunks; when none are left, go idle, or end the connection if its input ended."""
         peer = inbox.peer
+        task = inbox.task  # set as this task was made, before it first ran
         try:
-            if await self._pump(inbox, peer):
-                inbox.pump_done()
-                return
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        except Exception:
-            log.exception("connection %s failed", peer.address)
-        self.release(peer)  # this task stays the connection's last: no other one starts
-        try:
-            await peer.discard_input()
-            await peer.wait_closed()
+            try:
+                if await self._pump(inbox, peer):
+                    inbox.pump_done()
+                    return
+            except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+                pass
+            except Exception:
+                log.exception("connection %s failed", peer.address)
+            self.release(peer)  # this task stays the connection's last: no other one starts
+            try:
+                await peer.discard_input()
+                await peer.wait_closed()
+            finally:
+                self.free_descriptor()
         finally:
-            self.free_descriptor()
+            self._pumps.discard(task)  # type: ignore[arg-type]
 
     def release(self, peer: Peer) -> None:
         """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
@@ -256,7 +278,7 @@ class Connections:
                     send_protocol_error(peer, event)
                 else:
                     await self._handle_request(peer, event)
-                if peer.gone:
+                if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
                     return False  # closed by us, or the client left: its other requests are not worth answering
             peer.flush()  # the replies to this batch leave now, in one write
             if not peer.protocol.buffered_bytes:
@@ -397,6 +419,7 @@ class PeerProtocol(asyncio.Protocol):
         transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
         limits = self._connections.limits
         self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), outbox=self._connections.outbox)
+        self.peer.watch_backlog()
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
@@ -425,10 +448,22 @@ class PeerProtocol(asyncio.Protocol):
         self.peer.connection_lost()
         self._wake()
 
+    def pause_writing(self) -> None:
+        """More than the send buffer's limit waits for the client: it is not reading (see :meth:`Peer.not_reading`)."""
+        self.peer.not_reading()
+
+    def resume_writing(self) -> None:
+        """Nothing to do: a peer that fell behind was dropped, never paused."""
+
     def _wake(self) -> None:
         """Start the task that handles received chunks (or ends the connection), unless it runs already."""
         if self._task is None and not self.refused:
             self._task = self._connections.pump(self)
+
+    @property
+    def task(self) -> "asyncio.Task[None] | None":
+        """The task handling received chunks now, or ``None``."""
+        return self._task
 
     def pump_done(self) -> None:
         """The task has handled every chunk: the next ones start a new one."""

@@ -42,18 +42,32 @@ def send_views(table: Table, make: Callable[[View], Message]) -> None:
 
 
 class ViewCache:
-    """Views of one position, made at most once per seat (0, 1, spectator)."""
+    """Views of one position, made at most once per seat (0, 1, spectator).
 
-    def __init__(self, table: Table, state: games.State | None = None) -> None:
+    Args:
+        table: the table.
+        state: the position (default: the table's current one).
+        forced_pass: whether the server is about to play a pass for the seat to
+            move in it (:func:`server.table.forced_pass_due`), when the caller knows;
+            ``None``: worked out once per view.
+    """
+
+    __slots__ = ("_table", "_state", "_forced_pass", "_views")
+
+    def __init__(self, table: Table, state: games.State | None = None, forced_pass: bool | None = None) -> None:
         self._table = table
         self._state = state
+        self._forced_pass = forced_pass
         self._views: dict[int | None, dict[str, Any]] = {}
 
     def get(self, seat: int | None) -> dict[str, Any]:
         """The view for ``seat``, made on first use."""
         view = self._views.get(seat)
         if view is None:
-            current = self._state is None or self._state is self._table.state
-            view = self._table.view_for(seat) if current else view_of(self._state, seat)  # type: ignore[arg-type]
+            table, state = self._table, self._state
+            if state is None or state is table.state:
+                view = table.view_for(seat, self._forced_pass)
+            else:
+                view = view_of(state, seat, self._forced_pass)
             self._views[seat] = view
         return view

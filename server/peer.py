@@ -126,7 +126,7 @@ class Peer:
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
         if not self.closed:
-            self.send_frame(self.protocol.send(message), message)
+            self.send_frame(encode_message(message), message)  # what self.protocol.send() returns, one call fewer
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
         """Send an already encoded frame (shared by a broadcast); ``message``, if given, is what it encodes.
@@ -144,7 +144,11 @@ class Peer:
         pending = self._pending
         if pending is None:
             pending = self._pending = []
-            self._outbox.add(self)
+            outbox = self._outbox
+            if outbox._peers:
+                outbox._peers.append(self)  # Outbox.add(), written out: once per peer and turn, for every receiver
+            else:
+                outbox.add(self)
         pending.append(frame)
         pending_bytes = self._pending_bytes = self._pending_bytes + size
         if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._outbox.send_buffer_bytes:
@@ -165,10 +169,19 @@ class Peer:
         if transport.is_closing():
             return
         self.last_sent = time.monotonic() if now is None else now
-        transport.write(data)
-        if transport.get_write_buffer_size() > self._outbox.send_buffer_bytes:
-            log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
-            self.abort()
+        transport.write(data)  # a reader whose backlog passes the limit is dropped from within (:meth:`not_reading`)
+
+    def watch_backlog(self) -> None:
+        """Have the transport call :meth:`not_reading` (through its protocol's ``pause_writing``) once more
+        than the outbox's ``send_buffer_bytes`` wait to be sent: no check after every write."""
+        self.transport.set_write_buffer_limits(high=self._outbox.send_buffer_bytes)
+
+    def not_reading(self) -> None:
+        """The client left more than ``send_buffer_bytes`` unread: drop it rather than hold its frames."""
+        if self.closed and self.transport.is_closing():
+            return  # dropped already
+        log.warning("%s (%s) is not reading; disconnecting", self.address, self._who())
+        self.abort()
 
     def _too_large(self, frame: bytes, message: Message | None) -> bytes:
         """The ``internal_error`` frame that replaces an oversize ``frame``."""
@@ -304,16 +317,20 @@ class Outbox:
         send_buffer_bytes: that limit, in bytes.
     """
 
-    __slots__ = ("_peers", "send_buffer_bytes")
+    __slots__ = ("_peers", "send_buffer_bytes", "_loop")
 
     def __init__(self, send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES) -> None:
         self._peers: list[Peer] = []
         self.send_buffer_bytes = send_buffer_bytes
+        self._loop: asyncio.AbstractEventLoop | None = None  # looked up once: get_running_loop() costs a getpid() call
 
     def add(self, peer: Peer) -> None:
         """Flush ``peer`` at the end of this turn (schedules the flush if ``peer`` is the first)."""
         if not self._peers:
-            asyncio.get_running_loop().call_soon(self.flush)
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self.flush)
         self._peers.append(peer)
 
     def flush(self) -> None:
@@ -321,6 +338,8 @@ class Outbox:
         peers, self._peers = self._peers, []
         now = time.monotonic()
         for peer in peers:
+            if not peer._pending:
+                continue  # flushed already (a requester's replies leave at the end of its batch)
             try:
                 peer.flush(now)
             except Exception:  # one broken transport must not keep the others' frames back

@@ -216,6 +216,9 @@ class Table:
 
     def computer_to_move(self) -> tuple[int, int] | None:
         """``(seat, level)`` of a computer seat whose turn it is in a running game, else ``None``."""
+        computer = self.computer
+        if computer[0] is None and computer[1] is None:
+            return None  # no computer seat (every move asks; most tables have none)
         seat = self.state.to_move
         if not self.started or self.outcome is not None or seat is None:
             return None
@@ -247,13 +250,14 @@ class Table:
         self.seats[seat] = holder
         self.bus.subscribe(self.topic, holder, seat)
 
-    def view_for(self, seat: int | None) -> dict[str, Any]:
+    def view_for(self, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:
         """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
 
         Until play starts every seat gets the spectator view: nobody learns
-        any hidden part of a setup before both seats are filled.
+        any hidden part of a setup before both seats are filled. ``forced_pass``:
+        as :func:`view_of`.
         """
-        view = view_of(self.state, seat if self.started else None)
+        view = view_of(self.state, seat if self.started else None, forced_pass)
         if self.ended is not None:
             view["outcome"] = self.ended.to_dict()
             view["to_move"] = None
@@ -574,14 +578,16 @@ def forced_pass_due(state: State) -> bool:
     return state.outcome is None and state.legal_moves() == ["pass"]
 
 
-def view_of(state: State, seat: int | None) -> dict[str, Any]:
+def view_of(state: State, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:
     """The view of ``state`` for ``seat`` (``None``: a spectator) as the server sends it.
 
     A pass the server is about to play is nobody's to choose: such a view has
     ``"forced_pass": true`` and no ``legal_moves``, for every receiver.
+    ``forced_pass`` is ``forced_pass_due(state)`` when the caller knows it already
+    (``None``: work it out).
     """
     view = state.view(seat)
-    if forced_pass_due(state):
+    if forced_pass_due(state) if forced_pass is None else forced_pass:
         view.pop("legal_moves", None)
         view["forced_pass"] = True
     return view

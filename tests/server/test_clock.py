@@ -319,6 +319,16 @@ def test_stop_charges_elapsed_without_increment_and_start_resumes() -> None:
     assert clock.flag_time(T0 + 500) == T0 + 500 + 280
 
 
+def test_a_copy_is_independent_of_the_clock_it_was_copied_from() -> None:
+    clock = make("5+3", seat=0)
+    twin = clock.copy()
+    assert twin.snapshot(T0 + 10) == clock.snapshot(T0 + 10)
+    clock.press(0, T0 + 10)  # charged on the original only (a move whose commit then failed)
+    assert clock.running == 1 and twin.running == 0
+    assert twin.remaining(0, T0 + 10) == pytest.approx(290.0) and clock.remaining(0, T0 + 10) == pytest.approx(293.0)
+    assert twin.control is clock.control
+
+
 def test_snapshot_is_msgpack_ready() -> None:
     clock = make("5+3")
     clock.press(0, T0 + 10.0004)

@@ -143,13 +143,14 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
         spectators.append(spectator)
     await ann.sync()
     encoded: list[bytes] = []
-    original = codec.frame_of
+    original = codec._encode
 
-    def counting_frame_of(body: bytes) -> bytes:
+    def counting_encode(message: object) -> bytes:
+        body = original(message)
         encoded.append(body)
-        return original(body)
+        return body
 
-    monkeypatch.setattr(codec, "frame_of", counting_frame_of)
+    monkeypatch.setattr(codec, "_encode", counting_encode)
     received = []
     await ann.request("move", table=table, move=move)
     for spectator in spectators:
