@@ -218,7 +218,7 @@ class TableView(Widget):
         text = Text(f"{mover} {names[seat]}: {printable(player) if player else '(free)'}")
         if seat == state.seat:
             text.append(" (you)")
-        if seat in state.away:
+        if seat in state.away and state.status != "over":
             left = max(0, round(state.away[seat] - self.session.now()))
             text.append(f" away, forfeits in {left} s", style="italic")
         if remaining is not None:
