@@ -97,7 +97,7 @@ class TableView(Widget):
         self.session = session
         self.table_id = table_id
         self.bell = bell
-        self.state.seat  # the table must exist: raises SessionError otherwise
+        session.table(table_id)  # raises SessionError if the session is not at the table
         self._unsubscribe = None
         self._offer_screen: OfferScreen | None = None
         self._rang = False
