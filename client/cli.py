@@ -324,12 +324,22 @@ async def _host(args: argparse.Namespace) -> int:
         return 1
     others = reachable_addresses(args.host)
     print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
-    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None):
+    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host):
         print(line, flush=True)
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
+    session = asyncio.current_task()
+    assert session is not None
+    terminated = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: (terminated.set(), session.cancel()))
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
+    except asyncio.CancelledError:
+        if not terminated.is_set():
+            raise
+        session.uncancel()
+        print("Stopping (SIGTERM): telling the players, withdrawing the LAN advertisement.", flush=True)
+        return 0
     finally:
         if advertiser is not None:
             await advertiser.close()

@@ -117,15 +117,10 @@ async def watch(*, interfaces: Sequence[str] | None = None) -> AsyncIterator[Fou
     Raises:
         DiscoveryError: mDNS could not start here (raised at the first iteration).
     """
-    from zeroconf import InterfaceChoice
-    from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+    from zeroconf.asyncio import AsyncServiceBrowser
 
     one_line_zeroconf_logs()
-    try:
-        zeroconf = AsyncZeroconf(interfaces=list(interfaces) if interfaces is not None else InterfaceChoice.All)
-    except Exception as exc:  # whatever the network layer raises: one clear message
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        raise DiscoveryError(f"cannot look for servers on the LAN (mDNS): {reason}") from None
+    zeroconf = _open_zeroconf(interfaces)
     follower = _Follower(zeroconf.zeroconf)
     browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE_TYPE, handlers=[follower.on_change])
     try:
@@ -135,6 +130,24 @@ async def watch(*, interfaces: Sequence[str] | None = None) -> AsyncIterator[Fou
         await follower.stop()
         await browser.async_cancel()
         await zeroconf.async_close()
+
+
+def _open_zeroconf(interfaces: Sequence[str] | None) -> Any:
+    """An ``AsyncZeroconf`` on ``interfaces``, or on every interface over IPv4 and IPv6 (IPv4 alone where IPv6 fails).
+
+    Raises:
+        DiscoveryError: it cannot start at all.
+    """
+    from zeroconf import InterfaceChoice, IPVersion
+    from zeroconf.asyncio import AsyncZeroconf
+
+    attempts = [(list(interfaces), None)] if interfaces is not None else [(InterfaceChoice.All, IPVersion.All), (InterfaceChoice.All, IPVersion.V4Only)]
+    for choice, version in attempts:
+        try:
+            return AsyncZeroconf(interfaces=choice, ip_version=version)
+        except Exception as exc:  # whatever the network layer raises: one clear message after the last attempt
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+    raise DiscoveryError(f"cannot look for servers on the LAN (mDNS): {reason}")
 
 
 class _Follower:

@@ -1,9 +1,10 @@
 """Advertise a running server on the LAN with mDNS / DNS-SD, so ``parlour servers`` finds it.
 
 The server registers a ``_parlour._tcp.local.`` service (:mod:`protocol.lan`)
-through python-zeroconf on the interfaces it listens on: every interface of
-that IP version for a wildcard address (``0.0.0.0``, ``::``), else just the
-addresses it is bound to. The TXT record says the server's name, Parlour and
+through python-zeroconf on the interfaces it listens on: for a wildcard address
+(``0.0.0.0``, ``::``) every interface with an address of that IP version that
+other machines can reach (:func:`server.addresses.reachable_from`), else just
+the addresses it is bound to. The TXT record says the server's name, Parlour and
 protocol versions, and whether it wants a password or TLS (PROTOCOL.md §18).
 
 Advertising is a courtesy, never a reason to stop: a failure (no multicast, no
@@ -81,13 +82,12 @@ class Advertiser:
         self._registering = asyncio.create_task(self._register())
 
     def _where(self) -> tuple[Any, tuple[int, ...], list[str]]:
-        """The zeroconf interface choice, the IP versions and the addresses to put in the A/AAAA records."""
-        from zeroconf import InterfaceChoice
-
+        """The interfaces (by address) to advertise on, their IP versions, and the addresses for the A/AAAA records."""
         wildcards = [listen_families(host) or () for host in self.listening if host in ("0.0.0.0", "::")]
-        if wildcards:
+        if wildcards:  # every interface that has an address other machines can reach (not loopback: mDNS fails there for IPv6)
             families = tuple(sorted({family for found in wildcards for family in found}))
-            return InterfaceChoice.All, families, reachable_from(interface_addresses(), families)
+            reachable = reachable_from(interface_addresses(), families)
+            return reachable, families, reachable
         specific = list(dict.fromkeys(self.listening))
         families = tuple(sorted({6 if ":" in host else 4 for host in specific}))
         return specific, families, specific

@@ -1,9 +1,10 @@
 """``parlour serve``: run a server until Ctrl-C or SIGTERM.
 
-Also the server options ``parlour host`` shares: TLS (``--tls-cert``,
-``--tls-key``), the password (``--password``, ``--password-file``,
-``PARLOUR_PASSWORD``, from :mod:`protocol.cli_options`, which ``parlour play``
-uses too) and one flag per :class:`server.limits.Limits` field.
+Also the server options ``parlour host`` shares: ``--no-advertise`` (LAN
+discovery, :mod:`server.advertise`), TLS (``--tls-cert``, ``--tls-key``), the
+password (``--password``, ``--password-file``, ``PARLOUR_PASSWORD``, from
+:mod:`protocol.cli_options`, which ``parlour play`` uses too) and one flag per
+:class:`server.limits.Limits` field.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ from dataclasses import fields
 from typing import Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, describe_range, number_in, read_password
-
 from protocol.lan import ServiceRecord
 from protocol.messages import PROTOCOL_VERSION
 
 from . import __version__
-from .addresses import reachable_addresses, url_host
+from .addresses import listen_families, reachable_addresses, url_host
 from .advertise import Advertiser
 from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
 from .limits import LimitError, Limits, limit_range, limit_unit
@@ -257,8 +257,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def connect_instructions(hosts: list[str], port: int, name: str, fingerprint: str | None, password: bool) -> list[str]:
-    """The lines telling players how to connect: the fingerprint, one ``parlour play`` line per address, the password."""
+def connect_instructions(
+    hosts: list[str], port: int, name: str, fingerprint: str | None, password: bool, listen_host: str = "0.0.0.0"
+) -> list[str]:
+    """The lines telling players how to connect: the fingerprint, one ``parlour play`` line per address, the password.
+
+    ``hosts`` come from :func:`server.addresses.reachable_addresses` of ``listen_host`` (the ``--host``): when
+    they are all loopback addresses, a line says that only this machine can connect, and why.
+    """
     lines = []
     if fingerprint is not None:
         lines.append(f"TLS certificate SHA-256 fingerprint: {fingerprint}")
@@ -266,7 +272,8 @@ def connect_instructions(hosts: list[str], port: int, name: str, fingerprint: st
     lines.append("Players connect with:" if len(hosts) == 1 else "Players connect with one of:")
     lines += [f"    parlour play {url_host(host)}:{port} --name {name}{pin}" for host in hosts]
     if all(_is_loopback(host) for host in hosts):
-        lines.append("Only this machine can connect: that is a loopback address (listen on 0.0.0.0 for the LAN).")
+        why = "no network interface has another address" if listen_families(listen_host) else "the server listens on loopback only"
+        lines.append(f"Only this machine can connect: {why}.")
     if password:
         lines.append(f"They also need the password: --password-file FILE, or the {PASSWORD_ENV} environment variable.")
     return lines
@@ -288,7 +295,7 @@ async def _serve(config: ServerConfig, fingerprint: str | None = None, advertise
     security = ("TLS" if config.ssl is not None else "plain TCP") + (", password required" if config.password else ", no password")
     loop = asyncio.get_running_loop()
     print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)
-    for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None):
+    for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None, config.host):
         print(line, flush=True)
     advertiser = advertise(server, fingerprint) if advertised else None
     stop = asyncio.Event()

@@ -1,4 +1,5 @@
-"""Across a real (virtual) LAN: a ``parlour serve`` in one network namespace, ``parlour servers`` and ``parlour play`` in another.
+"""Across a real (virtual) LAN: a ``parlour serve`` in one network namespace, ``parlour servers`` and ``parlour play`` in another;
+and ``parlour host`` on loopback, withdrawing its advertisement when stopped.
 
 The test creates two network namespaces joined by a veth pair, with
 addresses in 10.213.7.0/24 that exist only inside them, so the mDNS multicast
@@ -10,14 +11,19 @@ of the veth pair, and with it the pair).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
+from contextlib import aclosing
 from typing import Iterator
 
 import pytest
+
+from client.discovery import FoundServer, ServerGone, watch
 
 from .harness import Process
 
@@ -97,3 +103,27 @@ def test_a_server_on_the_lan_is_found_by_name_and_joined_through_what_was_found(
         for process in (server, finder, player):
             if process is not None:
                 process.kill()
+
+
+async def test_parlour_host_withdraws_its_advertisement_on_sigterm() -> None:
+    """``parlour host`` on 127.0.0.1 is found on loopback, and a SIGTERM makes it say goodbye before it exits 0."""
+    host = Process("host", "--name", "ann", "--host", "127.0.0.1", "--port", "0", stdin_text="")
+    try:
+        port = int(host.expect(r"parlour play 127\.0\.0\.1:(\d+) ")[1])
+        host.expect(r"^Connected to .* as ann\.")
+        async with aclosing(watch(interfaces=["127.0.0.1"])) as changes:
+            async with asyncio.timeout(15):
+                async for change in changes:
+                    if isinstance(change, FoundServer) and change.port == port:
+                        assert change.name == socket.gethostname() and change.addresses == ("127.0.0.1",)
+                        key = change.key
+                        break
+                host.popen.send_signal(signal.SIGTERM)
+                async for change in changes:
+                    if change == ServerGone(key):
+                        break
+        assert await asyncio.to_thread(host.finish, 30) == 0, host.lines
+        assert host.lines[-1] == "Stopping (SIGTERM): telling the players, withdrawing the LAN advertisement.", host.lines
+        assert not any("Traceback" in line for line in host.lines), host.lines
+    finally:
+        host.kill()

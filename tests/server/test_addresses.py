@@ -56,5 +56,7 @@ def test_instructions_bracket_ipv6_and_say_when_only_this_machine_can_connect() 
         "    parlour play 10.0.0.5:7420 --name YOURNAME",
         "    parlour play [fd00::2]:7420 --name YOURNAME",
     ]
-    local = connect_instructions(["127.0.0.1"], 7420, "YOURNAME", None, False)
-    assert local[-1].startswith("Only this machine can connect")
+    on_loopback = connect_instructions(["127.0.0.1"], 7420, "YOURNAME", None, False, "127.0.0.1")
+    assert on_loopback[-1] == "Only this machine can connect: the server listens on loopback only."
+    no_network = connect_instructions(["127.0.0.1"], 7420, "YOURNAME", None, False, "0.0.0.0")
+    assert no_network[-1] == "Only this machine can connect: no network interface has another address."

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Markdown, Static
+from textual.widgets import DataTable, Input, Markdown, Select, Static
 
 import games
 from client import Client
 from client.app.archive import ArchiveScreen
 from client.app.help import HelpScreen
-from client.app.tabs import MainScreen
 
 from .conftest import SIZE, in_lobby, until
 
@@ -39,7 +38,7 @@ def board_text(screen) -> str:
     return str(screen.query_one("#replay-status", Static).render()) + "\n" + screen.query_one("#board").render().plain
 
 
-async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports_it(configured_server, make_app, tmp_path):
+async def test_archive_lists_replays_step_by_step_and_exports_a_finished_game_and_help_shows_keys_and_rules(configured_server, make_app, tmp_path):
     server = await configured_server(db_path=str(tmp_path / "parlour.sqlite"))
     table, moves = await finished_game(server.port)
     app = make_app(name="carol", address=f"127.0.0.1:{server.port}")
@@ -74,22 +73,15 @@ async def test_archive_lists_a_finished_game_replays_it_step_by_step_and_exports
         exported = (tmp_path / "game.txt").read_text(encoding="utf-8")
         assert "Game: othello" in exported and f"1. {moves[0]}" in exported
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
-
-
-async def test_help_shows_the_keys_and_the_rules_of_a_game(server, make_app):
-    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
-    async with app.run_test(size=SIZE) as pilot:
         await in_lobby(app, pilot)
-        await pilot.press("f1")
+
+        await pilot.press("f1")  # help: the keys, and the rules (of the first game, in the lobby)
         help_screen = await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen)
         assert help_screen.game == "othello"
         assert "## Othello" in help_screen.rules_markdown() and "Name in Parlour: `othello`" in help_screen.rules_markdown()
         assert "takeback" in help_screen.query_one("#keys", Markdown).source.lower()
-        from textual.widgets import Select
-
         help_screen.query_one("#rules-game", Select).value = "nimble"
         await pilot.pause()
         assert help_screen.query_one("#rules", Markdown).source.startswith("## Nimble")
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await in_lobby(app, pilot)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
+from client.app.help import HelpScreen
 from client.app.recent import RecentServer
 from client import Client
 from protocol import messages as m
-from client.app.tabs import MainScreen
 
 from .conftest import SIZE, in_lobby, until
 
@@ -53,6 +53,11 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
         await until(pilot, lambda: app.session.focus is not None)
         state = app.session.tables[app.session.focus]
         assert state.game == "hexapawn" and state.seat == 1
+        await until(pilot, lambda: main.query_one(TabbedContent).active == f"table-{state.id}")
+        await pilot.press("f1")  # help opens on the rules of the game at hand
+        assert (await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen)).game == "hexapawn"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is main)
         main.query_one("#filter", Input).value = ""
         await until(pilot, lambda: table.row_count == 2)
 
@@ -66,21 +71,6 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
         while (heard := await bob.next_event(m.Chat)).name != "ann":
             pass  # bob's own line comes back to him too
         assert heard.text == "hi bob" and heard.table is None
-
-
-async def test_a_password_prompt_appears_when_the_server_wants_one(configured_server, make_app):
-    server = await configured_server(password="sesame")
-    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
-    async with app.run_test(size=SIZE) as pilot:
-        error = app.screen.query_one("#password-error", Static)
-        await until(pilot, lambda: "needs a password" in str(error.render()))
-        assert app.screen.query_one("#password-row").display
-        app.screen.query_one("#password", Input).value = "wrong"
-        await pilot.click("#connect")
-        await until(pilot, lambda: "refused the password" in str(error.render()))
-        app.screen.query_one("#password", Input).value = "sesame"
-        await pilot.click("#connect")
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
 
 
 async def test_a_dropped_connection_is_resumed_and_the_seat_and_its_tab_stay(configured_server, make_app):

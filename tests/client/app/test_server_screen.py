@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
 from server.cli import advertise
 
@@ -19,7 +19,7 @@ def options(screen, list_id: str) -> list[str]:
     return [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
 
 
-async def test_a_server_found_on_the_lan_is_chosen_asks_its_password_and_is_remembered(configured_server, make_app):
+async def test_a_server_found_on_the_lan_is_chosen_its_password_asked_until_right_and_it_is_remembered(configured_server, make_app):
     name = f"tui-lan-{os.getpid()}-{secrets.token_hex(3)}"
     server = await configured_server(server_name=name, password="sesame")
     advertiser = advertise(server, fingerprint=None)
@@ -36,6 +36,12 @@ async def test_a_server_found_on_the_lan_is_chosen_asks_its_password_and_is_reme
             await pilot.press("enter")
             assert screen.query_one("#address", Input).value == f"127.0.0.1:{server.port}"
             assert screen.query_one("#password-row").display  # it said it wants one
+            error = screen.query_one("#password-error", Static)
+            await pilot.click("#connect")
+            await until(pilot, lambda: "needs a password" in str(error.render()))
+            screen.query_one("#password", Input).value = "wrong"
+            await pilot.click("#connect")
+            await until(pilot, lambda: "refused the password" in str(error.render()))
             screen.query_one("#password", Input).value = "sesame"
             await pilot.click("#connect")
             await in_lobby(app, pilot)
