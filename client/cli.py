@@ -94,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_timeout_argument(play)
     _add_guest_argument(play)
     play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    _add_connect_arguments(play)
     play.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     play.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
-    _add_connect_arguments(play)
     play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
     bot = subparsers.add_parser(
         "bot",

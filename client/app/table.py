@@ -97,7 +97,7 @@ class TableView(Widget):
         self.session = session
         self.table_id = table_id
         self.bell = bell
-        self.state.seat  # the table must exist: raises SessionError otherwise
+        session.table(table_id)  # raises SessionError if the session is not at the table
         self._unsubscribe = None
         self._offer_screen: OfferScreen | None = None
         self._rang = False
@@ -218,7 +218,7 @@ class TableView(Widget):
         text = Text(f"{mover} {names[seat]}: {printable(player) if player else '(free)'}")
         if seat == state.seat:
             text.append(" (you)")
-        if seat in state.away:
+        if seat in state.away and state.status != "over":
             left = max(0, round(state.away[seat] - self.session.now()))
             text.append(f" away, forfeits in {left} s", style="italic")
         if remaining is not None:

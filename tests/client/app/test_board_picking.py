@@ -105,3 +105,38 @@ async def test_without_colour_a_selection_and_its_targets_are_bracketed() -> Non
         await click(pilot, board, "a3")
         lines = str(board.render()).splitlines()
         assert lines[3].startswith(" 3 [b]") and lines[2].startswith(" 2  · (w)")  # a3 picked; a2 free, b2 to take
+
+
+class Empty(App[None]):
+    """An app to mount boards in, one after another."""
+
+
+async def test_every_legal_move_of_every_game_is_picked_by_clicking_its_squares_in_order() -> None:
+    positions = [
+        ("othello", {}, ["d3", "c3", "c4"]), ("nimble", {"board": [0, 3, 1, 2, 0, 2]}, ["4-2"]),
+        ("mingmang", {"size": 6}, ["a2-b2", "c1-c2"]), ("morris", {}, ["d1", "a1", "d3", "a7"]),
+        ("morris", {"flying": True, "position": MORRIS_FLYING}, []), ("tactego", {"rows": 4, "cols": 4, "pieces": "5 3\nF 1\n"}, ["a1-b2"]),
+        ("hexapawn", {"size": 4}, ["b1-b2"]),
+    ]  # fmt: skip
+    app = Empty()
+    tried = 0
+    async with app.run_test(size=(80, 24)):
+        for game, options, moves in positions:
+            state = games.get(game).new_state(options, seed="picking")
+            for move in moves:
+                state = state.play(move)
+            board = make_board(state.view(state.to_move), state.to_move)
+            await app.mount(board)
+            assert board.legal_moves == state.legal_moves()
+            on_screen = {square.name for square in board.squares()}
+            for move in state.legal_moves():
+                assert set(board.path_of(move)) <= on_screen, (game, move)  # every step is a square one can click
+                picked = [board.pick(square) for square in board.path_of(move)]
+                assert picked[-1] == move and picked[:-1] == [None] * (len(picked) - 1), (game, move)
+                tried += 1
+            await board.remove()
+    assert tried > 100
+
+
+MORRIS_FLYING = "1, 0, 2, 0, 1, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 2\n0\n0\n1\n"
+"""Player 1 has three counters left (a7, d6, c3) and flies."""
