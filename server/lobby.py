@@ -8,13 +8,13 @@ for every watcher; with nobody watching, a change costs a set insertion.
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 
 from protocol import Code, Message, encode_message
 from protocol.messages import TableClosed, TableInfo, TableUpdated
 
 from .bus import LOBBY, Bus, Subscriber
+from .ticks import TickBatch
 from .table import RequestError, Table
 
 __all__ = ["Lobby", "DEFAULT_TICK_S"]
@@ -38,9 +38,7 @@ class Lobby:
     def __init__(self, bus: Bus, tick_s: float = DEFAULT_TICK_S) -> None:
         self.tables: dict[int, Table] = {}
         self._bus = self.bus = bus
-        self._tick_s = tick_s
-        self._changed: dict[int, None] = {}  # ids of tables changed since the last tick, in order
-        self._timer: asyncio.TimerHandle | None = None
+        self._changed: TickBatch[int, None] = TickBatch(tick_s, self.flush)  # ids of tables changed within this tick
 
     def get(self, table_id: int) -> Table:
         """The live table ``table_id``.
@@ -92,9 +90,7 @@ class Lobby:
         """Note that the table's lobby line changed; watchers hear of it at the next tick."""
         if not self._bus.has_subscribers(LOBBY):
             return
-        self._changed[table_id] = None
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self._tick_s, self.flush)
+        self._changed.note(table_id, None)
 
     def say(self, message: Message) -> None:
         """Send a lobby chat line to the watchers, after the table changes made before it."""
@@ -103,18 +99,11 @@ class Lobby:
 
     def flush(self) -> None:
         """Send the changes collected so far: the current line of each changed table, or its closing."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        changed, self._changed = self._changed, {}
-        for table_id in changed:
+        for table_id in self._changed.take():
             table = self.tables.get(table_id)
             message: Message = TableClosed(table=table_id) if table is None else TableUpdated(table=table.lobby_info())
             self._bus.publish(LOBBY, encode_message(message), message)
 
     def close(self) -> None:
         """Drop pending changes and the tick timer (the server is closing)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._changed.clear()
+        self._changed.close()

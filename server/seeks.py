@@ -12,7 +12,6 @@ paired within one tick costs them nothing.
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import logging
@@ -25,6 +24,7 @@ from protocol.messages import ListSeeks, Message, Ok, Seek, SeekAdded, SeekInfo,
 
 from .authority import Authority
 from .bus import LOBBY, Bus
+from .ticks import TickBatch
 from .limits import Limits
 from .mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair
@@ -112,15 +112,13 @@ class SeekBoard:
         self._spam = spam
         self._limits = limits
         self._bus = bus
-        self._tick_s = tick_s
         self.rating_of = rating_of
         self.rated_allowed = rated_allowed
         self.open: dict[int, OpenSeek] = {}
         """Seek id -> open seek, oldest first."""
         self._of: dict[Session, dict[int, None]] = {}  # player -> ids of their open seeks
         self._ids = itertools.count(1)
-        self._changed: dict[int, bool] = {}  # seek id -> whether it was posted within this tick
-        self._timer: asyncio.TimerHandle | None = None
+        self._changed: TickBatch[int, bool] = TickBatch(tick_s, self.flush)  # seek id -> whether it was posted within this tick
 
     async def seek(self, session: Session, request: Seek, then: list[Push]) -> SeekPosted:
         """Pair a new seek with the oldest compatible one, or post it.
@@ -227,18 +225,12 @@ class SeekBoard:
         """Note a change for the lobby's watchers, sent at the next tick."""
         if not self._bus.has_subscribers(LOBBY):
             return
-        self._changed[seek_id] = posted or self._changed.get(seek_id, False)
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self._tick_s, self.flush)
+        self._changed.note(seek_id, posted or self._changed.get(seek_id, False))
 
     def flush(self) -> None:
         """Send the changes collected so far: ``seek_added`` for new seeks still open, ``seek_removed`` for
         seeks gone that were posted before this tick."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        changed, self._changed = self._changed, {}
-        for seek_id, posted_now in changed.items():
+        for seek_id, posted_now in self._changed.take().items():
             seek = self.open.get(seek_id)
             message: Message | None = None
             if seek is not None and posted_now:
@@ -250,7 +242,4 @@ class SeekBoard:
 
     def close(self) -> None:
         """Drop pending changes and the tick timer (the server is closing)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._changed.clear()
+        self._changed.close()
