@@ -160,7 +160,7 @@ class LobbyPane(Vertical):
                 yield Input(placeholder="say something to the lobby", id="lobby-chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
             with Vertical(id="messages-side"):
                 yield Label("Messages")
-                yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200)
+                yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200, min_width=12)
             with Vertical(id="who-side"):
                 yield Label("Online (Enter: player)")
                 yield OptionList(id="who", compact=True)
