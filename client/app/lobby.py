@@ -143,6 +143,7 @@ class LobbyPane(Vertical):
         self._unsubscribe: Callable[[], None] | None = None
         self._online: dict[str, str] | None = None  # name -> status note: the server's answer to who, where it has the request
         self._online_total = 0
+        self._seeks_stale = False  # the connection dropped: the open seeks may have changed unseen
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: part of a game, name or status", id="filter", compact=True)
@@ -184,6 +185,11 @@ class LobbyPane(Vertical):
             self._unsubscribe()
 
     def _on_change(self, change: Change) -> None:
+        if change.kind == "disconnected":
+            self._seeks_stale = True  # asked for again once the resumed session lists the lobby
+        elif change.kind == "lobby" and change.event is None and self._seeks_stale:
+            self._seeks_stale = False
+            self.refresh_seeks()
         if change.kind in ("lobby", "table_added", "table_removed"):
             if not self._rebuild_pending:
                 self._rebuild_pending = True

@@ -39,7 +39,8 @@ def option_ids(options: OptionList) -> list[str | None]:
 
 
 def log_text(log: RichLog) -> str:
-    return "\n".join(line.text for line in log.lines)
+    """The log's text without spaces or line breaks (its lines wrap at the column's width)."""
+    return "".join("".join(line.text for line in log.lines).split())
 
 
 async def test_a_challenge_is_a_dialog_that_closes_when_withdrawn_and_accepting_opens_the_running_game(server, connect, make_app) -> None:
@@ -71,7 +72,7 @@ async def test_a_tell_shows_and_a_player_picked_from_the_online_list_is_told_and
         main = await lobby(app, pilot)
         await bob.tell("ann", "psst [b]\x1b[31mhi")
         messages = main.query_one("#messages-log", RichLog)
-        await until(pilot, lambda: "bob: psst [b]␛[31mhi" in log_text(messages))
+        await until(pilot, lambda: "bob:psst[b]␛[31mhi" in log_text(messages))
         assert any("bob tells you: psst [b]␛[31mhi" in note for note in notes(app))  # sanitised, shown as plain text
 
         who = main.query_one("#who", OptionList)
