@@ -81,7 +81,7 @@ def _value(value: Any) -> str:
 
 
 def seek_line(seek: m.SeekInfo) -> str:
-    """One open seek as the lobby lists it (sanitised): ``bob (1620?) othello 5+3 rated, 1400-1800``."""
+    """One open seek as the lobby lists it (sanitised): ``bob (1620) othello 5+3 rated, 1400-1800``."""
     words = [printable(seek.name) + (f" ({seek.rating})" if seek.rating is not None else ""), printable(seek.game)]
     words.append(printable(seek.time_control) if seek.time_control else "no clock")
     words.append("rated" if seek.rated else "casual")
