@@ -45,12 +45,18 @@ __all__ = [
     "describe_takeback",
     "CHAT_LINES",
     "LOBBY_MOST",
+    "SEEKS_MOST",
+    "CHALLENGES_MOST",
 ]
 
 CHAT_LINES = 200
 """How many chat lines are kept per table and for the lobby (older ones are dropped)."""
 LOBBY_MOST = 10_000
 """The most lobby tables the model holds; pushes about further tables are ignored."""
+SEEKS_MOST = 1000
+"""The most open seeks the model holds; pushes about further seeks are ignored."""
+CHALLENGES_MOST = 100
+"""The most open challenges to us the model holds; further ones wait unseen until one ends."""
 OFFER_KINDS = ("draw", "takeback", "rematch")
 
 ChangeKind = Literal[
@@ -69,6 +75,9 @@ ChangeKind = Literal[
     "error",  # the server sent an error that answers no request
     "shutdown",  # the server is stopping
     "disconnected",  # the connection closed (run() returned)
+    "challenge",  # a challenge to us came or ended (see Change.event: ChallengeReceived / ChallengeEnded)
+    "seek",  # the open seeks changed
+    "told",  # a player told us something (Change.event is the Told)
 ]
 
 
@@ -155,6 +164,8 @@ class TableState:
     away: dict[int, float] = field(default_factory=dict)
     moved_at_ply: int = -1
     first_seat: int | None = None
+    rating_changes: list[m.RatingChange] | None = None
+    """Per seat, the rating before and after, once a rated game is over (``game_over.ratings``)."""
 
     def __post_init__(self) -> None:
         to_move = self.view.get("to_move")
@@ -337,6 +348,10 @@ class ClientSession:
         focus: the focused table's id (``None``: the lobby).
         lobby: the lobby's tables by id (after :meth:`refresh_lobby`, kept by ``watch_lobby`` pushes).
         lobby_chat: the lobby's latest chat lines.
+        challenges: the open challenges to us by id (``challenge_received`` until ``challenge_ended``).
+        seeks: the open seeks by id (after :meth:`refresh_seeks`, kept by ``seek_added``/``seek_removed``
+            pushes to lobby watchers).
+        tells: the latest private messages to us (raw text: sanitise before showing), oldest first.
     """
 
     def __init__(self, client: Client, now: Callable[[], float] = time.monotonic) -> None:
@@ -346,6 +361,9 @@ class ClientSession:
         self.focus: int | None = None
         self.lobby: dict[int, m.TableInfo] = {}
         self.lobby_chat: deque[ChatLine] = deque(maxlen=CHAT_LINES)
+        self.challenges: dict[int, m.ChallengeInfo] = {}
+        self.seeks: dict[int, m.SeekInfo] = {}
+        self.tells: deque[ChatLine] = deque(maxlen=CHAT_LINES)
         self._observers: list[Observer] = []
 
     # --- observers ---------------------------------------------------------------------
@@ -500,6 +518,7 @@ class ClientSession:
         self._stop_clock(state)
         state.offers.pop("draw", None)
         state.offers.pop("takeback", None)
+        state.rating_changes = list(event.ratings) if event.ratings is not None else None
         return [Change("game_over", state.id, event)]
 
     def _on_offered(self, event: m.Offered) -> list[Change]:
@@ -581,6 +600,29 @@ class ClientSession:
             return []
         state.away.pop(event.seat, None)
         return [Change("away", state.id, event)]
+
+    def _on_challenge_received(self, event: m.ChallengeReceived) -> list[Change]:
+        challenge = event.challenge
+        if challenge.id not in self.challenges and len(self.challenges) >= CHALLENGES_MOST:
+            return []
+        self.challenges[challenge.id] = challenge
+        return [Change("challenge", None, event)]
+
+    def _on_challenge_ended(self, event: m.ChallengeEnded) -> list[Change]:
+        return [Change("challenge", None, event)] if self.challenges.pop(event.challenge, None) is not None else []
+
+    def _on_seek_added(self, event: m.SeekAdded) -> list[Change]:
+        if event.seek.id not in self.seeks and len(self.seeks) >= SEEKS_MOST:
+            return []
+        self.seeks[event.seek.id] = event.seek
+        return [Change("seek", None, event)]
+
+    def _on_seek_removed(self, event: m.SeekRemoved) -> list[Change]:
+        return [Change("seek", None, event)] if self.seeks.pop(event.seek, None) is not None else []
+
+    def _on_told(self, event: m.Told) -> list[Change]:
+        self.tells.append(ChatLine(event.name, event.text))
+        return [Change("told", None, event)]
 
     def _on_error(self, event: m.Error) -> list[Change]:
         return [Change("error", None, event)]
@@ -782,6 +824,80 @@ class ClientSession:
         self._seated(table, "ask for a hint")
         return await self.client.hint(table)
 
+    # --- challenges, seeks, tells (PROTOCOL.md §17) -----------------------------------------
+
+    async def accept_challenge(self, challenge: int) -> None:
+        """Accept the challenge ``challenge``; the ``paired`` push that follows adds and focuses the table.
+
+        Raises:
+            ServerError: ``no_such_challenge`` when it has ended meanwhile, ...
+            ConnectionLost: as :meth:`Client.request`.
+        """
+        try:
+            await self.client.accept_challenge(challenge)
+        finally:
+            self._forget_challenge(challenge)
+
+    async def decline_challenge(self, challenge: int) -> None:
+        """Decline the challenge ``challenge`` (it is forgotten even when the server says it had ended)."""
+        try:
+            await self.client.decline_challenge(challenge)
+        finally:
+            self._forget_challenge(challenge)
+
+    def _forget_challenge(self, challenge: int) -> None:
+        if self.challenges.pop(challenge, None) is not None:
+            self._notify(Change("challenge"))
+
+    async def refresh_seeks(self, most: int = SEEKS_MOST) -> list[m.SeekInfo]:
+        """Ask for the open seeks (page by page, at most ``most``) and return them by id.
+
+        Raises:
+            ServerError, ConnectionLost: as :meth:`Client.request`.
+        """
+        seeks: dict[int, m.SeekInfo] = {}
+        after: int | None = None
+        while len(seeks) < min(most, SEEKS_MOST):
+            page = await self.client.list_seeks(after=after)
+            seeks.update((seek.id, seek) for seek in page.seeks)
+            if page.next is None or not page.seeks:
+                break
+            after = page.next
+        self.seeks = dict(list(seeks.items())[: min(most, SEEKS_MOST)])
+        self._notify(Change("seek"))
+        return list(self.seeks.values())
+
+    async def seek(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        time_control: str | None = None,
+        rated: bool = False,
+        rating_min: int | None = None,
+        rating_max: int | None = None,
+    ) -> m.SeekPosted:
+        """Post a seek (see :meth:`Client.seek`); a matching open seek pairs at once and a ``paired`` push seats us.
+
+        Raises:
+            ServerError, ConnectionLost: as :meth:`Client.request`.
+        """
+        return await self.client.seek(game, options, time_control=time_control, rated=rated, rating_min=rating_min, rating_max=rating_max)
+
+    async def answer_seek(self, seek: int) -> m.SeekPosted:
+        """Post a seek that matches the open seek ``seek`` (same game, options, time control, rated) so the server pairs us.
+
+        Raises:
+            SessionError: the seek is not (or no longer) open, or is our own.
+            ServerError, ConnectionLost: as :meth:`Client.request`.
+        """
+        found = self.seeks.get(seek)
+        if found is None:
+            raise SessionError(f"seek {seek} is not open any more")
+        if found.name.casefold() == self.client.name.casefold():
+            raise SessionError("that seek is your own: wait for someone to answer it")
+        return await self.seek(found.game, found.options, time_control=found.time_control, rated=found.rated)
+
     def _seated(self, table: int, what: str) -> TableState:
         state = self.table(table)
         if state.seat is None:
@@ -804,6 +920,11 @@ _HANDLERS: dict[type, Callable[[ClientSession, Any], list[Change]]] = {
     m.Chat: ClientSession._on_chat,
     m.PlayerAway: ClientSession._on_player_away,
     m.PlayerBack: ClientSession._on_player_back,
+    m.ChallengeReceived: ClientSession._on_challenge_received,
+    m.ChallengeEnded: ClientSession._on_challenge_ended,
+    m.SeekAdded: ClientSession._on_seek_added,
+    m.SeekRemoved: ClientSession._on_seek_removed,
+    m.Told: ClientSession._on_told,
     m.Error: ClientSession._on_error,
     m.Shutdown: ClientSession._on_shutdown,
 }

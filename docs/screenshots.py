@@ -50,6 +50,8 @@ async def fill_lobby(port: int) -> tuple[Client, Client]:
     await bob.create_table("tactego", {"rows": 8, "cols": 8})
     await cat.create_table("morris", {"flying": True}, time_control="10+5")
     await cat.create_table("nimble", {"n": 8}, seat=None, computer={0: 2, 1: 4})
+    dora = await Client.connect("127.0.0.1", port, name="dora")
+    await dora.seek("othello", time_control="5+3")  # an open seek for the lobby's seek list
     return bob, cat
 
 
@@ -67,6 +69,8 @@ async def take_pictures(output: Path) -> None:
         )
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.session and len(app.session.lobby) >= 3, "the lobby")
+            await cat.tell("ann", "fancy a game of morris after this one?")
+            await until(pilot, lambda: app.session.seeks and app.session.tells, "the seek and the tell")
             app.save_screenshot("lobby.svg", str(output))
             session = app.session
             table = await session.create("othello", time_control="5+3")

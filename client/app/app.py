@@ -24,6 +24,7 @@ from ..sanitize import printable
 from ..session import ClientSession, SessionError
 from ..tokens import TokenStore
 from .archive import ArchiveScreen
+from .challenges import SocialNotices
 from .confirm import ConfirmScreen
 from .connecting import Target, open_client
 from .help import HelpScreen
@@ -86,6 +87,7 @@ class ParlourApp(App[int]):
         self.tokens = tokens or TokenStore()
         self.recent = recent or RecentServers()
         self.session: ClientSession | None = None
+        self.social: SocialNotices | None = None  # challenge dialogs and tell notifications, once connected
         self.target: Target | None = None
         self._start = dict(
             name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
@@ -107,6 +109,7 @@ class ParlourApp(App[int]):
         self.recent.remember(RecentServer(target.host, target.port, connected.client.name))
         self.session = ClientSession(connected.client)
         self.push_screen(MainScreen(self.session))
+        self.social = SocialNotices(self, self.session)
         self._pump()
 
     @work(exclusive=True, group="pump")

@@ -25,6 +25,12 @@ KEYS_TEXT = """\
 - **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list
+- Lobby: **s** (or the button) seeks a game (game, clock, rated, rating range); **Enter** on an open seek
+  plays that seeker; **Enter** on a name in the online list shows their ratings and record, with
+  **c** challenge, a message field to tell them something, **m** mute (again: unmute)
+- A challenge to you comes up as a dialog: **a** accepts (the game opens in its tab), **d** declines;
+  tells come up as notifications and stay in the lobby's Messages log
+- New table: **Rated** makes the result change both players' ratings (claimed names, against a person)
 - At a table: click a piece or square, or move the cursor with the arrows and press Enter;
   **m** type a move in notation, **c** chat, **d** offer a draw, **t** takeback, **r** rematch,
   **h** hint (where allowed), **x** resign (asks first), **b** a bell when your clock runs low

@@ -1,7 +1,7 @@
-"""The lobby pane: the server's tables (sortable, filterable), who is online, and lobby chat.
+"""The lobby pane: the server's tables (sortable, filterable), the open seeks, who is online, lobby chat and messages.
 
 Everything shown comes from the session model (:class:`client.session.ClientSession`):
-its ``lobby`` tables and ``lobby_chat``. Names and chat are other users' text:
+its ``lobby`` tables, ``seeks``, ``lobby_chat`` and ``tells``. Names and chat are other users' text:
 they are shown through :func:`client.sanitize.printable` as plain text, never markup.
 """
 
@@ -14,7 +14,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Label, RichLog, Static
+from textual.widgets import Button, DataTable, Input, Label, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
 
 import games
 from protocol import messages as m
@@ -23,12 +24,16 @@ from ..connection import ConnectionLost, ServerError
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError
 from ..terminal import player_label
+from .match_form import MatchForm
+from .player import PlayerScreen
 
-__all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "MOST_ROWS"]
+__all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "seek_line", "MOST_ROWS", "SEEKS_SHOWN"]
 
 MOST_ROWS = 1000
 """The most tables the lobby's list shows at once (narrow it with the filter)."""
 
+SEEKS_SHOWN = 100
+"""The most open seeks the lobby's seek list shows."""
 WHO_MOST = 50
 """The most names the "Online" list shows."""
 WHO_EVERY_S = 15.0
@@ -75,6 +80,17 @@ def _value(value: Any) -> str:
     return printable(text if len(text) <= 20 else text[:17] + "...")
 
 
+def seek_line(seek: m.SeekInfo) -> str:
+    """One open seek as the lobby lists it (sanitised): ``bob (1620) othello 5+3 rated, 1400-1800``."""
+    words = [printable(seek.name) + (f" ({seek.rating})" if seek.rating is not None else ""), printable(seek.game)]
+    words.append(printable(seek.time_control) if seek.time_control else "no clock")
+    words.append("rated" if seek.rated else "casual")
+    line = " ".join(words)
+    if seek.rating_min is not None or seek.rating_max is not None:
+        line += f", {seek.rating_min if seek.rating_min is not None else ''}-{seek.rating_max if seek.rating_max is not None else ''}"
+    return line
+
+
 def sort_key(column: str) -> Callable[[dict[str, Any]], Any]:
     """How rows sort by ``column``: numbers as numbers, text without regard to case."""
     if column in ("id", "watching"):
@@ -87,6 +103,9 @@ class LobbyPane(Vertical):
 
     Keys: Enter or ``j`` joins the highlighted table (sits at a free seat),
     ``w`` watches it. Clicking a column header sorts by it (again: reversed).
+    ``s`` (or the button) opens the seek form; Enter on an open seek answers it
+    with a matching seek, so the server pairs us; Enter on a name in the online
+    list opens that player (ratings, challenge, tell, mute).
 
     Args:
         session: the session model whose lobby is shown.
@@ -95,9 +114,15 @@ class LobbyPane(Vertical):
     DEFAULT_CSS = """
     LobbyPane #filter { height: 1; margin: 0 1; }
     LobbyPane DataTable { height: 1fr; min-height: 4; }
+    LobbyPane #seeks-row { height: 4; border-top: solid $primary; }
+    LobbyPane #seeks-side { width: 1fr; }
+    LobbyPane #seeks { height: 1fr; }
+    LobbyPane #seek-button { margin: 1 1 0 1; }
     LobbyPane #bottom { height: 8; border-top: solid $primary; }
     LobbyPane #chat-side { width: 2fr; }
+    LobbyPane #messages-side { width: 1fr; min-width: 14; }
     LobbyPane #who-side { width: 1fr; min-width: 14; }
+    LobbyPane #who { height: 1fr; }
     LobbyPane RichLog { height: 1fr; }
     LobbyPane #lobby-chat-input { height: 1; }
     LobbyPane #lobby-error { color: $error; height: auto; }
@@ -105,6 +130,7 @@ class LobbyPane(Vertical):
     BINDINGS = [
         Binding("j", "join", "Join"),
         Binding("w", "watch", "Watch"),
+        Binding("s", "seek", "Seek a game"),
     ]
 
     def __init__(self, session: ClientSession, **kwargs: Any) -> None:
@@ -117,19 +143,28 @@ class LobbyPane(Vertical):
         self._unsubscribe: Callable[[], None] | None = None
         self._online: dict[str, str] | None = None  # name -> status note: the server's answer to who, where it has the request
         self._online_total = 0
+        self._seeks_stale = False  # the connection dropped: the open seeks may have changed unseen
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: part of a game, name or status", id="filter", compact=True)
         table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-error")
+        with Horizontal(id="seeks-row"):
+            with Vertical(id="seeks-side"):
+                yield Label("Open seeks (Enter: play)")
+                yield OptionList(id="seeks", compact=True)
+            yield Button("Seek a game", id="seek-button", compact=True)
         with Horizontal(id="bottom"):
             with Vertical(id="chat-side"):
                 yield RichLog(id="lobby-chat-log", wrap=True, markup=False, max_lines=200)
                 yield Input(placeholder="say something to the lobby", id="lobby-chat-input", max_length=m.MAX_CHAT_CHARS, compact=True)
+            with Vertical(id="messages-side"):
+                yield Label("Messages")
+                yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200, min_width=12)
             with Vertical(id="who-side"):
-                yield Label("Online")
-                yield Static("", id="who")
+                yield Label("Online (Enter: player)")
+                yield OptionList(id="who", compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
@@ -138,7 +173,11 @@ class LobbyPane(Vertical):
         self._unsubscribe = self.session.subscribe(self._on_change)
         self.rebuild()
         self._show_chat()
+        self._show_seeks()
+        for line in self.session.tells:
+            self._write_tell(line.name, line.text)
         self.refresh_who()
+        self.refresh_seeks()
         self.set_interval(WHO_EVERY_S, self.refresh_who)
 
     def on_unmount(self) -> None:
@@ -146,12 +185,21 @@ class LobbyPane(Vertical):
             self._unsubscribe()
 
     def _on_change(self, change: Change) -> None:
+        if change.kind == "disconnected":
+            self._seeks_stale = True  # asked for again once the resumed session lists the lobby
+        elif change.kind == "lobby" and change.event is None and self._seeks_stale:
+            self._seeks_stale = False
+            self.refresh_seeks()
         if change.kind in ("lobby", "table_added", "table_removed"):
             if not self._rebuild_pending:
                 self._rebuild_pending = True
                 self.call_later(self.rebuild)
         elif change.kind == "chat" and change.table is None and isinstance(change.event, m.Chat):
             self._write_chat(change.event.name, change.event.text)
+        elif change.kind == "seek":
+            self._show_seeks()
+        elif change.kind == "told" and isinstance(change.event, m.Told):
+            self._write_tell(change.event.name, change.event.text)
 
     # --- the table list --------------------------------------------------------------
 
@@ -261,25 +309,77 @@ class LobbyPane(Vertical):
             except (ServerError, ConnectionLost):
                 self._online = None
             else:
-                self._online = {printable(p.name): "" if p.status == "idle" else f" ({printable(p.status)})" for p in page.players}
+                self._online = {p.name: _who_note(p) for p in page.players}
                 self._online_total = int(page.total)
         self._show_who()
 
     def _show_who(self) -> None:
-        seen = who_online(self.session)
+        seen = seated_names(self.session)
         if self._online is not None:  # the server's last answer, and whoever sat down at a table since
             since = [name for name in seen if name not in self._online]
-            names = [name + status for name, status in self._online.items()] + since
+            rows = list(self._online.items()) + [(name, "") for name in since]
             total = self._online_total + len(since)
         else:
-            names, total = seen, len(seen)
-        shown = names[:WHO_MOST]
-        more = f"\n(+{total - len(shown)} more)" if total > len(shown) else ""
-        self.query_one("#who", Static).update(Text("\n".join(shown) + more))
+            rows, total = [(name, "") for name in seen], len(seen)
+        who = self.query_one("#who", OptionList)
+        picked = who.highlighted_option.id if who.highlighted_option is not None else None
+        who.clear_options()
+        who.add_options([Option(Text(printable(name) + note), id=name) for name, note in rows[:WHO_MOST]])
+        if total > min(len(rows), WHO_MOST):
+            who.add_option(Option(Text(f"(+{total - min(len(rows), WHO_MOST)} more)"), disabled=True))
+        if picked is not None and _has_option(who, picked):
+            who.highlighted = who.get_option_index(picked)
+
+    @on(OptionList.OptionSelected, "#who")
+    def _player_picked(self, event: OptionList.OptionSelected) -> None:
+        name = event.option.id
+        if name is not None and name.casefold() != self.session.client.name.casefold():
+            self.app.push_screen(PlayerScreen(self.session, name))
+
+    # --- seeks and messages --------------------------------------------------------------
+
+    @work(exclusive=True, group="lobby-seeks")
+    async def refresh_seeks(self) -> None:
+        """Ask the server for the open seeks (pushes keep the model's list up to date after that)."""
+        try:
+            await self.session.refresh_seeks()
+        except (ServerError, ConnectionLost):
+            pass  # a server without seeks: the list stays empty
+
+    def _show_seeks(self) -> None:
+        seeks = self.query_one("#seeks", OptionList)
+        picked = seeks.highlighted_option.id if seeks.highlighted_option is not None else None
+        seeks.clear_options()
+        shown = list(self.session.seeks.values())[:SEEKS_SHOWN]
+        seeks.add_options([Option(Text(seek_line(seek)), id=str(seek.id)) for seek in shown])
+        if picked is not None and _has_option(seeks, picked):
+            seeks.highlighted = seeks.get_option_index(picked)
+
+    @on(Button.Pressed, "#seek-button")
+    def action_seek(self) -> None:
+        """Open the seek form."""
+        self.app.push_screen(MatchForm(self.session))
+
+    @on(OptionList.OptionSelected, "#seeks")
+    def _seek_picked(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self._answer_seek(int(event.option.id))
+
+    @work(group="lobby-seek")
+    async def _answer_seek(self, seek: int) -> None:
+        error = self.query_one("#lobby-error", Static)
+        error.update("")
+        try:
+            await self.session.answer_seek(seek)  # the table's tab opens from the model's paired change
+        except (ServerError, SessionError, ConnectionLost) as exc:
+            error.update(f"Seek {seek}: {printable(getattr(exc, 'message', None) or str(exc))}")
+
+    def _write_tell(self, name: str, text: str) -> None:
+        self.query_one("#messages-log", RichLog).write(Text(f"{printable(name)}: {printable(text)}"))
 
 
-def who_online(session: ClientSession) -> list[str]:
-    """The names to show as online: ours and everyone seated at a lobby table (sanitised, sorted).
+def seated_names(session: ClientSession) -> list[str]:
+    """The names known to be online without asking: ours and everyone seated at a lobby table (raw, sorted).
 
     A server without a ``who`` request says no more than this; a ``who`` reply,
     where the server has one, can replace it.
@@ -287,4 +387,18 @@ def who_online(session: ClientSession) -> list[str]:
     names = {session.client.name}
     for info in session.lobby.values():
         names.update(name for name in info.seats if name)
-    return sorted((printable(name) for name in names), key=str.casefold)
+    return sorted(names, key=str.casefold)
+
+
+def _who_note(player: m.PlayerInfo) -> str:
+    """What the online list adds to a name: the rating shown by ``who``, and the status unless idle."""
+    note = f" {player.rating}" if player.rating is not None else ""
+    return note + ("" if player.status == "idle" else f" ({printable(player.status)})")
+
+
+def _has_option(options: OptionList, option_id: str) -> bool:
+    try:
+        options.get_option(option_id)
+    except Exception:  # noqa: BLE001 - Textual raises OptionDoesNotExist
+        return False
+    return True

@@ -56,6 +56,7 @@ class TableRequest:
     seat: int = 0
     computer: dict[int, int] = field(default_factory=dict)
     hints: bool = False
+    rated: bool = False
 
 
 def game_options(described: dict[str, Any]) -> list[Option]:
@@ -156,6 +157,7 @@ class NewTableScreen(ModalScreen[int | None]):
                 yield from self._row("seat", "Your seat", Select([("seat 0", 0), ("seat 1", 1)], value=0, allow_blank=False, id="f-seat", compact=True), "")
                 yield from self._row("seed", "Seed", Input(id="f-seed", compact=True), "the setup seed, for a game of chance (empty: drawn at random)")
                 yield from self._row("hints", "Hints", Checkbox("allow", id="f-hints", compact=True), "let the players ask the computer for a move")
+                yield from self._row("rated", "Rated", Checkbox("rated", id="f-rated", compact=True), "the result changes both players' ratings (claimed names only, against a person)")
             yield Static("", id="err-form", classes="error")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", compact=True)
@@ -230,6 +232,7 @@ class NewTableScreen(ModalScreen[int | None]):
         seed = self.query_one("#f-seed", Input).value.strip()
         request.seed = seed if seed and self.query_one("#row-seed").display else None
         request.hints = self.query_one("#f-hints", Checkbox).value
+        request.rated = self.query_one("#f-rated", Checkbox).value
         return request
 
     def _read_option(self, option: Option) -> Any:
@@ -290,7 +293,7 @@ class NewTableScreen(ModalScreen[int | None]):
         try:
             state = await self.session.create(
                 request.game, request.options, seed=request.seed, seat=request.seat,
-                time_control=request.time_control, computer=request.computer, hints=request.hints,
+                time_control=request.time_control, computer=request.computer, hints=request.hints, rated=request.rated,
             )
         except ServerError as exc:
             self.show_error(exc.field, f"{exc.message} ({exc.code})")
@@ -315,4 +318,4 @@ def _error_id(field: str | None) -> str:
     if field.startswith("options."):
         return "err-options-" + re.sub(r"[^A-Za-z0-9_-]", "_", field.split(".", 1)[1].split("[", 1)[0].split(".", 1)[0])
     head = re.split(r"[.\[]", field, maxsplit=1)[0]
-    return f"err-{head}" if head in ("time_control", "computer", "seat", "seed", "hints") else "err-form"
+    return f"err-{head}" if head in ("time_control", "computer", "seat", "seed", "hints", "rated") else "err-form"

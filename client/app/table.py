@@ -34,6 +34,7 @@ from textual.widgets import Button, Input, RichLog, Static
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..ratings_text import describe_change, rating_text
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError, TableState
 from .boards import BoardWidget, make_board, wants_mono
@@ -216,6 +217,9 @@ class TableView(Widget):
         player = state.info.seats[seat] if seat < len(state.info.seats) else None
         mover = "▶" if state.running and state.to_move == seat else " "
         text = Text(f"{mover} {names[seat]}: {printable(player) if player else '(free)'}")
+        rating = state.info.ratings[seat] if player and state.info.ratings is not None and seat < len(state.info.ratings) else None
+        if rating is not None:
+            text.append(f" ({rating_text(rating.rating, rating.provisional)})")
         if seat == state.seat:
             text.append(" (you)")
         if seat in state.away and state.status != "over":
@@ -231,7 +235,11 @@ class TableView(Widget):
             banner.remove_class("shown")
             return
         names = self.session.seat_names(state.game)
-        banner.update(result_text(state.outcome, state.seat, names, list(state.info.seats)))
+        text = result_text(state.outcome, state.seat, names, list(state.info.seats))
+        if state.rating_changes:
+            players = tuple(name or "?" for name in state.info.seats[:2])
+            text += "\n" + describe_change((players[0], players[1]), state.rating_changes)
+        banner.update(text)
         banner.add_class("shown")
 
     def _draw_chat(self, state: TableState) -> None:

@@ -267,3 +267,59 @@ async def test_reattach_watches_again_after_a_reconnect(server: Any, connect: Co
         assert said.text == "still there?"
     finally:
         await again.close()
+
+
+def _challenge(challenge: int, challenger: str = "bob") -> m.ChallengeReceived:
+    return m.ChallengeReceived(challenge=m.ChallengeInfo(id=challenge, challenger=challenger, challenged="ann", game="othello", options={}))
+
+
+def test_challenges_to_us_are_kept_until_they_end_and_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    import client.session as model
+
+    monkeypatch.setattr(model, "CHALLENGES_MOST", 2)
+    session, seen = _session()
+    for challenge in (1, 2, 3):
+        session.apply(_challenge(challenge))
+    assert list(session.challenges) == [1, 2]  # the third waits unseen: the model holds a bounded number
+    assert [change.kind for change in seen] == ["challenge", "challenge"]
+    assert session.apply(m.ChallengeEnded(challenge=1, reason="withdrawn"))[0].kind == "challenge"
+    assert list(session.challenges) == [2]
+    assert session.apply(m.ChallengeEnded(challenge=9, reason="expired")) == []  # not ours: nothing changes
+
+
+def test_seeks_follow_the_lobby_pushes_and_tells_are_kept_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    import client.session as model
+
+    monkeypatch.setattr(model, "SEEKS_MOST", 2)
+    session, seen = _session()
+    for seek in (1, 2, 3):
+        session.apply(m.SeekAdded(seek=m.SeekInfo(id=seek, name="bob", game="nimble", options={})))
+    assert list(session.seeks) == [1, 2]
+    session.apply(m.SeekRemoved(seek=1))
+    assert list(session.seeks) == [2] and session.apply(m.SeekRemoved(seek=1)) == []
+    session.apply(m.Told(name="bob", text="hi"))
+    session.apply(m.Told(name="cat", text="yo"))
+    assert [(line.name, line.text) for line in session.tells] == [("bob", "hi"), ("cat", "yo")]
+    assert [change.kind for change in seen][-2:] == ["told", "told"]
+
+
+def test_a_rated_game_over_keeps_the_rating_changes() -> None:
+    session, _ = _session()
+    state = _resume(session, 0, "d3")
+    changes = [m.RatingChange(before=1500, after=1662, deviation=290), m.RatingChange(before=1500, after=1338, deviation=290)]
+    session.apply(m.GameOver(table=1, outcome={"winner": 0, "reason": "resignation"}, ratings=changes))
+    assert state.rating_changes == changes
+
+
+async def test_answer_seek_posts_a_matching_seek_and_the_server_pairs_us(connect: Connect) -> None:
+    ann, bob = await connect("ann"), await connect("bob")
+    session = ClientSession(ann)
+    posted = await bob.seek("nimble", {"board": [1, 2, 3]}, time_control="2+1")
+    await session.refresh_seeks()
+    assert list(session.seeks) == [posted.seek.id]
+    with pytest.raises(SessionError):
+        await session.answer_seek(posted.seek.id + 1)
+    assert (await session.answer_seek(posted.seek.id)).paired
+    paired = await ann.next_event(m.Paired)
+    session.apply(paired)
+    assert session.focus == paired.table.id and session.tables[paired.table.id].running

@@ -43,4 +43,5 @@ async def in_lobby(app: Any, pilot: Any) -> Any:
     """Wait until the app shows the main screen with its lobby built; return the main screen."""
     from client.app.tabs import MainScreen
 
-    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.query("#tables") and app.screen)
+    # is_mounted: the screen's on_mount has run, so it follows the model (a drop right after would otherwise go unseen)
+    return await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.is_mounted and app.screen.query("#tables") and app.screen)

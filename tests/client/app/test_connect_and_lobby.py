@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent
 
 from client.app.help import HelpScreen
 from client.app.recent import RecentServer
@@ -26,7 +26,8 @@ async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(se
         await until(pilot, lambda: table.row_count == 1)
         cells = [str(cell) for cell in table.get_row_at(0)]
         assert cells[1] == "othello" and "size=6" in cells[2] and "bob vs (free)" == cells[3] and cells[4] == "waiting"
-        assert "bob" in str(main.query_one("#who", Static).render())
+        who = main.query_one("#who", OptionList)
+        assert "bob" in [who.get_option_at_index(index).id for index in range(who.option_count)]
     assert app.recent.load() == [RecentServer("127.0.0.1", server.port, "ann")]
 
 
