@@ -22,6 +22,7 @@ KEYS_TEXT = """\
 
 - **F1** this help · **F2** (Ctrl+N) a new table · **F3** the archive of finished games
 - **F4** (Ctrl+W) close the table's tab: stop watching, or leave your seat (asks first while your game runs)
+- **F6** (Ctrl+PageDown) the next tab · **F5** (Ctrl+PageUp) the previous tab; a table's tab puts you on its board
 - **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list

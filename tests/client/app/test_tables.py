@@ -111,3 +111,22 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
         assert f"table {playing}" in str(question.query_one("#question", Static).render())
         await pilot.press("y")
         await until(pilot, lambda: app.return_code == 0)
+
+
+async def test_choosing_a_table_tab_by_mouse_or_key_puts_the_focus_on_its_board(server, connect, make_app):
+    bob = await connect("bob")
+    table = (await bob.create_table("othello", {"size": 6})).table.id
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.join(table)
+        tabs = main.query_one(TabbedContent)
+        board = await until(pilot, lambda: tabs.active == f"table-{table}" and main.query_one(f"#table-{table} #board"))
+        await pilot.click("#--content-tab-lobby")
+        await until(pilot, lambda: app.focused is main.query_one("#tables"))
+        await pilot.click(f"#--content-tab-table-{table}")
+        await until(pilot, lambda: app.focused is board)
+        await pilot.press("f6")  # the next tab wraps round to the lobby
+        await until(pilot, lambda: tabs.active == "lobby" and app.session.focus is None and app.focused is main.query_one("#tables"))
+        await pilot.press("f5")
+        await until(pilot, lambda: tabs.active == f"table-{table}" and app.session.focus == table and app.focused is board)
