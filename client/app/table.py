@@ -46,6 +46,9 @@ __all__ = ["TableView"]
 _TICK_S = 0.1
 """How often the clocks and away countdowns are redrawn, in seconds."""
 
+_NARROWEST_SIDE = 18  # columns: the side panel's seats and moves still read at this width
+
+
 class TableView(Widget):
     """One table of ``session`` (id ``table_id``): board, seats and clocks, moves, chat, offers.
 
@@ -191,10 +194,17 @@ class TableView(Widget):
         frame = self.query_one("#board-scroll")
         if frame.size.height == 0:
             return
-        compact = board.height_in(compact=False) > frame.size.height or self.app.size.width < 70
+        side = 24 if self.app.size.width < 80 else 32
+        width, height = board.size_in(compact=False)
+        compact = height > frame.size.height or self.app.size.width < 70 or width > self.app.size.width - side
         if board.compact != compact:
             board.compact = compact
-        self.query_one("#table-side").styles.width = 24 if self.app.size.width < 80 else 32
+            self.call_after_refresh(board.refresh, layout=True)  # changed during a layout pass, the new size would be missed
+        if compact:  # a narrow side panel before a cut-off board
+            width, height = board.size_in(compact=True)
+            scrollbar = frame.styles.scrollbar_size_vertical if height > frame.size.height else 0
+            side = max(_NARROWEST_SIDE, min(side, self.app.size.width - width - scrollbar))
+        self.query_one("#table-side").styles.width = side
 
     def _draw_seats(self) -> None:
         state = self.state

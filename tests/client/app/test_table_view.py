@@ -227,3 +227,18 @@ async def test_a_wide_tactego_board_scrolls_instead_of_wrapping(ann: ClientSessi
         assert board.size.width > frame.size.width
         assert frame.max_scroll_x > 0
         assert board.size.height == board.layout()[0] + len(board.status_lines())  # no line wrapped
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_an_eight_by_eight_tactego_board_and_its_legend_fit_without_scrolling_sideways(ann: ClientSession, connect: Callable[..., Any], size: tuple[int, int]) -> None:
+    table = await ann.create("tactego")
+    bob: Client = await connect("bob", watch_lobby=False)
+    await bob.join_table(table.id, 1)
+    app = OneTable(ann, table.id)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: ann.table(table.id).running, "the game to start")
+        await pilot.pause()
+        frame = app.query_one("#board-scroll")
+        board = app.query_one("#board", BoardWidget)
+        assert frame.max_scroll_x == 0 and board.size.width <= frame.scrollable_content_region.width  # the row numbers and legend show
+        assert app.query_one("#table-side").size.width >= 18  # the seats still read
