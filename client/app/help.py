@@ -27,7 +27,7 @@ KEYS_TEXT = """\
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list
 - At a table: click a piece or square, or move the cursor with the arrows and press Enter;
-  **m** type a move in notation, **c** chat, **d** offer a draw, **t** takeback, **r** rematch,
+  **m** type a move in notation, **c** chat (**Escape** back to the board), **d** offer a draw, **t** takeback, **r** rematch,
   **h** hint (where allowed), **x** resign (asks first), **b** a bell when your clock runs low
 - Archive: **Enter** replays a game; **Right**/**Left** step, **Home**/**End** jump,
   **g** goes to a ply, **e** exports the record to a file, **m** lists more games

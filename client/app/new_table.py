@@ -171,6 +171,7 @@ class NewTableScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         self._show_game(self.game)
         self.query_one("#f-computer", Select).disabled = True
+        self.query_one("#game", Select).focus()  # not the scrolling frame: Tab then walks the fields in order
 
     @on(Select.Changed, "#f-opponent")
     def _opponent_changed(self, event: Select.Changed) -> None:

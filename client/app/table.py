@@ -93,6 +93,7 @@ class TableView(Widget):
         Binding("b", "toggle_bell", "Bell", show=False),
         Binding("m", "focus_move", "Type move", show=False),
         Binding("c", "focus_chat", "Chat", show=False),
+        Binding("escape", "focus_board", "Back to the board", show=False),
     ]
 
     def __init__(self, session: ClientSession, table_id: int, *, bell: bool | None = None, id: str | None = None) -> None:
@@ -433,6 +434,10 @@ class TableView(Widget):
     def action_focus_move(self) -> None:
         """Put the cursor in the move field."""
         self.query_one("#move-input", Input).focus()
+
+    def action_focus_board(self) -> None:
+        """Leave the move or chat line for the board (Escape)."""
+        self.board.focus()
 
     def action_focus_chat(self) -> None:
         """Put the cursor in the chat field."""

@@ -122,6 +122,9 @@ async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the end of the game")
         await pilot.pause()
         assert banner(app).startswith("You won: Player 1 (ann) wins")
+        assert app.focused is app.query_one("#move-input")
+        await pilot.press("escape")  # back from the move line to the board
+        assert app.focused is board
 
 
 async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSession, connect: Callable[..., Any]) -> None:

@@ -24,6 +24,7 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         main = await connected(app, pilot)
         await pilot.press("f2")
         form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        await until(pilot, lambda: app.focused is form.query_one("#game", Select))  # the first field, ready for the keys
         form.query_one("#game", Select).value = "tactego"
         await pilot.pause()
         assert form.query_one("#row-seed").display
