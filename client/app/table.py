@@ -330,7 +330,8 @@ class TableView(Widget):
         names = self.session.seat_names(state.game)
         player = state.info.seats[event.seat] or names[event.seat]
         words = state.takeback_of(event.plies).describe(state.seat, names) if event.kind == "takeback" else ""
-        screen = OfferScreen(event.kind, offer_question(event.kind, printable(player), words))
+        where = f"Table #{state.id} ({printable(state.game)}): "  # the dialog may come up over another table's tab
+        screen = OfferScreen(event.kind, where + offer_question(event.kind, printable(player), words))
         if self._offer_screen is not None:
             self._offer_screen.withdraw()
         self._offer_screen = screen

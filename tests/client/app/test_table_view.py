@@ -139,7 +139,7 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         await bob.offer(table.id, "takeback", plies=1)
         await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the takeback dialog")
         question = str(app.screen.query_one("#offer-question", Static).render())
-        assert question == "bob asks for a takeback: it takes back your move d3."
+        assert question == f"Table #{table.id} (othello): bob asks for a takeback: it takes back your move d3."  # names the table: it may show over another
         await pilot.click("#decline")
         await until(pilot, lambda: not ann.table(table.id).offers, "the answer to reach the server")
         assert ann.table(table.id).moves == ["d3"]
