@@ -46,6 +46,8 @@ __all__ = ["TableView"]
 _TICK_S = 0.1
 """How often the clocks and away countdowns are redrawn, in seconds."""
 
+_PLAYERS_ACTIONS = ("offer_draw", "takeback", "rematch", "hint", "resign")
+
 _NARROWEST_SIDE = 18  # columns: the side panel's seats and moves still read at this width
 
 
@@ -263,6 +265,7 @@ class TableView(Widget):
         self.query_one("#resign", Button).disabled = not (seated and running)
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
         self.query_one("#move-input", Input).display = seated
+        self.query_one("#table-buttons").display = seated
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys apply now: hidden (``False``) or greyed (``None``) in the footer otherwise."""
@@ -270,6 +273,8 @@ class TableView(Widget):
         if state is None:
             return True
         seated, running = state.seat is not None, state.running
+        if action in _PLAYERS_ACTIONS and not seated:
+            return False  # a spectator never has them
         if action == "hint":
             return bool(state.info.hints) and seated
         if action in ("offer_draw", "resign"):

@@ -91,6 +91,9 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
         await app.session.watch(watched)
         tabs = main.query_one(TabbedContent)
         await until(pilot, lambda: tabs.active == f"table-{watched}")
+        await until(pilot, lambda: app.focused is main.query_one(f"#table-{watched} #board"))
+        assert not {"d", "t", "r", "x"} & set(main.active_bindings)  # a spectator has no player's keys
+        assert not main.query_one(f"#table-{watched} #table-buttons").display
         await pilot.click("#--content-tab-lobby")  # the user's choice of tab moves the model's focus
         await until(pilot, lambda: app.session.focus is None and tabs.active == "lobby")
         await pilot.click(f"#--content-tab-table-{watched}")
@@ -107,6 +110,7 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
 
         playing = (await app.session.join(watched)).id
         await until(pilot, lambda: app.session.tables[playing].running)
+        await until(pilot, lambda: {"d", "x"} <= set(main.active_bindings))  # seated now: the player's keys
         await pilot.press("ctrl+c")
         question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
         assert f"table {playing}" in str(question.query_one("#question", Static).render())
