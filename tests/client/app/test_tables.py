@@ -34,7 +34,10 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
         assert isinstance(app.screen, NewTableScreen) and not app.session.tables
 
-        form.query_one("#game", Select).value = "othello"
+        form.query_one("#game", Select).value = "hexapawn"
+        await until(pilot, lambda: form.game == "hexapawn" and form.query("#f-options-size"))
+        form.query_one("#game", Select).value = "othello"  # the same option, "size": its old row goes first
+        await until(pilot, lambda: form.game == "othello" and len(form.query("#f-options-size")) == 1)
         await pilot.pause()
         assert not form.query_one("#row-seed").display and not error_text(form, "err-seed")
         size = form.query_one("#f-options-size", Input)
