@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from textual import work
 from textual.app import App
@@ -48,6 +48,8 @@ class ParlourApp(App[int]):
         recent: the recently used servers (default: ``servers.json`` in the user data directory).
         lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
         mono, low_time_bell: boards without colour (``--mono``); a bell at low time (``--bell``).
+        quit_warning: what quitting does besides (``parlour host``: it stops the server); every quit then asks.
+        greeting: a notice shown once connected (``parlour host``: how the others connect).
     """
 
     TITLE = "Parlour"
@@ -76,6 +78,8 @@ class ParlourApp(App[int]):
         mono: bool = False,
         low_time_bell: bool = False,
         claims: NameClaims | None = None,
+        quit_warning: Callable[[], str] | None = None,
+        greeting: str | None = None,
     ) -> None:
         super().__init__()
         # Names are proved or claimed as the line client does; the app never blocks on a terminal prompt,
@@ -87,6 +91,8 @@ class ParlourApp(App[int]):
         self.recent = recent or RecentServers()
         self.session: ClientSession | None = None
         self.target: Target | None = None
+        self.quit_warning = quit_warning  # parlour host: quitting stops the server for everyone (asked on every quit)
+        self.greeting = greeting  # parlour host: how the others connect, shown once connected
         self._start = dict(
             name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
             lan_interfaces=lan_interfaces, discover=discover,
@@ -107,6 +113,8 @@ class ParlourApp(App[int]):
         self.recent.remember(RecentServer(target.host, target.port, connected.client.name))
         self.session = ClientSession(connected.client)
         self.push_screen(MainScreen(self.session))
+        if self.greeting:
+            self.notify("\n".join(printable(line.strip()) for line in self.greeting.splitlines()), timeout=20, markup=False)
         self._pump()
 
     @work(exclusive=True, group="pump")
@@ -218,11 +226,13 @@ class ParlourApp(App[int]):
             return
         running = self.running_games()
         held = f" Your seats at table {', '.join(map(str, running))} are held for a while; come back to carry on." if running else ""
+        if self.quit_warning is not None:
+            held = " " + self.quit_warning()  # it says what happens to the games instead
         self.push_screen(ConfirmScreen("Quit Parlour?" + held, yes="Quit"), lambda yes: self.exit(0) if yes else None)
 
     async def action_interrupt(self) -> None:
         """Ctrl-C: quit at once outside a game; during one, ask first."""
-        if self.running_games():
+        if self.running_games() or self.quit_warning is not None:
             await self.action_quit()
         else:
             self.exit(0)
