@@ -70,7 +70,7 @@ class TableView(Widget):
     TableView #table-body { height: 1fr; }
     TableView #table-main { width: 1fr; }
     TableView #board-scroll { height: 1fr; overflow: auto auto; }
-    TableView #table-title { height: 1; text-style: bold; }
+    TableView #table-title { height: auto; text-style: bold; }
     TableView #result-banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
     TableView #result-banner.shown { display: block; }
     TableView #notice { height: auto; color: $warning; }

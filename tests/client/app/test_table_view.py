@@ -245,3 +245,19 @@ async def test_an_eight_by_eight_tactego_board_and_its_legend_fit_without_scroll
         board = app.query_one("#board", BoardWidget)
         assert frame.max_scroll_x == 0 and board.size.width <= frame.scrollable_content_region.width  # the row numbers and legend show
         assert app.query_one("#table-side").size.width >= 18  # the seats still read
+
+
+async def test_at_sixty_columns_a_long_title_wraps_instead_of_being_cut(ann: ClientSession, connect: Callable[..., Any]) -> None:
+    bob: Client = await connect("bob", watch_lobby=False)
+    carl: Client = await connect("carl", watch_lobby=False)
+    table = (await bob.create_table("othello")).table.id
+    await carl.join_table(table, 1)
+    await ann.watch(table)
+    app = OneTable(ann, table)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: ann.table(table).running, "the game to start")
+        await pilot.pause()
+        title = app.query_one("#table-title", Static)
+        text = str(title.render())
+        assert text.endswith("watching · Black to move") and len(text) > title.size.width  # longer than the room it has
+        assert title.size.height == 2  # so it takes a second line
