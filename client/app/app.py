@@ -166,6 +166,9 @@ class ParlourApp(App[int]):
         """Screens that need a session are offered only once connected."""
         if action in ("new_table", "archive", "close_tab") and self.session is None:
             return False
+        if action == "close_tab":  # the lobby's tab does not close: no key for it there
+            main = self._main()
+            return main is not None and main.active_table() is not None
         return True
 
     def _main(self) -> MainScreen | None:

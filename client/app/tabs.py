@@ -75,7 +75,7 @@ class MainScreen(Screen[None]):
         with TabbedContent(id="tabs"):
             with TabPane("Lobby", id=LOBBY_TAB):
                 yield LobbyPane(self.session)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # 80 columns hold a table's keys; Ctrl+P still opens the palette
 
     def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)

@@ -95,10 +95,12 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
         tabs = main.query_one(TabbedContent)
         await until(pilot, lambda: tabs.active == f"table-{watched}")
         await until(pilot, lambda: app.focused is main.query_one(f"#table-{watched} #board"))
+        assert "f4" in main.active_bindings  # a table's tab closes
         assert not {"d", "t", "r", "x"} & set(main.active_bindings)  # a spectator has no player's keys
         assert not main.query_one(f"#table-{watched} #table-buttons").display
         await pilot.click("#--content-tab-lobby")  # the user's choice of tab moves the model's focus
         await until(pilot, lambda: app.session.focus is None and tabs.active == "lobby")
+        await until(pilot, lambda: "f4" not in main.active_bindings)  # the lobby's does not: no key for it in the footer
         await pilot.click(f"#--content-tab-table-{watched}")
         await until(pilot, lambda: app.session.focus == watched and tabs.active == f"table-{watched}")
         await pilot.press("f4")  # watching: no question
