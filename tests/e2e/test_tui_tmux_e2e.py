@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -133,9 +134,10 @@ def test_a_hexapawn_game_played_by_keystrokes_in_the_full_screen_client(server_a
         bob.kill()
 
 
-def test_parlour_host_opens_the_full_screen_app_and_its_computer_players_work_under_it() -> None:
+def test_parlour_host_opens_the_full_screen_app_and_its_computer_players_work_under_it(tmp_path: Path) -> None:
     """``parlour host`` on a terminal: the server and the app in one process; the worker pool still starts."""
-    host = [sys.executable, "-m", "client.cli", "host", "--name", "ann", "--guest", "--host", "127.0.0.1", "--port", "0", "--no-advertise"]
+    host = ["env", f"XDG_DATA_HOME={tmp_path}",  # its own database and tokens, apart from the other tests' names
+            sys.executable, "-m", "client.cli", "host", "--name", "ann", "--guest", "--host", "127.0.0.1", "--port", "0", "--no-advertise"]  # fmt: skip
     ann = Tmux(["sh", "-c", f"{shlex.join(host)}; echo parlour host exited $?; sleep 30"])
     try:
         ann.wait_for("Players connect with")  # the others' instructions, as a notice in the app
