@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_advertise_argument(host)
     add_accounts_argument(host)
     add_rated_argument(host)
+    host.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    host.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
+    host.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     add_secret_commands(subparsers, parse_address)
     return parser
@@ -368,7 +371,8 @@ async def _host(args: argparse.Namespace) -> int:
         return 1
     others = reachable_addresses(args.host)
     print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
-    for line in connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host):
+    instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
+    for line in instructions:
         print(line, flush=True)
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     session = asyncio.current_task()
@@ -380,6 +384,8 @@ async def _host(args: argparse.Namespace) -> int:
         claims = args.settings.claims
         if claims is not None:  # a secret kept when this server listened on another port still works here
             await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
+        if wants_app(args):
+            return await _host_app(args, local, server.port, quit_warning=lambda: _host_quit_warning(server), greeting="\n".join(instructions))
         return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
     except asyncio.CancelledError:
         if not terminated.is_set():
@@ -391,6 +397,30 @@ async def _host(args: argparse.Namespace) -> int:
         if advertiser is not None:
             await advertiser.close()
         await server.close()
+
+
+async def _host_app(args: argparse.Namespace, host: str, port: int, **kwargs: Any) -> int:
+    """Run the full-screen app on this process's event loop, beside the server, connected to it as ``args.name``.
+
+    The server's computer players run in worker processes started with
+    ``spawn``; the first start also starts multiprocessing's resource
+    tracker, which hands the child ``sys.stderr``'s file descriptor. Under a
+    running Textual app that is a capture without one (``ValueError: bad
+    value(s) in fds_to_keep``), so the tracker is started before the app
+    takes the terminal; worker processes started later reuse it.
+    """
+    from multiprocessing import resource_tracker
+
+    from .app.app import ParlourApp
+
+    resource_tracker.ensure_running()
+    settings: ConnectSettings = args.settings
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    app = ParlourApp(
+        name=args.name, address=address, password=settings.password, fingerprint=settings.fingerprint,
+        tls=settings.ssl is not None, mono=args.mono, low_time_bell=args.bell, claims=settings.claims, discover=False, **kwargs,
+    )
+    return await app.run_async() or 0
 
 
 def _host_quit_warning(server: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from textual import work
 from textual.app import App
@@ -49,6 +49,8 @@ class ParlourApp(App[int]):
         recent: the recently used servers (default: ``servers.json`` in the user data directory).
         lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
         mono, low_time_bell: boards without colour (``--mono``); a bell at low time (``--bell``).
+        quit_warning: what quitting does besides (``parlour host``: it stops the server); every quit then asks.
+        greeting: a notice shown once connected (``parlour host``: how the others connect).
     """
 
     TITLE = "Parlour"
@@ -77,6 +79,8 @@ class ParlourApp(App[int]):
         mono: bool = False,
         low_time_bell: bool = False,
         claims: NameClaims | None = None,
+        quit_warning: Callable[[], str] | None = None,
+        greeting: str | None = None,
     ) -> None:
         super().__init__()
         # Names are proved or claimed as the line client does; the app never blocks on a terminal prompt,
@@ -89,6 +93,8 @@ class ParlourApp(App[int]):
         self.session: ClientSession | None = None
         self.social: SocialNotices | None = None  # challenge dialogs and tell notifications, once connected
         self.target: Target | None = None
+        self.quit_warning = quit_warning  # parlour host: quitting stops the server for everyone (asked on every quit)
+        self.greeting = greeting  # parlour host: how the others connect, shown once connected
         self._start = dict(
             name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
             lan_interfaces=lan_interfaces, discover=discover,
@@ -110,6 +116,8 @@ class ParlourApp(App[int]):
         self.session = ClientSession(connected.client)
         self.push_screen(MainScreen(self.session))
         self.social = SocialNotices(self, self.session)
+        if self.greeting:
+            self.notify("\n".join(printable(line.strip()) for line in self.greeting.splitlines()), timeout=20, markup=False)
         self._pump()
 
     @work(exclusive=True, group="pump")
@@ -161,6 +169,9 @@ class ParlourApp(App[int]):
         """Screens that need a session are offered only once connected."""
         if action in ("new_table", "archive", "close_tab") and self.session is None:
             return False
+        if action == "close_tab":  # the lobby's tab does not close: no key for it there
+            main = self._main()
+            return main is not None and main.active_table() is not None
         return True
 
     def _main(self) -> MainScreen | None:
@@ -221,11 +232,13 @@ class ParlourApp(App[int]):
             return
         running = self.running_games()
         held = f" Your seats at table {', '.join(map(str, running))} are held for a while; come back to carry on." if running else ""
+        if self.quit_warning is not None:
+            held = " " + self.quit_warning()  # it says what happens to the games instead
         self.push_screen(ConfirmScreen("Quit Parlour?" + held, yes="Quit"), lambda yes: self.exit(0) if yes else None)
 
     async def action_interrupt(self) -> None:
         """Ctrl-C: quit at once outside a game; during one, ask first."""
-        if self.running_games():
+        if self.running_games() or self.quit_warning is not None:
             await self.action_quit()
         else:
             self.exit(0)

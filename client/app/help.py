@@ -22,6 +22,7 @@ KEYS_TEXT = """\
 
 - **F1** this help · **F2** (Ctrl+N) a new table · **F3** the archive of finished games
 - **F4** (Ctrl+W) close the table's tab: stop watching, or leave your seat (asks first while your game runs)
+- **F6** (Ctrl+PageDown) the next tab · **F5** (Ctrl+PageUp) the previous tab; a table's tab puts you on its board
 - **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list
@@ -32,7 +33,7 @@ KEYS_TEXT = """\
   tells come up as notifications and stay in the lobby's Messages log
 - New table: **Rated** makes the result change both players' ratings (claimed names, against a person)
 - At a table: click a piece or square, or move the cursor with the arrows and press Enter;
-  **m** type a move in notation, **c** chat, **d** offer a draw, **t** takeback, **r** rematch,
+  **m** type a move in notation, **c** chat (**Escape** back to the board), **d** offer a draw, **t** takeback, **r** rematch,
   **h** hint (where allowed), **x** resign (asks first), **b** a bell when your clock runs low
 - Archive: **Enter** replays a game; **Right**/**Left** step, **Home**/**End** jump,
   **g** goes to a ply, **e** exports the record to a file, **m** lists more games

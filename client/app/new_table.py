@@ -170,26 +170,27 @@ class NewTableScreen(ModalScreen[int | None]):
             yield Static(doc, classes="doc")
         yield Static("", id=f"err-{key}", classes="error")
 
-    def on_mount(self) -> None:
-        self._show_game(self.game)
+    async def on_mount(self) -> None:
+        await self._show_game(self.game)
         self.query_one("#f-computer", Select).disabled = True
+        self.query_one("#game", Select).focus()  # not the scrolling frame: Tab then walks the fields in order
 
     @on(Select.Changed, "#f-opponent")
     def _opponent_changed(self, event: Select.Changed) -> None:
         self.query_one("#f-computer", Select).disabled = event.value != "computer"
 
     @on(Select.Changed, "#game")
-    def _game_changed(self, event: Select.Changed) -> None:
+    async def _game_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str) and event.value != self.game:
-            self._show_game(event.value)
+            await self._show_game(event.value)
 
-    def _show_game(self, name: str) -> None:
+    async def _show_game(self, name: str) -> None:
         """Build the option fields of game ``name``."""
         self.game = name
         described = self.described.get(name, {})
         self.options = game_options(described)
         box = self.query_one("#options", Vertical)
-        box.remove_children()
+        await box.remove_children()  # gone before the new rows come: two games may share an option's name (and id)
         rows = []
         for option in self.options:
             widget: Any = (
@@ -200,7 +201,7 @@ class NewTableScreen(ModalScreen[int | None]):
             doc = f"{option.doc}; {option.allowed()}" + (" (type a file name)" if option.type == "str" else "")
             row = Horizontal(Label(option.name), widget, Static(printable(doc), classes="doc"), classes="row")
             rows += [row, Static("", id=f"err-options-{option.name}", classes="error")]
-        box.mount_all(rows)
+        await box.mount_all(rows)
         self.query_one("#game-title", Static).update(printable(str(described.get("title") or "")))
         seats = described.get("seats") or ["seat 0", "seat 1"]
         self.query_one("#row-seat .doc", Static).update(f"seat 0 plays {printable(str(seats[0]))} and moves first; seat 1 plays {printable(str(seats[1]))}")

@@ -47,6 +47,11 @@ __all__ = ["TableView"]
 _TICK_S = 0.1
 """How often the clocks and away countdowns are redrawn, in seconds."""
 
+_PLAYERS_ACTIONS = ("offer_draw", "takeback", "rematch", "hint", "resign")
+
+_NARROWEST_SIDE = 18  # columns: the side panel's seats and moves still read at this width
+
+
 class TableView(Widget):
     """One table of ``session`` (id ``table_id``): board, seats and clocks, moves, chat, offers.
 
@@ -66,7 +71,7 @@ class TableView(Widget):
     TableView #table-body { height: 1fr; }
     TableView #table-main { width: 1fr; }
     TableView #board-scroll { height: 1fr; overflow: auto auto; }
-    TableView #table-title { height: 1; text-style: bold; }
+    TableView #table-title { height: auto; text-style: bold; }
     TableView #result-banner { height: auto; display: none; text-style: bold; background: $accent; color: $text; padding: 0 1; }
     TableView #result-banner.shown { display: block; }
     TableView #notice { height: auto; color: $warning; }
@@ -91,6 +96,7 @@ class TableView(Widget):
         Binding("b", "toggle_bell", "Bell", show=False),
         Binding("m", "focus_move", "Type move", show=False),
         Binding("c", "focus_chat", "Chat", show=False),
+        Binding("escape", "focus_board", "Back to the board", show=False),
     ]
 
     def __init__(self, session: ClientSession, table_id: int, *, bell: bool | None = None, id: str | None = None) -> None:
@@ -192,10 +198,17 @@ class TableView(Widget):
         frame = self.query_one("#board-scroll")
         if frame.size.height == 0:
             return
-        compact = board.height_in(compact=False) > frame.size.height or self.app.size.width < 70
+        side = 24 if self.app.size.width < 80 else 32
+        width, height = board.size_in(compact=False)
+        compact = height > frame.size.height or self.app.size.width < 70 or width > self.app.size.width - side
         if board.compact != compact:
             board.compact = compact
-        self.query_one("#table-side").styles.width = 24 if self.app.size.width < 80 else 32
+            self.call_after_refresh(board.refresh, layout=True)  # changed during a layout pass, the new size would be missed
+        if compact:  # a narrow side panel before a cut-off board
+            width, height = board.size_in(compact=True)
+            scrollbar = frame.styles.scrollbar_size_vertical if height > frame.size.height else 0
+            side = max(_NARROWEST_SIDE, min(side, self.app.size.width - width - scrollbar))
+        self.query_one("#table-side").styles.width = side
 
     def _draw_seats(self) -> None:
         state = self.state
@@ -260,6 +273,7 @@ class TableView(Widget):
         self.query_one("#resign", Button).disabled = not (seated and running)
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
         self.query_one("#move-input", Input).display = seated
+        self.query_one("#table-buttons").display = seated
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys apply now: hidden (``False``) or greyed (``None``) in the footer otherwise."""
@@ -267,6 +281,8 @@ class TableView(Widget):
         if state is None:
             return True
         seated, running = state.seat is not None, state.running
+        if action in _PLAYERS_ACTIONS and not seated:
+            return False  # a spectator never has them
         if action == "hint":
             return bool(state.info.hints) and seated
         if action in ("offer_draw", "resign"):
@@ -327,7 +343,8 @@ class TableView(Widget):
         names = self.session.seat_names(state.game)
         player = state.info.seats[event.seat] or names[event.seat]
         words = state.takeback_of(event.plies).describe(state.seat, names) if event.kind == "takeback" else ""
-        screen = OfferScreen(event.kind, offer_question(event.kind, printable(player), words))
+        where = f"Table #{state.id} ({printable(state.game)}): "  # the dialog may come up over another table's tab
+        screen = OfferScreen(event.kind, where + offer_question(event.kind, printable(player), words))
         if self._offer_screen is not None:
             self._offer_screen.withdraw()
         self._offer_screen = screen
@@ -431,6 +448,10 @@ class TableView(Widget):
     def action_focus_move(self) -> None:
         """Put the cursor in the move field."""
         self.query_one("#move-input", Input).focus()
+
+    def action_focus_board(self) -> None:
+        """Leave the move or chat line for the board (Escape)."""
+        self.board.focus()
 
     def action_focus_chat(self) -> None:
         """Put the cursor in the chat field."""

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
@@ -51,6 +52,10 @@ class MainScreen(Screen[None]):
         session: the session model (its ``run`` is pumped by the app).
     """
 
+    BINDINGS = [
+        Binding("ctrl+pagedown,f6", "next_tab(1)", "Next tab", show=False),
+        Binding("ctrl+pageup,f5", "next_tab(-1)", "Previous tab", show=False),
+    ]
     DEFAULT_CSS = """
     MainScreen #banner { height: 1; background: $primary-background; padding: 0 1; }
     MainScreen TabbedContent { height: 1fr; }
@@ -70,7 +75,7 @@ class MainScreen(Screen[None]):
         with TabbedContent(id="tabs"):
             with TabPane("Lobby", id=LOBBY_TAB):
                 yield LobbyPane(self.session)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # 80 columns hold a table's keys; Ctrl+P still opens the palette
 
     def on_mount(self) -> None:
         self._unsubscribe = self.session.subscribe(self._on_change)
@@ -132,6 +137,9 @@ class MainScreen(Screen[None]):
         pane = tabs.get_pane(pane_id)
         if self.focused is not None and pane in self.focused.ancestors:
             return
+        for view in pane.query(TableView):  # a table tab: its board, not the frame that scrolls it
+            view.board.focus()
+            return
         for widget in [*pane.query(DataTable), *pane.query("*")]:  # the lobby's list before its filter
             if widget.focusable:
                 widget.focus()
@@ -143,6 +151,17 @@ class MainScreen(Screen[None]):
         if pane != self.query_one(TabbedContent).active or pane == self._shown:
             return  # not the user's choice (the first activation, a re-announcement while adding a pane, our own)
         table = int(pane.removeprefix("table-")) if pane.startswith("table-") else None
+        if table is None or table in self.session.tables:
+            self.session.set_focus(table)
+
+    def action_next_tab(self, step: int = 1) -> None:
+        """Show the next tab (``step=-1``: the previous one), wrapping round, and focus what it holds."""
+        tabs = self.query_one(TabbedContent)
+        panes = [pane.id for pane in tabs.query(TabPane) if pane.id]
+        if len(panes) < 2 or tabs.active not in panes:
+            return
+        wanted = panes[(panes.index(tabs.active) + step) % len(panes)]
+        table = int(wanted.removeprefix("table-")) if wanted.startswith("table-") else None
         if table is None or table in self.session.tables:
             self.session.set_focus(table)
 

@@ -10,11 +10,13 @@ piped input. The test reads the screen with ``tmux capture-pane``.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -130,3 +132,42 @@ def test_a_hexapawn_game_played_by_keystrokes_in_the_full_screen_client(server_a
     finally:
         ann.close()
         bob.kill()
+
+
+def test_parlour_host_opens_the_full_screen_app_and_its_computer_players_work_under_it(tmp_path: Path) -> None:
+    """``parlour host`` on a terminal: the server and the app in one process; the worker pool still starts."""
+    host = ["env", f"XDG_DATA_HOME={tmp_path}",  # its own database and tokens, apart from the other tests' names
+            sys.executable, "-m", "client.cli", "host", "--name", "ann", "--guest", "--host", "127.0.0.1", "--port", "0", "--no-advertise"]  # fmt: skip
+    ann = Tmux(["sh", "-c", f"{shlex.join(host)}; echo parlour host exited $?; sleep 30"])
+    try:
+        ann.wait_for("Players connect with")  # the others' instructions, as a notice in the app
+        for _ in range(10):  # F2 until the form shows (the first press may come while the lobby is still being built)
+            ann.keys("F2")
+            time.sleep(0.5)
+            if "Escape cancels" in ann.screen():
+                break
+        ann.wait_for("New table — Escape cancels", timeout_s=2.0)
+        ann.keys("Enter")  # the game list opens
+        ann.wait_for("hexapawn")
+        ann.keys(*["Down"] * 5, "Enter")  # hexapawn, the last one
+        ann.wait_for("Hexapawn")
+        ann.keys("Tab", "Tab", "Tab", "Enter")  # size, clock, opponent: its list opens
+        ann.wait_for("computer")
+        ann.keys("Down", "Enter")
+        ann.wait_for("the computer's strength")
+        time.sleep(0.3)
+        ann.keys("BTab", "Enter")  # Enter in the clock field creates the table
+        ann.wait_for("White: ann (you)")
+        ann.wait_for("your move")
+        ann.keys("Enter", "Enter", "Up", "Enter")  # the first pawn that can move, one step forward
+        ann.wait_for("1 a1-a2")
+        deadline = time.monotonic() + 30
+        while not re.search(r"1 a1-a2 +2 [a-c][1-3]", ann.screen()):  # the computer's reply, thought in a worker process
+            assert time.monotonic() < deadline, ann.screen()
+            time.sleep(0.1)
+        ann.keys("C-q")
+        ann.wait_for("Quitting stops this")
+        ann.keys("y")
+        ann.wait_for("parlour host exited 0", timeout_s=15)
+    finally:
+        ann.close()

@@ -351,12 +351,22 @@ class BoardWidget(Widget, can_focus=True):
 
     def height_in(self, *, compact: bool) -> int:
         """The rows the board and its status lines take in the normal or the compact style."""
+        return self.size_in(compact=compact)[1]
+
+    def width_in(self, *, compact: bool) -> int:
+        """The columns the board and its status lines take in the normal or the compact style."""
+        return self.size_in(compact=compact)[0]
+
+    def size_in(self, *, compact: bool) -> tuple[int, int]:
+        """The (columns, rows) the board and its status lines take in the normal or the compact style, padding included."""
         if self.view is None:
-            return 1
+            return 20, 1
         shown = self.compact
         self.set_reactive(BoardWidget.compact, compact)
         try:
-            return self.layout()[0] + len(self.status_lines())
+            gutter = self.styles.gutter
+            width = max([self.layout()[1], *(len(line) for line in self.status_lines())])
+            return width + gutter.width, self.layout()[0] + len(self.status_lines()) + gutter.height
         finally:
             self.set_reactive(BoardWidget.compact, shown)
 

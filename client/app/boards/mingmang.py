@@ -46,7 +46,7 @@ class MingMangBoard(GridBoard):
     def status_lines(self) -> list[str]:
         """Pawn counts and what the last move captured."""
         white, black = self.view["counts"]
-        lines = [f"Pawns: x {white}, o {black}" if self.compact else f"White (x): {white} pawns   Black (o): {black} pawns"]
+        lines = [f"White x {white}, Black o {black}" if self.compact else f"White (x): {white} pawns   Black (o): {black} pawns"]
         captured = self.view.get("captured") or []
         if captured:
             lines.append(f"Captured by {self.last_move}: {' '.join(captured)}")

@@ -122,6 +122,9 @@ async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect
         await until(pilot, lambda: ann.table(table.id).outcome is not None, "the end of the game")
         await pilot.pause()
         assert banner(app).startswith("You won: Player 1 (ann) wins")
+        assert app.focused is app.query_one("#move-input")
+        await pilot.press("escape")  # back from the move line to the board
+        assert app.focused is board
 
 
 async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSession, connect: Callable[..., Any]) -> None:
@@ -136,7 +139,7 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         await bob.offer(table.id, "takeback", plies=1)
         await until(pilot, lambda: isinstance(app.screen, OfferScreen), "the takeback dialog")
         question = str(app.screen.query_one("#offer-question", Static).render())
-        assert question == "bob asks for a takeback: it takes back your move d3."
+        assert question == f"Table #{table.id} (othello): bob asks for a takeback: it takes back your move d3."  # names the table: it may show over another
         await pilot.click("#decline")
         await until(pilot, lambda: not ann.table(table.id).offers, "the answer to reach the server")
         assert ann.table(table.id).moves == ["d3"]
@@ -227,3 +230,34 @@ async def test_a_wide_tactego_board_scrolls_instead_of_wrapping(ann: ClientSessi
         assert board.size.width > frame.size.width
         assert frame.max_scroll_x > 0
         assert board.size.height == board.layout()[0] + len(board.status_lines())  # no line wrapped
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_an_eight_by_eight_tactego_board_and_its_legend_fit_without_scrolling_sideways(ann: ClientSession, connect: Callable[..., Any], size: tuple[int, int]) -> None:
+    table = await ann.create("tactego")
+    bob: Client = await connect("bob", watch_lobby=False)
+    await bob.join_table(table.id, 1)
+    app = OneTable(ann, table.id)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: ann.table(table.id).running, "the game to start")
+        await pilot.pause()
+        frame = app.query_one("#board-scroll")
+        board = app.query_one("#board", BoardWidget)
+        assert frame.max_scroll_x == 0 and board.size.width <= frame.scrollable_content_region.width  # the row numbers and legend show
+        assert app.query_one("#table-side").size.width >= 18  # the seats still read
+
+
+async def test_at_sixty_columns_a_long_title_wraps_instead_of_being_cut(ann: ClientSession, connect: Callable[..., Any]) -> None:
+    bob: Client = await connect("bob", watch_lobby=False)
+    carl: Client = await connect("carl", watch_lobby=False)
+    table = (await bob.create_table("othello")).table.id
+    await carl.join_table(table, 1)
+    await ann.watch(table)
+    app = OneTable(ann, table)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: ann.table(table).running, "the game to start")
+        await pilot.pause()
+        title = app.query_one("#table-title", Static)
+        text = str(title.render())
+        assert text.endswith("watching · Black to move") and len(text) > title.size.width  # longer than the room it has
+        assert title.size.height == 2  # so it takes a second line

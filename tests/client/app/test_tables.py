@@ -24,6 +24,7 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         main = await connected(app, pilot)
         await pilot.press("f2")
         form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
+        await until(pilot, lambda: app.focused is form.query_one("#game", Select))  # the first field, ready for the keys
         form.query_one("#game", Select).value = "tactego"
         await pilot.pause()
         assert form.query_one("#row-seed").display
@@ -33,7 +34,10 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         assert "seed" in error_text(form, "err-seed") and not error_text(form, "err-form")
         assert isinstance(app.screen, NewTableScreen) and not app.session.tables
 
-        form.query_one("#game", Select).value = "othello"
+        form.query_one("#game", Select).value = "hexapawn"
+        await until(pilot, lambda: form.game == "hexapawn" and form.query("#f-options-size"))
+        form.query_one("#game", Select).value = "othello"  # the same option, "size": its old row goes first
+        await until(pilot, lambda: form.game == "othello" and len(form.query("#f-options-size")) == 1)
         await pilot.pause()
         assert not form.query_one("#row-seed").display and not error_text(form, "err-seed")
         size = form.query_one("#f-options-size", Input)
@@ -90,8 +94,13 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
         await app.session.watch(watched)
         tabs = main.query_one(TabbedContent)
         await until(pilot, lambda: tabs.active == f"table-{watched}")
+        await until(pilot, lambda: app.focused is main.query_one(f"#table-{watched} #board"))
+        assert "f4" in main.active_bindings  # a table's tab closes
+        assert not {"d", "t", "r", "x"} & set(main.active_bindings)  # a spectator has no player's keys
+        assert not main.query_one(f"#table-{watched} #table-buttons").display
         await pilot.click("#--content-tab-lobby")  # the user's choice of tab moves the model's focus
         await until(pilot, lambda: app.session.focus is None and tabs.active == "lobby")
+        await until(pilot, lambda: "f4" not in main.active_bindings)  # the lobby's does not: no key for it in the footer
         await pilot.click(f"#--content-tab-table-{watched}")
         await until(pilot, lambda: app.session.focus == watched and tabs.active == f"table-{watched}")
         await pilot.press("f4")  # watching: no question
@@ -106,8 +115,28 @@ async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_
 
         playing = (await app.session.join(watched)).id
         await until(pilot, lambda: app.session.tables[playing].running)
+        await until(pilot, lambda: {"d", "x"} <= set(main.active_bindings))  # seated now: the player's keys
         await pilot.press("ctrl+c")
         question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
         assert f"table {playing}" in str(question.query_one("#question", Static).render())
         await pilot.press("y")
         await until(pilot, lambda: app.return_code == 0)
+
+
+async def test_choosing_a_table_tab_by_mouse_or_key_puts_the_focus_on_its_board(server, connect, make_app):
+    bob = await connect("bob")
+    table = (await bob.create_table("othello", {"size": 6})).table.id
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.join(table)
+        tabs = main.query_one(TabbedContent)
+        board = await until(pilot, lambda: tabs.active == f"table-{table}" and main.query_one(f"#table-{table} #board"))
+        await pilot.click("#--content-tab-lobby")
+        await until(pilot, lambda: app.focused is main.query_one("#tables"))
+        await pilot.click(f"#--content-tab-table-{table}")
+        await until(pilot, lambda: app.focused is board)
+        await pilot.press("f6")  # the next tab wraps round to the lobby
+        await until(pilot, lambda: tabs.active == "lobby" and app.session.focus is None and app.focused is main.query_one("#tables"))
+        await pilot.press("f5")
+        await until(pilot, lambda: tabs.active == f"table-{table}" and app.session.focus == table and app.focused is board)
