@@ -134,14 +134,20 @@ async def test_watch_replaces_the_watched_table_keeps_seats_and_explains_the_lim
             await shell.term.client.close()
 
 
-async def test_history_numbers_plies_and_the_board_marks_the_last_move(live: Any) -> None:
-    ann, bob = await _game(live)
+async def _two_plies(ann: Any, bob: Any) -> tuple[str, str]:
+    """Ann plays her first legal move, bob replies with his; return both (ann is to move again)."""
     first = ann.term.at.legal_moves[0]
     await ann.run(first)
     await bob.run("wait turn")
     second = bob.term.at.legal_moves[0]
     await bob.run(second)
     await ann.run("wait turn")
+    return first, second
+
+
+async def test_history_numbers_plies_and_the_board_marks_the_last_move(live: Any) -> None:
+    ann, bob = await _game(live)
+    first, second = await _two_plies(ann, bob)
     assert await ann.run("history") == f"Moves at table 1 (othello), by ply:\n1.{first}  2.{second}"
     column, row = "abcdef".index(second[0]), int(second[1:])
     board = (await ann.run("board")).splitlines()
@@ -150,12 +156,7 @@ async def test_history_numbers_plies_and_the_board_marks_the_last_move(live: Any
 
 async def test_takeback_on_your_turn_takes_back_your_move_and_their_reply(live: Any) -> None:
     ann, bob = await _game(live)
-    first = ann.term.at.legal_moves[0]
-    await ann.run(first)
-    await bob.run("wait turn")
-    second = bob.term.at.legal_moves[0]
-    await bob.run(second)
-    await ann.run("wait turn")
+    first, second = await _two_plies(ann, bob)
     said = await ann.run("takeback")
     assert said == f"You asked for a takeback, which takes back your move {first} and their reply {second}; waiting for bob to accept or decline."
     await bob.until(lambda term: term.at.opponent_offer() is not None)

@@ -6,7 +6,7 @@ import asyncio
 import secrets
 import sqlite3
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Awaitable, Callable
 
 import pytest
 
@@ -16,6 +16,7 @@ from server import passwords
 from server.app import Server, ServerConfig
 from server.account_limits import AccountLimits, SlidingWindow
 
+from ..conftest import ConfiguredServer
 from .conftest import refused
 
 Start = Callable[..., Awaitable[Server]]
@@ -29,21 +30,10 @@ def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-async def start(tmp_path: Path) -> AsyncIterator[Start]:
+def start(configured_server: ConfiguredServer, tmp_path: Path) -> Start:
     """Factory: ``await start(accounts=...)`` runs a server on 127.0.0.1 on ``tmp_path/parlour.db``; a second call after
     ``close()`` of the first reopens the same file (a restart)."""
-    started: list[Server] = []
-
-    async def factory(**config: object) -> Server:
-        fields = {"host": "127.0.0.1", "port": 0, "server_name": "test", "db_path": str(tmp_path / "parlour.db"), **config}
-        server = Server(ServerConfig(**fields))  # type: ignore[arg-type]
-        await server.start()
-        started.append(server)
-        return server
-
-    yield factory
-    for server in started:
-        await server.close()
+    return lambda **config: configured_server(db_path=str(tmp_path / "parlour.db"), grace_s=ServerConfig().grace_s, **config)
 
 
 async def hello(server: Server, name: str, **kwargs: object) -> Client:

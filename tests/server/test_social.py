@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import pytest
 
@@ -57,6 +58,18 @@ async def player(server: Server, name: str, *, claimed: bool = False, secret: st
 
 
 # --- who ---------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def _ann_and_bob(server: Server) -> AsyncIterator[tuple[Client, Client]]:
+    """Two clients, "ann" and "bob", said hello to ``server``; both closed on the way out."""
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        yield ann, bob
+    finally:
+        await ann.close()
+        await bob.close()
 
 
 async def test_who_lists_every_status_sorted_and_paged(connect: Connect, server: Server) -> None:
@@ -150,9 +163,7 @@ async def test_a_random_seat_challenge_gives_each_player_one_seat(connect: Conne
 
 async def test_a_challenge_is_withdrawn_expires_and_ends_when_a_player_leaves(configured_server: ConfiguredServer) -> None:
     server = await configured_server(limits=Limits(challenge_expiry_s=0.2))
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    bob = await Client.connect("127.0.0.1", server.port, name="bob")
-    try:
+    async with _ann_and_bob(server) as (ann, bob):
         withdrawn = await ann.challenge("bob", "othello")
         await ann.withdraw_challenge(withdrawn.id)
         for client in (bob, ann):
@@ -166,9 +177,6 @@ async def test_a_challenge_is_withdrawn_expires_and_ends_when_a_player_leaves(co
         await bob.close()  # no seat: the session ends at once
         assert (await _next(ann, m.ChallengeEnded)) == m.ChallengeEnded(challenge=left.id, reason="gone")
         await refused(ann.accept_challenge(left.id), "no_such_challenge")
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_bad_challenges_are_refused_naming_what_is_wrong(connect: Connect) -> None:
@@ -184,18 +192,13 @@ async def test_bad_challenges_are_refused_naming_what_is_wrong(connect: Connect)
 
 async def test_open_challenges_per_player_are_capped(configured_server: ConfiguredServer) -> None:
     server = await configured_server(limits=Limits(max_challenges_per_player=2))
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    bob = await Client.connect("127.0.0.1", server.port, name="bob")
-    try:
+    async with _ann_and_bob(server) as (ann, bob):
         first = await ann.challenge("bob", "othello")
         await ann.challenge("bob", "nimble")
         error = await refused(ann.challenge("bob", "morris"), "too_many_challenges")
         assert "2 open challenges" in error.message
         await ann.withdraw_challenge(first.id)
         await ann.challenge("bob", "morris")
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 # --- mutes and tells -------------------------------------------------------------------------
@@ -221,15 +224,10 @@ async def test_a_tell_is_delivered_as_sent_and_a_muted_one_dropped(connect: Conn
 
 async def test_a_tell_longer_than_the_chat_limit_is_refused(configured_server: ConfiguredServer) -> None:
     server = await configured_server(limits=Limits(max_chat_chars=10))
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    bob = await Client.connect("127.0.0.1", server.port, name="bob")
-    try:
+    async with _ann_and_bob(server) as (ann, bob):
         assert (await refused(ann.tell("bob", "x" * 11), "bad_message")).field == "text"
         await ann.tell("bob", "x" * 10)
         assert (await _next(bob, m.Told)).text == "x" * 10
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_a_muter_cannot_be_challenged_by_the_muted(connect: Connect) -> None:
@@ -247,9 +245,7 @@ async def test_a_muter_cannot_be_challenged_by_the_muted(connect: Connect) -> No
 async def test_tells_challenges_and_seeks_per_minute_are_limited_with_the_wait(configured_server: ConfiguredServer) -> None:
     limits = Limits(tells_per_minute=3, challenges_per_minute=2, seeks_per_minute=2, max_challenges_per_player=10)
     server = await configured_server(limits=limits)
-    ann = await Client.connect("127.0.0.1", server.port, name="ann")
-    bob = await Client.connect("127.0.0.1", server.port, name="bob")
-    try:
+    async with _ann_and_bob(server) as (ann, bob):
         for _ in range(3):
             await ann.tell("bob", "hi")
         error = await refused(ann.tell("bob", "hi"), "rate_limited")
@@ -262,9 +258,6 @@ async def test_tells_challenges_and_seeks_per_minute_are_limited_with_the_wait(c
             await ann.seek("othello")
         assert "wait 30 s" in (await refused(ann.seek("othello"), "rate_limited")).message
         assert not ann.closed.is_set()  # refused, not disconnected
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 # --- seeks ------------------------------------------------------------------------------------

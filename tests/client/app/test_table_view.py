@@ -19,7 +19,7 @@ from client.app.confirm import ConfirmScreen
 from client.app.offers import OfferScreen
 from client.app.table import TableView
 from client.connection import Client
-from client.session import ClientSession
+from client.session import ClientSession, TableState
 from protocol import messages as m
 
 SIZE = (100, 30)
@@ -65,14 +65,20 @@ async def click_square(pilot: Any, board: BoardWidget, name: str) -> None:
     await pilot.click(board, offset=(left + square.centre, top + square.row))
 
 
+async def _against_bob(ann: ClientSession, connect: Callable[..., Any], game: str, *args: Any, **kwargs: Any) -> tuple[TableState, Client]:
+    """A new table of ``game`` (``ann.create``'s arguments) at which ann sits in seat 0, and the client "bob" who took seat 1."""
+    table = await ann.create(game, *args, **kwargs)
+    bob: Client = await connect("bob", watch_lobby=False)
+    await bob.join_table(table.id, 1)
+    return table, bob
+
+
 def banner(app: App[None]) -> str:
     return str(app.query_one("#result-banner", Static).render())
 
 
 async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("hexapawn")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
+    table, bob = await _against_bob(ann, connect, "hexapawn")
     app = OneTable(ann, table.id)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
@@ -94,9 +100,7 @@ async def test_a_game_played_by_mouse_clicks_ends_with_the_banner(ann: ClientSes
 
 
 async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("nimble", {"board": [0, 2, 1]}, hints=True)
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
+    table, bob = await _against_bob(ann, connect, "nimble", {"board": [0, 2, 1]}, hints=True)
     await ann.hint(table.id)  # starts the server's worker processes now: under a running app, stderr is not a file
     app = OneTable(ann, table.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -128,9 +132,7 @@ async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect
 
 
 async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("othello")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
+    table, bob = await _against_bob(ann, connect, "othello")
     app = OneTable(ann, table.id)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
@@ -164,9 +166,7 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
 
 
 async def test_at_sixty_by_twenty_morris_is_compact_and_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
-    table = await ann.create("morris")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
+    table, bob = await _against_bob(ann, connect, "morris")
     app = OneTable(ann, table.id)
     async with app.run_test(size=(60, 20)) as pilot:
         await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
@@ -234,9 +234,7 @@ async def test_a_wide_tactego_board_scrolls_instead_of_wrapping(ann: ClientSessi
 
 @pytest.mark.parametrize("size", [(60, 20), (80, 24)])
 async def test_an_eight_by_eight_tactego_board_and_its_legend_fit_without_scrolling_sideways(ann: ClientSession, connect: Callable[..., Any], size: tuple[int, int]) -> None:
-    table = await ann.create("tactego")
-    bob: Client = await connect("bob", watch_lobby=False)
-    await bob.join_table(table.id, 1)
+    table, bob = await _against_bob(ann, connect, "tactego")
     app = OneTable(ann, table.id)
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: ann.table(table.id).running, "the game to start")
