@@ -8,21 +8,27 @@ silence) while sending heartbeats. It knows nothing of tables or sessions:
 what a request means is the handler's business.
 
 Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
-the transport hands it each chunk it reads, a task started for the purpose
-decodes and answers them (and ends once they are handled, so an idle
-connection holds no task), and every frame produced while handling one chunk
-leaves in one write (:meth:`server.peer.Peer.flush`). A connection whose unhandled input
-grows past :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so
-a flooder's bytes wait in its own socket buffer.
+the transport hands it each chunk it reads. A chunk that reaches an idle
+connection is decoded and answered at once, in the transport's callback, as
+far as its requests go without waiting; the first request that must wait (a
+commit, a busy table, the throttle, another connection's turn) moves the rest
+into a task, which then also handles the chunks that arrive meanwhile, in
+order, and ends once they are handled (:meth:`Connections.serve_now`). So an
+idle connection holds no task, and a request that never waits costs none.
+Every frame produced while handling one chunk leaves in one write
+(:meth:`server.peer.Peer.flush`). A connection whose unhandled input grows past
+:data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
+bytes wait in its own socket buffer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import collections.abc
 import logging
 import time
-from typing import Awaitable, Callable, cast
+from typing import Any, Awaitable, Callable, Coroutine, cast
 
 from protocol import Code, ProtocolError, ServerConnection
 from protocol.codec import encode_message
@@ -150,9 +156,8 @@ class Connections:
     def accepted(self, inbox: "PeerProtocol") -> None:
         """Take on a connection the transport just made, or start refusing it.
 
-        An accepted connection has no task while it is idle: one is started
-        when bytes arrive (:meth:`PeerProtocol.data_received`) and ends when
-        they are handled.
+        An accepted connection has no task while it is idle: what it sends is
+        handled at once (:meth:`serve_now`), in a task only while the handling waits.
         """
         peer = inbox.peer
         refusal = self._refusal(peer.host)
@@ -165,15 +170,28 @@ class Connections:
         log.info("connection from %s", peer.address)
         peer.reading = True
 
-    def pump(self, inbox: "PeerProtocol") -> asyncio.Task[None]:
-        """Start the task that handles what ``inbox`` holds (and ends the connection once its input ended).
+    def serve_now(self, inbox: "PeerProtocol", data: bytes) -> None:
+        """Handle ``data``, a chunk that reached the idle connection ``inbox``, right here, without a task.
 
-        The task removes itself from ``_pumps`` when it ends (:meth:`_serve`):
-        a done callback would cost one more loop callback per request.
+        The handling (:meth:`_serve`) runs in the transport's callback until
+        it ends or must wait: then a task takes it over where it stopped
+        (:class:`Resumed`), and handles the chunks that arrive meanwhile as
+        well. The task removes itself from ``_pumps`` when it ends: a done
+        callback would cost one more loop callback.
         """
-        task = self._running_loop().create_task(self._serve(inbox), name=PUMP_TASK_NAME)
+        serving = self._serve(inbox, data)
+        try:
+            waiting_on = serving.send(None)
+        except StopIteration:
+            return  # handled without waiting: no task at all
+        task = self._running_loop().create_task(Resumed(serving, waiting_on), name=PUMP_TASK_NAME)
+        inbox._task = task
         self._pumps.add(task)
-        return task
+
+    def end(self, inbox: "PeerProtocol") -> None:
+        """Start the task that ends the idle connection ``inbox``: its input ended, or the socket closed."""
+        task = inbox._task = self._running_loop().create_task(self._serve(inbox, b""), name=PUMP_TASK_NAME)
+        self._pumps.add(task)
 
     def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         task = self._running_loop().create_task(coroutine)  # type: ignore[arg-type]
@@ -188,27 +206,32 @@ class Connections:
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    async def _serve(self, inbox: "PeerProtocol") -> None:
-        """Handle ``inbox``'s received chunks; when none are left, go idle, or end the connection if its input ended."""
+    async def _serve(self, inbox: "PeerProtocol", data: bytes | None = None) -> None:
+        """Handle ``data`` (``b""``: the input ended), then every chunk ``inbox`` holds; when none are left,
+        go idle, or end the connection if its input ended or it was closed."""
         peer = inbox.peer
-        task = inbox.task  # set as this task was made, before it first ran
         try:
             try:
-                if await self._pump(inbox, peer):
-                    inbox.pump_done()
-                    return
+                if await self._pump(inbox, peer, data):
+                    return  # idle: the next chunk is handled at once again
             except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
                 pass
             except Exception:
                 log.exception("connection %s failed", peer.address)
-            self.release(peer)  # this task stays the connection's last: no other one starts
+            inbox.ended = True  # this handling stays the connection's last: no other one starts
+            self.release(peer)
+            if inbox._task is None:
+                await asyncio.sleep(0)  # into a task: the waits below use asyncio.wait_for, which needs one from Python 3.12
             try:
                 await peer.discard_input()
                 await peer.wait_closed()
             finally:
                 self.free_descriptor()
         finally:
-            self._pumps.discard(task)  # type: ignore[arg-type]
+            task = inbox._task
+            if task is not None:
+                inbox._task = None
+                self._pumps.discard(task)
 
     def release(self, peer: Peer) -> None:
         """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
@@ -249,14 +272,16 @@ class Connections:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"
         return None
 
-    async def _pump(self, inbox: "PeerProtocol", peer: Peer) -> bool:
-        """Handle every chunk ``inbox`` holds; ``True`` if the connection goes on (idle), ``False`` if it ended."""
+    async def _pump(self, inbox: "PeerProtocol", peer: Peer, data: bytes | None) -> bool:
+        """Handle ``data`` (if not ``None``), then every chunk ``inbox`` holds; ``True`` if the connection goes on (idle),
+        ``False`` if it ended."""
         while not peer.closed:
-            data = inbox.next_chunk()
             if data is None:
-                peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
-                peer.reading = True
-                return True
+                data = inbox.next_chunk()
+                if data is None:
+                    peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
+                    peer.reading = True
+                    return True
             if not data:
                 return False
             peer.reading = False
@@ -287,6 +312,7 @@ class Connections:
                 peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
             elif peer.partial_since is None:
                 peer.partial_since = received_at
+            data = None
         return False
 
     # --- liveness -----------------------------------------------------------------------
@@ -334,6 +360,52 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
     peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
     if error.fatal:
         peer.close()
+
+
+class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
+    """A coroutine that began outside any task and suspended, to become a task's coroutine from where it stopped.
+
+    :meth:`Connections.serve_now` drives a connection's handling with
+    ``send(None)`` in the transport's callback. When the handling suspends, it
+    has yielded what it waits on -- a future, or ``None`` for a bare yield
+    (``asyncio.sleep(0)``) -- and nothing watches that yet. A task made of this
+    object gets that same value from its first step, so it waits on the future
+    (or gives the loop a turn) exactly as if it had run the coroutine from the
+    start; every later send and throw goes through to the coroutine. A task
+    cancelled before its first step cancels the future too, as a task
+    cancelled while waiting on it does.
+
+    Args:
+        coroutine: the suspended coroutine.
+        waiting_on: what its last ``send`` returned.
+    """
+
+    __slots__ = ("_coroutine", "_waiting_on")
+
+    _STARTED = object()
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting_on = waiting_on
+
+    def send(self, value: Any) -> Any:
+        waiting_on = self._waiting_on
+        if waiting_on is Resumed._STARTED:
+            return self._coroutine.send(value)
+        self._waiting_on = Resumed._STARTED
+        return waiting_on
+
+    def throw(self, exc: Any, *args: Any) -> Any:
+        waiting_on, self._waiting_on = self._waiting_on, Resumed._STARTED
+        if isinstance(waiting_on, asyncio.Future) and isinstance(exc, asyncio.CancelledError):
+            waiting_on.cancel()
+        return self._coroutine.throw(exc, *args)
+
+    def close(self) -> None:
+        self._coroutine.close()
+
+    def __await__(self) -> Any:
+        raise TypeError("a Resumed coroutine is run by a task, never awaited")
 
 
 class Throttle:
@@ -395,24 +467,31 @@ class _Chunks(list):  # type: ignore[type-arg]
 
 
 class PeerProtocol(asyncio.Protocol):
-    """The transport's side of one connection: collects received chunks and starts a task to handle them.
+    """The transport's side of one connection: hands each received chunk to the connection layer.
 
-    An idle connection has no task, no future and no timer: the task that
-    handles received chunks (:meth:`Connections.pump`) is started when bytes
-    arrive and ends once it has handled them all. The rate throttle is made
-    on the second request, so a connection that only said ``hello`` has none.
+    An idle connection has no task, no future and no timer: a chunk that
+    reaches it is handled at once (:meth:`Connections.serve_now`); only
+    handling that must wait goes on in a task, which collects the chunks that
+    arrive meanwhile and ends once it has handled them all. The rate throttle
+    is made on the second request, so a connection that only said ``hello``
+    has none.
+
+    Attributes:
+        ended: the connection is being ended: no chunk is handled any more, no other task starts.
+        refused: being refused: what it sends is dropped.
     """
 
     __slots__ = (
-        "_connections", "_chunks", "_task", "_throttle", "peer", "refused",
+        "_connections", "_chunks", "_task", "_throttle", "peer", "refused", "ended",
     )  # fmt: skip
 
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
         self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
-        self._task: asyncio.Task[None] | None = None  # handling received chunks, only while there are any
+        self._task: asyncio.Task[None] | None = None  # handling chunks or ending the connection, only while there is one
         self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
-        self.refused = False  # being refused: what it sends is dropped
+        self.refused = False
+        self.ended = False
         self.peer: Peer
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -425,6 +504,9 @@ class PeerProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
+        if self._task is None:
+            self._connections.serve_now(self, data)  # idle: nothing waits before this chunk
+            return
         chunks = self._chunks
         if chunks is None:
             chunks = self._chunks = _Chunks()
@@ -433,7 +515,6 @@ class PeerProtocol(asyncio.Protocol):
         if chunks.size > INBOX_HIGH_BYTES and not chunks.paused:
             chunks.paused = True
             self.peer.transport.pause_reading()
-        self._wake()
 
     def eof_received(self) -> bool:
         self.peer.input_done()
@@ -456,18 +537,9 @@ class PeerProtocol(asyncio.Protocol):
         """Nothing to do: a peer that fell behind was dropped, never paused."""
 
     def _wake(self) -> None:
-        """Start the task that handles received chunks (or ends the connection), unless it runs already."""
-        if self._task is None and not self.refused:
-            self._task = self._connections.pump(self)
-
-    @property
-    def task(self) -> "asyncio.Task[None] | None":
-        """The task handling received chunks now, or ``None``."""
-        return self._task
-
-    def pump_done(self) -> None:
-        """The task has handled every chunk: the next ones start a new one."""
-        self._task = None
+        """The input ended or the socket closed: end the connection, unless a task that will see it runs already."""
+        if self._task is None and not self.refused and not self.ended:
+            self._connections.end(self)
 
     def throttle(self) -> "Throttle | None":
         """The throttle to admit the request about to be handled; ``None`` for the connection's first.
