@@ -26,6 +26,7 @@ from .bus import Bus, LocalBus, table_topic
 from .clock import Clock, TimeControl
 from .peer import Peer
 from .session import Session
+from .tablelock import TableLock
 
 __all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
 
@@ -91,7 +92,7 @@ class Table:
         self.spectators: set[Session] = set()
         self.started = False
         self.ended: Outcome | None = None
-        self.lock = asyncio.Lock()  # one state-changing request at a time, persistence included
+        self.lock = TableLock()  # one state-changing request at a time, persistence included
         self.grace: dict[int, asyncio.TimerHandle] = {}  # seat -> forfeit timer while its player is away
         self.created_at = time.time()
         self.moved: set[int] = set()  # seats that have played a move of their own
