@@ -206,7 +206,7 @@ class Connections:
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    async def _serve(self, inbox: "PeerProtocol", data: bytes | None = None) -> None:
+    async def _serve(self, inbox: "PeerProtocol", data: bytes) -> None:
         """Handle ``data`` (``b""``: the input ended), then every chunk ``inbox`` holds; when none are left,
         go idle, or end the connection if its input ended or it was closed."""
         peer = inbox.peer
@@ -397,7 +397,7 @@ class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
 
     def throw(self, exc: Any, *args: Any) -> Any:
         waiting_on, self._waiting_on = self._waiting_on, Resumed._STARTED
-        if isinstance(waiting_on, asyncio.Future) and isinstance(exc, asyncio.CancelledError):
+        if asyncio.isfuture(waiting_on) and isinstance(exc, asyncio.CancelledError):
             waiting_on.cancel()
         return self._coroutine.throw(exc, *args)
 
