@@ -484,12 +484,18 @@ def create_table_sql(row: TableRow) -> Statement:
     )  # fmt: skip
 
 
+_APPEND_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at) VALUES (?, ?, ?, ?, ?, ?)"
+_APPEND_TIMED_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
 def append_move_sql(table_id: int, move: MoveRow) -> Statement:
     """The statement that stores ``move`` (fails if that ply is stored already)."""
-    return (
-        "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (table_id, move.ply, move.seat, move.move, move.forced, move.at, move.clock_ms),
-    )
+    # Only exact ints, floats and texts: sqlite3 binds a bool or None through its adapter
+    # lookup (about 1 us each); clock_ms is left to its NULL default when there is none.
+    forced = 1 if move.forced else 0
+    if move.clock_ms is None:
+        return _APPEND_MOVE, (table_id, move.ply, move.seat, move.move, forced, move.at)
+    return _APPEND_TIMED_MOVE, (table_id, move.ply, move.seat, move.move, forced, move.at, move.clock_ms)
 
 
 def update_table_sql(table_id: int, **fields: Any) -> Statement:
