@@ -488,6 +488,14 @@ _APPEND_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at) VALUES
 _APPEND_TIMED_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
+_MERGED_ROWS = 16
+"""At most this many untimed move rows share one multi-row ``INSERT`` in a group commit
+(each row count is one more statement in sqlite3's statement cache)."""
+
+_APPEND_MOVES = tuple(_APPEND_MOVE + ", (?, ?, ?, ?, ?, ?)" * (rows - 1) for rows in range(1, _MERGED_ROWS + 1))
+"""``_APPEND_MOVES[n - 1]`` inserts ``n`` untimed moves in one statement."""
+
+
 def append_move_sql(table_id: int, move: MoveRow) -> Statement:
     """The statement that stores ``move`` (fails if that ply is stored already)."""
     # Only exact ints, floats and texts: sqlite3 binds a bool or None through its adapter
@@ -693,6 +701,7 @@ class SQLiteStore:
         self.commits = 0
         self.writes = 0
         self._writer = writer
+        self._cursor = writer.cursor() if writer is not None else None  # the writer thread's, reused for every statement
         self._reader = reader
         self._read_lock = threading.Lock()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # lists of jobs (one write, or a loop turn's), or _STOP
@@ -998,39 +1007,53 @@ class SQLiteStore:
         """
         settled: list[tuple[_Job, StoreError | None]] = []
         pending = list(jobs)
+        merge = True
         while pending:
-            culprit, error = self._transaction(pending)
+            culprit, error = self._transaction(pending, merge)
             if error is None:
                 settled += [(job, None) for job in pending]
                 break
+            if culprit is _MERGED:  # a statement of several writes failed: find the one that fails alone
+                merge = False
+                continue
             if culprit is None:  # BEGIN or COMMIT failed (a full disk, say): nothing to single out, the whole group fails
                 log.error("a group commit of %d writes failed: %s", len(pending), error)
                 settled += [(job, _own_copy(error)) for job in pending]  # each waiter raises its own exception, with the same cause
                 break
+            assert isinstance(culprit, _Job)
             settled.append((culprit, error))
             pending.remove(culprit)
             if pending:
                 log.warning("a write failed (%s); retrying the %d other writes of its group", error, len(pending))
         _settle(settled)
 
-    def _transaction(self, jobs: list[_Job]) -> tuple[_Job | None, StoreError | None]:
-        """Run ``jobs`` in one transaction.
+    def _transaction(self, jobs: list[_Job], merge: bool) -> tuple[_Job | object | None, StoreError | None]:
+        """Run ``jobs`` in one transaction; with ``merge``, their untimed move rows in multi-row INSERTs.
+
+        A group that comes down to one statement (the moves of several tables,
+        say) runs it alone, which SQLite commits as its own transaction: one
+        call into SQLite instead of three.
 
         Returns:
             ``(None, None)`` once committed; else the error that rolled it back,
-            with the job whose statement failed (``None`` if BEGIN or COMMIT failed).
+            with the job whose statement failed (:data:`_MERGED` if that statement
+            held several writes; ``None`` if BEGIN or COMMIT failed).
         """
         connection = self._writer
-        assert connection is not None, "start() refuses a read-only store"
-        culprit: _Job | None = None
+        cursor = self._cursor
+        assert connection is not None and cursor is not None, "start() refuses a read-only store"
+        plan = _merged(jobs) if merge else [(sql, params, job) for job in jobs for sql, params in job.statements]
+        culprit: _Job | object | None = None
         try:
-            connection.execute("BEGIN IMMEDIATE")
-            for job in jobs:
-                culprit = job
-                for sql, params in job.statements:
-                    connection.execute(sql, params)
-            culprit = None
-            connection.execute("COMMIT")
+            if len(plan) == 1:
+                sql, params, culprit = plan[0]
+                cursor.execute(sql, params)
+            else:
+                cursor.execute("BEGIN IMMEDIATE")
+                for sql, params, culprit in plan:
+                    cursor.execute(sql, params)
+                culprit = None
+                cursor.execute("COMMIT")
         except Exception as exc:  # sqlite3.Error, or a parameter SQLite cannot bind
             if connection.in_transaction:
                 try:
@@ -1199,6 +1222,44 @@ def table_to_record(table: StoredTable) -> GameRecord:
         finished_at=None if row.finished is None else iso_utc(row.finished),
         moves=tuple(RecordedMove(m.ply, m.seat, m.move, iso_utc(m.at), m.forced) for m in table.moves),
     )
+
+
+_MERGED = object()
+"""The culprit of a failed statement that held the rows of several writes."""
+
+
+def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
+    """The statements of ``jobs`` in order, each run of untimed move INSERTs as multi-row INSERTs.
+
+    Each statement comes with the job it belongs to, or :data:`_MERGED` if it
+    holds rows of several jobs. Rows keep their order, so the effect is that of
+    the statements one by one.
+    """
+    plan: list[tuple[str, Sequence[Any], _Job | object]] = []
+    rows: list[Any] = []
+    owners: list[_Job] = []
+
+    def flush() -> None:
+        first = owners[0]
+        owner = first if all(owner is first for owner in owners) else _MERGED
+        plan.append((_APPEND_MOVES[len(owners) - 1], tuple(rows), owner))
+        rows.clear()
+        owners.clear()
+
+    for job in jobs:
+        for sql, params in job.statements:
+            if sql == _APPEND_MOVE:
+                rows += params
+                owners.append(job)
+                if len(owners) == _MERGED_ROWS:
+                    flush()
+                continue
+            if owners:
+                flush()
+            plan.append((sql, params, job))
+    if owners:
+        flush()
+    return plan
 
 
 def _own_copy(error: StoreError) -> StoreError:
