@@ -82,6 +82,7 @@ __all__ = [
     "save_session_sql",
     "set_aside_sql",
     "table_to_record",
+    "takeback_clocks_sql",
     "truncate_moves_sql",
     "update_table_sql",
 ]
@@ -270,6 +271,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             ) WITHOUT ROWID""",
         ),
     ),
+    Migration(
+        7,
+        "each timed move carries both clocks (no update of the table row per move)",
+        (
+            "ALTER TABLE moves ADD COLUMN other_ms INTEGER",  # the other seat's remaining time after the move
+            "ALTER TABLE moves ADD COLUMN running INTEGER",  # the seat whose time runs after the move; NULL: stopped
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -292,6 +301,11 @@ class MoveRow:
         forced: whether the server played it as the only legal move (a pass).
         clock_ms: the mover's remaining time after the move, in milliseconds,
             or ``None`` without a time control.
+        other_ms: the other seat's remaining time after the move, in
+            milliseconds; ``None`` when the row carries no clocks.
+        running: the seat whose time runs after the move (``None``: stopped,
+            or no clocks); with ``clock_ms`` and ``other_ms``, the table's
+            clocks as the server restores them (:attr:`StoredTable.clocks`).
     """
 
     ply: int
@@ -300,6 +314,8 @@ class MoveRow:
     at: float
     forced: bool = False
     clock_ms: int | None = None
+    other_ms: int | None = None
+    running: int | None = None
 
     def __post_init__(self) -> None:
         if type(self.ply) is not int or self.ply < 1:
@@ -385,6 +401,21 @@ class StoredTable:
     def id(self) -> int:
         """The table's id."""
         return self.row.id
+
+    @property
+    def clocks(self) -> dict[str, Any] | None:
+        """The latest clocks: ``{"remaining_ms": [ms, ms], "running": seat or None}``, or ``None``.
+
+        Those of the last move when it carries them (every timed move since
+        schema 7), else the table row's (a takeback to the start, a flag, a
+        file from before schema 7).
+        """
+        last = self.moves[-1] if self.moves else None
+        if last is None or last.other_ms is None or last.clock_ms is None:
+            return self.row.clocks
+        remaining = [last.other_ms, last.other_ms]
+        remaining[last.seat] = last.clock_ms
+        return {"remaining_ms": remaining, "running": last.running}
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,25 +516,56 @@ def create_table_sql(row: TableRow) -> Statement:
 
 
 _APPEND_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at) VALUES (?, ?, ?, ?, ?, ?)"
-_APPEND_TIMED_MOVE = "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_APPEND_TIMED_MOVE = (
+    "INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms, other_ms, running) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 _MERGED_ROWS = 16
-"""At most this many untimed move rows share one multi-row ``INSERT`` in a group commit
+"""At most this many move rows share one multi-row ``INSERT`` in a group commit
 (each row count is one more statement in sqlite3's statement cache)."""
 
-_APPEND_MOVES = tuple(_APPEND_MOVE + ", (?, ?, ?, ?, ?, ?)" * (rows - 1) for rows in range(1, _MERGED_ROWS + 1))
-"""``_APPEND_MOVES[n - 1]`` inserts ``n`` untimed moves in one statement."""
+
+def _multi_row(sql: str) -> tuple[str, ...]:
+    """``sql`` (an INSERT of one row), then the same INSERT of 2, 3, ... :data:`_MERGED_ROWS` rows."""
+    values = sql[sql.rindex("(") :]
+    return tuple(sql + f", {values}" * (rows - 1) for rows in range(1, _MERGED_ROWS + 1))
+
+
+_APPEND_MOVES = {_APPEND_MOVE: _multi_row(_APPEND_MOVE), _APPEND_TIMED_MOVE: _multi_row(_APPEND_TIMED_MOVE)}
+"""``_APPEND_MOVES[sql][n - 1]`` inserts ``n`` moves (untimed or timed) in one statement."""
 
 
 def append_move_sql(table_id: int, move: MoveRow) -> Statement:
     """The statement that stores ``move`` (fails if that ply is stored already)."""
-    # Only exact ints, floats and texts: sqlite3 binds a bool or None through its adapter
-    # lookup (about 1 us each); clock_ms is left to its NULL default when there is none.
+    # Only exact ints, floats and texts where it can: sqlite3 binds a bool or None through its
+    # adapter lookup (about 1 us each); an untimed move leaves the clock columns to their NULL default.
     forced = 1 if move.forced else 0
-    if move.clock_ms is None:
+    if move.clock_ms is None and move.other_ms is None:
         return _APPEND_MOVE, (table_id, move.ply, move.seat, move.move, forced, move.at)
-    return _APPEND_TIMED_MOVE, (table_id, move.ply, move.seat, move.move, forced, move.at, move.clock_ms)
+    return _APPEND_TIMED_MOVE, (
+        table_id, move.ply, move.seat, move.move, forced, move.at, move.clock_ms, move.other_ms, move.running,
+    )  # fmt: skip
+
+
+def takeback_clocks_sql(table_id: int, ply: int, clocks: dict[str, Any]) -> Statement:
+    """The statement that keeps the clocks after a takeback to ``ply`` (after :func:`truncate_moves_sql`).
+
+    They go into the move row of ``ply``, the last one left, where
+    :attr:`StoredTable.clocks` finds them; at ply 0 into the table row.
+
+    Args:
+        clocks: ``{"remaining_ms": [ms, ms], "running": seat or None, ...}`` (:meth:`server.clock.Clock.snapshot`).
+    """
+    if ply == 0:
+        return update_table_sql(table_id, clocks=clocks)
+    first, second = clocks["remaining_ms"]
+    return (
+        "UPDATE moves SET clock_ms = CASE seat WHEN 0 THEN ? ELSE ? END, other_ms = CASE seat WHEN 0 THEN ? ELSE ? END, "
+        "running = ? WHERE table_id = ? AND ply = ?",
+        (first, second, second, first, clocks["running"], table_id, ply),
+    )
 
 
 def update_table_sql(table_id: int, **fields: Any) -> Statement:
@@ -1028,7 +1090,7 @@ class SQLiteStore:
         _settle(settled)
 
     def _transaction(self, jobs: list[_Job], merge: bool) -> tuple[_Job | object | None, StoreError | None]:
-        """Run ``jobs`` in one transaction; with ``merge``, their untimed move rows in multi-row INSERTs.
+        """Run ``jobs`` in one transaction; with ``merge``, their move rows in multi-row INSERTs.
 
         A group that comes down to one statement (the moves of several tables,
         say) runs it alone, which SQLite commits as its own transaction: one
@@ -1122,7 +1184,7 @@ class SQLiteStore:
             rows = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status != 'over' ORDER BY id").fetchall()
             moves: dict[int, list[Sequence[Any]]] = {row[0]: [] for row in rows}
             for table_id, *move in db.execute(
-                "SELECT m.table_id, m.ply, m.seat, m.move, m.forced, m.at, m.clock_ms FROM moves AS m "
+                "SELECT m.table_id, m.ply, m.seat, m.move, m.forced, m.at, m.clock_ms, m.other_ms, m.running FROM moves AS m "
                 "JOIN tables AS t ON t.id = m.table_id WHERE t.status != 'over' ORDER BY m.table_id, m.ply"
             ):
                 moves[table_id].append(move)
@@ -1150,7 +1212,8 @@ class SQLiteStore:
             if row is None:
                 return None
             moves = db.execute(
-                "SELECT ply, seat, move, forced, at, clock_ms FROM moves WHERE table_id = ? ORDER BY ply", (table_id,)
+                "SELECT ply, seat, move, forced, at, clock_ms, other_ms, running FROM moves WHERE table_id = ? ORDER BY ply",
+                (table_id,),
             )
             return _decode_table(row, list(moves), None)
 
@@ -1229,7 +1292,7 @@ _MERGED = object()
 
 
 def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
-    """The statements of ``jobs`` in order, each run of untimed move INSERTs as multi-row INSERTs.
+    """The statements of ``jobs`` in order, each run of move INSERTs of one shape as multi-row INSERTs.
 
     Each statement comes with the job it belongs to, or :data:`_MERGED` if it
     holds rows of several jobs. Rows keep their order, so the effect is that of
@@ -1238,25 +1301,28 @@ def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
     plan: list[tuple[str, Sequence[Any], _Job | object]] = []
     rows: list[Any] = []
     owners: list[_Job] = []
+    shapes: tuple[str, ...] = ()  # the multi-row INSERTs of the run being gathered
 
     def flush() -> None:
         first = owners[0]
         owner = first if all(owner is first for owner in owners) else _MERGED
-        plan.append((_APPEND_MOVES[len(owners) - 1], tuple(rows), owner))
+        plan.append((shapes[len(owners) - 1], tuple(rows), owner))
         rows.clear()
         owners.clear()
 
     for job in jobs:
         for sql, params in job.statements:
-            if sql == _APPEND_MOVE:
-                rows += params
-                owners.append(job)
-                if len(owners) == _MERGED_ROWS:
-                    flush()
-                continue
-            if owners:
+            merged = _APPEND_MOVES.get(sql)
+            if owners and merged is not shapes:
                 flush()
-            plan.append((sql, params, job))
+            if merged is None:
+                plan.append((sql, params, job))
+                continue
+            shapes = merged
+            rows += params
+            owners.append(job)
+            if len(owners) == _MERGED_ROWS:
+                flush()
     if owners:
         flush()
     return plan
@@ -1327,8 +1393,8 @@ def _decode_table(row: Sequence[Any], moves: list[Sequence[Any]], damaged: list[
 
 
 def _move_row(row: Sequence[Any]) -> MoveRow:
-    ply, seat, move, forced, at, clock_ms = row
-    return MoveRow(ply=ply, seat=seat, move=move, at=at, forced=bool(forced), clock_ms=clock_ms)
+    ply, seat, move, forced, at, clock_ms, other_ms, running = row
+    return MoveRow(ply=ply, seat=seat, move=move, at=at, forced=bool(forced), clock_ms=clock_ms, other_ms=other_ms, running=running)
 
 
 # --- opening ------------------------------------------------------------------------------------
