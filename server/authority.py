@@ -63,11 +63,10 @@ from .rated import check_rated_request, check_rated_seat, settle_ending, show_ra
 from .ratings import Ratings
 from .session import Session, new_token
 from .store import (
-    MoveRow,
     Statement,
     StoredTable,
     TableRow,
-    append_move_sql,
+    append_ply_sql,
     create_table_sql,
     delete_table_sql,
     takeback_clocks_sql,
@@ -838,13 +837,14 @@ def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[l
 def _move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:
     """What a move writes: its plies (the last one with both clocks, when timed) and the outcome it led to (``final``, if any)."""
     now = time.time()
-    rows = [MoveRow(p.ply, p.seat, p.move, now, p.forced) for p in played]
+    statements = [append_ply_sql(table.id, p.ply, p.seat, p.move, now, p.forced) for p in played]
     clocks = table.clock_snapshot()
     if clocks is not None:  # in the move row: no UPDATE of the table row per move
         last = played[-1]
         remaining = clocks["remaining_ms"]
-        rows[-1] = MoveRow(last.ply, last.seat, last.move, now, last.forced, remaining[last.seat], remaining[1 - last.seat], clocks["running"])
-    statements = [append_move_sql(table.id, row) for row in rows]
+        statements[-1] = append_ply_sql(
+            table.id, last.ply, last.seat, last.move, now, last.forced, remaining[last.seat], remaining[1 - last.seat], clocks["running"]
+        )
     if final is not None:
         statements.append(_ended_sql(table, final))
     return statements
