@@ -785,6 +785,7 @@ class SQLiteStore:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()  # lists of jobs (one write, or a loop turn's), or _STOP
         self._turn: list[_Job] = []  # the writes made during this turn of the event loop
         self._hand_over_handle: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop writes come from (see write())
         self._thread: threading.Thread | None = None
         self._closed = False
         # Held by the writer thread while it gathers and commits a batch. Tests hold it
@@ -979,7 +980,9 @@ class SQLiteStore:
             raise StoreError("the store is not started: await store.start() first")
         if not statements:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
+            loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
         job = _Job(statements, future, loop)
         if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
