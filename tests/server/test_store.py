@@ -41,6 +41,7 @@ from server.store import (
     iso_utc,
     takeback_clocks_sql,
     truncate_moves_sql,
+    update_table_sql,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -632,6 +633,27 @@ def test_another_programs_database_is_refused(db: Path) -> None:
 def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a directory, not a database file"):
         SQLiteStore.open(tmp_path)
+
+
+async def test_a_timed_game_from_before_schema_7_keeps_its_table_row_clocks_until_its_next_move(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:6])
+        async with SQLiteStore.open(db) as old:  # as a schema-6 server left it: clocks in the table row only
+            await old.create_table(table_row(1, time_control="5+3", status="playing"))
+            await old.write(
+                ("INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (1, 1, 0, 'd3', 0, ?, NULL)", (T0,)),
+                update_table_sql(1, clocks={"remaining_ms": [299_000, 300_000], "running": 1}),
+            )
+    assert pragma(db, "user_version") == 6
+    async with SQLiteStore.open(db) as store:
+        assert pragma(db, "user_version") == 7
+        [table] = store.unfinished_tables()
+        assert table.clocks == {"remaining_ms": [299_000, 300_000], "running": 1}
+        await store.write(append_move_sql(1, move_row(2, clock_ms=297_000, other_ms=299_000, running=0)))
+        loaded = store.load(1)
+        assert loaded is not None and loaded.clocks == {"remaining_ms": [299_000, 297_000], "running": 0}
 
 
 NEXT = Migration(
