@@ -137,7 +137,9 @@ async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(tmp_path: P
     assert moved.clock["running"] == 0
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT clocks FROM tables").fetchone() == (None,), "a move updated the table row"
+        stored = connection.execute("SELECT seat, clock_ms, other_ms, running FROM moves WHERE ply = 2").fetchone()
     connection.close()
+    assert stored[0] == 1 and stored[3] == 0 and stored[1] == moved.clock["remaining_ms"][1]
 
     server = Server(config(db))
     await server.start()
@@ -145,7 +147,7 @@ async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(tmp_path: P
         clock = server.tables[table].clock
         assert clock is not None and clock.running == 0
         remaining = clock.snapshot(time.monotonic())["remaining_ms"]
-        assert remaining[1] == moved.clock["remaining_ms"][1], "the waiting seat's time is the stored one"
-        assert moved.clock["remaining_ms"][0] - 5_000 < remaining[0] <= moved.clock["remaining_ms"][0]
+        assert remaining[1] == stored[1], "the waiting seat's time is the stored one"
+        assert stored[2] - 5_000 < remaining[0] <= stored[2], "the running seat resumes with its stored time"
     finally:
         await server.close()
