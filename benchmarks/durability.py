@@ -26,7 +26,8 @@ round and for all rounds pooled. For the db runs it also prints what reached
 the file (opened afterwards: client moves, the server's forced passes, tables)
 and how many SQLite transactions the server committed for how many writes --
 the server is started through a tiny wrapper that prints its store's
-``commits``/``writes`` counters when it shuts down; nothing else differs from
+``commits``/``writes`` counters, and how many commits carried how many
+writes, when it shuts down; nothing else differs from
 ``python -m client.cli serve``. Last, the median time of one ``fsync`` of a
 small file in the database directory, the floor under any durable commit.
 """
@@ -55,17 +56,25 @@ for _path in (ROOT, HERE):
 from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess, play_pair  # noqa: E402
 
 _PORT_LINE = re.compile(r"listening on port (\d+)")
-_STORE_LINE = re.compile(r"store: (\d+) commits, (\d+) writes")
+_STORE_LINE = re.compile(r"store: (\d+) commits, (\d+) writes; sizes (.*)")
 
-# ``python -m client.cli serve ...``, plus a report of the store's counters when it closes.
+# ``python -m client.cli serve ...``, plus a report of the store's counters when it closes:
+# commits, writes, and how many commits carried how many writes ("writes x commits", ...).
 _BOOT = """\
-import sys
+import collections, sys
 import server.store as store
 from client.cli import main
 _close = store.SQLiteStore.close
+_commit_batch = store.SQLiteStore._commit_batch
+sizes = collections.Counter()
+def commit_batch(self, jobs):
+    sizes[len(jobs)] += 1
+    _commit_batch(self, jobs)
 async def close(self):
     await _close(self)
-    print(f"store: {self.commits} commits, {self.writes} writes", flush=True)
+    spread = " ".join(f"{size}x{count}" for size, count in sorted(sizes.items()))
+    print(f"store: {self.commits} commits, {self.writes} writes; sizes {spread}", flush=True)
+store.SQLiteStore._commit_batch = commit_batch
 store.SQLiteStore.close = close
 main(sys.argv[1:])
 """
@@ -80,6 +89,7 @@ class BenchServer(ServerProcess):
         self.db_path = db_path
         self.commits: int | None = None
         self.writes: int | None = None
+        self.group_sizes = ""  # "WRITES x COMMITS ...": how many commits carried how many writes
         self.cpu_s: float | None = None  # the server's CPU time between mark() and stop()
         self._cpu_mark: float | None = None
 
@@ -112,7 +122,7 @@ class BenchServer(ServerProcess):
             rest, _ = self.proc.communicate()
         match = _STORE_LINE.search(rest or "")
         if match:
-            self.commits, self.writes = int(match[1]), int(match[2])
+            self.commits, self.writes, self.group_sizes = int(match[1]), int(match[2]), match[3].strip()
 
 
 @dataclass
@@ -189,7 +199,7 @@ def one_run(mode: str, number: int, args: argparse.Namespace, workdir: Path) -> 
     if db_path is not None:
         run.db = count_db(db_path)
         if server.commits is not None and server.writes is not None:
-            run.db.update(commits=server.commits, writes=server.writes)
+            run.db.update(commits=server.commits, writes=server.writes, group_sizes=server.group_sizes)
     return run
 
 
@@ -252,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                               f"{run.db['tables']} tables, {run.db['sessions']} sessions")
                     if "commits" in run.db:
                         stored += (f"; {run.db['commits']} commits for {run.db['writes']} writes "
-                                   f"({run.db['writes'] / max(1, run.db['commits']):.2f} writes/commit)")
+                                   f"({run.db['writes'] / max(1, run.db['commits']):.2f} writes/commit; "
+                                   f"writes x commits: {run.db['group_sizes']})")
                     print(stored)
                     if run.db["moves"] != run.moves:
                         print(f"{'':<14} WARNING: {run.moves} moves were acknowledged but {run.db['moves']} are stored")

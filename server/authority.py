@@ -63,13 +63,13 @@ from .rated import check_rated_request, check_rated_seat, settle_ending, show_ra
 from .ratings import Ratings
 from .session import Session, new_token
 from .store import (
-    MoveRow,
     Statement,
     StoredTable,
     TableRow,
-    append_move_sql,
+    append_ply_sql,
     create_table_sql,
     delete_table_sql,
+    takeback_clocks_sql,
     truncate_moves_sql,
     update_table_sql,
 )
@@ -579,7 +579,7 @@ class Authority:
                 then.append(lambda: self._announce_rematch(table, rematch))
                 return Ok(id=request.id)
             state, taken = _takeback_to_turn_of(table, seat, request.plies)
-            await self._persist(truncate_moves_sql(table.id, state.ply))
+            await self._persist(*_takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -632,7 +632,7 @@ class Authority:
             then.append(lambda: self._announce_outcome(table, outcome))
         elif kind == "takeback":
             state, taken = table.plan_takeback(plies)
-            await self._persist(truncate_moves_sql(table.id, state.ply))
+            await self._persist(*_takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -835,13 +835,28 @@ def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[l
 
 
 def _move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:
-    """What a move writes: its plies, the outcome it led to (``final``, if any), and the clocks."""
+    """What a move writes: its plies (the last one with both clocks, when timed) and the outcome it led to (``final``, if any)."""
     now = time.time()
-    statements = [append_move_sql(table.id, MoveRow(p.ply, p.seat, p.move, now, p.forced)) for p in played]
+    statements = [append_ply_sql(table.id, p.ply, p.seat, p.move, now, p.forced) for p in played]
+    clocks = table.clock_snapshot()
+    if clocks is not None:  # in the move row: no UPDATE of the table row per move
+        last = played[-1]
+        remaining = clocks["remaining_ms"]
+        statements[-1] = append_ply_sql(
+            table.id, last.ply, last.seat, last.move, now, last.forced, remaining[last.seat], remaining[1 - last.seat], clocks["running"]
+        )
     if final is not None:
         statements.append(_ended_sql(table, final))
-    if table.clock is not None:
-        statements.append(update_table_sql(table.id, clocks=table.clock_snapshot()))
+    return statements
+
+
+def _takeback_sql(table: Table, state: games.State) -> list[Statement]:
+    """What a takeback to ``state`` writes: the moves after it go; a timed table keeps its clocks as they
+    will be once the clock of the seat to move in ``state`` runs (no time is given back)."""
+    statements = [truncate_moves_sql(table.id, state.ply)]
+    clocks = table.clock_snapshot()
+    if clocks is not None:
+        statements.append(takeback_clocks_sql(table.id, state.ply, {**clocks, "running": state.to_move}))
     return statements
 
 
@@ -857,8 +872,9 @@ def restore_table(stored: StoredTable, sessions: dict[str, Session], bus: Bus | 
     """
     row = stored.row
     table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen, bus=bus)
-    if row.time_control is not None and row.clocks:
-        table.clock = Clock.restore(row.time_control, row.clocks["remaining_ms"], row.clocks["running"], time.monotonic())
+    clocks = stored.clocks
+    if row.time_control is not None and clocks:
+        table.clock = Clock.restore(row.time_control, clocks["remaining_ms"], clocks["running"], time.monotonic())
     elif row.time_control is not None:
         table.set_time_control(TimeControl.parse(row.time_control))
     table.created_at = row.created

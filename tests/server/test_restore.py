@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,40 @@ async def test_damaged_tables_are_set_aside_and_the_others_play_on(tmp_path: Pat
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "tables set aside are not tried again"
     finally:
         await again.close()
+
+
+async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    server = Server(config(db))
+    await server.start()
+    black = await Client.connect("127.0.0.1", server.port, name="black")
+    white = await Client.connect("127.0.0.1", server.port, name="white")
+    try:
+        table = (await black.create_table("othello", seat=0, time_control="1+2")).table.id
+        await white.join_table(table)
+        await black.move(table, "d3")
+        for client in (black, white):
+            await client.next_event(m.Moved, timeout_s=TIMEOUT_S)
+        await white.move(table, "c3")
+        moved = await black.next_event(m.Moved, timeout_s=TIMEOUT_S)
+    finally:
+        await server.close()
+        await black.close()
+        await white.close()
+    assert moved.clock["running"] == 0
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT clocks FROM tables").fetchone() == (None,), "a move updated the table row"
+        stored = connection.execute("SELECT seat, clock_ms, other_ms, running FROM moves WHERE ply = 2").fetchone()
+    connection.close()
+    assert stored[0] == 1 and stored[3] == 0 and stored[1] == moved.clock["remaining_ms"][1]
+
+    server = Server(config(db))
+    await server.start()
+    try:
+        clock = server.tables[table].clock
+        assert clock is not None and clock.running == 0
+        remaining = clock.snapshot(time.monotonic())["remaining_ms"]
+        assert remaining[1] == stored[1], "the waiting seat's time is the stored one"
+        assert stored[2] - 5_000 < remaining[0] <= stored[2], "the running seat resumes with its stored time"
+    finally:
+        await server.close()

@@ -36,8 +36,12 @@ from server.store import (
     StoreError,
     TableRow,
     default_db_path,
+    append_move_sql,
     is_disk_full,
     iso_utc,
+    takeback_clocks_sql,
+    truncate_moves_sql,
+    update_table_sql,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -305,6 +309,31 @@ async def test_a_cancelled_caller_does_not_withdraw_its_write(store: Store) -> N
     assert task.cancelled() and loaded is not None and len(loaded.moves) == 1
 
 
+async def test_the_clocks_are_those_of_the_last_move_row_or_else_the_table_row(store: Store) -> None:
+    await store.create_table(table_row(1, time_control="5+3", clocks={"remaining_ms": [300_000, 300_000], "running": 0}))
+    await store.write(
+        append_move_sql(1, move_row(1, clock_ms=299_000, other_ms=300_000, running=1)),
+        append_move_sql(1, move_row(2, clock_ms=298_500, other_ms=299_000, running=0)),  # seat 1 moved
+    )
+    store = await reopen(store)
+    try:
+        loaded = store.load(1)
+        assert loaded is not None and loaded.clocks == {"remaining_ms": [299_000, 298_500], "running": 0}
+        assert loaded.row.clocks == {"remaining_ms": [300_000, 300_000], "running": 0}, "a move does not update the table row"
+        await store.write(truncate_moves_sql(1, 1), takeback_clocks_sql(1, 1, {"remaining_ms": [297_000, 298_000], "running": 1}))
+        loaded = store.load(1)
+        assert loaded is not None and [m.ply for m in loaded.moves] == [1]
+        assert loaded.clocks == {"remaining_ms": [297_000, 298_000], "running": 1}
+        await store.write(truncate_moves_sql(1, 0), takeback_clocks_sql(1, 0, {"remaining_ms": [296_000, 298_000], "running": 0}))
+        loaded = store.load(1)
+        assert loaded is not None and loaded.moves == () and loaded.clocks == {"remaining_ms": [296_000, 298_000], "running": 0}
+        await store.append_move(1, move_row(1))  # a move without clocks (a file from before schema 7)
+        [unfinished] = store.unfinished_tables()
+        assert unfinished.clocks == {"remaining_ms": [296_000, 298_000], "running": 0}
+    finally:
+        await store.close()
+
+
 # --- group commit ------------------------------------------------------------------------------
 
 
@@ -325,6 +354,28 @@ async def test_writes_queued_together_share_one_transaction(store: Store) -> Non
         await asyncio.sleep(0.05)
     await writes
     assert store.commits - before == 1
+
+
+async def test_a_group_of_moves_of_several_tables_is_stored_in_order(store: Store) -> None:
+    for table_id in (1, 2, 3):
+        await store.create_table(table_row(table_id))
+    timed = [move_row(ply, clock_ms=1_000 - ply, other_ms=2_000, running=ply % 2) for ply in range(1, 4)]
+    before = store.commits
+    with store._writer_gate:  # hold the writer so that every write piles up
+        writes = asyncio.gather(
+            *(store.append_move(1, move_row(ply)) for ply in range(1, 21)),  # more rows than one multi-row INSERT takes
+            *(store.append_move(2, move) for move in timed),
+            store.save_session("t", "ann"),
+            store.append_move(3, move_row(1, forced=True)),
+        )
+        await asyncio.sleep(0.05)
+    await writes
+    assert store.commits - before == 1
+    loaded = [store.load(table_id) for table_id in (1, 2, 3)]
+    assert loaded[0] is not None and loaded[0].moves == tuple(move_row(ply) for ply in range(1, 21))
+    assert loaded[1] is not None and loaded[1].moves == tuple(timed)
+    assert loaded[2] is not None and loaded[2].moves == (move_row(1, forced=True),)
+    assert store.sessions() == {"t": "ann"}
 
 
 async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -513,7 +564,7 @@ async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store
 async def test_wal_and_schema_version_are_set(store: Store) -> None:
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 6
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 7
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -582,6 +633,27 @@ def test_another_programs_database_is_refused(db: Path) -> None:
 def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a directory, not a database file"):
         SQLiteStore.open(tmp_path)
+
+
+async def test_a_timed_game_from_before_schema_7_keeps_its_table_row_clocks_until_its_next_move(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:6])
+        async with SQLiteStore.open(db) as old:  # as a schema-6 server left it: clocks in the table row only
+            await old.create_table(table_row(1, time_control="5+3", status="playing"))
+            await old.write(
+                ("INSERT INTO moves (table_id, ply, seat, move, forced, at, clock_ms) VALUES (1, 1, 0, 'd3', 0, ?, NULL)", (T0,)),
+                update_table_sql(1, clocks={"remaining_ms": [299_000, 300_000], "running": 1}),
+            )
+    assert pragma(db, "user_version") == 6
+    async with SQLiteStore.open(db) as store:
+        assert pragma(db, "user_version") == 7
+        [table] = store.unfinished_tables()
+        assert table.clocks == {"remaining_ms": [299_000, 300_000], "running": 1}
+        await store.write(append_move_sql(1, move_row(2, clock_ms=297_000, other_ms=299_000, running=0)))
+        loaded = store.load(1)
+        assert loaded is not None and loaded.clocks == {"remaining_ms": [299_000, 297_000], "running": 0}
 
 
 NEXT = Migration(
