@@ -99,8 +99,12 @@ class _Geometry:
         lane: bits per board in a batch of boards side by side in one int
             (a multiple of 8, at least ``size + 1`` bits more than the board:
             a shift by one step never carries a square into the next board).
-        wide_steps: ``steps`` with each mask repeated for ``size * size``
-            boards ``lane`` bits apart (see :class:`_Siblings`).
+        lanes: how many boards side by side the wide masks cover
+            (``size * size``: more than a position has moves).
+        wide_one: ``1`` repeated for ``lanes`` boards ``lane`` bits apart
+            (times a board, that board repeated).
+        wide_steps: ``steps`` with each mask repeated the same way
+            (see :class:`_Siblings`).
         wide_full: ``full`` repeated the same way.
     """
 
@@ -113,6 +117,8 @@ class _Geometry:
     row_starts: tuple[int, ...]
     rays: dict[int, tuple[_Ray, ...]]
     lane: int
+    lanes: int
+    wide_one: int
     wide_steps: tuple[tuple[int, int], ...]
     wide_full: int
 
@@ -133,11 +139,12 @@ def _geometry(size: int) -> _Geometry:
     index = {name: i for i, name in enumerate(names)}
     rays = {1 << i: _rays(i, size) for i in range(size * size)}
     lane = -(-(size * size + size + 1) // 8) * 8
-    repeat = sum(1 << (i * lane) for i in range(size * size))  # more boards than a position has moves
+    lanes = size * size
+    repeat = sum(1 << (i * lane) for i in range(lanes))
     wide_steps = tuple((step, mask * repeat) for step, mask in steps)
     return _Geometry(
         size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays,
-        lane, wide_steps, full * repeat,
+        lane, lanes, repeat, wide_steps, full * repeat,
     )  # fmt: skip
 
 
@@ -364,20 +371,28 @@ class _Setup:
 
 
 class _Siblings:
-    """The boards of the positions one :meth:`OthelloState.children` call made, for their moves.
+    """The positions one :meth:`OthelloState.children` call made, as far as their moves need.
 
     The first child asked for its moves works out every sibling's at once:
     the boards go side by side into one int, ``lane`` bits apart, and one
-    directional fill over it costs about what the fill of a single board does
-    (a Python int operation costs much the same for 64 bits as for a few
-    thousand), instead of one fill per child.
+    directional fill over it costs about two fills of a single board (a
+    Python int operation costs nearly the same for 64 bits as for a thousand)
+    instead of one fill per child.
+
+    Attributes:
+        mover: the parent's board of the side that did not place, which is
+            every child's side to move (before its flips).
+        placed: for each child in order, the board of the side that placed
+            (its placement and flips included).
+        moves: the children's placements side by side, once worked out.
+        geo: the board's geometry.
     """
 
-    __slots__ = ("owns", "opps", "moves", "geo")
+    __slots__ = ("mover", "placed", "moves", "geo")
 
-    def __init__(self, geo: _Geometry) -> None:
-        self.owns: list[int] = []
-        self.opps: list[int] = []
+    def __init__(self, mover: int, geo: _Geometry) -> None:
+        self.mover = mover
+        self.placed: list[int] = []
         self.moves: int | None = None
         self.geo = geo
 
@@ -386,10 +401,11 @@ class _Siblings:
         moves = self.moves
         geo = self.geo
         if moves is None:
-            width = geo.lane // 8
-            own = int.from_bytes(b"".join([board.to_bytes(width, "little") for board in self.owns]), "little")
-            opp = int.from_bytes(b"".join([board.to_bytes(width, "little") for board in self.opps]), "little")
-            moves = self.moves = _fill_moves(own, opp, geo.wide_steps, geo.wide_full)
+            placed = self.placed
+            waiting = int.from_bytes(b"".join([board.to_bytes(geo.lane // 8, "little") for board in placed]), "little")
+            # A child's side to move holds the parent's discs of that side but the flipped ones.
+            moving = self.mover * (geo.wide_one >> (geo.lanes - len(placed)) * geo.lane) & ~waiting
+            moves = self.moves = _fill_moves(moving, waiting, geo.wide_steps, geo.wide_full)
         return (moves >> lane) & geo.full
 
 
@@ -613,7 +629,7 @@ class OthelloState(State):
 
     def legal_moves(self) -> list[str]:
         """Return the legal moves: squares in board order, ``["pass"]``, or ``[]`` when over."""
-        legal = self._legal
+        legal = getattr(self, "_legal", None)
         if legal is None:
             if self.outcome is not None:
                 legal = ()
@@ -664,8 +680,8 @@ class OthelloState(State):
             own, opp = black, white
         else:
             own, opp = white, black
-        siblings = _Siblings(setup.geo)
-        movers, waiters = siblings.owns, siblings.opps  # each child's side to move, and the side that placed
+        siblings = _Siblings(opp, setup.geo)
+        placed_boards = siblings.placed
         lane, width = 0, setup.geo.lane
         while moves:
             square = moves & -moves
@@ -687,10 +703,9 @@ class OthelloState(State):
                 child.black, child.white = placed, flipped
             else:
                 child.black, child.white = flipped, placed
-            movers.append(flipped)
-            waiters.append(placed)
+            placed_boards.append(placed)
             child._side = side
-            child._moves = child._legal = None
+            child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
             child._siblings = siblings
             child._lane = lane
             lane += width
