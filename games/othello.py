@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import functools
 import re
+import struct
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -98,7 +99,8 @@ class _Geometry:
         rays: by square bitboard, the square's rays (see :func:`_rays`).
         lane: bits per board in a batch of boards side by side in one int
             (a multiple of 8, at least ``size + 1`` bits more than the board:
-            a shift by one step never carries a square into the next board).
+            a shift by one step never carries a square into the next board;
+            ``_LANE_BITS`` for boards of 64 squares or fewer).
         lanes: how many boards side by side the wide masks cover
             (``size * size``: more than a position has moves).
         wide_one: ``1`` repeated for ``lanes`` boards ``lane`` bits apart
@@ -138,7 +140,7 @@ def _geometry(size: int) -> _Geometry:
     names = tuple(f"{_COLUMNS[i % size]}{i // size + 1}" for i in range(size * size))
     index = {name: i for i, name in enumerate(names)}
     rays = {1 << i: _rays(i, size) for i in range(size * size)}
-    lane = -(-(size * size + size + 1) // 8) * 8
+    lane = _LANE_BITS if size * size <= 64 else -(-(size * size + size + 1) // 8) * 8
     lanes = size * size
     repeat = sum(1 << (i * lane) for i in range(lanes))
     wide_steps = tuple((step, mask * repeat) for step, mask in steps)
@@ -396,17 +398,36 @@ class _Siblings:
         self.moves: int | None = None
         self.geo = geo
 
-    def placing(self, lane: int) -> int:
-        """Return the placements of the side to move in the child whose board starts at bit ``lane``."""
+    def placing(self, index: int) -> int:
+        """Return the placements of the side to move in child number ``index`` (from 0)."""
         moves = self.moves
-        geo = self.geo
         if moves is None:
-            placed = self.placed
+            moves = self.moves = self._work_out()
+        return moves[index]
+
+    def _work_out(self) -> tuple[int, ...] | list[int]:
+        """Return every child's placements, in order, from one fill over their boards side by side."""
+        geo, placed = self.geo, self.placed
+        count = len(placed)
+        lanes = _LANES[count] if geo.lane == _LANE_BITS else None  # boards of 64 bits or fewer: one call packs them all
+        if lanes is not None:
+            waiting = int.from_bytes(lanes.pack(*placed), "little")
+        else:
             waiting = int.from_bytes(b"".join([board.to_bytes(geo.lane // 8, "little") for board in placed]), "little")
-            # A child's side to move holds the parent's discs of that side but the flipped ones.
-            moving = self.mover * (geo.wide_one >> (geo.lanes - len(placed)) * geo.lane) & ~waiting
-            moves = self.moves = _fill_moves(moving, waiting, geo.wide_steps, geo.wide_full)
-        return (moves >> lane) & geo.full
+        # A child's side to move holds the parent's discs of that side but the flipped ones.
+        moving = self.mover * (geo.wide_one >> (geo.lanes - count) * geo.lane) & ~waiting
+        moves = _fill_moves(moving, waiting, geo.wide_steps, geo.wide_full)
+        if lanes is not None:
+            return lanes.unpack(moves.to_bytes(lanes.size, "little"))
+        full, lane = geo.full, geo.lane
+        return [(moves >> (index * lane)) & full for index in range(count)]
+
+
+_LANE_BITS = 80
+"""Bits per board side by side when a board has 64 squares or fewer: 8 bytes and 2 zero bytes."""
+
+_LANES = [struct.Struct("<" + "Q2x" * count) for count in range(65)]
+"""By number of boards, the layout that packs that many boards of up to 64 squares, ``_LANE_BITS`` apart."""
 
 
 def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> "OthelloState":
@@ -448,7 +469,7 @@ class OthelloState(State):
     cheapest way CPython makes an object.
     """
 
-    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows", "_siblings", "_lane")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows", "_siblings", "_sibling")
 
     _setup: _Setup
     black: int
@@ -458,7 +479,7 @@ class OthelloState(State):
     _moves: int | None
     _legal: tuple[str, ...] | None
     _siblings: _Siblings | None
-    _lane: int
+    _sibling: int
     _ended: Outcome | None
     _rows: tuple[str, ...]
 
@@ -510,7 +531,7 @@ class OthelloState(State):
         moves = self._moves
         if moves is None:
             if self._siblings is not None:
-                moves = self._siblings.placing(self._lane)
+                moves = self._siblings.placing(self._sibling)
             elif self._side == BLACK:
                 moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
@@ -645,7 +666,7 @@ class OthelloState(State):
         placing = self._moves
         if placing is None:  # _placing(), written out: a perft counts the last ply here, once per position
             if self._siblings is not None:
-                placing = self._moves = self._siblings.placing(self._lane)
+                placing = self._moves = self._siblings.placing(self._sibling)
             elif self._side == BLACK:
                 placing = self._moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
@@ -665,7 +686,7 @@ class OthelloState(State):
         moves = self._moves
         if moves is None:  # _placing(), written out: a tree walk comes here once per inner position
             if self._siblings is not None:
-                moves = self._moves = self._siblings.placing(self._lane)
+                moves = self._moves = self._siblings.placing(self._sibling)
             elif side == WHITE:  # Black places
                 moves = self._moves = _placing_moves(black, white, setup.geo)
             else:
@@ -682,7 +703,7 @@ class OthelloState(State):
             own, opp = white, black
         siblings = _Siblings(opp, setup.geo)
         placed_boards = siblings.placed
-        lane, width = 0, setup.geo.lane
+        index = 0
         while moves:
             square = moves & -moves
             moves ^= square
@@ -707,8 +728,8 @@ class OthelloState(State):
             child._side = side
             child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
             child._siblings = siblings
-            child._lane = lane
-            lane += width
+            child._sibling = index
+            index += 1
             append(child)
         return children
 
