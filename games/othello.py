@@ -52,7 +52,7 @@ import functools
 import re
 import struct
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .base import Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
@@ -63,6 +63,7 @@ _SQUARE = re.compile(r"([a-z])(\d+)")
 _NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
 _EMPTY = "."
 _PASS = "pass"
+_T = TypeVar("_T")
 _UNKNOWN = object()
 """Marks a lazily worked-out attribute that has not been needed yet."""
 
@@ -108,6 +109,11 @@ class _Geometry:
         wide_steps: ``steps`` with each mask repeated the same way
             (see :class:`_Siblings`).
         wide_full: ``full`` repeated the same way.
+        byte_squares: for each byte of a bitboard (``to_bytes``, little
+            endian), by the byte's value, ``(square, rays)`` of each square
+            it sets, in board order: the squares of a bitboard without a
+            big-int operation per square.
+        byte_names: the same, the squares' names.
     """
 
     size: int
@@ -123,6 +129,8 @@ class _Geometry:
     wide_one: int
     wide_steps: tuple[tuple[int, int], ...]
     wide_full: int
+    byte_squares: tuple[tuple[tuple[tuple[int, tuple[_Ray, ...]], ...], ...], ...]
+    byte_names: tuple[tuple[tuple[str, ...], ...], ...]
 
 
 _Ray = tuple[int, tuple[tuple[int, int], ...]]
@@ -144,10 +152,22 @@ def _geometry(size: int) -> _Geometry:
     lanes = size * size
     repeat = sum(1 << (i * lane) for i in range(lanes))
     wide_steps = tuple((step, mask * repeat) for step, mask in steps)
+    offsets = range(0, size * size, 8)
+    byte_squares = tuple(_by_byte([(1 << i, rays[1 << i]) for i in range(start, min(start + 8, size * size))]) for start in offsets)
+    byte_names = tuple(_by_byte(names[start:start + 8]) for start in offsets)
     return _Geometry(
         size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays,
-        lane, lanes, repeat, wide_steps, full * repeat,
+        lane, lanes, repeat, wide_steps, full * repeat, byte_squares, byte_names,
     )  # fmt: skip
+
+
+def _by_byte(items: Sequence[_T]) -> tuple[tuple[_T, ...], ...]:
+    """Return, for each byte value 0..255, the ``items`` whose bit (item ``i``: bit ``i``) it sets, in order."""
+    table: list[tuple[_T, ...]] = [()]
+    for bit, item in enumerate(items):
+        table += [entry + (item,) for entry in table]  # the values with this bit set follow those without it
+    table += [table[value & (len(table) - 1)] for value in range(len(table), 256)]  # bits past the board
+    return tuple(table)
 
 
 def _rays(index: int, size: int) -> tuple[_Ray, ...]:
@@ -657,7 +677,7 @@ class OthelloState(State):
             elif not self._moves:
                 legal = (_PASS,)
             else:
-                legal = _squares(self._moves, self._setup.geo.names)
+                legal = _squares(self._moves, self._setup.geo.byte_names)
             self._legal = legal
         return list(legal)
 
@@ -693,7 +713,6 @@ class OthelloState(State):
                 moves = self._moves = _placing_moves(white, black, setup.geo)
         if not moves:
             return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
-        rays_of = setup.geo.rays
         new_state = OthelloState
         children = []
         append = children.append
@@ -704,33 +723,33 @@ class OthelloState(State):
         siblings = _Siblings(opp, setup.geo)
         placed_boards = siblings.placed
         index = 0
-        while moves:
-            square = moves & -moves
-            moves ^= square
-            flips = 0
-            for first, rest in rays_of[square]:  # _flips(), written out
-                if first & opp:
-                    for closer, run in rest:
-                        if not closer & opp:
-                            if closer & own:
-                                flips |= run
-                            break
-            child = new_state()  # the fields _position() sets, without the call
-            child._setup = setup
-            child.ply = ply
-            child._last = square
-            placed, flipped = own | square | flips, opp ^ flips
-            if side == WHITE:
-                child.black, child.white = placed, flipped
-            else:
-                child.black, child.white = flipped, placed
-            placed_boards.append(placed)
-            child._side = side
-            child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
-            child._siblings = siblings
-            child._sibling = index
-            index += 1
-            append(child)
+        byte_squares = setup.geo.byte_squares
+        for squares, byte in zip(byte_squares, moves.to_bytes(len(byte_squares), "little")):
+            for square, rays in squares[byte]:
+                flips = 0
+                for first, rest in rays:  # _flips(), written out
+                    if first & opp:
+                        for closer, run in rest:
+                            if not closer & opp:
+                                if closer & own:
+                                    flips |= run
+                                break
+                child = new_state()  # the fields _position() sets, without the call
+                child._setup = setup
+                child.ply = ply
+                child._last = square
+                placed, flipped = own | square | flips, opp ^ flips
+                if side == WHITE:
+                    child.black, child.white = placed, flipped
+                else:
+                    child.black, child.white = flipped, placed
+                placed_boards.append(placed)
+                child._side = side
+                child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
+                child._siblings = siblings
+                child._sibling = index
+                index += 1
+                append(child)
         return children
 
     # -- moves -------------------------------------------------------------
@@ -877,13 +896,11 @@ class OthelloState(State):
         return f"<OthelloState size={self.size} ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
 
 
-def _squares(bitboard: int, names: tuple[str, ...]) -> tuple[str, ...]:
-    """Return the names of the squares set in ``bitboard``, in board order."""
-    squares = []
-    while bitboard:
-        low = bitboard & -bitboard
-        squares.append(names[low.bit_length() - 1])
-        bitboard ^= low
+def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
+    """Return the names of the squares set in ``bitboard``, in board order (see :attr:`_Geometry.byte_names`)."""
+    squares: list[str] = []
+    for names, byte in zip(byte_names, bitboard.to_bytes(len(byte_names), "little")):
+        squares += names[byte]
     return tuple(squares)
 
 
