@@ -456,11 +456,14 @@ def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: 
     ``last`` is the bitboard of the square just placed on, ``0`` after a
     pass, ``None`` for a position no move led to. Does no work: whether
     ``side`` can place, must pass, or whether the game is over is worked out
-    on first need (see :attr:`OthelloState.outcome`). Of the lazily
-    worked-out fields, ``_moves`` (the bitboard of placements) and ``_legal``
-    (their names) start as ``None``; ``_ended`` (the outcome of a position
-    where the side to move cannot place) and ``_rows`` (the board as text)
-    stay unset until first needed, since a tree walk never needs them.
+    on first need (see :attr:`OthelloState.outcome`). The lazily
+    worked-out fields start as not known: ``_moves`` (the bitboard of
+    placements), ``_legal`` (their names) and ``_rows`` (the board as text)
+    as ``None``, ``_ended`` (the outcome of a position where the side to move
+    cannot place) as ``_UNKNOWN``. (:meth:`OthelloState.children` leaves all
+    but ``_moves`` unset, which their readers' ``getattr`` defaults cover: a
+    tree walk rarely needs them, while a played position is usually shown,
+    and reading an unset slot costs an exception.)
     """
     state = OthelloState()
     state._setup = setup
@@ -469,7 +472,8 @@ def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: 
     state.black = black
     state.white = white
     state._side = side
-    state._moves = state._legal = state._siblings = None
+    state._moves = state._legal = state._rows = state._siblings = None
+    state._ended = _UNKNOWN
     return state
 
 
