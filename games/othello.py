@@ -49,6 +49,7 @@ Points settled here where RULES.md and the seed are silent or open:
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import struct
 from dataclasses import dataclass
@@ -114,6 +115,8 @@ class _Geometry:
             it sets, in board order: the squares of a bitboard without a
             big-int operation per square.
         byte_names: the same, the squares' names.
+        row_texts: on 8x8, every row's text (``"X.O....."``) by ``black
+            byte | white byte << 8`` (3**8 of them); ``None`` on other sizes.
     """
 
     size: int
@@ -131,6 +134,7 @@ class _Geometry:
     wide_full: int
     byte_squares: tuple[tuple[tuple[tuple[int, tuple[_Ray, ...]], ...], ...], ...]
     byte_names: tuple[tuple[tuple[str, ...], ...], ...]
+    row_texts: dict[int, str] | None
 
 
 _Ray = tuple[int, tuple[tuple[int, int], ...]]
@@ -157,8 +161,18 @@ def _geometry(size: int) -> _Geometry:
     byte_names = tuple(_by_byte(names[start:start + 8]) for start in offsets)
     return _Geometry(
         size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays,
-        lane, lanes, repeat, wide_steps, full * repeat, byte_squares, byte_names,
+        lane, lanes, repeat, wide_steps, full * repeat, byte_squares, byte_names, _row_texts() if size == 8 else None,
     )  # fmt: skip
+
+
+def _row_texts() -> dict[int, str]:
+    """Return every text of an 8x8 row by ``black byte | white byte << 8`` (bit ``i``: column ``i``)."""
+    texts = {}
+    for cells in itertools.product((_EMPTY, "X", "O"), repeat=8):
+        black = sum(1 << col for col, cell in enumerate(cells) if cell == "X")
+        white = sum(1 << col for col, cell in enumerate(cells) if cell == "O")
+        texts[black | white << 8] = "".join(cells)
+    return texts
 
 
 def _by_byte(items: Sequence[_T]) -> tuple[tuple[_T, ...], ...]:
@@ -260,6 +274,20 @@ _CELL_CHARS = bytes.maketrans(b"\x90\x91\x92", (_EMPTY + "XO").encode("ascii"))
 
 
 def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
+    """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
+
+    On 8x8 a row is one byte of each bitboard, and every row's text is made
+    in advance (:attr:`_Geometry.row_texts`) and looked up: making eight
+    strings costs more than finding them. Other sizes use
+    :func:`_whole_board_rows`.
+    """
+    texts = geo.row_texts
+    if texts is None:
+        return _whole_board_rows(black, white, geo)
+    return tuple([texts[black_row | white_row << 8] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
+
+
+def _whole_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
     """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
 
     Works on whole bitboards instead of square by square: each bitboard is
