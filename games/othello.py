@@ -28,7 +28,11 @@ side to move can place, must pass, or the game is over (hence ``to_move``,
 ``outcome`` and ``legal_moves()``) is worked out on first need and cached.
 ``children()`` builds every successor straight from the bitboards (a slotted
 object filled in without calling ``__init__``) and ``move_count()`` is a bit
-count, so a tree walk (``games.perft``) parses and names no moves.
+count, so a tree walk (``games.perft``) parses and names no moves. The
+successors of one ``children()`` call share their move generation: the first
+one asked works out every sibling's moves in one pass over their boards laid
+side by side in one int (:class:`_Siblings`), which costs about two
+single-board passes instead of one per child.
 
 Points settled here where RULES.md and the seed are silent or open:
 
@@ -434,7 +438,7 @@ class _Siblings:
             every child's side to move (before its flips).
         placed: for each child in order, the board of the side that placed
             (its placement and flips included).
-        moves: the children's placements side by side, once worked out.
+        moves: each child's placements, in order, once worked out.
         geo: the board's geometry.
     """
 
@@ -443,7 +447,7 @@ class _Siblings:
     def __init__(self, mover: int, geo: _Geometry) -> None:
         self.mover = mover
         self.placed: list[int] = []
-        self.moves: int | None = None
+        self.moves: Sequence[int] | None = None
         self.geo = geo
 
     def placing(self, index: int) -> int:
@@ -453,11 +457,11 @@ class _Siblings:
             moves = self.moves = self._work_out()
         return moves[index]
 
-    def _work_out(self) -> tuple[int, ...] | list[int]:
+    def _work_out(self) -> Sequence[int]:
         """Return every child's placements, in order, from one fill over their boards side by side."""
         geo, placed = self.geo, self.placed
         count = len(placed)
-        lanes = _LANES[count] if geo.lane == _LANE_BITS else None  # boards of 64 bits or fewer: one call packs them all
+        lanes = _LANES[count] if geo.size <= 8 else None  # boards of 64 squares or fewer: one call packs them all
         if lanes is not None:
             waiting = int.from_bytes(lanes.pack(*placed), "little")
         else:
