@@ -735,8 +735,10 @@ class OthelloState(State):
         """Return the state after each legal move, in :meth:`legal_moves` order.
 
         Builds each successor straight from the bitboards: no notation is
-        parsed or built, and no successor works out its own moves until asked.
-        Empty when the game is over; a single pass when that is forced.
+        parsed or built, and no successor works out its own moves until asked;
+        the first one asked then works out every sibling's in one pass
+        (:class:`_Siblings`). Empty when the game is over; a single pass when
+        that is forced.
         """
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
         moves = self._moves
