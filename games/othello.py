@@ -28,7 +28,11 @@ side to move can place, must pass, or the game is over (hence ``to_move``,
 ``outcome`` and ``legal_moves()``) is worked out on first need and cached.
 ``children()`` builds every successor straight from the bitboards (a slotted
 object filled in without calling ``__init__``) and ``move_count()`` is a bit
-count, so a tree walk (``games.perft``) parses and names no moves.
+count, so a tree walk (``games.perft``) parses and names no moves. The
+successors of one ``children()`` call share their move generation: the first
+one asked works out every sibling's moves in one pass over their boards laid
+side by side in one int (:class:`_Siblings`), which costs about two
+single-board passes instead of one per child.
 
 Points settled here where RULES.md and the seed are silent or open:
 
@@ -49,9 +53,11 @@ Points settled here where RULES.md and the seed are silent or open:
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+import struct
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .base import Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
@@ -62,6 +68,7 @@ _SQUARE = re.compile(r"([a-z])(\d+)")
 _NOTATION_HELP = "notation: a column letter and a row number, e.g. d3"
 _EMPTY = "."
 _PASS = "pass"
+_T = TypeVar("_T")
 _UNKNOWN = object()
 """Marks a lazily worked-out attribute that has not been needed yet."""
 
@@ -96,6 +103,24 @@ class _Geometry:
             binary digits, the last square first (see :func:`_board_rows`).
         row_starts: the offset of each row's first square, top row first.
         rays: by square bitboard, the square's rays (see :func:`_rays`).
+        lane: bits per board in a batch of boards side by side in one int
+            (a multiple of 8, at least ``size + 1`` bits more than the board:
+            a shift by one step never carries a square into the next board;
+            ``_LANE_BITS`` for boards of 64 squares or fewer).
+        lanes: how many boards side by side the wide masks cover
+            (``size * size``: more than a position has moves).
+        wide_one: ``1`` repeated for ``lanes`` boards ``lane`` bits apart
+            (times a board, that board repeated).
+        wide_steps: ``steps`` with each mask repeated the same way
+            (see :class:`_Siblings`).
+        wide_full: ``full`` repeated the same way.
+        byte_squares: for each byte of a bitboard (``to_bytes``, little
+            endian), by the byte's value, ``(square, rays)`` of each square
+            it sets, in board order: the squares of a bitboard without a
+            big-int operation per square.
+        byte_names: the same, the squares' names.
+        row_texts: on 8x8, every row's text (``"X.O....."``) by ``black
+            byte | white byte << 8`` (3**8 of them); ``None`` on other sizes.
     """
 
     size: int
@@ -106,6 +131,14 @@ class _Geometry:
     bits: str
     row_starts: tuple[int, ...]
     rays: dict[int, tuple[_Ray, ...]]
+    lane: int
+    lanes: int
+    wide_one: int
+    wide_steps: tuple[tuple[int, int], ...]
+    wide_full: int
+    byte_squares: tuple[tuple[tuple[tuple[int, tuple[_Ray, ...]], ...], ...], ...]
+    byte_names: tuple[tuple[tuple[str, ...], ...], ...]
+    row_texts: dict[int, str] | None
 
 
 _Ray = tuple[int, tuple[tuple[int, int], ...]]
@@ -123,7 +156,36 @@ def _geometry(size: int) -> _Geometry:
     names = tuple(f"{_COLUMNS[i % size]}{i // size + 1}" for i in range(size * size))
     index = {name: i for i, name in enumerate(names)}
     rays = {1 << i: _rays(i, size) for i in range(size * size)}
-    return _Geometry(size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays)
+    lane = _LANE_BITS if size * size <= 64 else -(-(size * size + size + 1) // 8) * 8
+    lanes = size * size
+    repeat = sum(1 << (i * lane) for i in range(lanes))
+    wide_steps = tuple((step, mask * repeat) for step, mask in steps)
+    offsets = range(0, size * size, 8)
+    byte_squares = tuple(_by_byte([(1 << i, rays[1 << i]) for i in range(start, min(start + 8, size * size))]) for start in offsets)
+    byte_names = tuple(_by_byte(names[start:start + 8]) for start in offsets)
+    return _Geometry(
+        size, full, steps, names, index, f"0{size * size}b", tuple(range(0, size * size, size)), rays,
+        lane, lanes, repeat, wide_steps, full * repeat, byte_squares, byte_names, _row_texts() if size == 8 else None,
+    )  # fmt: skip
+
+
+def _row_texts() -> dict[int, str]:
+    """Return every text of an 8x8 row by ``black byte | white byte << 8`` (bit ``i``: column ``i``)."""
+    texts = {}
+    for cells in itertools.product((_EMPTY, "X", "O"), repeat=8):
+        black = sum(1 << col for col, cell in enumerate(cells) if cell == "X")
+        white = sum(1 << col for col, cell in enumerate(cells) if cell == "O")
+        texts[black | white << 8] = "".join(cells)
+    return texts
+
+
+def _by_byte(items: Sequence[_T]) -> tuple[tuple[_T, ...], ...]:
+    """Return, for each byte value 0..255, the ``items`` whose bit (item ``i``: bit ``i``) it sets, in order."""
+    table: list[tuple[_T, ...]] = [()]
+    for bit, item in enumerate(items):
+        table += [entry + (item,) for entry in table]  # the values with this bit set follow those without it
+    table += [table[value & (len(table) - 1)] for value in range(len(table), 256)]  # bits past the board
+    return tuple(table)
 
 
 def _rays(index: int, size: int) -> tuple[_Ray, ...]:
@@ -156,8 +218,13 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
     from it to an ``own`` disc. Each direction follows the runs outward from
     the ``own`` discs ("dumb7fill", stopping as soon as every run has ended).
     """
+    return _fill_moves(own, opp, geo.steps, geo.full)
+
+
+def _fill_moves(own: int, opp: int, steps: tuple[tuple[int, int], ...], full: int) -> int:
+    """:func:`_placing_moves` with the masks given: one board's, or many boards' side by side."""
     moves = 0
-    for step, mask in geo.steps:
+    for step, mask in steps:
         crossable = opp & mask
         run = frontier = (own << step) & crossable
         while frontier:
@@ -169,7 +236,7 @@ def _placing_moves(own: int, opp: int, geo: _Geometry) -> int:
             frontier = (frontier >> step) & crossable
             run |= frontier
         moves |= run >> step
-    return moves & geo.full & ~(own | opp)
+    return moves & full & ~(own | opp)
 
 
 def placement_generator(size: int) -> Callable[[int, int], int]:
@@ -211,6 +278,20 @@ _CELL_CHARS = bytes.maketrans(b"\x90\x91\x92", (_EMPTY + "XO").encode("ascii"))
 
 
 def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
+    """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
+
+    On 8x8 a row is one byte of each bitboard, and every row's text is made
+    in advance (:attr:`_Geometry.row_texts`) and looked up: making eight
+    strings costs more than finding them. Other sizes use
+    :func:`_whole_board_rows`.
+    """
+    texts = geo.row_texts
+    if texts is None:
+        return _whole_board_rows(black, white, geo)
+    return tuple([texts[black_row | white_row << 8] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
+
+
+def _whole_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
     """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
 
     Works on whole bitboards instead of square by square: each bitboard is
@@ -343,17 +424,78 @@ class _Setup:
     geo: _Geometry
 
 
+class _Siblings:
+    """The positions one :meth:`OthelloState.children` call made, as far as their moves need.
+
+    The first child asked for its moves works out every sibling's at once:
+    the boards go side by side into one int, ``lane`` bits apart, and one
+    directional fill over it costs about two fills of a single board (a
+    Python int operation costs nearly the same for 64 bits as for a thousand)
+    instead of one fill per child.
+
+    Attributes:
+        mover: the parent's board of the side that did not place, which is
+            every child's side to move (before its flips).
+        placed: for each child in order, the board of the side that placed
+            (its placement and flips included).
+        moves: each child's placements, in order, once worked out.
+        geo: the board's geometry.
+    """
+
+    __slots__ = ("mover", "placed", "moves", "geo")
+
+    def __init__(self, mover: int, geo: _Geometry) -> None:
+        self.mover = mover
+        self.placed: list[int] = []
+        self.moves: Sequence[int] | None = None
+        self.geo = geo
+
+    def placing(self, index: int) -> int:
+        """Return the placements of the side to move in child number ``index`` (from 0)."""
+        moves = self.moves
+        if moves is None:
+            moves = self.moves = self._work_out()
+        return moves[index]
+
+    def _work_out(self) -> Sequence[int]:
+        """Return every child's placements, in order, from one fill over their boards side by side."""
+        geo, placed = self.geo, self.placed
+        count = len(placed)
+        lanes = _LANES[count] if geo.size <= 8 else None  # boards of 64 squares or fewer: one call packs them all
+        if lanes is not None:
+            waiting = int.from_bytes(lanes.pack(*placed), "little")
+        else:
+            waiting = int.from_bytes(b"".join([board.to_bytes(geo.lane // 8, "little") for board in placed]), "little")
+        # A child's side to move holds the parent's discs of that side but the flipped ones.
+        moving = self.mover * (geo.wide_one >> (geo.lanes - count) * geo.lane) & ~waiting
+        moves = _fill_moves(moving, waiting, geo.wide_steps, geo.wide_full)
+        if lanes is not None:
+            return lanes.unpack(moves.to_bytes(lanes.size, "little"))
+        full, lane = geo.full, geo.lane
+        return [(moves >> (index * lane)) & full for index in range(count)]
+
+
+_LANE_BITS = 80
+"""Bits per board side by side when a board has 64 squares or fewer: 8 bytes and 2 zero bytes."""
+
+_LANES = [struct.Struct("<" + "Q2x" * count) for count in range(65)]
+"""By number of boards, the layout that packs that many boards of up to 64 squares, ``_LANE_BITS`` apart."""
+
+
 def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: int | None) -> "OthelloState":
     """Return the position with ``side`` due to move (internal; see :meth:`OthelloState.from_diagram`).
 
     ``last`` is the bitboard of the square just placed on, ``0`` after a
     pass, ``None`` for a position no move led to. Does no work: whether
     ``side`` can place, must pass, or whether the game is over is worked out
-    on first need (see :attr:`OthelloState.outcome`). Of the lazily
-    worked-out fields, ``_moves`` (the bitboard of placements) and ``_legal``
-    (their names) start as ``None``; ``_ended`` (the outcome of a position
-    where the side to move cannot place) and ``_rows`` (the board as text)
-    stay unset until first needed, since a tree walk never needs them.
+    on first need (see :attr:`OthelloState.outcome`). The lazily
+    worked-out fields start as not known: ``_moves`` (the bitboard of
+    placements), ``_legal`` (their names) and ``_rows`` (the board as text)
+    as ``None``, ``_ended`` (the outcome of a position where the side to move
+    cannot place) as ``_UNKNOWN``. (:meth:`OthelloState.children` leaves all
+    but ``_moves`` unset, which their readers' ``getattr`` defaults cover: a
+    tree walk rarely needs them, while a played position is usually shown,
+    and reading an unset slot costs an exception.)
     """
     state = OthelloState()
     state._setup = setup
@@ -362,7 +504,8 @@ def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: 
     state.black = black
     state.white = white
     state._side = side
-    state._moves = state._legal = None
+    state._moves = state._legal = state._rows = state._siblings = None
+    state._ended = _UNKNOWN
     return state
 
 
@@ -382,7 +525,7 @@ class OthelloState(State):
     cheapest way CPython makes an object.
     """
 
-    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows", "_siblings", "_sibling")
 
     _setup: _Setup
     black: int
@@ -391,6 +534,8 @@ class OthelloState(State):
     _last: int | None
     _moves: int | None
     _legal: tuple[str, ...] | None
+    _siblings: _Siblings | None
+    _sibling: int
     _ended: Outcome | None
     _rows: tuple[str, ...]
 
@@ -441,7 +586,9 @@ class OthelloState(State):
         """Return (and cache) the bitboard of squares the side due to move can place on."""
         moves = self._moves
         if moves is None:
-            if self._side == BLACK:
+            if self._siblings is not None:
+                moves = self._siblings.placing(self._sibling)
+            elif self._side == BLACK:
                 moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
                 moves = _placing_moves(self.white, self.black, self._setup.geo)
@@ -559,14 +706,14 @@ class OthelloState(State):
 
     def legal_moves(self) -> list[str]:
         """Return the legal moves: squares in board order, ``["pass"]``, or ``[]`` when over."""
-        legal = self._legal
+        legal = getattr(self, "_legal", None)
         if legal is None:
             if self.outcome is not None:
                 legal = ()
             elif not self._moves:
                 legal = (_PASS,)
             else:
-                legal = _squares(self._moves, self._setup.geo.names)
+                legal = _squares(self._moves, self._setup.geo.byte_names)
             self._legal = legal
         return list(legal)
 
@@ -574,7 +721,9 @@ class OthelloState(State):
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
         placing = self._moves
         if placing is None:  # _placing(), written out: a perft counts the last ply here, once per position
-            if self._side == BLACK:
+            if self._siblings is not None:
+                placing = self._moves = self._siblings.placing(self._sibling)
+            elif self._side == BLACK:
                 placing = self._moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
                 placing = self._moves = _placing_moves(self.white, self.black, self._setup.geo)
@@ -586,19 +735,22 @@ class OthelloState(State):
         """Return the state after each legal move, in :meth:`legal_moves` order.
 
         Builds each successor straight from the bitboards: no notation is
-        parsed or built, and no successor works out its own moves until asked.
-        Empty when the game is over; a single pass when that is forced.
+        parsed or built, and no successor works out its own moves until asked;
+        the first one asked then works out every sibling's in one pass
+        (:class:`_Siblings`). Empty when the game is over; a single pass when
+        that is forced.
         """
         setup, black, white, side, ply = self._setup, self.black, self.white, 1 - self._side, self.ply + 1
         moves = self._moves
         if moves is None:  # _placing(), written out: a tree walk comes here once per inner position
-            if side == WHITE:  # Black places
+            if self._siblings is not None:
+                moves = self._moves = self._siblings.placing(self._sibling)
+            elif side == WHITE:  # Black places
                 moves = self._moves = _placing_moves(black, white, setup.geo)
             else:
                 moves = self._moves = _placing_moves(white, black, setup.geo)
         if not moves:
             return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
-        rays_of = setup.geo.rays
         new_state = OthelloState
         children = []
         append = children.append
@@ -606,30 +758,36 @@ class OthelloState(State):
             own, opp = black, white
         else:
             own, opp = white, black
-        while moves:
-            square = moves & -moves
-            moves ^= square
-            flips = 0
-            for first, rest in rays_of[square]:  # _flips(), written out
-                if first & opp:
-                    for closer, run in rest:
-                        if not closer & opp:
-                            if closer & own:
-                                flips |= run
-                            break
-            child = new_state()  # the fields _position() sets, without the call
-            child._setup = setup
-            child.ply = ply
-            child._last = square
-            if side == WHITE:
-                child.black = own | square | flips
-                child.white = opp ^ flips
-            else:
-                child.black = opp ^ flips
-                child.white = own | square | flips
-            child._side = side
-            child._moves = child._legal = None
-            append(child)
+        siblings = _Siblings(opp, setup.geo)
+        placed_boards = siblings.placed
+        index = 0
+        byte_squares = setup.geo.byte_squares
+        for squares, byte in zip(byte_squares, moves.to_bytes(len(byte_squares), "little")):
+            for square, rays in squares[byte]:
+                flips = 0
+                for first, rest in rays:  # _flips(), written out
+                    if first & opp:
+                        for closer, run in rest:
+                            if not closer & opp:
+                                if closer & own:
+                                    flips |= run
+                                break
+                child = new_state()  # the fields _position() sets, without the call
+                child._setup = setup
+                child.ply = ply
+                child._last = square
+                placed, flipped = own | square | flips, opp ^ flips
+                if side == WHITE:
+                    child.black, child.white = placed, flipped
+                else:
+                    child.black, child.white = flipped, placed
+                placed_boards.append(placed)
+                child._side = side
+                child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
+                child._siblings = siblings
+                child._sibling = index
+                index += 1
+                append(child)
         return children
 
     # -- moves -------------------------------------------------------------
@@ -776,13 +934,11 @@ class OthelloState(State):
         return f"<OthelloState size={self.size} ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
 
 
-def _squares(bitboard: int, names: tuple[str, ...]) -> tuple[str, ...]:
-    """Return the names of the squares set in ``bitboard``, in board order."""
-    squares = []
-    while bitboard:
-        low = bitboard & -bitboard
-        squares.append(names[low.bit_length() - 1])
-        bitboard ^= low
+def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
+    """Return the names of the squares set in ``bitboard``, in board order (see :attr:`_Geometry.byte_names`)."""
+    squares: list[str] = []
+    for names, byte in zip(byte_names, bitboard.to_bytes(len(byte_names), "little")):
+        squares += names[byte]
     return tuple(squares)
 
 

@@ -562,15 +562,15 @@ def test_perft_counts_pass_and_stops_at_game_over(play_leaves: bool) -> None:
 
 @pytest.fixture
 def generations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the engine's move generations (the real function still does the work)."""
+    """Count the engine's move generations, of one board or of siblings side by side (the real function still does the work)."""
     calls: list[int] = []
-    real = othello._placing_moves
+    real = othello._fill_moves
 
-    def counting(own: int, opp: int, geo: object) -> int:
+    def counting(own: int, opp: int, steps: object, full: int) -> int:
         calls.append(1)
-        return real(own, opp, geo)  # type: ignore[arg-type]
+        return real(own, opp, steps, full)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(othello, "_placing_moves", counting)
+    monkeypatch.setattr(othello, "_fill_moves", counting)
     return calls
 
 
@@ -589,7 +589,9 @@ def test_children_do_not_generate_their_moves(generations: list[int]) -> None:
     state = start()
     children = state.children()
     assert [child.last_move for child in children] == ["d3", "c4", "f5", "e6"] and len(generations) == 1
-    assert [child.move_count() for child in children] == [3, 3, 3, 3] and len(generations) == 5
+    assert [child.move_count() for child in children] == [3, 3, 3, 3] and len(generations) == 2, "siblings' moves come in one pass"
+    assert len(generations) == 2, "a state works out its moves once"
+    assert [child.legal_moves() for child in children] == [state.play(move).legal_moves() for move in ["d3", "c4", "f5", "e6"]]
 
 
 def test_move_count_counts_a_pass_and_nothing_after_the_end() -> None:
@@ -617,6 +619,7 @@ def test_children_are_the_states_play_gives(seed: int, size: int) -> None:
         for move, child in zip(legal, children):
             played = state.play(move)
             assert (child.black, child.white, child.ply, child.last_move) == (played.black, played.white, played.ply, move)
+            assert child.move_count() == played.move_count() and child.to_move == played.to_move
         if not children:
             break
         index = rng.randrange(len(children))
