@@ -90,12 +90,17 @@ def _free_form_fields(cls: type[Message]) -> tuple[str, ...] | None:
     return tuple(field.name for field in fields if _mentions(field.type, msgspec.inspect.AnyType))
 
 
+def _free_form_of(cls: type[Message]) -> tuple[str, ...] | None:
+    """:func:`_free_form_fields`, and ``None`` also for a type with too many fields for a small map (fixmap)."""
+    return None if len(cls.__struct_fields__) >= 15 else _free_form_fields(cls)
+
+
 class _UnionDecoder:
     """Decodes bodies into one union of message types; see the module's description."""
 
     def __init__(self, union: Any, types: tuple[type[Message], ...], judge: Callable[[dict[str, Any]], Any]) -> None:
         self._decoder = msgspec.msgpack.Decoder(union, ext_hook=_refuse_ext)
-        self._free_form = {cls: _free_form_fields(cls) for cls in types}
+        self._free_form = {cls: _free_form_of(cls) for cls in types}
         self._judge = judge
 
     def decode(self, body: bytes) -> Any:
@@ -103,27 +108,25 @@ class _UnionDecoder:
             message = self._decoder.decode(body)
         except Exception:  # malformed, invalid, refused extension, too deep: let the thorough path name it
             return self._judge(decode_body(body))
-        if self._is_whole(body, message):
+        free_form = self._free_form[type(message)]
+        # Whole when the body's map header is the one the message encodes to (a fixmap: at most 15 fields,
+        # so the same number of entries) and its free-form values are plain.
+        if free_form is not None and _encode(message)[0] == body[0] and (not free_form or _plain(message, free_form)):
             return message
         frame = decode_body(body)
         if len(frame) != _map_entries(body):  # a repeated key: the map's last value counts
             return self._judge(frame)
         return message
 
-    def _is_whole(self, body: bytes, message: Message) -> bool:
-        """Whether ``message`` accounts for everything in ``body``."""
-        free_form = self._free_form[type(message)]
-        if free_form is None:
-            return False
-        head = ENCODER.encode(message)[0]
-        if head != body[0] or head & 0xF0 != 0x80:  # not the same small map (fixmap) header: not the same entries
-            return False
-        try:
-            for name in free_form:
-                check_plain(getattr(message, name), MAX_NESTING - 1)
-        except FrameError:
-            return False
-        return True
+
+def _plain(message: Message, free_form: tuple[str, ...]) -> bool:
+    """Whether every free-form value of ``message`` (the fields named ``free_form``) passes :func:`protocol.framing.check_plain`."""
+    try:
+        for name in free_form:
+            check_plain(getattr(message, name), MAX_NESTING - 1)
+    except FrameError:
+        return False
+    return True
 
 
 def _judge_server_message(frame: dict[str, Any]) -> ServerMessage | None:

@@ -21,6 +21,9 @@ from typing import Collection, Mapping, Protocol
 
 from protocol import Message
 
+from .peer import deliver
+from .session import Session
+
 __all__ = ["Bus", "LocalBus", "LOBBY", "Subscriber", "View", "table_topic"]
 
 LOBBY = "lobby"
@@ -127,14 +130,24 @@ class LocalBus:
         return self._groups.get(topic, {}).keys()
 
     def publish(self, topic: str, frame: bytes, message: Message | None = None, *, skip: Subscriber | None = None) -> None:
+        peers = []  # the sessions' live connections, sent to in one loop (server.peer.deliver)
         for subscriber in list(self._topics.get(topic, ())):
-            if subscriber is not skip:
-                subscriber.send_frame(frame, message)
+            if type(subscriber) is Session:
+                if subscriber is not skip:
+                    peers.append(subscriber.peer)
+            elif subscriber is not skip:
+                subscriber.send_frame(frame, message)  # a lobby watcher's connection, a relay
+        deliver(peers, frame, message)
 
     def publish_views(self, topic: str, frames: Mapping[View, tuple[bytes, Message]]) -> None:
         for view, group in list(self._groups.get(topic, {}).items()):
             pair = frames.get(view)
             if pair is not None:
                 frame, message = pair
+                peers = []  # as in publish()
                 for subscriber in list(group):
-                    subscriber.send_frame(frame, message)
+                    if type(subscriber) is Session:
+                        peers.append(subscriber.peer)
+                    else:
+                        subscriber.send_frame(frame, message)
+                deliver(peers, frame, message)

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import socket
 import time
-from typing import Any
+from typing import Any, Iterable
 
 from protocol import Code, Message, ServerConnection, encode_message
 from protocol.framing import HEADER_BYTES, MAX_SERVER_FRAME_BYTES
@@ -92,9 +92,10 @@ class Peer:
         # [end of input, socket closed]: made only when someone waits for either (closing connections)
         self._waiters: list[asyncio.Future[None] | None] | None = None
         self._outbox = outbox if outbox is not None else Outbox(send_buffer_bytes)
-        # Frames waiting for this turn's single write; no list while none wait. A peer is in its
-        # outbox's list of peers to flush once for each time its list was made.
-        self._pending: list[bytes] | None = None
+        # Frames waiting for this turn's single write: None while none wait, the frame itself while one
+        # waits (the usual case: no list to make), a list from the second on. A peer is in its outbox's
+        # list of peers to flush once for each time its first frame came.
+        self._pending: bytes | list[bytes] | None = None
         self._pending_bytes = 0
         sock = transport.get_extra_info("socket")
         if sock is not None:
@@ -141,17 +142,22 @@ class Peer:
         if size - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
             frame = self._too_large(frame, message)
             size = len(frame)
+        outbox = self._outbox
         pending = self._pending
         if pending is None:
-            pending = self._pending = []
-            outbox = self._outbox
+            self._pending = frame
+            pending_bytes = self._pending_bytes = size
             if outbox._peers:
                 outbox._peers.append(self)  # Outbox.add(), written out: once per peer and turn, for every receiver
             else:
                 outbox.add(self)
-        pending.append(frame)
-        pending_bytes = self._pending_bytes = self._pending_bytes + size
-        if pending_bytes >= FLUSH_BYTES or 2 * pending_bytes >= self._outbox.send_buffer_bytes:
+        else:
+            if type(pending) is bytes:
+                self._pending = [pending, frame]
+            else:
+                pending.append(frame)  # type: ignore[union-attr]
+            pending_bytes = self._pending_bytes = self._pending_bytes + size
+        if pending_bytes >= outbox.flush_bytes:
             self.flush()  # a big burst goes to the socket now, so only what the reader leaves unread counts against it
 
     def flush(self, now: float | None = None) -> None:
@@ -160,9 +166,9 @@ class Peer:
         ``now`` is ``time.monotonic()`` if the caller has it (the time of :attr:`last_sent`).
         """
         pending = self._pending
-        if not pending:
+        if pending is None:
             return
-        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        data = pending if type(pending) is bytes else b"".join(pending)
         self._pending = None
         self._pending_bytes = 0
         transport = self.transport
@@ -298,6 +304,35 @@ class Peer:
         return f"<Peer {self._who()} {self.address}>"
 
 
+def deliver(peers: Iterable[Peer | None], frame: bytes, message: Message | None = None) -> None:
+    """Send the encoded ``frame`` (of ``message``) to each of ``peers`` (``None``: skipped), in order.
+
+    The same as :meth:`Peer.send_frame` on each, in one loop: a broadcast
+    costs each receiver little more than the one write of its bytes at the
+    end of the turn.
+    """
+    size = len(frame)
+    if size - HEADER_BYTES > MAX_SERVER_FRAME_BYTES:
+        for peer in peers:
+            if peer is not None:
+                peer.send_frame(frame, message)  # which sends an internal_error instead
+        return
+    for peer in peers:
+        if peer is None:
+            continue
+        outbox = peer._outbox
+        if peer._pending is None and size < outbox.flush_bytes and not peer.closed:
+            # Peer.send_frame's usual case, written out: the first frame of this turn, and not a big one.
+            peer._pending = frame
+            peer._pending_bytes = size
+            if outbox._peers:
+                outbox._peers.append(peer)
+            else:
+                outbox.add(peer)
+        else:
+            peer.send_frame(frame, message)
+
+
 _INPUT_ENDED = 0
 """Index of the waiter for the end of the client's input in ``Peer._waiters``."""
 _LOST = 1
@@ -317,11 +352,14 @@ class Outbox:
         send_buffer_bytes: that limit, in bytes.
     """
 
-    __slots__ = ("_peers", "send_buffer_bytes", "_loop")
+    __slots__ = ("_peers", "send_buffer_bytes", "flush_bytes", "_loop")
 
     def __init__(self, send_buffer_bytes: int = DEFAULT_SEND_BUFFER_BYTES) -> None:
         self._peers: list[Peer] = []
         self.send_buffer_bytes = send_buffer_bytes
+        # A peer's frames are written before the end of the turn once they add up to this many bytes
+        # (FLUSH_BYTES, or half the limit: only what the reader leaves unread counts against it).
+        self.flush_bytes = min(FLUSH_BYTES, (send_buffer_bytes + 1) // 2)
         self._loop: asyncio.AbstractEventLoop | None = None  # looked up once: get_running_loop() costs a getpid() call
 
     def add(self, peer: Peer) -> None:
@@ -338,10 +376,17 @@ class Outbox:
         peers, self._peers = self._peers, []
         now = time.monotonic()
         for peer in peers:
-            if not peer._pending:
+            # Peer.flush(now), written out: this runs for every receiver of every broadcast.
+            pending = peer._pending
+            if pending is None:
                 continue  # flushed already (a requester's replies leave at the end of its batch)
+            peer._pending = None
+            transport = peer.transport
+            if transport.is_closing():
+                continue
+            peer.last_sent = now
             try:
-                peer.flush(now)
+                transport.write(pending if type(pending) is bytes else b"".join(pending))
             except Exception:  # one broken transport must not keep the others' frames back
                 log.exception("flushing %s failed", peer.address)
                 peer.abort()

@@ -74,6 +74,21 @@ async def test_a_batch_of_requests_is_answered_in_one_write(server: Server, raw:
 
 
 
+async def test_a_spectator_gets_the_table_events_of_one_turn_in_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    watcher = await raw()
+    await watcher.hello("watcher")
+    assert (await watcher.request("watch_table", table=table))["type"] == "table_joined"
+    await watcher.sync()
+    transport = server_transport(server, "watcher")
+    writes.clear()
+    batch = [encode_frame({"type": "say", "id": 7, "table": table, "text": text}) for text in ("one", "two")]
+    await ann.send_bytes(b"".join([*batch, encode_frame({"type": "move", "id": 8, "table": table, "move": move})]))
+    pushes = [await watcher.recv() for _ in range(3)]
+    assert [push["type"] for push in pushes] == ["chat", "chat", "moved"] and "legal_moves" not in pushes[2]["view"]
+    assert writes[transport] == 1, "the pushes of one batch reach a spectator in one write"
+
+
 # --- the lobby is a subscription ------------------------------------------------------------
 
 
