@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -14,6 +16,32 @@ from server.app import Server, ServerConfig
 # process and every process it starts) stays on loopback unless a test, such
 # as the network-namespace one, sets its own interfaces.
 os.environ["PARLOUR_MDNS_INTERFACES"] = "127.0.0.1"
+
+
+def _share_child_bytecode() -> str | None:
+    """Let the Python processes the tests start share one bytecode cache; return its directory if made here.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set, each of the suite's hundreds of child
+    interpreters (``parlour`` servers and clients, bot workers, pytest-xdist
+    workers) would compile the checkout's modules afresh, about 0.25 s of CPU
+    each. Instead they read and write the cache in a temporary directory of
+    this run (``PYTHONPYCACHEPREFIX``), never in the checkout; it is removed at
+    the end by the process that made it (xdist workers inherit it).
+    """
+    if "PYTHONDONTWRITEBYTECODE" not in os.environ or "PYTHONPYCACHEPREFIX" in os.environ:
+        return None
+    directory = tempfile.mkdtemp(prefix="parlour-tests-pycache-")
+    os.environ["PYTHONPYCACHEPREFIX"] = directory
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    return directory
+
+
+_CHILD_BYTECODE = _share_child_bytecode()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _CHILD_BYTECODE is not None:
+        shutil.rmtree(_CHILD_BYTECODE, ignore_errors=True)
 
 Connect = Callable[..., Awaitable[Client]]
 ConfiguredServer = Callable[..., Awaitable[Server]]

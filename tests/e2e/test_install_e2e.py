@@ -23,7 +23,8 @@ import pytest
 
 from .harness import ROOT, Process, start_server
 
-pytestmark = pytest.mark.slow
+# One worker runs the whole module under pytest-xdist (--dist loadgroup), so the wheel is built once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("install")]
 
 PACKAGES = ("games", "protocol", "server", "client")
 """The top-level packages the wheel must hold, and the only ones."""
@@ -36,8 +37,12 @@ _NOT_SOURCES = shutil.ignore_patterns(
 
 
 def _clean_environ() -> dict[str, str]:
-    """This process's environment without anything that could import the checkout or other site-packages."""
-    leaks = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
+    """This process's environment without anything that could import the checkout or other site-packages.
+
+    The tests' shared bytecode cache (``PYTHONPYCACHEPREFIX``, tests/conftest.py) stays out too: the
+    fresh environment's pip and packages come with their own compiled files, which a prefix would hide.
+    """
+    leaks = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH", "PYTHONPYCACHEPREFIX")
     env = {key: value for key, value in os.environ.items() if key not in leaks}
     env["PYTHONNOUSERSITE"] = "1"
     return env

@@ -21,7 +21,7 @@ import pytest
 import games
 from server.app import Server
 from server.limits import Limits
-from server.workers import WorkerPool
+from server.workers import SLACK_S, WorkerPool
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw
@@ -56,7 +56,12 @@ async def open_raw() -> AsyncIterator[Callable[..., Awaitable[Raw]]]:
         await conn.close()
 
 
-async def until(conn: Raw, kind: str, timeout_s: float = TIMEOUT_S) -> dict[str, Any]:
+COMPUTER_WAIT_S = TIMEOUT_S + SLACK_S
+"""How long a test waits for a push that may follow a computer's move: as long as the server waits for
+the move (its budget plus :data:`SLACK_S`, for a worker starting at the lowest priority on a busy machine)."""
+
+
+async def until(conn: Raw, kind: str, timeout_s: float = COMPUTER_WAIT_S) -> dict[str, Any]:
     """The next push of type ``kind`` (others skipped)."""
     while (frame := await conn.recv(timeout_s))["type"] != kind:
         pass
@@ -70,7 +75,7 @@ async def play_to_the_end(conn: Raw, table: int, seat: int, view: dict[str, Any]
         if view.get("to_move") == seat and view.get("legal_moves"):
             reply = await conn.request("move", table=table, move=view["legal_moves"][-1])
             assert reply["type"] == "ok", reply
-        frame = await conn.recv()
+        frame = await conn.recv(COMPUTER_WAIT_S)
         if frame["type"] == "game_over":
             return frame["outcome"], moves
         if frame["type"] == "moved":
@@ -109,7 +114,7 @@ async def test_two_computers_play_a_game_a_spectator_watches_to_the_end(bots: Se
     assert joined["seat"] is None and joined["table"]["seats"] == ["Computer 1", "Computer 5"]
     assert joined["table"]["status"] == "playing" and joined["table"]["computer"] == [1, 5]
     seats, plies = [], []
-    while (frame := await ann.recv())["type"] != "game_over":
+    while (frame := await ann.recv(COMPUTER_WAIT_S))["type"] != "game_over":
         if frame["type"] == "moved":
             seats.append(frame["seat"])
             plies.append(frame["ply"])

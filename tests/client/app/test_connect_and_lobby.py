@@ -43,9 +43,9 @@ async def test_lobby_sorts_by_a_clicked_header_filters_joins_by_enter_and_chats(
         games = lambda: [str(table.get_row_at(row)[1]) for row in range(table.row_count)]  # noqa: E731
         assert games() == ["othello", "hexapawn"]  # by id
         await pilot.click("#tables", offset=(5, 0))  # the Game header
-        assert games() == ["hexapawn", "othello"]
+        await until(pilot, lambda: games() == ["hexapawn", "othello"])  # sorted once the click is handled
         await pilot.click("#tables", offset=(5, 0))
-        assert games() == ["othello", "hexapawn"]
+        await until(pilot, lambda: games() == ["othello", "hexapawn"])
         main.query_one("#filter", Input).value = "DORA"
         await until(pilot, lambda: table.row_count == 1)
         assert games() == ["hexapawn"]
@@ -85,7 +85,8 @@ async def test_a_dropped_connection_is_resumed_and_the_seat_and_its_tab_stay(con
         await until(pilot, lambda: app.session.tables[table].running)
         first = app.session.client
         first._writer.transport.abort()  # the network drops: not a close the app asked for
-        await until(pilot, lambda: app.session.client is not first and not app.session.client.closed.is_set())
+        # the app's first attempts come after 0.5 s and 1 s more, each waiting up to 5 s: room for a busy machine
+        await until(pilot, lambda: app.session.client is not first and not app.session.client.closed.is_set(), timeout_s=20.0)
         assert app.session.client.token == first.token  # the same session, resumed
         await until(pilot, lambda: main.query(f"#table-{table}") and app.session.tables[table].running)
         state = await until(pilot, lambda: app.session.tables[table].my_turn and app.session.tables[table])
