@@ -24,6 +24,7 @@ import asyncio
 import logging
 import secrets
 import time
+from functools import partial
 from typing import Any, Awaitable, Callable
 
 import games
@@ -438,10 +439,14 @@ class Authority:
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
         table = self.lobby.get(request.table)  # self.table(), one call fewer on the hot path
-        async with table.lock:
+        if self.durable or table.clock is not None or table.rated or table.lock.locked():
+            async with table.lock:
+                played = table.plan_move(session, request.move, request.ply)
+                lapsed = await self._commit_moves(table, played)
+        else:  # nothing to commit, no clock, no rating: nothing waits, so no other action can come between plan and apply
             played = table.plan_move(session, request.move, request.ply)
-            lapsed = await self._commit_moves(table, played)
-        then.append(lambda: self._announce_moves(table, played))
+            lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+        then.append(partial(self._announce_moves, table, played))  # a partial: no lambda frame per move
         for kind in lapsed:
             then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
         return Ok(id=request.id)
@@ -491,6 +496,11 @@ class Authority:
             except Exception:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
+        return self._apply_moves(table, played, final)
+
+    def _apply_moves(self, table: Table, played: list[Played], final: games.Outcome | None) -> list[str]:
+        """Apply committed plies (``final``: the outcome they lead to), lapse offers, stop or re-arm the flag; return the lapsed offers."""
+        timed = table.clock is not None
         table.apply(played)
         lapsed = table.lapse_offers(played[0].seat) if table.offers else []
         if final is not None:
