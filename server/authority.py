@@ -74,7 +74,7 @@ from .store import (
     truncate_moves_sql,
     update_table_sql,
 )
-from .table import Played, RequestError, Table
+from .table import NO_COMPUTER, Played, RequestError, Table
 from .workers import WorkerPool
 
 __all__ = ["Authority", "restore_table"]
@@ -727,7 +727,7 @@ class Authority:
         self.computers.wake(table)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
-        clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
+        clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
         last = played[-1]
         for ply in played:
             if ply.forced:
@@ -736,7 +736,7 @@ class Authority:
             send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
-        else:
+        elif table.computer != NO_COMPUTER:  # most tables have no computer seat: no call to wake none
             self.computers.wake(table)
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:

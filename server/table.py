@@ -27,7 +27,10 @@ from .peer import Peer
 from .session import Session
 from .tablelock import TableLock
 
-__all__ = ["RequestError", "Table", "Played", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
+__all__ = ["RequestError", "Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
+
+NO_COMPUTER: list[int | None] = [None, None]
+""":attr:`Table.computer` of a table without a computer seat (compare with ``!=``; never change it)."""
 
 PLACEHOLDER_SEED = "placeholder"
 """The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
@@ -204,7 +207,7 @@ class Table:
 
     def has_computer(self) -> bool:
         """Whether the server's computer player sits in a seat here."""
-        return self.computer != [None, None]
+        return self.computer != NO_COMPUTER
 
     def hints_allowed(self) -> bool:
         """Whether the seated players may ask for hints: the table allows them, or the computer plays here."""
@@ -380,9 +383,10 @@ class Table:
         Raises:
             RequestError: as :meth:`plan_move`, ``not_seated`` aside.
         """
-        if self.ended is not None or not self.started or self.state.outcome is not None:
+        to_move = self.state.to_move  # None once the game is over
+        if self.ended is not None or not self.started or to_move is None:
             self.check_running()  # raises game_over or not_started (the running game skips the call)
-        if self.state.to_move != seat:
+        if to_move != seat:
             raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
         if ply is not None and ply != self.state.ply:
             raise RequestError(Code.STALE_PLY, f"the game is at ply {self.state.ply}, not {ply}")
