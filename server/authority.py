@@ -25,7 +25,7 @@ import logging
 import secrets
 import time
 from functools import partial
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 import games
 from protocol import Code, Message
@@ -82,6 +82,9 @@ __all__ = ["Authority", "restore_table"]
 log = logging.getLogger(__name__)
 
 Push = Callable[[], None]
+
+NO_OFFERS: tuple[str, ...] = ()
+"""The offers a move lapses when the table has none (no list made per move)."""
 
 
 class Authority:
@@ -438,7 +441,9 @@ class Authority:
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
-        table = self.lobby.get(request.table)  # self.table(), one call fewer on the hot path
+        table = self.tables.get(request.table)  # self.table() only to refuse: one call fewer on the hot path
+        if table is None:
+            table = self.table(request.table)  # raises no_such_table
         if self.durable or table.clock is not None or table.rated or table.lock.locked():
             async with table.lock:
                 played = table.plan_move(session, request.move, request.ply)
@@ -473,7 +478,7 @@ class Authority:
         if table.outcome is not None:
             self._close_if_empty(table)  # two computers played it out with nobody watching
 
-    async def _commit_moves(self, table: Table, played: list[Played]) -> list[str]:
+    async def _commit_moves(self, table: Table, played: list[Played]) -> Sequence[str]:
         """Charge the clock, commit and apply planned plies (called with the table lock held); return the offers they lapse.
 
         Raises:
@@ -498,11 +503,11 @@ class Authority:
                 raise
         return self._apply_moves(table, played, final)
 
-    def _apply_moves(self, table: Table, played: list[Played], final: games.Outcome | None) -> list[str]:
+    def _apply_moves(self, table: Table, played: list[Played], final: games.Outcome | None) -> Sequence[str]:
         """Apply committed plies (``final``: the outcome they lead to), lapse offers, stop or re-arm the flag; return the lapsed offers."""
         timed = table.clock is not None
         table.apply(played)
-        lapsed = table.lapse_offers(played[0].seat) if table.offers else []
+        lapsed = table.lapse_offers(played[0].seat) if table.offers else NO_OFFERS
         if final is not None:
             table.stop_clock()
         elif timed or table.flag_timer is not None:  # an untimed game has no flag to watch
