@@ -524,19 +524,35 @@ class Authority:
                 raise
 
     def schedule_flag(self, table: Table) -> None:
-        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
-        if table.flag_timer is not None:
-            table.flag_timer.cancel()
-            table.flag_timer = None
+        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks.
+
+        A flag timer already set to fire no later than the new flag time is
+        kept: firing early, it finds no flag down and sets the next one
+        (:meth:`_check_flag`). Most moves push the flag time later, so a timed
+        move seldom cancels a timer and makes a new one.
+        """
+        timer = table.flag_timer
         clock = table.clock
         if clock is None or clock.running is None or table.outcome is not None:
+            if timer is not None:
+                timer.cancel()
+                table.flag_timer = None
             return
         now = time.monotonic()
         flag_at = clock.flag_time(now)
         assert flag_at is not None
         delay = max(0.0, flag_at - now) + 0.001
         loop = asyncio.get_running_loop()
-        table.flag_timer = loop.call_later(delay, lambda: asyncio.ensure_future(self._check_flag(table)))
+        if timer is not None:
+            if timer.when() <= loop.time() + delay:
+                return  # it fires first
+            timer.cancel()
+        table.flag_timer = loop.call_later(delay, partial(self._flag_due, table))
+
+    def _flag_due(self, table: Table) -> None:
+        """The flag timer fired: check the flag (a timer that fired is no timer any more)."""
+        table.flag_timer = None
+        asyncio.ensure_future(self._check_flag(table))
 
     async def _check_flag(self, table: Table) -> None:
         async with table.lock:
