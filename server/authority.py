@@ -83,6 +83,8 @@ log = logging.getLogger(__name__)
 
 Push = Callable[[], None]
 
+FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
+
 NO_OFFERS: tuple[str, ...] = ()
 """The offers a move lapses when the table has none (no list made per move)."""
 
@@ -444,12 +446,19 @@ class Authority:
         table = self.tables.get(request.table)  # self.table() only to refuse: one call fewer on the hot path
         if table is None:
             table = self.table(request.table)  # raises no_such_table
-        if self.durable or table.clock is not None or table.rated or table.lock.locked():
+        if self.durable or table.rated or table.lock.locked():
             async with table.lock:
                 played = table.plan_move(session, request.move, request.ply)
                 lapsed = await self._commit_moves(table, played)
-        else:  # nothing to commit, no clock, no rating: nothing waits, so no other action can come between plan and apply
+        else:  # nothing to commit, no rating: nothing waits, so no other action can come between plan and apply
             played = table.plan_move(session, request.move, request.ply)
+            if table.clock is not None:
+                try:
+                    table.press_clock(played)
+                except FlagFell as fell:
+                    async with table.lock:  # free: taken at once
+                        await self._flag_fell(table, fell.seat)
+                    raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
             lapsed = self._apply_moves(table, played, played[-1].state.outcome)
         then.append(partial(self._announce_moves, table, played))  # a partial: no lambda frame per move
         for kind in lapsed:
@@ -491,7 +500,7 @@ class Authority:
                 table.press_clock(played)
             except FlagFell as fell:
                 await self._flag_fell(table, fell.seat)
-                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+                raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
         final = played[-1].state.outcome
         if final is not None and table.rated:
             await self._commit_rated_end(table, played, final, clock_before)
