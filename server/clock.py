@@ -224,7 +224,13 @@ class Clock:
         _check_seat(seat)
         if seat != self._running:
             return self._banked[seat]
+        return self._running_left(now)
+
+    def _running_left(self, now: float) -> float:
+        """:meth:`remaining` of the running seat."""
         self._check_now(now)
+        seat = self._running
+        assert seat is not None
         if now >= self._turn_began + self._banked[seat]:
             return 0.0
         return max(0.0, self._banked[seat] - (now - self._turn_began))
@@ -339,7 +345,7 @@ class Clock:
         left = self._banked
         if running is not None:  # the stopped seat's time is its banked time: only the running one is worked out
             left = list(left)
-            left[running] = self.remaining(running, now)
+            left[running] = self._running_left(now)
         return {"remaining_ms": [_to_ms(left[0]), _to_ms(left[1])], "running": running, "control": self._control_text}
 
     @classmethod
@@ -382,16 +388,18 @@ class Clock:
     # --- helpers --------------------------------------------------------------------
 
     def _check_now(self, now: float) -> None:
-        _check_finite(now)
+        if type(now) is not float or not math.isfinite(now):  # a finite float, as time.monotonic() gives, needs no call
+            _check_finite(now)
         if self._running is not None and now < self._turn_began:
             raise ValueError(f"now={now} is before the running turn began ({self._turn_began})")
 
     def _check_running(self, seat: int, now: float) -> None:
-        _check_seat(seat)
-        if self._running is None:
-            raise ValueError(f"the clock is stopped; seat {seat} is not running")
-        if seat != self._running:
-            raise ValueError(f"seat {seat} is not running; it is seat {self._running}'s turn")
+        if type(seat) is not int or seat != self._running:  # the running seat (0 or 1, not a bool) passes every check below
+            _check_seat(seat)
+            if self._running is None:
+                raise ValueError(f"the clock is stopped; seat {seat} is not running")
+            if seat != self._running:
+                raise ValueError(f"seat {seat} is not running; it is seat {self._running}'s turn")
         self._check_now(now)
 
 
