@@ -550,13 +550,12 @@ class Authority:
         now = time.monotonic()
         flag_at = clock.flag_time(now)
         assert flag_at is not None
-        delay = max(0.0, flag_at - now) + 0.001
-        loop = asyncio.get_running_loop()
         if timer is not None:
-            if timer.when() <= loop.time() + delay:
+            if table.flag_timer_for <= flag_at:
                 return  # it fires first
             timer.cancel()
-        table.flag_timer = loop.call_later(delay, partial(self._flag_due, table))
+        table.flag_timer_for = flag_at
+        table.flag_timer = asyncio.get_running_loop().call_later(max(0.0, flag_at - now) + 0.001, partial(self._flag_due, table))
 
     def _flag_due(self, table: Table) -> None:
         """The flag timer fired: check the flag (a timer that fired is no timer any more)."""

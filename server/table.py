@@ -103,6 +103,7 @@ class Table:
         self.offers: dict[str, tuple[int, int]] = {}  # kind -> (offering seat, plies)
         self.clock: Clock | None = None
         self.flag_timer: asyncio.TimerHandle | None = None
+        self.flag_timer_for = 0.0  # the flag time (time.monotonic()) the flag timer was set for
         self.rematch: int | None = None  # the table where this game's rematch is played
         self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
         self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
