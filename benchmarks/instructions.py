@@ -16,6 +16,8 @@ Scenarios (``--only``):
   moves (the echo: the same requests, each answered ``ok``);
 - ``durable``: the same with a fresh SQLite file (``--db``: WAL,
   ``synchronous=FULL``, every move committed before its ``ok``);
+- ``timed``: ``play`` with every table on a clock (``60+1``), the path of a
+  timed move (the echo: the same requests as for ``play``);
 - ``fanout``: one table with ``--spectators`` watchers, ``--fanout-moves``
   moves; per receiver (the echo: a ``broadcast`` written to every receiver).
 
@@ -140,7 +142,7 @@ def per_unit(result: dict[str, Any], scenario: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Instructions per move (callgrind), Parlour beside the echo.")
-    parser.add_argument("--only", default="play,durable,fanout", help="comma-separated scenarios (default: all)")
+    parser.add_argument("--only", default="play,durable,fanout", help="comma-separated scenarios: play, durable, fanout, timed (default: the first three)")
     parser.add_argument("--games", type=int, default=10, help="play, durable: games at once (default: 10)")
     parser.add_argument("--moves", type=int, default=1000, help="play, durable: moves counted (default: 1000)")
     parser.add_argument("--spectators", type=int, default=100, help="fanout: watchers (default: 100)")
@@ -152,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     play = ["--games", str(args.games), "--max-moves", str(args.moves), "--seconds", "100000", "--warmup", "0.5"]
     fanout = ["--spectators", str(args.spectators), "--moves", str(args.fanout_moves)]
-    plans = {"play": ("play", play, False), "durable": ("play", play, True), "fanout": ("fanout", fanout, False)}
+    timed = [*play, "--time-control", "60+1"]
+    plans = {
+        "play": ("play", play, False), "durable": ("play", play, True), "fanout": ("fanout", fanout, False),
+        "timed": ("play", timed, False),
+    }  # fmt: skip
     names = args.only.split(",")
     unknown = [name for name in names if name not in plans]
     if unknown:

@@ -321,7 +321,12 @@ class ParlourGame:
 
     Args:
         players: the connections of seat 0 and seat 1 (both already greeted).
+
+    Attributes:
+        time_control: the ``time_control`` of every table opened (``--time-control``; ``None``: untimed).
     """
+
+    time_control: str | None = None
 
     def __init__(self, players: list[Conn]) -> None:
         self.players = players
@@ -342,7 +347,8 @@ class ParlourGame:
 
     async def open(self) -> int:
         """Create the table (seat 0) and fill seat 1; return the table id."""
-        reply = await self.players[0].request("create_table", game="othello", options={"size": 8}, seat=0)
+        timed = {} if self.time_control is None else {"time_control": self.time_control}
+        reply = await self.players[0].request("create_table", game="othello", options={"size": 8}, seat=0, **timed)
         self.table = reply["table"]["id"]
         joined = await self.players[1].request("join_table", table=self.table, seat=1)
         self._views[1] = joined["view"]
@@ -705,6 +711,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quiet", type=float, default=0.3,
                         help="seconds without a frame after which the server counts as quiet (default: 0.3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
+    parser.add_argument("--time-control", help="Parlour: the time control of every table, e.g. 60+1 (default: untimed)")
     parser.add_argument("--callgrind", action="store_true",
                         help="play, fanout: the server runs under callgrind; switch its counting on and off around the window")
     args = parser.parse_args(argv)
@@ -721,6 +728,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    ParlourGame.time_control = args.time_control
     wanted = connections_needed(args) + 64
     limit = raise_open_files_limit(wanted)
     if limit < wanted:

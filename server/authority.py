@@ -24,7 +24,8 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import Any, Awaitable, Callable
+from functools import partial
+from typing import Any, Awaitable, Callable, Sequence
 
 import games
 from protocol import Code, Message
@@ -73,7 +74,7 @@ from .store import (
     truncate_moves_sql,
     update_table_sql,
 )
-from .table import Played, RequestError, Table
+from .table import NO_COMPUTER, Played, RequestError, Table
 from .workers import WorkerPool
 
 __all__ = ["Authority", "restore_table"]
@@ -81,6 +82,11 @@ __all__ = ["Authority", "restore_table"]
 log = logging.getLogger(__name__)
 
 Push = Callable[[], None]
+
+FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
+
+NO_OFFERS: tuple[str, ...] = ()
+"""The offers a move lapses when the table has none (no list made per move)."""
 
 
 class Authority:
@@ -437,11 +443,24 @@ class Authority:
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
-        table = self.lobby.get(request.table)  # self.table(), one call fewer on the hot path
-        async with table.lock:
+        table = self.tables.get(request.table)  # self.table() only to refuse: one call fewer on the hot path
+        if table is None:
+            table = self.table(request.table)  # raises no_such_table
+        if self.durable or table.rated or table.lock.locked():
+            async with table.lock:
+                played = table.plan_move(session, request.move, request.ply)
+                lapsed = await self._commit_moves(table, played)
+        else:  # nothing to commit, no rating: nothing waits, so no other action can come between plan and apply
             played = table.plan_move(session, request.move, request.ply)
-            lapsed = await self._commit_moves(table, played)
-        then.append(lambda: self._announce_moves(table, played))
+            if table.clock is not None:
+                try:
+                    table.press_clock(played)
+                except FlagFell as fell:
+                    async with table.lock:  # free: taken at once
+                        await self._flag_fell(table, fell.seat)
+                    raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
+            lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+        then.append(partial(self._announce_moves, table, played))  # a partial: no lambda frame per move
         for kind in lapsed:
             then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
         return Ok(id=request.id)
@@ -468,7 +487,7 @@ class Authority:
         if table.outcome is not None:
             self._close_if_empty(table)  # two computers played it out with nobody watching
 
-    async def _commit_moves(self, table: Table, played: list[Played]) -> list[str]:
+    async def _commit_moves(self, table: Table, played: list[Played]) -> Sequence[str]:
         """Charge the clock, commit and apply planned plies (called with the table lock held); return the offers they lapse.
 
         Raises:
@@ -481,7 +500,7 @@ class Authority:
                 table.press_clock(played)
             except FlagFell as fell:
                 await self._flag_fell(table, fell.seat)
-                raise RequestError(Code.GAME_OVER, "your flag fell before the move arrived") from None
+                raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
         final = played[-1].state.outcome
         if final is not None and table.rated:
             await self._commit_rated_end(table, played, final, clock_before)
@@ -491,8 +510,13 @@ class Authority:
             except Exception:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
+        return self._apply_moves(table, played, final)
+
+    def _apply_moves(self, table: Table, played: list[Played], final: games.Outcome | None) -> Sequence[str]:
+        """Apply committed plies (``final``: the outcome they lead to), lapse offers, stop or re-arm the flag; return the lapsed offers."""
+        timed = table.clock is not None
         table.apply(played)
-        lapsed = table.lapse_offers(played[0].seat) if table.offers else []
+        lapsed = table.lapse_offers(played[0].seat) if table.offers else NO_OFFERS
         if final is not None:
             table.stop_clock()
         elif timed or table.flag_timer is not None:  # an untimed game has no flag to watch
@@ -509,19 +533,34 @@ class Authority:
                 raise
 
     def schedule_flag(self, table: Table) -> None:
-        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks."""
-        if table.flag_timer is not None:
-            table.flag_timer.cancel()
-            table.flag_timer = None
+        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks.
+
+        A flag timer already set to fire no later than the new flag time is
+        kept: firing early, it finds no flag down and sets the next one
+        (:meth:`_check_flag`). Most moves push the flag time later, so a timed
+        move seldom cancels a timer and makes a new one.
+        """
+        timer = table.flag_timer
         clock = table.clock
         if clock is None or clock.running is None or table.outcome is not None:
+            if timer is not None:
+                timer.cancel()
+                table.flag_timer = None
             return
         now = time.monotonic()
         flag_at = clock.flag_time(now)
         assert flag_at is not None
-        delay = max(0.0, flag_at - now) + 0.001
-        loop = asyncio.get_running_loop()
-        table.flag_timer = loop.call_later(delay, lambda: asyncio.ensure_future(self._check_flag(table)))
+        if timer is not None:
+            if table.flag_timer_for <= flag_at:
+                return  # it fires first
+            timer.cancel()
+        table.flag_timer_for = flag_at
+        table.flag_timer = asyncio.get_running_loop().call_later(max(0.0, flag_at - now) + 0.001, partial(self._flag_due, table))
+
+    def _flag_due(self, table: Table) -> None:
+        """The flag timer fired: check the flag (a timer that fired is no timer any more)."""
+        table.flag_timer = None
+        asyncio.ensure_future(self._check_flag(table))
 
     async def _check_flag(self, table: Table) -> None:
         async with table.lock:
@@ -717,7 +756,7 @@ class Authority:
         self.computers.wake(table)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
-        clock = table.clock_snapshot()  # one snapshot: every moved of one request carries the same clock
+        clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
         last = played[-1]
         for ply in played:
             if ply.forced:
@@ -726,7 +765,7 @@ class Authority:
             send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
-        else:
+        elif table.computer != NO_COMPUTER:  # most tables have no computer seat: no call to wake none
             self.computers.wake(table)
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:

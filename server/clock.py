@@ -182,10 +182,11 @@ class Clock:
         control: the time control; both seats start with ``control.starting_s``.
     """
 
-    __slots__ = ("control", "_banked", "_running", "_turn_began")
+    __slots__ = ("control", "_control_text", "_banked", "_running", "_turn_began")
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
+        self._control_text = str(control)  # in every snapshot, i.e. every timed move: worked out once
         self._banked = [control.starting_s, control.starting_s]
         self._running: int | None = None
         self._turn_began = 0.0
@@ -201,6 +202,7 @@ class Clock:
         """
         twin = Clock.__new__(Clock)
         twin.control = self.control
+        twin._control_text = self._control_text
         twin._banked = list(self._banked)
         twin._running = self._running
         twin._turn_began = self._turn_began
@@ -222,7 +224,13 @@ class Clock:
         _check_seat(seat)
         if seat != self._running:
             return self._banked[seat]
+        return self._running_left(now)
+
+    def _running_left(self, now: float) -> float:
+        """:meth:`remaining` of the running seat."""
         self._check_now(now)
+        seat = self._running
+        assert seat is not None
         if now >= self._turn_began + self._banked[seat]:
             return 0.0
         return max(0.0, self._banked[seat] - (now - self._turn_began))
@@ -280,7 +288,7 @@ class Clock:
                 running for ``seat``, so the caller ends the game and stops it.
         """
         self._check_running(seat, now)
-        if self.flagged(now) is not None:
+        if now >= self._turn_began + self._banked[seat]:  # flagged(now), written out: its checks are done just above
             raise FlagFell(seat)
         left = self._banked[seat] - (now - self._turn_began) + self.control.increment_s
         self._banked[seat] = left
@@ -333,11 +341,12 @@ class Clock:
             not flagged never reads as flagged), the running seat, and the
             canonical time control.
         """
-        return {
-            "remaining_ms": [_to_ms(self.remaining(seat, now)) for seat in _SEATS],
-            "running": self._running,
-            "control": str(self.control),
-        }
+        running = self._running
+        left = self._banked
+        if running is not None:  # the stopped seat's time is its banked time: only the running one is worked out
+            left = list(left)
+            left[running] = self._running_left(now)
+        return {"remaining_ms": [_to_ms(left[0]), _to_ms(left[1])], "running": running, "control": self._control_text}
 
     @classmethod
     def restore(cls, control: TimeControl | str, remaining_ms: list[int], running: int | None, now: float) -> Clock:
@@ -379,16 +388,18 @@ class Clock:
     # --- helpers --------------------------------------------------------------------
 
     def _check_now(self, now: float) -> None:
-        _check_finite(now)
+        if type(now) is not float or not math.isfinite(now):  # a finite float, as time.monotonic() gives, needs no call
+            _check_finite(now)
         if self._running is not None and now < self._turn_began:
             raise ValueError(f"now={now} is before the running turn began ({self._turn_began})")
 
     def _check_running(self, seat: int, now: float) -> None:
-        _check_seat(seat)
-        if self._running is None:
-            raise ValueError(f"the clock is stopped; seat {seat} is not running")
-        if seat != self._running:
-            raise ValueError(f"seat {seat} is not running; it is seat {self._running}'s turn")
+        if type(seat) is not int or seat != self._running:  # the running seat (0 or 1, not a bool) passes every check below
+            _check_seat(seat)
+            if self._running is None:
+                raise ValueError(f"the clock is stopped; seat {seat} is not running")
+            if seat != self._running:
+                raise ValueError(f"seat {seat} is not running; it is seat {self._running}'s turn")
         self._check_now(now)
 
 
