@@ -301,16 +301,18 @@ def wants_app(args: argparse.Namespace, environ: Mapping[str, str] | None = None
 def _run_app(args: argparse.Namespace) -> int:
     """Run the full-screen app (:mod:`client.app`), starting from the command line's server and settings."""
     from .app.app import ParlourApp
+    from .app.server_screen import ServerStart
 
     address = None
     if args.address is not None:
         host, port = args.address
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     settings: ConnectSettings = args.settings
-    app = ParlourApp(
+    start = ServerStart(
         name=args.name, address=address, password=settings.password, fingerprint=settings.fingerprint,
-        tls=settings.ssl is not None, ca_file=args.tls_ca, mono=args.mono, low_time_bell=args.bell, claims=settings.claims,
+        tls=settings.ssl is not None, ca_file=args.tls_ca,
     )
+    app = ParlourApp(start, mono=args.mono, low_time_bell=args.bell, claims=settings.claims)
     return app.run() or 0
 
 
@@ -412,14 +414,16 @@ async def _host_app(args: argparse.Namespace, host: str, port: int, **kwargs: An
     from multiprocessing import resource_tracker
 
     from .app.app import ParlourApp
+    from .app.server_screen import ServerStart
 
     resource_tracker.ensure_running()
     settings: ConnectSettings = args.settings
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    app = ParlourApp(
+    start = ServerStart(
         name=args.name, address=address, password=settings.password, fingerprint=settings.fingerprint,
-        tls=settings.ssl is not None, mono=args.mono, low_time_bell=args.bell, claims=settings.claims, discover=False, **kwargs,
+        tls=settings.ssl is not None, discover=False,
     )
+    app = ParlourApp(start, mono=args.mono, low_time_bell=args.bell, claims=settings.claims, **kwargs)
     return await app.run_async() or 0
 
 

@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from client.app.app import ParlourApp  # noqa: E402
 from client.app.recent import RecentServers  # noqa: E402
+from client.app.server_screen import ServerStart  # noqa: E402
 from client.app.table import TableView  # noqa: E402
 from client.app.tabs import MainScreen  # noqa: E402
 from client.connection import Client  # noqa: E402
@@ -61,11 +62,9 @@ async def take_pictures(output: Path) -> None:
     bob, cat = await fill_lobby(server.port)
     with tempfile.TemporaryDirectory() as scratch:
         app = ParlourApp(
-            name="ann",
-            address=f"127.0.0.1:{server.port}",
+            ServerStart(name="ann", address=f"127.0.0.1:{server.port}", discover=False),
             tokens=TokenStore(Path(scratch) / "tokens.json"),
             recent=RecentServers(Path(scratch) / "servers.json"),
-            discover=False,
         )
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.session and len(app.session.lobby) >= 3, "the lobby")

@@ -58,7 +58,7 @@ from .authority import Authority, restore_table
 from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
-from .session import Session
+from .session import Push, Session
 from .social import Social
 from .dblock import DatabaseLock
 from .finger import RatingQueries
@@ -85,7 +85,6 @@ log = logging.getLogger(__name__)
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
 
-Push = Callable[[], None]
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 
 

@@ -62,7 +62,7 @@ from .limits import Limits
 from .lobby import Lobby
 from .rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
 from .ratings import Ratings
-from .session import Session, new_token
+from .session import Push, Session, new_token
 from .store import (
     Statement,
     StoredTable,
@@ -81,7 +81,6 @@ __all__ = ["Authority", "restore_table"]
 
 log = logging.getLogger(__name__)
 
-Push = Callable[[], None]
 
 FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
 

@@ -36,7 +36,7 @@ from .authority import Authority
 from .limits import Limits
 from .mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair, send_to
-from .session import Session
+from .session import Push, Session
 from .spam import SpamLimits
 from .table import RequestError
 from .tells import online_player
@@ -45,7 +45,6 @@ __all__ = ["Challenges", "OpenChallenge"]
 
 log = logging.getLogger(__name__)
 
-Push = Callable[[], None]
 
 
 @dataclass(eq=False, slots=True)

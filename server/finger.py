@@ -18,13 +18,12 @@ from protocol.messages import Finger, GetLeaderboard, PastGame, Player, Ranking,
 
 from .names import NameError_, check_name, name_key
 from .ratings import Ratings
-from .session import Session
+from .session import Push, Session
 from .store import iso_utc
 from .table import RequestError
 
 __all__ = ["RatingQueries"]
 
-Push = Callable[[], None]
 T = TypeVar("T")
 
 _RESULTS = {1.0: "win", 0.5: "draw", 0.0: "loss"}

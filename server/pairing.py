@@ -10,7 +10,7 @@ passes the same checks, commits and announcements as any other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import games
 from protocol import Code
@@ -19,12 +19,11 @@ from protocol.messages import CreateTable, JoinTable, Paired
 from .authority import Authority
 from .clock import TimeControl, TimeControlError
 from .rated import check_rated_seat
-from .session import Session
+from .session import Push, Session
 from .table import RequestError, Table
 
 __all__ = ["Terms", "seat_pair", "send_to", "check_rated"]
 
-Push = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from .limits import Limits
 from .mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair
 from .presence import RatingOf, no_ratings
-from .session import Session
+from .session import Push, Session
 from .spam import SpamLimits
 from .table import RequestError, Table
 
@@ -37,7 +37,6 @@ __all__ = ["SeekBoard", "OpenSeek", "UNRATED"]
 
 log = logging.getLogger(__name__)
 
-Push = Callable[[], None]
 
 UNRATED = 1500
 """The rating a player without one is taken to have when a seek's range is checked (Glicko-2's starting rating)."""

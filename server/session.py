@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .peer import Peer
 
-__all__ = ["Session", "new_token"]
+__all__ = ["Push", "Session", "new_token"]
+
+Push = Callable[[], None]
+"""A send that a request handler defers until its reply has gone: handlers append them to ``then``."""
 
 TOKEN_BYTES = 24
 """Entropy of a resume token, in bytes (192 bits)."""

@@ -1,6 +1,6 @@
 """The Parlour terminal application: the server screen, then the lobby and table tabs.
 
->>> ParlourApp(name="ann", address="127.0.0.1:7420").run()   # doctest: +SKIP
+>>> ParlourApp(ServerStart(name="ann", address="127.0.0.1:7420")).run()   # doctest: +SKIP
 
 The app holds one :class:`client.session.ClientSession` (the model every
 screen reads and acts through) once connected. Quitting always asks; Ctrl-C
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Callable
 
 from textual import work
 from textual.app import App
@@ -30,7 +30,7 @@ from .connecting import Target, open_client
 from .help import HelpScreen
 from .new_table import NewTableScreen
 from .recent import RecentServer, RecentServers
-from .server_screen import Connected, ServerScreen
+from .server_screen import Connected, ServerScreen, ServerStart
 from .tabs import MainScreen
 
 __all__ = ["ParlourApp", "RECONNECT_DELAYS_S"]
@@ -43,11 +43,10 @@ class ParlourApp(App[int]):
     """The full-screen client.
 
     Args:
-        name, address: to start with (``--name``, ``HOST[:PORT]``); with both, it connects at once.
-        password, fingerprint, tls, ca_file: the command line's connection settings.
+        start: the server screen's fields from the command line (with a name and an address it
+            connects at once), and how it searches the LAN (see :class:`ServerStart`).
         tokens: where session tokens are remembered (default: the user data directory).
         recent: the recently used servers (default: ``servers.json`` in the user data directory).
-        lan_interfaces, discover: how the server screen searches the LAN (see :class:`ServerScreen`).
         mono, low_time_bell: boards without colour (``--mono``); a bell at low time (``--bell``).
         quit_warning: what quitting does besides (``parlour host``: it stops the server); every quit then asks.
         greeting: a notice shown once connected (``parlour host``: how the others connect).
@@ -65,17 +64,10 @@ class ParlourApp(App[int]):
 
     def __init__(
         self,
+        start: ServerStart = ServerStart(),
         *,
-        name: str | None = None,
-        address: str | None = None,
-        password: str | None = None,
-        fingerprint: str | None = None,
-        tls: bool = False,
-        ca_file: str | None = None,
         tokens: TokenStore | None = None,
         recent: RecentServers | None = None,
-        lan_interfaces: Sequence[str] | None = None,
-        discover: bool = True,
         mono: bool = False,
         low_time_bell: bool = False,
         claims: NameClaims | None = None,
@@ -95,16 +87,13 @@ class ParlourApp(App[int]):
         self.target: Target | None = None
         self.quit_warning = quit_warning  # parlour host: quitting stops the server for everyone (asked on every quit)
         self.greeting = greeting  # parlour host: how the others connect, shown once connected
-        self._start = dict(
-            name=name, address=address, password=password, fingerprint=fingerprint, tls=tls, ca_file=ca_file,
-            lan_interfaces=lan_interfaces, discover=discover,
-        )
+        self._start = start
 
     def _claim_notice(self, text: str) -> None:
         self.notify(printable(text), timeout=20)
 
     def on_mount(self) -> None:
-        self.push_screen(ServerScreen(**self._start), self._connected)  # type: ignore[arg-type]
+        self.push_screen(ServerScreen(self._start), self._connected)
 
     def _connected(self, connected: Connected | None) -> None:
         if connected is None:

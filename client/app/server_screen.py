@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import ssl
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from textual import on, work
@@ -30,7 +30,7 @@ from ..tls import FingerprintMismatch, TLSFileError, normalise_fingerprint
 from .connecting import Target, open_client
 from .recent import RecentServer
 
-__all__ = ["ServerScreen", "Connected", "describe_found", "parse_target"]
+__all__ = ["ServerScreen", "ServerStart", "Connected", "describe_found", "parse_target"]
 
 class Connected:
     """What the server screen dismisses with: the open client and the target it reached."""
@@ -65,15 +65,33 @@ def parse_target(address: str, name: str, password: str = "", fingerprint: str =
     return Target(host, port, name.strip(), password or None, tls or pinned is not None, pinned, ca_file)
 
 
+@dataclass(frozen=True)
+class ServerStart:
+    """What the server screen starts with: the command line's fields, and how to search the LAN.
+
+    Attributes:
+        name: the player name to start with (``--name``).
+        address: an address to start with (``HOST[:PORT]``); with a name too, the screen connects at once.
+        password, fingerprint, tls, ca_file: the connection settings (see :class:`Target`).
+        lan_interfaces: the local addresses to search the LAN from (``None``: every interface).
+        discover: whether to search the LAN at all (``False``: the list says so).
+    """
+
+    name: str | None = None
+    address: str | None = None
+    password: str | None = None
+    fingerprint: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+    lan_interfaces: Sequence[str] | None = None
+    discover: bool = True
+
+
 class ServerScreen(Screen[Connected]):
     """Pick or type a server and connect; dismisses with :class:`Connected`.
 
     Args:
-        name: the player name to start with (``--name``).
-        address: an address to start with; with a name too, the screen connects at once.
-        password, fingerprint, tls, ca_file: from the command line (see :class:`Target`).
-        lan_interfaces: the local addresses to search the LAN from (``None``: every interface).
-        discover: whether to search the LAN at all (``False``: the list says so).
+        start: what the fields start with, and how to search the LAN.
     """
 
     DEFAULT_CSS = """
@@ -92,27 +110,16 @@ class ServerScreen(Screen[Connected]):
     """
     BINDINGS = [Binding("ctrl+r", "rescan", "Search the LAN again")]
 
-    def __init__(
-        self,
-        name: str | None = None,
-        address: str | None = None,
-        *,
-        password: str | None = None,
-        fingerprint: str | None = None,
-        tls: bool = False,
-        ca_file: str | None = None,
-        lan_interfaces: Sequence[str] | None = None,
-        discover: bool = True,
-    ) -> None:
+    def __init__(self, start: ServerStart = ServerStart()) -> None:
         super().__init__()
-        self.lan_interfaces = lan_interfaces
-        self.discover = discover
-        self.start_name = name or ""
-        self.start_address = address or ""
-        self.start_password = password or ""
-        self.start_fingerprint = fingerprint or ""
-        self.tls = tls
-        self.ca_file = ca_file
+        self.lan_interfaces = start.lan_interfaces
+        self.discover = start.discover
+        self.start_name = start.name or ""
+        self.start_address = start.address or ""
+        self.start_password = start.password or ""
+        self.start_fingerprint = start.fingerprint or ""
+        self.tls = start.tls
+        self.ca_file = start.ca_file
         self.found: list[discovery.FoundServer] = []
         self.recent: list[RecentServer] = []
 

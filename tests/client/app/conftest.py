@@ -10,9 +10,13 @@ import pytest
 
 from client.app.app import ParlourApp
 from client.app.recent import RecentServers
+from client.app.server_screen import ServerStart
 from client.tokens import TokenStore
 
 SIZE = (80, 24)
+
+START_FIELDS = frozenset(ServerStart.__dataclass_fields__)
+"""The factory's keywords that go to the server screen (:class:`ServerStart`), not to the app."""
 
 
 @pytest.fixture
@@ -20,10 +24,11 @@ def make_app(tmp_path: Path) -> Callable[..., ParlourApp]:
     """Factory: an app whose tokens and recent servers live in ``tmp_path``, not searching the LAN."""
 
     def factory(**kwargs: Any) -> ParlourApp:
+        starting = {field: kwargs.pop(field) for field in START_FIELDS if field in kwargs}
+        starting.setdefault("discover", False)
         kwargs.setdefault("tokens", TokenStore(tmp_path / "tokens.json"))
         kwargs.setdefault("recent", RecentServers(tmp_path / "servers.json"))
-        kwargs.setdefault("discover", False)
-        return ParlourApp(**kwargs)
+        return ParlourApp(ServerStart(**starting), **kwargs)
 
     return factory
 
