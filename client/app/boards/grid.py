@@ -13,7 +13,7 @@ from rich.style import Style
 
 from .base import BoardWidget, Canvas, Palette, Square
 
-__all__ = ["GridBoard", "square_name"]
+__all__ = ["GridBoard", "SquareBoard", "square_name"]
 
 _MARGIN = 3
 """Columns left of the first cell: a two-digit row number and a space."""
@@ -93,3 +93,15 @@ class GridBoard(BoardWidget):
     def seat_style(self, owner: int, palette: Palette) -> Style:
         """The style of a seat's pieces."""
         return palette.seat[owner]
+
+
+class SquareBoard(GridBoard):
+    """A square board of ``view["size"]`` rows and columns (Othello, Hexapawn, Ming Mang)."""
+
+    def rows(self) -> int:
+        """The board's size."""
+        return self.view["size"]
+
+    def cols(self) -> int:
+        """The board's size."""
+        return self.view["size"]

@@ -7,25 +7,17 @@ the bottom, as Black sees theirs; spectators see it as the notation is drawn
 
 from __future__ import annotations
 
-from .grid import GridBoard
+from .grid import SquareBoard
 
 __all__ = ["HexapawnBoard"]
 
 _MARKS = {1: ("w", 0), 2: ("b", 1)}
 
 
-class HexapawnBoard(GridBoard):
+class HexapawnBoard(SquareBoard):
     """Hexapawn from ``view`` (keys ``size``, ``board`` rows of 0/1/2, ``pawns``)."""
 
     game = "hexapawn"
-
-    def rows(self) -> int:
-        """The board's size."""
-        return self.view["size"]
-
-    def cols(self) -> int:
-        """The board's size."""
-        return self.view["size"]
 
     def flipped(self) -> bool:
         """White (seat 0) starts at the top: turn the board for White."""

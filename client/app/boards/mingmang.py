@@ -8,25 +8,17 @@ are marked on their squares and listed under the board.
 
 from __future__ import annotations
 
-from .grid import GridBoard
+from .grid import SquareBoard
 
 __all__ = ["MingMangBoard"]
 
 _OWNERS = {"x": 0, "o": 1}
 
 
-class MingMangBoard(GridBoard):
+class MingMangBoard(SquareBoard):
     """Ming Mang from ``view`` (keys ``size``, ``board`` rows of ``x``/``o``/``.``, ``counts``, ``captured``)."""
 
     game = "mingmang"
-
-    def rows(self) -> int:
-        """The board's size."""
-        return self.view["size"]
-
-    def cols(self) -> int:
-        """The board's size."""
-        return self.view["size"]
 
     def flipped(self) -> bool:
         """Black (seat 1) starts top and right: turn the board for Black."""

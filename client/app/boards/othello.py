@@ -8,25 +8,17 @@ said under the board.
 
 from __future__ import annotations
 
-from .grid import GridBoard
+from .grid import SquareBoard
 
 __all__ = ["OthelloBoard"]
 
 _SEATS = (("Black", "X"), ("White", "O"))
 
 
-class OthelloBoard(GridBoard):
+class OthelloBoard(SquareBoard):
     """Othello from ``view`` (keys ``size``, ``board`` rows of ``X``/``O``/``.``, ``discs``, ``must_pass``)."""
 
     game = "othello"
-
-    def rows(self) -> int:
-        """The board's size."""
-        return self.view["size"]
-
-    def cols(self) -> int:
-        """The board's size."""
-        return self.view["size"]
 
     def symbol(self, row: int, col: int) -> tuple[str, int | None]:
         """A disc (``●``, or ``X``/``O`` in monochrome) or nothing."""
