@@ -755,6 +755,18 @@ class SQLiteStore:
     ``await close()`` at the end (or use ``async with SQLiteStore.open(path) as store``).
     Writes are made from one asyncio event loop.
 
+    Why a writer thread rather than commits on the event loop's own thread
+    (Redis's ``appendfsync always``), measured twice (``docs/BENCHMARKS.md``,
+    the durable path): committing on the loop saves the hand-overs (every
+    ``futex`` call, the self-pipe wake-up; about 45,000 instructions a move
+    with one game, 6,000 at ten writes a commit), but the loop then waits
+    for each fsync instead of reading, checking and planning the moves that
+    arrive meanwhile. On the shared 2-core machine, the server pinned to one
+    core as ``benchmarks/compare.py`` runs it, that halved the moves played
+    at 10 games, raised their p50 two- to fourfold and one game's p50 from
+    about 1 ms to 4-8 ms. So the thread stays, and the hand-overs are kept
+    few: one queue hand-over and one loop wake-up per commit.
+
     Attributes:
         path: the database file.
         synchronous: the ``PRAGMA synchronous`` mode of the writer.
@@ -1062,11 +1074,9 @@ class SQLiteStore:
             if batch is _STOP:
                 return jobs, True
             jobs += batch
-            try:
+            if not self._queue.empty():  # this thread alone takes from it; get_nowait() would raise Empty once a commit
                 batch = self._queue.get_nowait()
                 continue
-            except queue.Empty:
-                pass
             wanted = self._group_mean
             if wanted < _WAIT_FROM_MEAN or len(jobs) >= wanted or not self.commit_delay_s:
                 return jobs, False
@@ -1317,6 +1327,10 @@ def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
     holds rows of several jobs. Rows keep their order, so the effect is that of
     the statements one by one.
     """
+    if len(jobs) == 1 and len(jobs[0].statements) == 1:  # one game's move, say: nothing to merge
+        job = jobs[0]
+        sql, params = job.statements[0]
+        return [(sql, params, job)]
     plan: list[tuple[str, Sequence[Any], _Job | object]] = []
     rows: list[Any] = []
     owners: list[_Job] = []
