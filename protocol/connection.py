@@ -16,7 +16,7 @@ state              requests accepted from the client
 from __future__ import annotations
 
 import enum
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from .codec import decode_request, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
@@ -67,32 +67,27 @@ class ServerConnection:
         decoder = self._decoder
         return 0 if type(decoder) is int else decoder.buffered_bytes  # type: ignore[union-attr]
 
-    def receive_data(self, data: bytes) -> Iterable[Request | ProtocolError]:
-        """Feed received bytes; return the requests and errors they complete, in order.
+    def receive_data(self, data: bytes) -> Iterator[Request | ProtocolError]:
+        """Feed received bytes; yield the requests and errors they complete.
 
         Requests are validated one at a time as the caller takes them, so an
-        :meth:`accept_hello` between two of them applies to the second. The
-        usual read, exactly one whole frame, comes back as a 1-tuple; any
-        other as an iterator.
+        :meth:`accept_hello` between two of them applies to the second.
         """
-        if type(data) is bytes and type(self._decoder) is int and len(data) >= HEADER_BYTES:
-            (length,) = _HEADER.unpack_from(data)
-            if len(data) == HEADER_BYTES + length and length <= self._decoder and self.state is not _CLOSED:
-                # The usual read: exactly one whole frame. No decoder and no generator are made for it.
-                event = self._parse(data[HEADER_BYTES:])
-                if isinstance(event, FrameError):
-                    broken = self._decoder = FrameDecoder(max_frame_bytes=self._decoder)
-                    broken.fail(event)  # broken for good, as in _receive_frames
-                    self.state = _CLOSED
-                return (event,)
-        return self._receive_frames(data)
-
-    def _receive_frames(self, data: bytes) -> Iterator[Request | ProtocolError]:
-        """:meth:`receive_data` for anything but exactly one whole frame after a whole frame."""
         if self.state is _CLOSED:
             return
         decoder = self._decoder
         if type(decoder) is int:
+            if type(data) is bytes and len(data) >= HEADER_BYTES:
+                (length,) = _HEADER.unpack_from(data)
+                if len(data) == HEADER_BYTES + length and length <= decoder:
+                    # The usual read: exactly one whole frame. No decoder is made for it.
+                    event = self._parse(data[HEADER_BYTES:])
+                    if isinstance(event, FrameError):
+                        broken = self._decoder = FrameDecoder(max_frame_bytes=decoder)
+                        broken.fail(event)  # broken for good, as below
+                        self.state = _CLOSED
+                    yield event
+                    return
             decoder = self._decoder = FrameDecoder(max_frame_bytes=decoder)
         try:
             bodies = decoder.feed_bodies(data)
