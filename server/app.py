@@ -86,6 +86,7 @@ STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full
 """The message of a ``storage_full`` error."""
 
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
+AtOnceHandler = Callable[[Session, Any, list[Push]], Message | None]
 
 
 MOST_LOBBY_TICK_S = 10.0
@@ -206,6 +207,8 @@ class Server:
             self.ratings, lambda: self.authority.rated_allowed,
         )  # fmt: skip
         self.social.install(self._dispatch)
+        self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
+        """Handlers that answer without waiting when they can (``None``: the request's ``_dispatch`` handler must)."""
 
     @property
     def config(self) -> ServerConfig:
@@ -235,6 +238,7 @@ class Server:
                 self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 self.store = SQLiteStore.open(self.config.db_path)
                 self.authority.durable = True
+                self._at_once.clear()  # every move waits for its commit: no handler can answer at once
                 self.ratings.store = self.store
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
@@ -357,7 +361,29 @@ class Server:
         if self.store is not None and statements:
             await self.store.write(*statements)
 
-    async def _request(self, peer: Peer, request: Request) -> None:
+    def _request(self, peer: Peer, request: Request) -> Awaitable[None] | None:
+        """Answer ``request`` at once (``None``) if its handler can without waiting, else return what answers it."""
+        answer_now = self._at_once.get(type(request))
+        if answer_now is None:
+            return self._answer(peer, request)
+        assert peer.session is not None
+        then: list[Push] = []
+        try:
+            reply = answer_now(peer.session, request, then)
+        except Exception as exc:
+            reply = self._failed(peer, request, exc)
+            if reply is not None:
+                peer.send(reply)
+            return None
+        if reply is None:
+            return self._answer(peer, request)  # it must wait: the whole handler, from the start
+        peer.send(reply)
+        for push in then:  # the reply is no error (those are raised): its pushes follow it
+            push()
+        return None
+
+    async def _answer(self, peer: Peer, request: Request) -> None:
+        """Answer ``request``: its handler's reply (or the error it raised), then the pushes it left in ``then``."""
         then: list[Push] = []
         try:
             if isinstance(request, Hello):
@@ -365,22 +391,27 @@ class Server:
             else:
                 assert peer.session is not None
                 reply = await self._dispatch[type(request)](peer.session, request, then)
-        except RequestError as exc:
-            reply = Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
-        except ProtocolError as exc:
-            send_protocol_error(peer, exc)
-            return
         except Exception as exc:
-            if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
-                log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
-                reply = Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
-            else:
-                log.exception("request %r from %s failed", request, peer.address)
-                reply = Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
+            reply = self._failed(peer, request, exc)
+            if reply is None:
+                return
         peer.send(reply)
         if not isinstance(reply, Error):
             for push in then:  # pushes follow the reply, so the requester sees its reply first
                 push()
+
+    def _failed(self, peer: Peer, request: Request, exc: Exception) -> Message | None:
+        """The reply to ``request`` whose handler raised ``exc``; ``None`` if it was a protocol error (answered already)."""
+        if isinstance(exc, RequestError):
+            return Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
+        if isinstance(exc, ProtocolError):
+            send_protocol_error(peer, exc)
+            return None
+        if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
+            log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
+            return Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
+        log.exception("request %r from %s failed", request, peer.address)
+        return Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
 
     def _disconnected(self, peer: Peer) -> None:
         self.bus.unsubscribe_all(peer)

@@ -441,24 +441,43 @@ class Authority:
         return Ok(id=request.id)
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
-        """The hot path: check the seat, the turn and the move, charge the clock, commit, apply, then send each view."""
+        """Check the seat, the turn and the move, charge the clock, commit, apply, then send each view; under the table's lock.
+
+        The hot path is :meth:`play_move_now`, the same pipeline for a move that need not wait.
+        """
+        table = self.table(request.table)
+        async with table.lock:
+            played = table.plan_move(session, request.move, request.ply)
+            lapsed = await self._commit_moves(table, played)
+        return self._moves_played(table, played, lapsed, request, then)
+
+    def play_move_now(self, session: Session, request: PlayMove, then: list[Push]) -> Message | None:
+        """:meth:`play_move` without waiting, or ``None`` if it must wait (call :meth:`play_move` then).
+
+        Nothing waits without a database, a rating or a flag that fell, with
+        the table's lock free: so no other action can come between plan and
+        apply, and the lock is not taken. The checks and their order are
+        :meth:`play_move`'s.
+
+        Raises:
+            RequestError: as :meth:`play_move`.
+        """
         table = self.tables.get(request.table)  # self.table() only to refuse: one call fewer on the hot path
         if table is None:
             table = self.table(request.table)  # raises no_such_table
         if self.durable or table.rated or table.lock.locked():
-            async with table.lock:
-                played = table.plan_move(session, request.move, request.ply)
-                lapsed = await self._commit_moves(table, played)
-        else:  # nothing to commit, no rating: nothing waits, so no other action can come between plan and apply
-            played = table.plan_move(session, request.move, request.ply)
-            if table.clock is not None:
-                try:
-                    table.press_clock(played)
-                except FlagFell as fell:
-                    async with table.lock:  # free: taken at once
-                        await self._flag_fell(table, fell.seat)
-                    raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
-            lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+            return None
+        played = table.plan_move(session, request.move, request.ply)
+        if table.clock is not None:
+            try:
+                table.press_clock(played)
+            except FlagFell:
+                return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
+        lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+        return self._moves_played(table, played, lapsed, request, then)
+
+    def _moves_played(self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push]) -> Message:
+        """Leave the announcement of applied plies (and of the offers they lapsed) in ``then``; return the mover's ``ok``."""
         then.append(partial(self._announce_moves, table, played))  # a partial: no lambda frame per move
         for kind in lapsed:
             then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))

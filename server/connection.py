@@ -59,7 +59,8 @@ PUMP_TASK_NAME = "parlour-requests"
 """The name of every task that handles a connection's requests: a task given no name formats
 one of its own ("Task-123"), several thousand instructions per request."""
 
-RequestHandler = Callable[[Peer, Request], Awaitable[None]]
+RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
+"""Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
 
 
 class Connections:
@@ -67,7 +68,8 @@ class Connections:
 
     Args:
         limits: what one client may cost.
-        handle: ``await handle(peer, request)`` answers one request (it sends the reply itself).
+        handle: ``handle(peer, request)`` answers one request (it sends the reply itself), at once
+            (it returns ``None``) or when the awaitable it returns is awaited.
         disconnected: called once when a connection that was accepted ends.
 
     Attributes:
@@ -302,7 +304,9 @@ class Connections:
                 if isinstance(event, ProtocolError):
                     send_protocol_error(peer, event)
                 else:
-                    await self._handle_request(peer, event)
+                    answering = self._handle_request(peer, event)
+                    if answering is not None:
+                        await answering  # the request must wait
                 if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
                     return False  # closed by us, or the client left: its other requests are not worth answering
             peer.flush()  # the replies to this batch leave now, in one write

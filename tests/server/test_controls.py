@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -158,6 +159,23 @@ async def test_flag_falls_for_a_silent_player(connect) -> None:
         over = await client.next_event(m.GameOver, timeout_s=TIMEOUT_S)
         assert over.outcome["winner"] == 0 and over.outcome["reason"] == "White ran out of time"
     await refused(bob.move(table, "c3"), "game_over")
+
+
+async def test_a_move_read_after_the_flag_fell_is_refused_and_ends_the_game(connect, raw) -> None:
+    """A move that arrives with the mover's flag down, before the server's flag timer ran, is ``game_over``."""
+    ann = await connect("ann")
+    table = (await ann.create_table("othello", time_control="0.01+0")).table.id  # 0.6 s each
+    bob = await raw()
+    await bob.hello("bob")
+    await bob.request("join_table", table=table)
+    await ann.move(table, "d3")  # White's (bob's) clock runs
+    move_id = next(bob.ids)
+    await bob.send(type="move", id=move_id, table=table, move="c3")  # a legal move, in the server's socket now
+    time.sleep(0.7)  # hold the loop past White's flag: the server reads the move before its flag timer runs
+    error = await bob.reply(move_id)
+    assert (error["type"], error["code"], error["message"]) == ("error", "game_over", "your flag fell before the move arrived")
+    over = await _next(ann, m.GameOver)
+    assert over.outcome["winner"] == 0 and over.outcome["reason"] == "White ran out of time"
 
 
 # --- chat --------------------------------------------------------------------------------
