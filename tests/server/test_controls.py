@@ -205,9 +205,12 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
         await bob.close()
     if durable:
         await server.close()
-        with sqlite3.connect(db_path) as db:
+        db = sqlite3.connect(db_path)
+        try:
             assert db.execute("SELECT count(*) FROM moves").fetchone() == (0,), "the late move was saved"
             status, outcome, clocks = db.execute("SELECT status, outcome, clocks FROM tables WHERE id = ?", (table_id,)).fetchone()
+        finally:
+            db.close()
         assert status == "over" and json.loads(outcome)["reason"] == "Black ran out of time"
         assert json.loads(clocks)["remaining_ms"][0] == 0
 
