@@ -285,12 +285,14 @@ class TableView(Widget):
             return False  # a spectator never has them
         if action == "hint":
             return bool(state.info.hints) and seated
+        # A game's keys until it is over, the rematch after: never both, so the footer fits 80 columns.
+        over = state.status == "over"
         if action in ("offer_draw", "resign"):
-            return True if seated and running else None
+            return False if over else True if running else None
         if action == "takeback":
-            return True if seated and running and state.moves else None
+            return False if over else True if running and state.moves else None
         if action == "rematch":
-            return True if seated and state.status == "over" else None
+            return over
         return True
 
     def _tick(self) -> None:
