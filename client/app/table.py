@@ -34,6 +34,7 @@ from textual.widgets import Button, Input, RichLog, Static
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..line_text import plies_text
 from ..ratings_text import describe_change, rating_text
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError, TableState
@@ -316,7 +317,9 @@ class TableView(Widget):
             return
         if change.kind == "offer":
             self._on_offer(change.event)
-        if change.kind in ("moved", "taken_back", "game_started"):
+        if change.kind == "taken_back" and isinstance(change.event, m.TakenBack):
+            self.notice(f"The takeback offer was accepted: {plies_text(change.event.plies)} taken back")
+        elif change.kind in ("moved", "taken_back", "game_started"):
             self.notice("")
         self.redraw()
 
@@ -335,6 +338,8 @@ class TableView(Widget):
         self._ask(state, event)
 
     def _say_answered(self, state: TableState, event: m.Answered) -> None:
+        if event.kind == "takeback" and event.accepted:
+            return  # taken_back comes next and says it, with the plies (by a person or the computer alike)
         if event.lapsed:
             self.notice(f"The {event.kind} offer lapsed")
         else:
