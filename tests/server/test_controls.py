@@ -171,9 +171,10 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
     configured_server: ConfiguredServer, tmp_path: Path, durable: bool
 ) -> None:
     # The flag falls while this test holds the event loop (time.sleep), with ann's move
-    # already in the server's socket: when the loop runs again the server reads the move
-    # before its flag timer fires (the selector loop handles I/O before due timers), so
-    # the move, not the timer, is what finds the flag down. No sleeping races a timer.
+    # already in the server's socket: when the loop runs again the server handles the move
+    # before its flag timer's check runs (the selector loop handles I/O before due timers,
+    # and the timer only schedules the check), so the move, not the timer, finds the flag
+    # down. No sleeping races a timer.
     db_path = tmp_path / "flag.sqlite3"
     server = await configured_server(**({"db_path": str(db_path)} if durable else {}))
     ann, bob = await _raw(server), await _raw(server)
@@ -181,12 +182,10 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
         await ann.hello("ann")
         await bob.hello("bob")
         table_id = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]  # 0.6 s each
-        await bob.request("join_table", table=table_id)
-        assert [p["type"] for p in await ann.sync()] == ["game_started"]
-        assert [p["type"] for p in await bob.sync()] == ["game_started"]
+        await bob.request("join_table", table=table_id)  # the game starts: ann's clock runs
         table = server.tables[table_id]
         flag_at = table.clock.flag_time(time.monotonic())
-        assert table.flag_timer is not None and time.monotonic() < flag_at, "the flag fell before the test could move"
+        assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could move"
 
         ann.writer.write(encode_frame({"type": "move", "id": 99, "table": table_id, "move": "d3", "ply": 0}))
         time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
@@ -195,10 +194,10 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
         while (frame := await ann.recv()).get("id") != 99:
             frames.append(frame)
         assert (frame["type"], frame["code"], frame["message"]) == ("error", "game_over", FLAG_FELL_MESSAGE)
-        assert [f["type"] for f in frames] == ["game_over"], "game_over is pushed before the error reply, and no moved"
-        assert frames[0]["outcome"]["winner"] == 1 and frames[0]["outcome"]["reason"] == "Black ran out of time"
+        assert [f["type"] for f in frames] == ["game_started", "game_over"], "game_over is pushed before the error reply, and no moved"
+        assert frames[1]["outcome"]["winner"] == 1 and frames[1]["outcome"]["reason"] == "Black ran out of time"
         pushes = await bob.sync()
-        assert [p["type"] for p in pushes] == ["game_over"] and pushes[0]["outcome"] == frames[0]["outcome"]
+        assert [p["type"] for p in pushes] == ["game_started", "game_over"] and pushes[1]["outcome"] == frames[1]["outcome"]
         assert table.moves == [] and table.clock.running is None and table.clock.remaining(0, time.monotonic()) == 0.0
     finally:
         await ann.close()
