@@ -29,6 +29,12 @@ DEFAULT_PORT = 7420
 MAX_LISTED_TABLES = 10_000
 """The most tables :meth:`Client.list_tables` returns by default (a hundred pages)."""
 
+PACING_BURST_SHARE = 0.5
+"""The share of the server's announced burst (``welcome.request_burst``) a client sends at once (at least 1)."""
+
+PACING_RATE_SHARE = 0.9
+"""The share of the server's announced request rate (``welcome.requests_per_s``) a client keeps to."""
+
 
 class ServerError(Exception):
     """The server refused a request.
@@ -74,6 +80,7 @@ class Client:
         self._keepalive_task: asyncio.Task[None] | None = None
         self._last_received = self._last_sent = asyncio.get_running_loop().time()
         self._pacer: TokenBucket | None = None  # the server's announced request rate, kept to on our side
+        self._pacing = asyncio.Lock()  # held by the requests waiting for the pacer, in order
         self.welcome: m.Welcome | None = None
         self.closed = asyncio.Event()
         self.close_reason: str | None = None
@@ -170,11 +177,19 @@ class Client:
         return next(self._ids)
 
     def _keep_to_rate(self, welcome: m.Welcome) -> None:
-        """Pace requests to the rate ``welcome`` announces, so the server never has to hold them back."""
+        """Pace requests below the rate ``welcome`` announces, so the server never has to hold them back.
+
+        The server counts a request when it handles it. When this process stalls (a busy machine),
+        the requests already sent wait unread while both buckets refill: the server's then spends
+        tokens on those, and this side's would send its whole burst on top. Half the burst leaves
+        the server tokens for both; 90 % of the rate lets its bucket get back to half full (a
+        connection held back again before that is dropped after ``flood_timeout_s``).
+        """
         if welcome.requests_per_s is None or welcome.request_burst is None:
             return
         now = asyncio.get_running_loop().time()
-        self._pacer = TokenBucket(welcome.requests_per_s, welcome.request_burst, now)
+        burst = max(1.0, welcome.request_burst * PACING_BURST_SHARE)
+        self._pacer = TokenBucket(welcome.requests_per_s * PACING_RATE_SHARE, burst, now)
         self._pacer.take(now)  # the hello was the first request
 
     # --- plumbing --------------------------------------------------------------------
@@ -218,6 +233,17 @@ class Client:
             self.close_reason = "another connection resumed this session"
         self._events.put_nowait(message)
 
+    async def _wait_for_pace(self, pacer: TokenBucket) -> None:
+        """Wait, behind the requests already waiting, until ``pacer`` has a token; spend it.
+
+        A token is spent when the request goes out, never reserved ahead: requests that came due
+        together while the loop was held (a busy machine) still go out no faster than the bucket allows.
+        """
+        loop = asyncio.get_running_loop()
+        async with self._pacing:
+            while not pacer.try_take(loop.time()):
+                await asyncio.sleep((1.0 - pacer.tokens(loop.time())) / pacer.rate)
+
     def _closed_error(self) -> Exception:
         """What a request fails with once the connection is closed: the server's refusal, if it sent one."""
         if self._refusal is not None:
@@ -225,9 +251,9 @@ class Client:
         return ConnectionLost(self.close_reason or "connection closed")
 
     async def _request(self, request: m.Request) -> m.Message:
-        wait_s = self._pacer.take(asyncio.get_running_loop().time()) if self._pacer is not None else 0.0
-        if wait_s > 0.0:
-            await asyncio.sleep(wait_s)  # over the server's request rate: wait here rather than in its queue
+        pacer = self._pacer
+        if pacer is not None and (self._pacing.locked() or not pacer.try_take(asyncio.get_running_loop().time())):
+            await self._wait_for_pace(pacer)  # over the server's request rate: wait here rather than in its queue
         if self.closed.is_set():
             raise self._closed_error()
         future: asyncio.Future[m.Message] = asyncio.get_running_loop().create_future()

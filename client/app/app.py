@@ -55,9 +55,10 @@ class ParlourApp(App[int]):
     TITLE = "Parlour"
     BINDINGS = [
         Binding("f1", "help", "Help"),
-        Binding("f2,ctrl+n", "new_table", "New table"),
-        Binding("f3", "archive", "Archive"),
-        Binding("f4,ctrl+w", "close_tab", "Close tab"),
+        # Short labels: a table's keys and these fit the footer at 80 columns (the help screen says more).
+        Binding("f2,ctrl+n", "new_table", "New", tooltip="a new table"),
+        Binding("f3", "archive", "Archive", tooltip="the archive of finished games"),
+        Binding("f4,ctrl+w", "close_tab", "Close", tooltip="close the table's tab"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
     ]
@@ -155,9 +156,9 @@ class ParlourApp(App[int]):
     # --- the screens -----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Screens that need a session are offered only once connected."""
-        if action in ("new_table", "archive", "close_tab") and self.session is None:
-            return False
+        """The new-table form, the archive and closing a tab are offered only on the main screen, once connected."""
+        if action in ("new_table", "archive", "close_tab") and (self.session is None or not isinstance(self.screen, MainScreen)):
+            return False  # elsewhere (the archive, the server screen) the key does nothing: no hint for it
         if action == "close_tab":  # the lobby's tab does not close: no key for it there
             main = self._main()
             return main is not None and main.active_table() is not None

@@ -91,11 +91,14 @@ class Replay:
 class ReplayPane(Vertical, can_focus=True):
     """The replayed position (the game's board widget, read-only); with the focus, Right/Left step and Home/End jump."""
 
+    # Grouped, so the footer fits 80 columns: "← → Step  home end Jump".
+    _STEP = Binding.Group("Step", compact=True)
+    _JUMP = Binding.Group("Jump")
     BINDINGS = [
-        Binding("right", "screen.step(1)", "Forward"),
-        Binding("left", "screen.step(-1)", "Back a ply"),
-        Binding("home", "screen.jump('first')", "First"),
-        Binding("end", "screen.jump('last')", "Last"),
+        Binding("left", "screen.step(-1)", "Back a ply", group=_STEP),
+        Binding("right", "screen.step(1)", "Forward", group=_STEP),
+        Binding("home", "screen.jump('first')", "First", group=_JUMP),
+        Binding("end", "screen.jump('last')", "Last", group=_JUMP),
     ]
 
 
@@ -121,7 +124,7 @@ class ArchiveScreen(Screen[None]):
         Binding("escape", "back", "Back"),
         Binding("g", "ask('goto')", "Go to ply"),
         Binding("e", "ask('export')", "Export"),
-        Binding("m", "more", "More games"),
+        Binding("m", "more", "More", tooltip="list more games"),
     ]
 
     def __init__(self, session: ClientSession) -> None:
@@ -144,7 +147,7 @@ class ArchiveScreen(Screen[None]):
                     yield Static("", id="replay-title")
                     yield Vertical(id="replay-board")
                     yield Static("", id="replay-status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # as the main screen's: the replay's keys fit 80 columns
 
     def on_mount(self) -> None:
         self.query_one("#games", DataTable).add_column("Finished games", key="game")

@@ -34,6 +34,7 @@ from textual.widgets import Button, Input, RichLog, Static
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..line_text import plies_text
 from ..ratings_text import describe_change, rating_text
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError, TableState
@@ -285,12 +286,14 @@ class TableView(Widget):
             return False  # a spectator never has them
         if action == "hint":
             return bool(state.info.hints) and seated
+        # A game's keys until it is over, the rematch after: never both, so the footer fits 80 columns.
+        over = state.status == "over"
         if action in ("offer_draw", "resign"):
-            return True if seated and running else None
+            return False if over else True if running else None
         if action == "takeback":
-            return True if seated and running and state.moves else None
+            return False if over else True if running and state.moves else None
         if action == "rematch":
-            return True if seated and state.status == "over" else None
+            return over
         return True
 
     def _tick(self) -> None:
@@ -314,7 +317,9 @@ class TableView(Widget):
             return
         if change.kind == "offer":
             self._on_offer(change.event)
-        if change.kind in ("moved", "taken_back", "game_started"):
+        if change.kind == "taken_back" and isinstance(change.event, m.TakenBack):
+            self.notice(f"The takeback offer was accepted: {plies_text(change.event.plies)} taken back")
+        elif change.kind in ("moved", "taken_back", "game_started"):
             self.notice("")
         self.redraw()
 
@@ -333,6 +338,8 @@ class TableView(Widget):
         self._ask(state, event)
 
     def _say_answered(self, state: TableState, event: m.Answered) -> None:
+        if event.kind == "takeback" and event.accepted:
+            return  # taken_back comes next and says it, with the plies (by a person or the computer alike)
         if event.lapsed:
             self.notice(f"The {event.kind} offer lapsed")
         else:

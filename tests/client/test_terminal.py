@@ -192,6 +192,7 @@ async def test_an_offer_from_the_opponent_is_shown_and_answered(connect: Connect
     offered = await bob.next_push(m.Offered)
     assert bob.feed(offered) == f"ann asks for a takeback, which takes back their move {move} — type accept or decline"
     await bob.run("accept takeback")
+    assert ann.feed(await ann.next_push(m.Answered)) == "The takeback request was accepted."
     taken = await ann.next_push(m.TakenBack)
     assert taken.plies == 1 and taken.moves == []
     assert await ann.run("accept chess") == "usage: accept [draw|takeback|rematch]"

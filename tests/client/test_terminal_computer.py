@@ -110,10 +110,14 @@ async def test_a_takeback_against_the_computer_says_it_is_granted_at_once(shell:
     await shell.run(shell.term.at.view["legal_moves"][0])  # type: ignore[union-attr]
     await shell.run("wait turn")
     assert shell.term.at.view["ply"] == 2  # type: ignore[union-attr]
+    before = len(shell.out)
     said = await shell.run("takeback")
     assert "the computer grants it at once" in said and said.startswith("You asked for a takeback, which takes back your move ")
-    await shell.until(lambda term: "taken back" in " ".join(shell.out))
+    await shell.until(lambda term: "2 plies taken back." in shell.out[before:])
     assert shell.term.at.view["ply"] == 0 and shell.term.at.view.get("legal_moves")  # type: ignore[union-attr]
+    after = shell.out[before:]
+    # The player is told the computer accepted, as when a person does, before the plies go.
+    assert after.index("The takeback request was accepted.") < after.index("2 plies taken back.")
 
 
 @pytest.mark.parametrize(

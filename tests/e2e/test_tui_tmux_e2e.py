@@ -73,6 +73,16 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; the screen:\n{self.screen()}")
 
+    def wait_for_match(self, pattern: str, timeout_s: float = 30.0) -> str:
+        """Wait until a line on the screen matches the regular expression ``pattern``; return the screen."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if re.search(pattern, screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"nothing matched {pattern!r}; the screen:\n{self.screen()}")
+
     def wait_until_gone(self, text: str, timeout_s: float = 30.0) -> None:
         """Wait until ``text`` is no longer on the screen."""
         deadline = time.monotonic() + timeout_s
@@ -152,10 +162,10 @@ def test_parlour_host_opens_the_full_screen_app_and_its_computer_players_work_un
         ann.keys(*["Down"] * 5, "Enter")  # hexapawn, the last one
         ann.wait_for("Hexapawn")
         ann.keys("Tab", "Tab", "Tab", "Enter")  # size, clock, opponent: its list opens
-        ann.wait_for("computer")
+        # The form's hints say "computer" all along: wait for the list itself, then for the choice.
+        ann.wait_for_match(r"Opponent a person +▲")
         ann.keys("Down", "Enter")
-        ann.wait_for("the computer's strength")
-        time.sleep(0.3)
+        ann.wait_for("Opponent the computer")
         ann.keys("BTab", "Enter")  # Enter in the clock field creates the table
         ann.wait_for("White: ann (you)")
         ann.wait_for("your move")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -13,10 +15,13 @@ import pytest
 import games
 from client import Client
 from games.record import parse_record, replay
+from protocol import encode_frame
 from protocol import messages as m
 from server.app import Server, ServerConfig
+from server.authority import FLAG_FELL_MESSAGE
 
-from .conftest import TIMEOUT_S, refused
+from ..conftest import ConfiguredServer
+from .conftest import TIMEOUT_S, Raw, refused
 
 
 async def _game(connect: Any, *, time_control: str | None = None, watcher: bool = True) -> tuple[Client, Client, Client | None, int]:
@@ -161,21 +166,57 @@ async def test_flag_falls_for_a_silent_player(connect) -> None:
     await refused(bob.move(table, "c3"), "game_over")
 
 
-async def test_a_move_read_after_the_flag_fell_is_refused_and_ends_the_game(connect, raw) -> None:
-    """A move that arrives with the mover's flag down, before the server's flag timer ran, is ``game_over``."""
-    ann = await connect("ann")
-    table = (await ann.create_table("othello", time_control="0.01+0")).table.id  # 0.6 s each
-    bob = await raw()
-    await bob.hello("bob")
-    await bob.request("join_table", table=table)
-    await ann.move(table, "d3")  # White's (bob's) clock runs
-    move_id = next(bob.ids)
-    await bob.send(type="move", id=move_id, table=table, move="c3")  # a legal move, in the server's socket now
-    time.sleep(0.7)  # hold the loop past White's flag: the server reads the move before its flag timer runs
-    error = await bob.reply(move_id)
-    assert (error["type"], error["code"], error["message"]) == ("error", "game_over", "your flag fell before the move arrived")
-    over = await _next(ann, m.GameOver)
-    assert over.outcome["winner"] == 0 and over.outcome["reason"] == "White ran out of time"
+@pytest.mark.parametrize("durable", [False, True], ids=["in_memory", "durable"])
+async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_has_not_fired(
+    configured_server: ConfiguredServer, tmp_path: Path, durable: bool
+) -> None:
+    # The flag falls while this test holds the event loop (time.sleep), with ann's move
+    # already in the server's socket: when the loop runs again the server handles the move
+    # before its flag timer's check runs (the selector loop handles I/O before due timers,
+    # and the timer only schedules the check), so the move, not the timer, finds the flag
+    # down. No sleeping races a timer.
+    db_path = tmp_path / "flag.sqlite3"
+    server = await configured_server(**({"db_path": str(db_path)} if durable else {}))
+    ann, bob = await _raw(server), await _raw(server)
+    try:
+        await ann.hello("ann")
+        await bob.hello("bob")
+        table_id = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]  # 0.6 s each
+        await bob.request("join_table", table=table_id)  # the game starts: ann's clock runs
+        table = server.tables[table_id]
+        flag_at = table.clock.flag_time(time.monotonic())
+        assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could move"
+
+        ann.writer.write(encode_frame({"type": "move", "id": 99, "table": table_id, "move": "d3", "ply": 0}))
+        time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
+
+        frames = []
+        while (frame := await ann.recv()).get("id") != 99:
+            frames.append(frame)
+        assert (frame["type"], frame["code"], frame["message"]) == ("error", "game_over", FLAG_FELL_MESSAGE)
+        assert [f["type"] for f in frames] == ["game_started", "game_over"], "game_over is pushed before the error reply, and no moved"
+        assert frames[1]["outcome"]["winner"] == 1 and frames[1]["outcome"]["reason"] == "Black ran out of time"
+        pushes = await bob.sync()
+        assert [p["type"] for p in pushes] == ["game_started", "game_over"] and pushes[1]["outcome"] == frames[1]["outcome"]
+        assert table.moves == [] and table.clock.running is None and table.clock.remaining(0, time.monotonic()) == 0.0
+    finally:
+        await ann.close()
+        await bob.close()
+    if durable:
+        await server.close()
+        db = sqlite3.connect(db_path)
+        try:
+            assert db.execute("SELECT count(*) FROM moves").fetchone() == (0,), "the late move was saved"
+            status, outcome, clocks = db.execute("SELECT status, outcome, clocks FROM tables WHERE id = ?", (table_id,)).fetchone()
+        finally:
+            db.close()
+        assert status == "over" and json.loads(outcome)["reason"] == "Black ran out of time"
+        assert json.loads(clocks)["remaining_ms"][0] == 0
+
+
+async def _raw(server: Server) -> Raw:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    return Raw(reader, writer)
 
 
 # --- chat --------------------------------------------------------------------------------

@@ -442,3 +442,22 @@ async def test_the_client_library_keeps_to_the_rate_welcome_announces(limited: L
         await client.ping()
     finally:
         await client.close()
+
+
+async def test_the_client_library_keeps_to_the_rate_though_its_loop_stalls(limited: LimitedServer) -> None:
+    # A loaded machine stops the process now and then. The client used to keep to the rate exactly,
+    # reserving its requests' turns ahead: after a stall longer than the server's burst lasts (50 ms
+    # here), the requests sent before it and every one whose turn had passed met a server bucket with
+    # too few tokens, which held them back for longer than flood_timeout_s and dropped the connection
+    # as a flood. It now spends a token when a request goes out, and keeps below the announced numbers.
+    server = await limited(requests_per_s=100, request_burst=5, flood_timeout_s=0.1)
+    client = await _client(server, "ann")
+    pinging = asyncio.gather(*(client.ping() for _ in range(40)))
+    try:
+        await asyncio.sleep(0.015)
+        time.sleep(0.06)  # the process descheduled, the loop held: the pings' turns pass meanwhile
+        await pinging
+        await client.ping()
+        assert not client.closed.is_set()
+    finally:
+        await client.close()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from client.app.server_screen import ServerScreen
 from client.claims import NameClaims
 from client.tokens import SecretStore, TokenStore
 from server import passwords
@@ -21,9 +22,10 @@ async def test_the_app_claims_a_free_name_proves_it_later_and_another_machine_is
     address = f"127.0.0.1:{server.port}"
     mine = SecretStore(tmp_path / "mine" / "secrets.json")
 
+    # With a name and an address the server screen connects at once: a click on Connect as well would
+    # race the screen's own connection (the click could land while the screen was being replaced: NoWidget).
     app = make_app(name="ann", address=address, claims=NameClaims(store=mine, say=print))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#connect")
         await in_lobby(app, pilot)
         assert app.session is not None and app.session.client.welcome.claimed
         assert list(mine.entries()) == [f"127.0.0.1:{server.port} ann"]
@@ -35,10 +37,9 @@ async def test_the_app_claims_a_free_name_proves_it_later_and_another_machine_is
         tokens=TokenStore(tmp_path / "other" / "tokens.json"),
     )
     async with elsewhere.run_test(size=SIZE) as pilot:
-        screen = elsewhere.screen
-        await pilot.click("#connect")
+        screen = await until(pilot, lambda: isinstance(elsewhere.screen, ServerScreen) and elsewhere.screen.is_mounted and elsewhere.screen)
         error = screen.query_one("#secret-error", Static)
-        await until(pilot, lambda: "name_claimed" in str(error.render()))
+        await until(pilot, lambda: "name_claimed" in str(error.render()))  # its own connection was refused
         assert screen.query_one("#secret-row").display
         screen.query_one("#secret", Input).value = mine.entries()[f"127.0.0.1:{server.port} ann"]  # the exported secret
         await pilot.click("#connect")

@@ -165,6 +165,41 @@ async def test_offers_come_up_as_dialogs_and_are_answered_there(ann: ClientSessi
         await until(pilot, lambda: len(ann.tables) == 2, "the rematch's table")
 
 
+async def test_a_takeback_says_it_was_accepted_by_a_person_or_by_the_computer(ann: ClientSession, connect: Callable[..., Any], configured_server: Callable[..., Any]) -> None:
+    table, bob = await _against_bob(ann, connect, "othello")
+    app = OneTable(ann, table.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: ann.table(table.id).my_turn, "the game to start")
+        await ann.move(table.id, "d3")
+        await until(pilot, lambda: ann.table(table.id).moves == ["d3"], "ann's move")
+        app.query_one("#board", BoardWidget).focus()
+        await pilot.press("t")
+        await until(pilot, lambda: "takeback" in ann.table(table.id).offers, "ann's request to reach the server")
+        await bob.answer(table.id, "takeback", True)
+        notice = app.query_one("#notice", Static)
+        await until(pilot, lambda: str(notice.render()) == "The takeback offer was accepted: 1 ply taken back", "the notice")
+        assert not ann.table(table.id).moves
+
+    computers = await configured_server(bot_seconds=0.02, bot_workers=1)
+    cal = ClientSession(await Client.connect("127.0.0.1", computers.port, name="cal", watch_lobby=False))
+    pump = asyncio.create_task(cal.run())
+    try:
+        against = await cal.create("othello", computer={1: 1})
+        await cal.move(against.id, "d3")  # the worker process starts now: under a running app, stderr is not a file
+        app = OneTable(cal, against.id)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: len(cal.table(against.id).moves) == 2 and cal.table(against.id).my_turn, "the computer's reply")
+            app.query_one("#board", BoardWidget).focus()
+            await pilot.press("t")  # the computer grants it at once, and the player is told, as when a person accepts
+            notice = app.query_one("#notice", Static)
+            await until(pilot, lambda: str(notice.render()) == "The takeback offer was accepted: 2 plies taken back", "the notice")
+            await pilot.pause(0.1)
+            assert not cal.table(against.id).moves and str(notice.render()).startswith("The takeback offer was accepted")
+    finally:
+        pump.cancel()
+        await cal.client.close()
+
+
 async def test_at_sixty_by_twenty_morris_is_compact_and_resigning_asks_first(ann: ClientSession, connect: Callable[..., Any]) -> None:
     table, bob = await _against_bob(ann, connect, "morris")
     app = OneTable(ann, table.id)

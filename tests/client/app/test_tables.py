@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Button, Input, Select, Static, TabbedContent
 
+import games
 from client.app.confirm import ConfirmScreen
 from client.app.new_table import NewTableScreen
 
@@ -26,7 +27,8 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         form = await until(pilot, lambda: isinstance(app.screen, NewTableScreen) and app.screen)
         await until(pilot, lambda: app.focused is form.query_one("#game", Select))  # the first field, ready for the keys
         form.query_one("#game", Select).value = "tactego"
-        await pilot.pause()
+        # Its rows are built once the title shows (one pause was too short on a busy machine); the seed row is set with it.
+        await until(pilot, lambda: str(form.query_one("#game-title", Static).render()) == games.get("tactego").title)
         assert form.query_one("#row-seed").display
         form.query_one("#f-seed", Input).value = "x" * 300  # the form does not check a seed's length: the server does
         form.query_one("#create", Button).press()
@@ -38,7 +40,7 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         await until(pilot, lambda: form.game == "hexapawn" and form.query("#f-options-size"))
         form.query_one("#game", Select).value = "othello"  # the same option, "size": its old row goes first
         await until(pilot, lambda: form.game == "othello" and len(form.query("#f-options-size")) == 1)
-        await pilot.pause()
+        await until(pilot, lambda: str(form.query_one("#game-title", Static).render()) == games.get("othello").title)  # the rows are built
         assert not form.query_one("#row-seed").display and not error_text(form, "err-seed")
         size = form.query_one("#f-options-size", Input)
         size.value = "7"
