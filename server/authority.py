@@ -83,6 +83,7 @@ log = logging.getLogger(__name__)
 
 
 FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
+FLAG_FELL_FIRST_MESSAGE = "a flag fell before this arrived: the game is over"
 
 NO_OFFERS: tuple[str, ...] = ()
 """The offers a move lapses when the table has none (no list made per move)."""
@@ -591,6 +592,24 @@ class Authority:
                 return
             await self._flag_fell(table, seat)
 
+    async def _end_if_flag_fell(self, table: Table) -> None:
+        """End the game on time if the running seat's flag fell before now, though its timer has not fired yet.
+
+        Called with the table's lock held, before an offer, an answer or a
+        resignation is carried out: the flag fell first, so the game was lost
+        on time, not drawn or resigned.
+
+        Raises:
+            RequestError: ``game_over`` when the flag fell (the game has just ended on time).
+        """
+        clock = table.clock
+        if clock is None or table.outcome is not None:
+            return
+        seat = clock.flagged(time.monotonic())
+        if seat is not None:
+            await self._flag_fell(table, seat)
+            raise RequestError(Code.GAME_OVER, FLAG_FELL_FIRST_MESSAGE)
+
     async def _flag_fell(self, table: Table, seat: int) -> None:
         """End the game: ``seat`` lost on time (called with the table lock held)."""
         outcome = table.forfeit(seat, "ran out of time")
@@ -609,6 +628,7 @@ class Authority:
         if table.has_computer():
             return await self._offer_computer(session, table, request, then)
         async with table.lock:
+            await self._end_if_flag_fell(table)
             opponent_offer = table.offers.get(request.kind)
             if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
                 # Offering what the opponent already offers is accepting it (as on lichess).
@@ -622,6 +642,7 @@ class Authority:
         """The computer answers at once: a takeback is granted back to the asker's own turn, a rematch
         accepted, a draw declined."""
         async with table.lock:
+            await self._end_if_flag_fell(table)
             seat = table.offer(session, request.kind, request.plies)
             del table.offers[request.kind]
             offered = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
@@ -661,6 +682,7 @@ class Authority:
         """Accept or decline the opponent's pending offer."""
         table = self.table(request.table)
         async with table.lock:
+            await self._end_if_flag_fell(table)
             if request.accept:
                 return await self._accept(session, table, request.kind, request.id, then)
             table.take_offer(session, request.kind)
@@ -801,6 +823,7 @@ class Authority:
         """End the game: ``session``'s seat loses."""
         table = self.table(request.table)
         async with table.lock:
+            await self._end_if_flag_fell(table)
             outcome = table.resign(session)
             async with settle_ending(self.ratings, table, outcome) as rating_sql:
                 await self._persist(_ended_sql(table, outcome), *rating_sql)

@@ -18,7 +18,7 @@ from games.record import parse_record, replay
 from protocol import encode_frame
 from protocol import messages as m
 from server.app import Server, ServerConfig
-from server.authority import FLAG_FELL_MESSAGE
+from server.authority import FLAG_FELL_FIRST_MESSAGE, FLAG_FELL_MESSAGE
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw, refused
@@ -212,6 +212,51 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
             db.close()
         assert status == "over" and json.loads(outcome)["reason"] == "Black ran out of time"
         assert json.loads(clocks)["remaining_ms"][0] == 0
+
+
+@pytest.mark.parametrize(
+    ("who", "request_fields"),
+    [
+        ("bob", {"type": "resign"}),
+        ("ann", {"type": "offer", "kind": "draw"}),
+        ("bob", {"type": "answer", "kind": "draw", "accept": True}),
+    ],
+    ids=["the_opponent_resigns", "the_flagged_seat_offers_a_draw", "the_opponent_accepts_a_draw"],
+)
+async def test_a_flag_that_fell_first_decides_the_game_before_a_resignation_or_a_draw(
+    configured_server: ConfiguredServer, who: str, request_fields: dict[str, Any]
+) -> None:
+    # As above, the test holds the event loop past ann's flag time with the request already
+    # in the server's socket, so the request finds the flag down before the flag timer runs:
+    # the game is lost on time, not resigned or drawn.
+    server = await configured_server()
+    ann, bob = await _raw(server), await _raw(server)
+    try:
+        await ann.hello("ann")
+        await bob.hello("bob")
+        table_id = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]  # 0.6 s each
+        await bob.request("join_table", table=table_id)  # the game starts: ann's clock runs
+        if request_fields["type"] == "answer":
+            await ann.request("offer", table=table_id, kind="draw")
+        table = server.tables[table_id]
+        flag_at = table.clock.flag_time(time.monotonic())
+        assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could act"
+
+        asker = ann if who == "ann" else bob
+        asker.writer.write(encode_frame({**request_fields, "id": 99, "table": table_id}))
+        time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
+
+        pushes = []
+        while (frame := await asker.recv()).get("id") != 99:
+            pushes.append(frame)
+        assert (frame["type"], frame["code"], frame["message"]) == ("error", "game_over", FLAG_FELL_FIRST_MESSAGE)
+        assert table.outcome is not None and (table.outcome.winner, table.outcome.reason) == (1, "Black ran out of time")
+        for receiver_pushes in (pushes, await (bob if asker is ann else ann).sync()):
+            over = [p for p in receiver_pushes if p["type"] == "game_over"]
+            assert len(over) == 1 and over[0]["outcome"]["reason"] == "Black ran out of time", receiver_pushes
+    finally:
+        await ann.close()
+        await bob.close()
 
 
 async def _raw(server: Server) -> Raw:
