@@ -119,8 +119,9 @@ class _Geometry:
             it sets, in board order: the squares of a bitboard without a
             big-int operation per square.
         byte_names: the same, the squares' names.
-        row_texts: on 8x8, every row's text (``"X.O....."``) by ``black
-            byte | white byte << 8`` (3**8 of them); ``None`` on other sizes.
+        row_texts: on 8x8, every row's text (``"X.O....."``) by black
+            byte, then by white byte (``row_texts[black][white]``; the 3**8
+            texts, ``None`` where the bytes overlap); ``None`` on other sizes.
     """
 
     size: int
@@ -138,7 +139,7 @@ class _Geometry:
     wide_full: int
     byte_squares: tuple[tuple[tuple[tuple[int, tuple[_Ray, ...]], ...], ...], ...]
     byte_names: tuple[tuple[tuple[str, ...], ...], ...]
-    row_texts: dict[int, str] | None
+    row_texts: tuple[tuple[str | None, ...], ...] | None
 
 
 _Ray = tuple[int, tuple[tuple[int, int], ...]]
@@ -169,14 +170,14 @@ def _geometry(size: int) -> _Geometry:
     )  # fmt: skip
 
 
-def _row_texts() -> dict[int, str]:
-    """Return every text of an 8x8 row by ``black byte | white byte << 8`` (bit ``i``: column ``i``)."""
-    texts = {}
+def _row_texts() -> tuple[tuple[str | None, ...], ...]:
+    """Return every text of an 8x8 row by black byte, then white byte (bit ``i``: column ``i``); ``None`` where they overlap."""
+    texts: list[list[str | None]] = [[None] * 256 for _ in range(256)]
     for cells in itertools.product((_EMPTY, "X", "O"), repeat=8):
         black = sum(1 << col for col, cell in enumerate(cells) if cell == "X")
         white = sum(1 << col for col, cell in enumerate(cells) if cell == "O")
-        texts[black | white << 8] = "".join(cells)
-    return texts
+        texts[black][white] = "".join(cells)
+    return tuple(tuple(by_white) for by_white in texts)
 
 
 def _by_byte(items: Sequence[_T]) -> tuple[tuple[_T, ...], ...]:
@@ -288,7 +289,7 @@ def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
     texts = geo.row_texts
     if texts is None:
         return _whole_board_rows(black, white, geo)
-    return tuple([texts[black_row | white_row << 8] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
+    return tuple([texts[black_row][white_row] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
 
 
 def _whole_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
@@ -615,10 +616,12 @@ class OthelloState(State):
 
     def _legal_names(self) -> tuple[str, ...]:
         """Return the legal moves' notation: squares in board order, ``("pass",)``, or ``()`` when over."""
-        if self.outcome is not None:
-            return ()
-        moves = self._placing()
-        return _squares(moves, self._setup.geo.byte_names) if moves else (_PASS,)
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        if moves:
+            return _squares(moves, self._setup.geo.byte_names)
+        return () if self.outcome is not None else (_PASS,)
 
     # -- building positions from text --------------------------------------
 
@@ -982,8 +985,15 @@ class _ShownState(OthelloState):
     def legal_moves(self) -> list[str]:
         """Return the legal moves (see :meth:`OthelloState.legal_moves`); their names are built once and kept."""
         legal = self._legal
-        if legal is None:
-            legal = self._legal = self._legal_names()
+        if legal is None:  # OthelloState._legal_names(), written out: a server asks this of every played position
+            moves = self._moves
+            if moves is None:
+                moves = self._placing()
+            if moves:
+                legal = _squares(moves, self._setup.geo.byte_names)
+            else:
+                legal = () if self.outcome is not None else (_PASS,)
+            self._legal = legal
         return list(legal)
 
 
