@@ -119,8 +119,9 @@ class _Geometry:
             it sets, in board order: the squares of a bitboard without a
             big-int operation per square.
         byte_names: the same, the squares' names.
-        row_texts: on 8x8, every row's text (``"X.O....."``) by ``black
-            byte | white byte << 8`` (3**8 of them); ``None`` on other sizes.
+        row_texts: on 8x8, every row's text (``"X.O....."``) by black
+            byte, then by white byte (``row_texts[black][white]``; the 3**8
+            texts, ``None`` where the bytes overlap); ``None`` on other sizes.
     """
 
     size: int
@@ -138,7 +139,7 @@ class _Geometry:
     wide_full: int
     byte_squares: tuple[tuple[tuple[tuple[int, tuple[_Ray, ...]], ...], ...], ...]
     byte_names: tuple[tuple[tuple[str, ...], ...], ...]
-    row_texts: dict[int, str] | None
+    row_texts: tuple[tuple[str | None, ...], ...] | None
 
 
 _Ray = tuple[int, tuple[tuple[int, int], ...]]
@@ -169,14 +170,14 @@ def _geometry(size: int) -> _Geometry:
     )  # fmt: skip
 
 
-def _row_texts() -> dict[int, str]:
-    """Return every text of an 8x8 row by ``black byte | white byte << 8`` (bit ``i``: column ``i``)."""
-    texts = {}
+def _row_texts() -> tuple[tuple[str | None, ...], ...]:
+    """Return every text of an 8x8 row by black byte, then white byte (bit ``i``: column ``i``); ``None`` where they overlap."""
+    texts: list[list[str | None]] = [[None] * 256 for _ in range(256)]
     for cells in itertools.product((_EMPTY, "X", "O"), repeat=8):
         black = sum(1 << col for col, cell in enumerate(cells) if cell == "X")
         white = sum(1 << col for col, cell in enumerate(cells) if cell == "O")
-        texts[black | white << 8] = "".join(cells)
-    return texts
+        texts[black][white] = "".join(cells)
+    return tuple(tuple(by_white) for by_white in texts)
 
 
 def _by_byte(items: Sequence[_T]) -> tuple[tuple[_T, ...], ...]:
@@ -288,7 +289,7 @@ def _board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
     texts = geo.row_texts
     if texts is None:
         return _whole_board_rows(black, white, geo)
-    return tuple([texts[black_row | white_row << 8] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
+    return tuple([texts[black_row][white_row] for black_row, white_row in zip(black.to_bytes(8, "little"), white.to_bytes(8, "little"))])
 
 
 def _whole_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
@@ -433,6 +434,9 @@ class _Siblings:
     Python int operation costs nearly the same for 64 bits as for a thousand)
     instead of one fill per child.
 
+    Like :class:`OthelloState` it has no ``__init__``: :meth:`OthelloState.children`
+    fills in a bare instance (one per call, so a Python call saved counts).
+
     Attributes:
         mover: the parent's board of the side that did not place, which is
             every child's side to move (before its flips).
@@ -444,11 +448,10 @@ class _Siblings:
 
     __slots__ = ("mover", "placed", "moves", "geo")
 
-    def __init__(self, mover: int, geo: _Geometry) -> None:
-        self.mover = mover
-        self.placed: list[int] = []
-        self.moves: Sequence[int] | None = None
-        self.geo = geo
+    mover: int
+    placed: list[int]
+    moves: Sequence[int] | None
+    geo: _Geometry
 
     def placing(self, index: int) -> int:
         """Return the placements of the side to move in child number ``index`` (from 0)."""
@@ -488,25 +491,30 @@ def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: 
     ``last`` is the bitboard of the square just placed on, ``0`` after a
     pass, ``None`` for a position no move led to. Does no work: whether
     ``side`` can place, must pass, or whether the game is over is worked out
-    on first need (see :attr:`OthelloState.outcome`). The lazily
-    worked-out fields start as not known: ``_moves`` (the bitboard of
-    placements), ``_legal`` (their names) and ``_rows`` (the board as text)
-    as ``None``, ``_ended`` (the outcome of a position where the side to move
-    cannot place) as ``_UNKNOWN``. (:meth:`OthelloState.children` leaves all
-    but ``_moves`` unset, which their readers' ``getattr`` defaults cover: a
-    tree walk rarely needs them, while a played position is usually shown,
-    and reading an unset slot costs an exception.)
+    on first need (see :attr:`OthelloState.outcome`). The position is a
+    :class:`_ShownState`, whose lazily worked-out fields start as not known:
+    ``_moves`` (the bitboard of placements), ``_legal`` (their names) and
+    ``_rows`` (the board as text) as ``None``, ``_ended`` (the outcome of a
+    position where the side to move cannot place) as ``_UNKNOWN``.
     """
-    state = OthelloState()
+    state = _ShownState()
     state._setup = setup
     state.ply = ply
     state._last = last
     state.black = black
     state.white = white
     state._side = side
-    state._moves = state._legal = state._rows = state._siblings = None
+    state._moves = state._siblings = state._legal = state._rows = None
     state._ended = _UNKNOWN
     return state
+
+
+def _outcome_if_blocked(black: int, white: int, side: int, geo: _Geometry) -> Outcome | None:
+    """Return the final outcome of a position where ``side`` cannot place, or ``None`` if the other side can (a forced pass)."""
+    own, opp = (black, white) if side == BLACK else (white, black)
+    if _placing_moves(opp, own, geo):
+        return None
+    return _final_outcome(black, white, geo)
 
 
 class OthelloState(State):
@@ -523,9 +531,17 @@ class OthelloState(State):
     seed's examples). The class has no ``__init__``: :func:`_position` (and
     :meth:`children`, written out) fills in a bare instance, which is the
     cheapest way CPython makes an object.
+
+    Two kinds of position share this interface. One :meth:`children` makes
+    is an :class:`OthelloState` of nine slots, which keeps only its moves
+    once worked out (a tree walk rarely asks a leaf anything, and every slot
+    costs memory and time per leaf). One :func:`_position` makes
+    (:meth:`play`, the start, :meth:`from_diagram`) is a
+    :class:`_ShownState`, which also keeps its outcome, its move names and
+    its board text once built: such a position is usually shown.
     """
 
-    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_legal", "_ended", "_rows", "_siblings", "_sibling")
+    __slots__ = ("_setup", "ply", "black", "white", "_side", "_last", "_moves", "_siblings", "_sibling")
 
     _setup: _Setup
     black: int
@@ -533,11 +549,8 @@ class OthelloState(State):
     _side: int
     _last: int | None
     _moves: int | None
-    _legal: tuple[str, ...] | None
     _siblings: _Siblings | None
     _sibling: int
-    _ended: Outcome | None
-    _rows: tuple[str, ...]
 
     # -- shared and lazily worked-out attributes ----------------------------
 
@@ -572,14 +585,16 @@ class OthelloState(State):
             moves = self._placing()
         if moves:
             return None
-        ended = getattr(self, "_ended", _UNKNOWN)
-        if ended is _UNKNOWN:
-            ended = self._ended = self._outcome_unless_other_side_places()
-        return ended  # type: ignore[return-value]
+        return _outcome_if_blocked(self.black, self.white, self._side, self._setup.geo)
 
     @property
     def to_move(self) -> int | None:  # type: ignore[override]
         """The seat due to move (placing or passing), or ``None`` once the game is over."""
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        if moves:  # the usual case, without a second property call
+            return self._side
         return None if self.outcome is not None else self._side
 
     def _placing(self) -> int:
@@ -595,15 +610,18 @@ class OthelloState(State):
             self._moves = moves
         return moves
 
-    def _outcome_unless_other_side_places(self) -> Outcome | None:
-        """Return ``None`` if the side not to move can place a disc (a forced pass), else the final outcome.
+    def _board(self) -> tuple[str, ...]:
+        """Return the board as ``size`` strings, top row first (see :func:`_board_rows`)."""
+        return _board_rows(self.black, self.white, self._setup.geo)
 
-        Only for a position where the side to move cannot place.
-        """
-        own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
-        if _placing_moves(opp, own, self._setup.geo):
-            return None
-        return _final_outcome(self.black, self.white, self._setup.geo)
+    def _legal_names(self) -> tuple[str, ...]:
+        """Return the legal moves' notation: squares in board order, ``("pass",)``, or ``()`` when over."""
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        if moves:
+            return _squares(moves, self._setup.geo.byte_names)
+        return () if self.outcome is not None else (_PASS,)
 
     # -- building positions from text --------------------------------------
 
@@ -677,13 +695,10 @@ class OthelloState(State):
     def rows(self) -> list[str]:
         """Return the board as ``size`` strings, top row first, of ``X``, ``O`` and ``.``.
 
-        Built once per position and kept (every seat's view shows the same
-        board); each call returns a new list.
+        A position :meth:`play` made builds it once and keeps it (every
+        seat's view shows the same board); each call returns a new list.
         """
-        rows = getattr(self, "_rows", None)
-        if rows is None:
-            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
-        return list(rows)
+        return list(self._board())
 
     def disc_at(self, square: str) -> int | None:
         """Return the seat whose disc is on ``square`` (e.g. ``"d4"``), or ``None`` if empty.
@@ -706,16 +721,7 @@ class OthelloState(State):
 
     def legal_moves(self) -> list[str]:
         """Return the legal moves: squares in board order, ``["pass"]``, or ``[]`` when over."""
-        legal = getattr(self, "_legal", None)
-        if legal is None:
-            if self.outcome is not None:
-                legal = ()
-            elif not self._moves:
-                legal = (_PASS,)
-            else:
-                legal = _squares(self._moves, self._setup.geo.byte_names)
-            self._legal = legal
-        return list(legal)
+        return list(self._legal_names())
 
     def move_count(self) -> int:
         """Return ``len(legal_moves())`` without building the list (a bit count)."""
@@ -751,14 +757,15 @@ class OthelloState(State):
                 moves = self._moves = _placing_moves(white, black, setup.geo)
         if not moves:
             return [] if self.outcome is not None else [_position(setup, black, white, side, ply, 0)]
-        new_state = OthelloState
+        new_state, new_siblings = OthelloState, _Siblings
         children = []
         append = children.append
         if side == WHITE:  # Black places
             own, opp = black, white
         else:
             own, opp = white, black
-        siblings = _Siblings(opp, setup.geo)
+        siblings = new_siblings()  # _Siblings(opp, setup.geo) without a Python __init__ call
+        siblings.mover, siblings.placed, siblings.moves, siblings.geo = opp, [], None, setup.geo
         placed_boards = siblings.placed
         index = 0
         byte_squares = setup.geo.byte_squares
@@ -772,7 +779,7 @@ class OthelloState(State):
                                 if closer & own:
                                     flips |= run
                                 break
-                child = new_state()  # the fields _position() sets, without the call
+                child = new_state()  # a bare OthelloState: nine slots, nothing worked out
                 child._setup = setup
                 child.ply = ply
                 child._last = square
@@ -783,7 +790,7 @@ class OthelloState(State):
                     child.black, child.white = flipped, placed
                 placed_boards.append(placed)
                 child._side = side
-                child._moves = None  # _legal, _ended and _rows stay unset: a tree walk rarely needs them
+                child._moves = None
                 child._siblings = siblings
                 child._sibling = index
                 index += 1
@@ -808,7 +815,7 @@ class OthelloState(State):
                 if moves is None:
                     moves = self._placing()
                 if moves >> index & 1:
-                    return self._place(index, move)
+                    return self._placed(index)
         return State.play(self, move)
 
     def _play(self, move: str) -> "OthelloState":
@@ -848,11 +855,19 @@ class OthelloState(State):
         raise IllegalMove(move, f"{match[1]}{digits} is off the {size}x{size} board")
 
     def _place(self, index: int, move: str) -> "OthelloState":
-        """Place a disc of the side to move on bit ``index``."""
+        """Place a disc of the side to move on bit ``index``.
+
+        Raises:
+            IllegalMove: if the side to move cannot place there.
+        """
+        if not self._placing() >> index & 1:
+            raise IllegalMove(move, self._why_not(index))
+        return self._placed(index)
+
+    def _placed(self, index: int) -> "OthelloState":
+        """Return the position after the side to move places on bit ``index``, a square it can place on."""
         square = 1 << index
         geo = self._setup.geo
-        if not square & self._placing():
-            raise IllegalMove(move, self._why_not(index))
         if self._side == BLACK:
             flips = _flips(square, self.black, self.white, geo)
             black, white = self.black | square | flips, self.white ^ flips
@@ -894,14 +909,11 @@ class OthelloState(State):
         if moves is None:
             moves = self._placing()
         outcome = None if moves else self.outcome
-        rows = getattr(self, "_rows", None)
-        if rows is None:
-            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
-        last = self._last
         to_move = self._side if outcome is None else None
+        last = self._last
         view = {
             "size": self._setup.geo.size,
-            "board": list(rows),
+            "board": list(self._board()),
             "discs": [self.black.bit_count(), self.white.bit_count()],
             "must_pass": outcome is None and not moves,
             "last_move": None if last is None else self._setup.geo.names[last.bit_length() - 1] if last else _PASS,
@@ -932,6 +944,57 @@ class OthelloState(State):
 
     def __repr__(self) -> str:
         return f"<OthelloState size={self.size} ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
+
+
+class _ShownState(OthelloState):
+    """A position :meth:`OthelloState.play` (or the start, or a diagram) made: it keeps what it works out.
+
+    Besides the moves, the outcome of a position where the side to move
+    cannot place (``_ended``, ``_UNKNOWN`` until needed), the legal moves'
+    names (``_legal``) and the board's rows (``_rows``) are built on first
+    need and kept: a server reads and shows every played position several
+    times.
+    """
+
+    __slots__ = ("_ended", "_legal", "_rows")
+
+    _ended: Outcome | None | object
+    _legal: tuple[str, ...] | None
+    _rows: tuple[str, ...] | None
+
+    @property
+    def outcome(self) -> Outcome | None:  # type: ignore[override]
+        """``None`` while the game runs; the :class:`~games.base.Outcome` once neither side can place."""
+        moves = self._moves
+        if moves is None:
+            moves = self._placing()
+        if moves:
+            return None
+        ended = self._ended
+        if ended is _UNKNOWN:
+            ended = self._ended = _outcome_if_blocked(self.black, self.white, self._side, self._setup.geo)
+        return ended  # type: ignore[return-value]
+
+    def _board(self) -> tuple[str, ...]:
+        """Return the board's rows, built once and kept."""
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
+        return rows
+
+    def legal_moves(self) -> list[str]:
+        """Return the legal moves (see :meth:`OthelloState.legal_moves`); their names are built once and kept."""
+        legal = self._legal
+        if legal is None:  # OthelloState._legal_names(), written out: a server asks this of every played position
+            moves = self._moves
+            if moves is None:
+                moves = self._placing()
+            if moves:
+                legal = _squares(moves, self._setup.geo.byte_names)
+            else:
+                legal = () if self.outcome is not None else (_PASS,)
+            self._legal = legal
+        return list(legal)
 
 
 def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:

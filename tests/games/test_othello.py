@@ -803,3 +803,13 @@ def test_render_16x16() -> None:
     assert lines[0].split() == list("ABCDEFGHIJKLMNOP")
     assert lines[16].startswith("16  ")
     assert lines[8] == " 8  " + " ".join("......." "OX" ".......")
+
+
+def test_looked_up_8x8_rows_match_the_rows_built_from_the_bitboards() -> None:
+    geo = othello._geometry(8)
+    rng = random.Random(10)
+    state = start()
+    while state.outcome is None:
+        assert othello._board_rows(state.black, state.white, geo) == othello._whole_board_rows(state.black, state.white, geo)
+        state = state.play(rng.choice(state.legal_moves()))
+    assert state.rows() == list(othello._whole_board_rows(state.black, state.white, geo))
