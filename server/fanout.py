@@ -13,12 +13,13 @@ from typing import Any, Callable
 
 import games
 from protocol import Message, encode_message
+from protocol.messages import Moved
 
 from .bus import View
 from .session import Session
-from .table import Table, view_of
+from .table import Played, Table, view_of
 
-__all__ = ["ViewCache", "send_to_table", "send_views"]
+__all__ = ["ViewCache", "send_moved", "send_to_table", "send_views"]
 
 
 def send_to_table(table: Table, message: Message, *, skip: Session | None = None) -> None:
@@ -37,6 +38,27 @@ def send_views(table: Table, make: Callable[[View], Message]) -> None:
     frames: dict[View, tuple[bytes, Message]] = {}
     for view in bus.views(topic):
         message = make(view)
+        frames[view] = (encode_message(message), message)
+    bus.publish_views(topic, frames)
+
+
+def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, Any] | None) -> None:
+    """Publish the ``moved`` of ``ply`` to everyone at ``table``, each receiving the view of ``ply.state`` it may see.
+
+    :func:`send_views` for the hot path of every move, written out: no
+    callback and no :class:`ViewCache` per view. ``forced_pass``: whether the
+    server plays a pass next in ``ply.state`` (as for :func:`server.table.view_of`);
+    ``clock``: the clocks to show (:meth:`Table.clock_snapshot`), or ``None``.
+    """
+    bus, topic, state = table.bus, table.topic, ply.state
+    table_id, seat, move, number, forced = table.id, ply.seat, ply.move, ply.ply, ply.forced
+    current = state is table.state  # the last ply: a table-level outcome is folded in (Table.view_for)
+    frames: dict[View, tuple[bytes, Message]] = {}
+    for view in bus.views(topic):
+        message = Moved(
+            table=table_id, seat=seat, move=move, ply=number, forced=forced, clock=clock,
+            view=table.view_for(view, forced_pass) if current else view_of(state, view, forced_pass),
+        )  # fmt: skip
         frames[view] = (encode_message(message), message)
     bus.publish_views(topic, frames)
 
