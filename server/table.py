@@ -264,7 +264,7 @@ class Table:
         as :func:`view_of`.
         """
         state = self.state
-        view = state.view(seat if self.started else None)  # view_of(), written out: a view per seat of every move
+        view = state.view(seat if self.started else None)  # view_of(), written out: this makes every move's view
         if forced_pass_due(state) if forced_pass is None else forced_pass:
             view.pop("legal_moves", None)
             view["forced_pass"] = True
