@@ -215,6 +215,10 @@ class Game(abc.ABC):
         seats: the two seats' colour names, seat 0 first.
         options: the options this game accepts.
         uses_seed: whether setup involves chance (a seed is drawn and recorded).
+        public_views: whether every seat's view is the spectator's, but for the
+            ``legal_moves`` of the seat to move (the game hides nothing): a
+            server may then make one view and add the moves for that seat.
+            Leave it ``False`` for a game with hidden information.
     """
 
     name: ClassVar[str]
@@ -222,6 +226,7 @@ class Game(abc.ABC):
     seats: ClassVar[tuple[str, str]]
     options: ClassVar[tuple[Option, ...]] = ()
     uses_seed: ClassVar[bool] = False
+    public_views: ClassVar[bool] = False
 
     def describe(self) -> dict[str, Any]:
         """Return the game's metadata as a plain map, ready for the wire."""

@@ -163,6 +163,7 @@ class Hexapawn(Game):
     name = "hexapawn"
     title = "Hexapawn"
     seats = ("White", "Black")
+    public_views = True
     options = (Option("size", "int", 3, "board side, in squares", minimum=_MIN_SIZE, maximum=_MAX_SIZE),)
 
     def _setup(self, options: dict[str, Any], seed: str | int | None) -> "HexapawnState":

@@ -200,6 +200,7 @@ class MingMang(Game):
     name = "mingmang"
     title = "Ming Mang"
     seats = ("White", "Black")
+    public_views = True
     options = (
         Option("size", "int", 8, "squares per side of the board", minimum=4, maximum=16),
         Option("superko", "bool", False, "a move may not repeat an earlier board"),

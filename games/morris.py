@@ -362,6 +362,7 @@ class Morris(Game):
     name = "morris"
     title = "Nine Men's Morris"
     seats = ("Player 1", "Player 2")
+    public_views = True
     options = (
         Option("flying", "bool", False, "a player down to three counters may move to any empty point"),
         Option("mill_protection", "bool", False, "counters in a mill may not be removed unless all are"),

@@ -83,6 +83,7 @@ class Nimble(Game):
     title = "Nimble"
     seats = ("Player 1", "Player 2")
     uses_seed = True
+    public_views = True
     options = (
         Option("n", "int", 6, "number of squares (default: the board's length)", minimum=1, maximum=100),
         Option("p", "int", 3, "most pawns per square in a random setup", minimum=0, maximum=100),

@@ -361,6 +361,7 @@ class Othello(Game):
         Option("size", "int", 8, "squares per side of the board (even)", minimum=6, maximum=16),
     )
     uses_seed = False
+    public_views = True
 
     def _check_options(self, options: dict[str, Any]) -> None:
         """Refuse an odd ``size`` (the start needs the four centre squares).

@@ -39,7 +39,6 @@ from protocol.messages import (
     Hint,
     JoinTable,
     LeaveTable,
-    Moved,
     Offer,
     Offered,
     Ok,
@@ -57,7 +56,7 @@ from protocol.messages import (
 from .bus import Bus
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
-from .fanout import ViewCache, send_to_table, send_views
+from .fanout import ViewCache, send_moved, send_to_table, send_views
 from .limits import Limits
 from .lobby import Lobby
 from .rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
@@ -801,8 +800,7 @@ class Authority:
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
-            views = ViewCache(table, ply.state, forced_pass=ply is not last)  # planning passed for every ply but the last
-            send_views(table, lambda seat: Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=views.get(seat), clock=clock))
+            send_moved(table, ply, ply is not last, clock)  # planning passed for every ply but the last
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome)
         elif table.computer != NO_COMPUTER:  # most tables have no computer seat: no call to wake none

@@ -140,14 +140,25 @@ class LocalBus:
         deliver(peers, frame, message)
 
     def publish_views(self, topic: str, frames: Mapping[View, tuple[bytes, Message]]) -> None:
-        for view, group in list(self._groups.get(topic, {}).items()):
+        groups = self._groups.get(topic)
+        if groups is None:
+            return
+        for view, group in list(groups.items()):
             pair = frames.get(view)
-            if pair is not None:
-                frame, message = pair
-                peers = []  # as in publish()
-                for subscriber in list(group):
-                    if type(subscriber) is Session:
-                        peers.append(subscriber.peer)
-                    else:
-                        subscriber.send_frame(frame, message)
-                deliver(peers, frame, message)
+            if pair is None:
+                continue
+            frame, message = pair
+            if len(group) == 1:  # a seat's group: its one session, without a list of peers (every move, twice)
+                (subscriber,) = group
+                if type(subscriber) is Session:
+                    deliver((subscriber.peer,), frame, message)
+                else:
+                    subscriber.send_frame(frame, message)
+                continue
+            peers = []  # as in publish()
+            for subscriber in list(group):
+                if type(subscriber) is Session:
+                    peers.append(subscriber.peer)
+                else:
+                    subscriber.send_frame(frame, message)
+            deliver(peers, frame, message)

@@ -321,7 +321,8 @@ def deliver(peers: Iterable[Peer | None], frame: bytes, message: Message | None 
         if peer is None:
             continue
         outbox = peer._outbox
-        if peer._pending is None and size < outbox.flush_bytes and not peer.closed:
+        pending = peer._pending
+        if pending is None and size < outbox.flush_bytes and not peer.closed:
             # Peer.send_frame's usual case, written out: the first frame of this turn, and not a big one.
             peer._pending = frame
             peer._pending_bytes = size
@@ -329,6 +330,10 @@ def deliver(peers: Iterable[Peer | None], frame: bytes, message: Message | None 
                 outbox._peers.append(peer)
             else:
                 outbox.add(peer)
+        elif type(pending) is bytes and peer._pending_bytes + size < outbox.flush_bytes and not peer.closed:
+            # The second frame, written out too: a mover's moved after its ok.
+            peer._pending = [pending, frame]
+            peer._pending_bytes += size
         else:
             peer.send_frame(frame, message)
 

@@ -264,7 +264,11 @@ class Table:
         any hidden part of a setup before both seats are filled. ``forced_pass``:
         as :func:`view_of`.
         """
-        view = view_of(self.state, seat if self.started else None, forced_pass)
+        state = self.state
+        view = state.view(seat if self.started else None)  # view_of(), written out: this makes every move's view
+        if forced_pass_due(state) if forced_pass is None else forced_pass:
+            view.pop("legal_moves", None)
+            view["forced_pass"] = True
         if self.ended is not None:
             view["outcome"] = self.ended.to_dict()
             view["to_move"] = None

@@ -114,6 +114,21 @@ def test_changing_a_view_does_not_change_the_next(name: str, options: dict[str, 
                 _assert_same(state.view(seat), views_reference.view(state, seat))
 
 
+@pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+def test_a_game_with_public_views_shows_every_seat_the_spectator_view_but_the_moves(name: str, options: dict[str, Any]) -> None:
+    """What the server relies on to make one view per move for all (server.fanout.send_moved); a game that hides anything says so."""
+    game = games.get(name)
+    if not game.public_views:
+        assert name == "tactego", "only Tactego hides information"
+        return
+    for state in _playout(name, options, 5):
+        public = state.view(None)
+        assert "legal_moves" not in public
+        for seat in (0, 1):
+            expected = {**public, "legal_moves": state.legal_moves()} if seat == state.to_move else public
+            _assert_same(state.view(seat), expected)
+
+
 def test_the_board_helpers_equal_the_old_ones() -> None:
     for options in OPTION_SETS["othello"]:
         for state in _playout("othello", options, 1)[::7]:

@@ -172,7 +172,8 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
         received.append(await spectator.recv())
     monkeypatch.undo()
     moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
-    assert len(moved_encodings) == 3, "one encoding for each seat and one for all spectators"
+    # Othello hides nothing (Game.public_views): one encoding for the seat to move, one for everyone else.
+    assert len(moved_encodings) == 2, "one encoding for the seat to move and one for the other seat and all spectators"
     assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
 
 
