@@ -21,7 +21,7 @@ Usage::
     python benchmarks/echo_server.py --port 0     # prints "listening on port N"
 
 It also accepts the launch flags of ``benchmarks/roundtrip.py``'s
-``ServerProcess`` (``serve``, ``--no-db``, ``--name``, ``--log-level``), which
+``ServerProcess`` (``serve``, ``--no-db``, ``--name``, ``--log-level``, ``--no-advertise``), which
 it ignores, so the same launcher starts both servers. It raises its open-file
 limit to the hard limit, so it can hold as many connections as the machine
 allows, and stops on SIGTERM or SIGINT.
@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-db", action="store_true", help="ignored (ServerProcess's launch form)")
     parser.add_argument("--name", help="ignored (ServerProcess's launch form)")
     parser.add_argument("--log-level", help="ignored (ServerProcess's launch form)")
+    parser.add_argument("--no-advertise", action="store_true", help="ignored (ServerProcess's launch form)")
     args = parser.parse_args(argv)
     raise_open_files_limit()
     asyncio.run(serve(args.host, args.port))

@@ -71,7 +71,7 @@ def server_command(kind: str, out_file: Path, db_path: Path | None) -> list[str]
     storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
     return [
         *valgrind, sys.executable, "-m", "client.cli", "serve", *storage, "--host", "127.0.0.1", "--port", "0",
-        "--name", "bench", "--log-level", "WARNING", *PARLOUR_FLAGS,
+        "--name", "bench", "--log-level", "WARNING", "--no-advertise", *PARLOUR_FLAGS,
     ]  # fmt: skip
 
 

@@ -75,7 +75,8 @@ class ServerProcess:
         """Start the server; return the port it reported."""
         command = [
             sys.executable, *self.launcher, "serve", *self.storage,
-            "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING", *self.options,
+            "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING", "--no-advertise",
+            *self.options,
         ]  # fmt: skip
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
