@@ -991,9 +991,12 @@ class SQLiteStore:
         if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
             loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
-        refusal = self._refusal(statements)
-        if refusal is not None:
-            future.set_exception(refusal)
+        for statement in statements:
+            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
+                future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
+                return future
+        if self._closed or self._thread is None:
+            future.set_exception(StoreError("the store is closed" if self._closed else "the store is not started: await store.start() first"))
             return future
         if not statements:
             future.set_result(None)
@@ -1006,17 +1009,6 @@ class SQLiteStore:
             if self._hand_over_handle is None:
                 self._hand_over_handle = loop.call_soon(self._hand_over)
         return future
-
-    def _refusal(self, statements: tuple[Statement, ...]) -> Exception | None:
-        """Why :meth:`write` cannot take ``statements`` (a ``TypeError`` or a ``StoreError``), or ``None``."""
-        for statement in statements:
-            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-                return TypeError(f"a statement must be a (sql, params) pair, not {statement!r}")
-        if self._closed:
-            return StoreError("the store is closed")
-        if self._thread is None:
-            return StoreError("the store is not started: await store.start() first")
-        return None
 
     def _hand_over(self) -> None:
         """Give the writes of the loop turn that just ended to the writer thread: one batch, one wake-up at most."""
