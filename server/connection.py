@@ -11,10 +11,13 @@ Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
 the transport hands it each chunk it reads. A chunk that reaches an idle
 connection is decoded and answered at once, in the transport's callback, as
 far as its requests go without waiting; the first request that must wait (a
-commit, a busy table, the throttle, another connection's turn) moves the rest
-into a task, which then also handles the chunks that arrive meanwhile, in
-order, and ends once they are handled (:meth:`Connections.serve_now`). So an
-idle connection holds no task, and a request that never waits costs none.
+commit, a busy table, the throttle, another connection's turn) leaves the rest
+to the callback of the future it waits on (:class:`Waiting`) or, if it waits
+on anything else, to a task; either also handles the chunks that arrive
+meanwhile, in order, and ends once they are handled
+(:meth:`Connections.serve_now`). So an idle connection holds no task, a
+request that never waits costs none, and a durable move waits for its commit
+without one.
 Every frame produced while handling one chunk leaves in one write
 (:meth:`server.peer.Peer.flush`). A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
@@ -179,10 +182,11 @@ class Connections:
         """Handle ``data``, a chunk that reached the idle connection ``inbox``, right here, without a task.
 
         The handling (:meth:`_serve`) runs in the transport's callback until
-        it ends or must wait: then a task takes it over where it stopped
-        (:class:`Resumed`), and handles the chunks that arrive meanwhile as
-        well. The task removes itself from ``_pumps`` when it ends: a done
-        callback would cost one more loop callback.
+        it ends or must wait: then the future it waits on resumes it
+        (:class:`Waiting`), or a task takes it over where it stopped
+        (:class:`Resumed`; see :meth:`_suspended`), and handles the chunks that
+        arrive meanwhile as well. The handling removes its waiter or task from
+        ``_pumps`` when it ends: a done callback would cost one more loop callback.
         """
         serving = self._serve(inbox, data)
         try:
