@@ -412,7 +412,9 @@ class Waiting:
 
     __slots__ = ("_connections", "_inbox", "_coroutine", "_future")
 
-    def __init__(self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]) -> None:
+    def __init__(
+        self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]
+    ) -> None:
         self._connections = connections
         self._inbox = inbox
         self._coroutine = coroutine

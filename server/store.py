@@ -996,7 +996,8 @@ class SQLiteStore:
                 future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
                 return future
         if self._closed or self._thread is None:
-            future.set_exception(StoreError("the store is closed" if self._closed else "the store is not started: await store.start() first"))
+            refusal = "the store is closed" if self._closed else "the store is not started: await store.start() first"
+            future.set_exception(StoreError(refusal))
             return future
         if not statements:
             future.set_result(None)
