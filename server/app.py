@@ -356,10 +356,13 @@ class Server:
         task = asyncio.ensure_future(self._persist(*statements))
         task.add_done_callback(_log_failed_write)
 
-    async def _persist(self, *statements: Statement) -> None:
-        """Commit ``statements`` in one transaction (grouped with concurrent ones); no-op without a database."""
-        if self.store is not None and statements:
-            await self.store.write(*statements)
+    def _persist(self, *statements: Statement) -> Awaitable[None]:
+        """Commit ``statements`` in one transaction (grouped with concurrent ones), once what this returns is awaited;
+        no-op without a database. Not a coroutine: the store's future is awaited with no frame of this method between."""
+        store = self.store
+        if store is None or not statements:
+            return _nothing()
+        return store.write(*statements)
 
     def _request(self, peer: Peer, request: Request) -> Awaitable[None] | None:
         """Answer ``request`` at once (``None``) if its handler can without waiting, else return what answers it."""
@@ -481,6 +484,10 @@ class Server:
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
 
+
+
+async def _nothing() -> None:
+    """What :meth:`Server._persist` returns when there is nothing to commit: an awaitable that is done at once."""
 
 
 def _log_failed_write(task: asyncio.Future[None]) -> None:

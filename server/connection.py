@@ -11,10 +11,13 @@ Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
 the transport hands it each chunk it reads. A chunk that reaches an idle
 connection is decoded and answered at once, in the transport's callback, as
 far as its requests go without waiting; the first request that must wait (a
-commit, a busy table, the throttle, another connection's turn) moves the rest
-into a task, which then also handles the chunks that arrive meanwhile, in
-order, and ends once they are handled (:meth:`Connections.serve_now`). So an
-idle connection holds no task, and a request that never waits costs none.
+commit, a busy table, the throttle, another connection's turn) leaves the rest
+to the callback of the future it waits on (:class:`Waiting`) or, if it waits
+on anything else, to a task; either also handles the chunks that arrive
+meanwhile, in order, and ends once they are handled
+(:meth:`Connections.serve_now`). So an idle connection holds no task, a
+request that never waits costs none, and a durable move waits for its commit
+without one.
 Every frame produced while handling one chunk leaves in one write
 (:meth:`server.peer.Peer.flush`). A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
@@ -89,7 +92,7 @@ class Connections:
         self._refusing = 0  # connections being refused right now
         self._held = 0  # accepted sockets not yet closed: handshakes, refusals and open connections
         self._room = asyncio.Event()
-        self._pumps: set[asyncio.Task[None]] = set()
+        self._pumps: set[asyncio.Task[None] | Waiting] = set()  # handling in progress: a task, or a coroutine a future resumes
         self._loop: asyncio.AbstractEventLoop | None = None
         self._per_address: collections.Counter[str] = collections.Counter()
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
@@ -143,6 +146,9 @@ class Connections:
             peer.send(Shutdown(message=reason))
             peer.close()
         await asyncio.gather(*(peer.wait_closed() for peer in list(self.peers)), return_exceptions=True)
+        for pump in list(self._pumps):
+            if isinstance(pump, Waiting):
+                pump.into_task()  # to be cancelled and awaited as a task
         for task in list(self._pumps):
             task.cancel()
         await asyncio.gather(*self._pumps, return_exceptions=True)
@@ -176,16 +182,34 @@ class Connections:
         """Handle ``data``, a chunk that reached the idle connection ``inbox``, right here, without a task.
 
         The handling (:meth:`_serve`) runs in the transport's callback until
-        it ends or must wait: then a task takes it over where it stopped
-        (:class:`Resumed`), and handles the chunks that arrive meanwhile as
-        well. The task removes itself from ``_pumps`` when it ends: a done
-        callback would cost one more loop callback.
+        it ends or must wait: then the future it waits on resumes it
+        (:class:`Waiting`), or a task takes it over where it stopped
+        (:class:`Resumed`; see :meth:`_suspended`), and handles the chunks that
+        arrive meanwhile as well. The handling removes its waiter or task from
+        ``_pumps`` when it ends: a done callback would cost one more loop callback.
         """
         serving = self._serve(inbox, data)
         try:
             waiting_on = serving.send(None)
         except StopIteration:
             return  # handled without waiting: no task at all
+        self._suspended(inbox, serving, waiting_on)
+
+    def _suspended(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        """Go on with ``serving``, which began outside a task and now waits on ``waiting_on`` (what its ``send`` returned).
+
+        A plain future (a commit, a table lock, the throttle's sleep) resumes
+        it from its own done callback (:class:`Waiting`): no task, no extra
+        loop callback. Anything else -- a bare yield (``asyncio.sleep(0)``,
+        which is also how code that needs a task asks for one), a task --
+        makes it a task's coroutine from where it stopped (:class:`Resumed`).
+        """
+        if waiting_on.__class__ is asyncio.Future:
+            waiting = Waiting(self, inbox, serving, waiting_on)
+            inbox._task = waiting
+            self._pumps.add(waiting)
+            waiting_on.add_done_callback(waiting.resume)
+            return
         task = self._running_loop().create_task(Resumed(serving, waiting_on), name=PUMP_TASK_NAME)
         inbox._task = task
         self._pumps.add(task)
@@ -222,7 +246,7 @@ class Connections:
                 log.exception("connection %s failed", peer.address)
             inbox.ended = True  # this handling stays the connection's last: no other one starts
             self.release(peer)
-            if inbox._task is None:
+            if asyncio.current_task() is None:
                 await asyncio.sleep(0)  # into a task: the waits below use asyncio.wait_for, which needs one from Python 3.12
             try:
                 await peer.discard_input()
@@ -366,6 +390,58 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
         peer.close()
 
 
+class Waiting:
+    """A connection's handling that began outside any task and waits on a future, resumed by that future's done callback.
+
+    Most handling that must wait waits on one future at a time (a commit, a
+    table's lock); a task for it would cost a task's making and registration,
+    one loop callback for its first step and one more method call per step.
+    When the future is done, :meth:`resume` sends into the coroutine from the
+    future's own callback (awaiting the future then returns its result or
+    raises its exception in the coroutine, as in a task), until the
+    coroutine ends or waits on something else: another plain future is
+    waited on the same way; anything else (a bare yield asks for a task)
+    hands the coroutine to a task (:meth:`Connections._suspended`).
+
+    Args:
+        connections: the connection layer (its ``_pumps`` holds this while it waits).
+        inbox: the connection whose handling this is (its ``_task`` is this while it waits).
+        coroutine: the suspended handling.
+        future: what it waits on.
+    """
+
+    __slots__ = ("_connections", "_inbox", "_coroutine", "_future")
+
+    def __init__(
+        self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]
+    ) -> None:
+        self._connections = connections
+        self._inbox = inbox
+        self._coroutine = coroutine
+        self._future = future
+
+    def resume(self, future: asyncio.Future[Any]) -> None:
+        """Go on with the handling: ``future`` is done (a done callback)."""
+        try:
+            waiting_on = self._coroutine.send(None)
+        except StopIteration:
+            return  # the handling's end took this from the inbox and the pumps (Connections._serve)
+        connections = self._connections
+        connections._pumps.discard(self)
+        connections._suspended(self._inbox, self._coroutine, waiting_on)
+
+    def into_task(self) -> asyncio.Task[None]:
+        """Make the handling a task's coroutine, still waiting on its future (to cancel it, or to await its end)."""
+        future = self._future
+        future.remove_done_callback(self.resume)
+        connections = self._connections
+        connections._pumps.discard(self)
+        task = connections._running_loop().create_task(Resumed(self._coroutine, future), name=PUMP_TASK_NAME)
+        self._inbox._task = task
+        connections._pumps.add(task)
+        return task
+
+
 class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
     """A coroutine that began outside any task and suspended, to become a task's coroutine from where it stopped.
 
@@ -492,7 +568,7 @@ class PeerProtocol(asyncio.Protocol):
     def __init__(self, connections: Connections) -> None:
         self._connections = connections
         self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
-        self._task: asyncio.Task[None] | None = None  # handling chunks or ending the connection, only while there is one
+        self._task: asyncio.Task[None] | Waiting | None = None  # handling chunks or ending the connection, only while there is one
         self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
         self.refused = False
         self.ended = False

@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from games.record import GameRecord, RecordedMove
 
@@ -713,11 +713,11 @@ class Store(Protocol):
     async def close(self) -> None:
         """Finish the writes in flight, then release the storage."""
 
-    async def write(self, *statements: Statement) -> None:
-        """Commit ``statements`` atomically, returning once they are durable.
+    def write(self, *statements: Statement) -> Awaitable[None]:
+        """Commit ``statements`` atomically; awaiting what this returns returns once they are durable.
 
         Raises:
-            StoreError: nothing of the write was kept.
+            StoreError: (when awaited) nothing of the write was kept.
         """
 
     def read(self, query: Callable[[Any], T]) -> T:
@@ -958,8 +958,12 @@ class SQLiteStore:
 
     # --- writing -------------------------------------------------------------------------------
 
-    async def write(self, *statements: Statement) -> None:
-        """Run ``statements`` in the writer thread and return once they are committed.
+    def write(self, *statements: Statement) -> asyncio.Future[None]:
+        """Run ``statements`` in the writer thread; the future returned is done once they are committed.
+
+        A future, not a coroutine: the durable move awaits it with one frame
+        fewer. Every error below is set on the future, so it is raised where
+        the future is awaited, as it would be from a coroutine.
 
         The statements of one call are atomic: all committed or none. They share
         a transaction with whatever else was handed over while the previous
@@ -978,24 +982,26 @@ class SQLiteStore:
 
         Cancelling the caller does not withdraw the write: it is committed anyway.
 
-        Raises:
+        Raises (when the future is awaited):
             StoreError: if the write failed (the SQLite error is the cause), or
                 the store is not started or is closed.
             TypeError: if a statement is not a ``(sql, params)`` pair.
         """
-        for statement in statements:
-            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-                raise TypeError(f"a statement must be a (sql, params) pair, not {statement!r}")
-        if self._closed:
-            raise StoreError("the store is closed")
-        if self._thread is None:
-            raise StoreError("the store is not started: await store.start() first")
-        if not statements:
-            return
         loop = self._loop
         if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
             loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
+        for statement in statements:
+            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
+                future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
+                return future
+        if self._closed or self._thread is None:
+            refusal = "the store is closed" if self._closed else "the store is not started: await store.start() first"
+            future.set_exception(StoreError(refusal))
+            return future
+        if not statements:
+            future.set_result(None)
+            return future
         job = _Job(statements, future, loop)
         if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
             self._queue.put([job])  # tables seldom commit together (one game): no turn to wait for
@@ -1003,7 +1009,7 @@ class SQLiteStore:
             self._turn.append(job)
             if self._hand_over_handle is None:
                 self._hand_over_handle = loop.call_soon(self._hand_over)
-        await future
+        return future
 
     def _hand_over(self) -> None:
         """Give the writes of the loop turn that just ended to the writer thread: one batch, one wake-up at most."""

@@ -10,7 +10,7 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.connection import Resumed
+from server.connection import PUMP_TASK_NAME, Resumed, Waiting
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, RawFactory
@@ -57,6 +57,28 @@ async def test_requests_after_one_that_waits_in_the_same_chunk_are_answered_afte
         await ann.close()
 
 
+async def test_a_durable_move_waits_for_its_commit_without_a_task(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(db_path=str(tmp_path / "parlour.sqlite3"))
+    opened: list[Raw] = []
+
+    async def factory() -> Raw:
+        opened.append(Raw(*await asyncio.open_connection("127.0.0.1", server.port)))
+        return opened[-1]
+
+    try:
+        ann, bob, table_id, move = await seated_pair(factory)
+        inbox = protocol_of(peer_named(server, "ann"))
+        inbox.data_received(encode_frame({"type": "move", "id": 9, "table": table_id, "move": move}))
+        assert isinstance(inbox._task, Waiting), "the move did not wait on its commit's future"
+        assert not [task for task in asyncio.all_tasks() if task.get_name() == PUMP_TASK_NAME], "a task was made for the wait"
+        assert await replies(ann, 1) == [(9, "ok")]
+        assert inbox._task is None, "the handling did not end once the move was answered"
+        assert server.tables[table_id].moves == [move]
+    finally:
+        for connection in opened:
+            await connection.close()
+
+
 async def test_a_request_waiting_for_a_busy_table_when_its_task_is_cancelled_leaves_the_table_free_and_ends_the_connection(
     server: Server, raw: RawFactory
 ) -> None:
@@ -65,8 +87,9 @@ async def test_a_request_waiting_for_a_busy_table_when_its_task_is_cancelled_lea
     inbox = protocol_of(peer_named(server, "ann"))
     async with table.lock:  # another action at the table is under way
         inbox.data_received(encode_frame({"type": "move", "id": 9, "table": table_id, "move": move}))
-        task = inbox._task
-        assert task is not None, "a move at a busy table did not wait"
+        waiting = inbox._task
+        assert isinstance(waiting, Waiting), "a move at a busy table did not wait on the lock's future"
+        task = waiting.into_task()
         task.cancel()  # as Connections.close() does, here before the task's first step
         assert await ann.expect_closed() == [], "the cancelled move was answered"
         await ann.close()
