@@ -336,9 +336,14 @@ class Authority:
             RequestError: ``too_many_tables``.
         """
         host = session.peer.host if session.peer is not None else "?"
-        live = {table_id for table_id in self._tables_by_host.get(host, ()) if self._live(table_id)}
-        self._tables_by_host[host] = live
         most = self.limits.max_tables_per_address
+        counted = self._tables_by_host.get(host, ())
+        if len(counted) < most:
+            return host  # fewer tables than the budget, live or not: no need to look which games are over
+        # At the budget: drop the tables whose games are over (a game over never runs again; a rematch is a
+        # new table), so an address with many tables pays this walk only when it may be refused.
+        live = {table_id for table_id in counted if self._live(table_id)}
+        self._tables_by_host[host] = live
         if len(live) >= most:
             raise RequestError(
                 Code.TOO_MANY_TABLES,
