@@ -472,7 +472,9 @@ class Authority:
             table = self.table(request.table)  # raises no_such_table
         if self.durable or table.rated or table.lock.locked():
             return None
-        played = table.plan_move(session, request.move, request.ply)
+        seats = table.seats  # Table.plan_move(), written out: one call fewer on every move
+        seat = 0 if seats[0] is session else 1 if seats[1] is session else table.seat_of(session)  # seat_of() raises not_seated
+        played = table.plan_seat_move(seat, request.move, request.ply)
         if table.clock is not None:
             try:
                 table.press_clock(played)
