@@ -1005,6 +1005,10 @@ class _ShownState(OthelloState):
 
 def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
     """Return the names of the squares set in ``bitboard``, in board order (see :attr:`_Geometry.byte_names`)."""
+    if len(byte_names) == 8:  # 8x8, written out: half the instructions of the loop (a server names every position's moves)
+        b = bitboard.to_bytes(8, "little")
+        n0, n1, n2, n3, n4, n5, n6, n7 = byte_names
+        return (*n0[b[0]], *n1[b[1]], *n2[b[2]], *n3[b[3]], *n4[b[4]], *n5[b[5]], *n6[b[6]], *n7[b[7]])
     squares: list[str] = []
     for names, byte in zip(byte_names, bitboard.to_bytes(len(byte_names), "little")):
         squares += names[byte]
