@@ -808,8 +808,9 @@ class Authority:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
             send_moved(table, ply, ply is not last, clock)  # planning passed for every ply but the last
-        if table.outcome is not None:
-            self._announce_outcome(table, table.outcome)
+        outcome = table.ended or table.state.outcome  # Table.outcome of a started game, one property call fewer
+        if outcome is not None:
+            self._announce_outcome(table, outcome)
         elif table.computer != NO_COMPUTER:  # most tables have no computer seat: no call to wake none
             self.computers.wake(table)
 

@@ -67,7 +67,7 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     if table.game.public_views:
         public = table.view_for(None, forced_pass) if current else view_of(state, None, forced_pass)
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
-        chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else state.to_move
+        chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
         shared = None  # the frame of every view but the chooser's
         for view in bus.views(topic):
             if view is not None and view == chooser:
