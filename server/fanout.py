@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import games
 from protocol import Message, encode_message
+from protocol.codec import ENCODER
+from protocol.framing import _HEADER
 from protocol.messages import Moved
 
 from .bus import View
@@ -21,6 +23,9 @@ from .session import Session
 from .table import Played, Table, view_of
 
 __all__ = ["ViewCache", "send_moved", "send_to_table", "send_views"]
+
+_encode = ENCODER.encode
+_pack_header = _HEADER.pack
 
 
 def send_to_table(table: Table, message: Message, *, skip: Session | None = None) -> None:
@@ -62,7 +67,7 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     if table.game.public_views:
         public = table.view_for(None, forced_pass) if current else view_of(state, None, forced_pass)
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
-        chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else state.to_move
+        chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
         shared = None  # the frame of every view but the chooser's
         for view in bus.views(topic):
             if view is not None and view == chooser:
@@ -73,7 +78,8 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
             else:
                 seen = public
             message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
-            frames[view] = pair = (encode_message(message), message)
+            body = _encode(message)  # encode_message(), written out: twice a move
+            frames[view] = pair = (_pack_header(len(body)) + body, message)
             if seen is public:
                 shared = pair
     else:

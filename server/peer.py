@@ -20,10 +20,14 @@ import time
 from typing import Any, Iterable
 
 from protocol import Code, Message, ServerConnection, encode_message
-from protocol.framing import HEADER_BYTES, MAX_SERVER_FRAME_BYTES
+from protocol.codec import ENCODER
+from protocol.framing import _HEADER, HEADER_BYTES, MAX_SERVER_FRAME_BYTES
 from protocol.messages import Error
 
 log = logging.getLogger(__name__)
+
+_encode = ENCODER.encode
+_pack_header = _HEADER.pack
 
 SOCKET_BUFFER_BYTES = 64 * 1024
 """Kernel send and receive buffer of each accepted socket: fixed, so the kernel
@@ -126,8 +130,21 @@ class Peer:
 
     def send(self, message: Message) -> None:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
-        if not self.closed:
-            self.send_frame(encode_message(message), message)  # what self.protocol.send() returns, one call fewer
+        if self.closed:
+            return
+        body = _encode(message)  # encode_message(), written out: this sends every reply (a move's ok)
+        body_size = len(body)
+        outbox = self._outbox
+        if self._pending is None and body_size + HEADER_BYTES < outbox.flush_bytes and body_size <= MAX_SERVER_FRAME_BYTES:
+            # send_frame()'s usual case, written out: the first frame of this turn (a reply), and not a big one.
+            self._pending = _pack_header(body_size) + body
+            self._pending_bytes = body_size + HEADER_BYTES
+            if outbox._peers:
+                outbox._peers.append(self)
+            else:
+                outbox.add(self)
+        else:
+            self.send_frame(_pack_header(body_size) + body, message)
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
         """Send an already encoded frame (shared by a broadcast); ``message``, if given, is what it encodes.

@@ -589,8 +589,16 @@ def computer_name(level: int) -> str:
 
 
 def forced_pass_due(state: State) -> bool:
-    """Whether the seat to move in ``state`` can only pass, so the server plays the pass itself."""
-    return state.outcome is None and state.legal_moves() == ["pass"]
+    """Whether the seat to move in ``state`` can only pass, so the server plays the pass itself.
+
+    A game that is over has no legal moves (:meth:`games.base.State.legal_moves`),
+    so the outcome need not be asked first (every ply asks this).
+    """
+    return state.legal_moves() == _ONLY_PASS
+
+
+_ONLY_PASS = ["pass"]
+"""The legal moves of a seat that can only pass (compared with, never handed out)."""
 
 
 def view_of(state: State, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 from protocol import codec, encode_frame
+from server import fanout
 from server.app import Server, ServerConfig
 
 from .conftest import Raw, RawFactory
@@ -166,6 +167,7 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
         return body
 
     monkeypatch.setattr(codec, "_encode", counting_encode)
+    monkeypatch.setattr(fanout, "_encode", counting_encode)  # send_moved encodes without encode_message()
     received = []
     await ann.request("move", table=table, move=move)
     for spectator in spectators:
