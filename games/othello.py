@@ -591,6 +591,10 @@ class OthelloState(State):
             moves = self._placing()
         if moves:
             return None
+        return self._blocked_outcome()
+
+    def _blocked_outcome(self) -> Outcome | None:
+        """The outcome of this position, where the side to move cannot place: ``None`` if it must pass."""
         return _outcome_if_blocked(self.black, self.white, self._side, self._setup.geo)
 
     @property
@@ -968,14 +972,8 @@ class _ShownState(OthelloState):
     _legal: tuple[str, ...] | None
     _rows: tuple[str, ...] | None
 
-    @property
-    def outcome(self) -> Outcome | None:  # type: ignore[override]
-        """``None`` while the game runs; the :class:`~games.base.Outcome` once neither side can place."""
-        moves = self._moves
-        if moves is None:
-            moves = self._placing()
-        if moves:
-            return None
+    def _blocked_outcome(self) -> Outcome | None:
+        """:meth:`OthelloState._blocked_outcome`, worked out once and kept."""
         ended = self._ended
         if ended is _UNKNOWN:
             ended = self._ended = _outcome_if_blocked(self.black, self.white, self._side, self._setup.geo)

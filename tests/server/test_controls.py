@@ -179,16 +179,9 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
     server = await configured_server(**({"db_path": str(db_path)} if durable else {}))
     ann, bob = await _raw(server), await _raw(server)
     try:
-        await ann.hello("ann")
-        await bob.hello("bob")
-        table_id = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]  # 0.6 s each
-        await bob.request("join_table", table=table_id)  # the game starts: ann's clock runs
+        table_id = await _bullet_game(server, ann, bob)
         table = server.tables[table_id]
-        flag_at = table.clock.flag_time(time.monotonic())
-        assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could move"
-
-        ann.writer.write(encode_frame({"type": "move", "id": 99, "table": table_id, "move": "d3", "ply": 0}))
-        time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
+        _send_as_the_flag_falls(server, table_id, ann, {"type": "move", "id": 99, "table": table_id, "move": "d3", "ply": 0})
 
         frames = []
         while (frame := await ann.recv()).get("id") != 99:
@@ -232,19 +225,12 @@ async def test_a_flag_that_fell_first_decides_the_game_before_a_resignation_or_a
     server = await configured_server()
     ann, bob = await _raw(server), await _raw(server)
     try:
-        await ann.hello("ann")
-        await bob.hello("bob")
-        table_id = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]  # 0.6 s each
-        await bob.request("join_table", table=table_id)  # the game starts: ann's clock runs
+        table_id = await _bullet_game(server, ann, bob)
         if request_fields["type"] == "answer":
             await ann.request("offer", table=table_id, kind="draw")
         table = server.tables[table_id]
-        flag_at = table.clock.flag_time(time.monotonic())
-        assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could act"
-
         asker = ann if who == "ann" else bob
-        asker.writer.write(encode_frame({**request_fields, "id": 99, "table": table_id}))
-        time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
+        _send_as_the_flag_falls(server, table_id, asker, {**request_fields, "id": 99, "table": table_id})
 
         pushes = []
         while (frame := await asker.recv()).get("id") != 99:
@@ -257,6 +243,27 @@ async def test_a_flag_that_fell_first_decides_the_game_before_a_resignation_or_a
     finally:
         await ann.close()
         await bob.close()
+
+
+async def _bullet_game(server: Server, ann: Raw, bob: Raw) -> int:
+    """Seat ann and bob at a new Othello table with 0.6 s each; return its id (ann's clock runs)."""
+    await ann.hello("ann")
+    await bob.hello("bob")
+    table_id: int = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]
+    await bob.request("join_table", table=table_id)  # the game starts
+    return table_id
+
+
+def _send_as_the_flag_falls(server: Server, table_id: int, sender: Raw, frame: dict[str, Any]) -> None:
+    """Put ``frame`` in the server's socket, then hold the event loop until just past the running flag's time.
+
+    When the loop runs again the server reads ``frame`` before its flag timer's
+    check can run, so the request, not the timer, finds the flag down.
+    """
+    flag_at = server.tables[table_id].clock.flag_time(time.monotonic())
+    assert time.monotonic() < flag_at, "the flag fell (and its timer could fire) before the test could act"
+    sender.writer.write(encode_frame(frame))
+    time.sleep(flag_at - time.monotonic() + 0.05)  # hold the loop: the flag falls, its timer cannot fire
 
 
 async def _raw(server: Server) -> Raw:
