@@ -273,6 +273,7 @@ class TableView(Widget):
         self.query_one("#rematch", Button).disabled = not (seated and state.status == "over")
         self.query_one("#resign", Button).disabled = not (seated and running)
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
+        self.query_one("#hint", Button).disabled = not running
         self.query_one("#move-input", Input).display = seated
         self.query_one("#table-buttons").display = seated
 
@@ -284,10 +285,10 @@ class TableView(Widget):
         seated, running = state.seat is not None, state.running
         if action in _PLAYERS_ACTIONS and not seated:
             return False  # a spectator never has them
-        if action == "hint":
-            return bool(state.info.hints) and seated
         # A game's keys until it is over, the rematch after: never both, so the footer fits 80 columns.
         over = state.status == "over"
+        if action == "hint":
+            return False if over or not state.info.hints else True if running else None
         if action in ("offer_draw", "resign"):
             return False if over else True if running else None
         if action == "takeback":

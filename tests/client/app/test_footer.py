@@ -47,7 +47,7 @@ async def test_every_key_hint_fits_the_footer_at_80_columns(configured_server, m
         await app.session.resign(table.id)
         await until(pilot, lambda: app.session.tables[table.id].outcome is not None)
         await pilot.pause()
-        assert footer_keys(main) == ["r", "h", "^q", "f1", "f2", "f3", "f4"]  # over: the rematch, not the game's keys
+        assert footer_keys(main) == ["r", "^q", "f1", "f2", "f3", "f4"]  # over: the rematch, not the game's keys (nor a hint)
 
         await pilot.press("f3")
         archive = await until(pilot, lambda: isinstance(app.screen, ArchiveScreen) and app.screen)
