@@ -1,0 +1,126 @@
+"""The bytes the server sends where PROTOCOL.md says which keys are left out, and the ids it issues.
+
+Over real sockets (and, for a restart, a real SQLite file): ``who`` leaves
+out a player's default fields (§17.1), a seek and a challenge leave out
+theirs (§3), a seated rating is ``[1484]`` or ``[1500, true]`` (§16), and no
+id the server issues is above 2^53 - 1 (§3), the largest a JavaScript client
+can read exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from pathlib import Path
+
+import msgspec
+
+from client import Client
+from protocol import messages as m
+from protocol.codec import encode_message
+from server.app import Server, ServerConfig
+
+from ..conftest import Connect
+from .conftest import RawFactory, refused
+
+# --- who, seeks and challenges leave default fields out (§3, §17) ------------------------
+
+
+async def test_who_leaves_a_guests_default_fields_out(raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    reply = await ann.request("who")
+    assert reply["type"] == "players"
+    assert reply["players"] == [{"name": "ann", "status": "idle"}]  # claimed false, bot false, rating nil: all left out
+
+
+async def test_who_shows_a_bot_flag_only_when_it_is_set(raw: RawFactory) -> None:
+    bot = await raw()
+    await bot.request("hello", version=m.PROTOCOL_VERSION, name="deep", bot=True)
+    [player] = (await bot.request("who"))["players"]
+    assert player == {"name": "deep", "status": "idle", "bot": True}
+
+
+async def test_a_seek_and_a_challenge_leave_their_default_fields_out(raw: RawFactory) -> None:
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    seek = (await ann.request("seek", game="othello"))["seek"]
+    assert set(seek) == {"id", "name", "game", "options"}  # rated false, time control, ratings and bounds nil
+    challenge = (await ann.request("challenge", name="bob", game="othello"))["challenge"]
+    assert set(challenge) == {"id", "challenger", "challenged", "game", "options", "expires_in_s"}
+
+
+# --- a seated rating on the wire (§16) -----------------------------------------------------
+
+
+def _table_info(ratings: list[m.SeatRating | None]) -> m.TableInfo:
+    return m.TableInfo(id=6, game="othello", options={"size": 8}, seats=["ann", "bob"], status="playing", spectators=0, ply=0, ratings=ratings)
+
+
+def test_a_settled_rating_is_one_number_and_a_provisional_one_is_marked() -> None:
+    frame = encode_message(m.TableUpdated(table=_table_info([m.SeatRating(rating=1484), m.SeatRating(rating=1500, provisional=True)])))
+    body = msgspec.msgpack.decode(frame[4:])
+    assert body["table"]["ratings"] == [[1484], [1500, True]]
+    assert m.to_wire(m.TableUpdated(table=_table_info([m.SeatRating(rating=1484), None])))["table"]["ratings"] == [[1484], None]
+
+
+def test_seated_ratings_read_back_as_sent_and_malformed_ones_are_refused() -> None:
+    wire = m.to_wire(m.TableUpdated(table=_table_info([m.SeatRating(rating=1484), m.SeatRating(rating=1500, provisional=True)])))
+    assert m.parse_server_message(wire).table.ratings == [m.SeatRating(rating=1484), m.SeatRating(rating=1500, provisional=True)]
+    wire["table"]["ratings"] = [[1484, False], None]  # an older server's form still reads
+    assert m.parse_server_message(wire).table.ratings == [m.SeatRating(rating=1484), None]
+    for bad in ([], [1484, 1], ["1484"], [1484, True, 3], 1484, [True]):
+        wire["table"]["ratings"] = [bad, None]
+        try:
+            m.parse_server_message(wire)
+        except m.MessageError as exc:
+            assert exc.field == "table.ratings[0]", exc
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
+
+
+# --- ids stay below 2^53 (§3) -----------------------------------------------------------------
+
+
+async def test_the_server_issues_no_table_id_above_2_53_minus_1(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    config = ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db))
+    server = Server(config)
+    await server.start()
+    try:
+        ann = await Client.connect("127.0.0.1", server.port, name="ann")
+        bob = await Client.connect("127.0.0.1", server.port, name="bob")
+        await ann.create_table("othello")
+        await bob.join_table(1)
+        await ann.resign(1)  # over, archived, no moves
+        await ann.close()
+        await bob.close()
+    finally:
+        await server.close()
+    with sqlite3.connect(db) as connection:  # as if the server had handed out every id but the last
+        connection.execute("UPDATE tables SET id = ? WHERE id = 1", (m.MAX_ID,))
+    connection.close()
+    server = Server(config)
+    await server.start()
+    try:
+        cat = await Client.connect("127.0.0.1", server.port, name="cat")
+        try:
+            assert "2^53-1" in (await refused(cat.create_table("othello"), "internal_error")).message
+            assert await cat.list_tables() == []  # nothing was created
+            assert [game["id"] for game in await cat.list_archive()] == [m.MAX_ID]
+        finally:
+            await cat.close()
+    finally:
+        await server.close()
+
+
+async def test_no_challenge_or_seek_id_above_2_53_minus_1(server: Server, connect: Connect) -> None:
+    ann, bob = await connect("ann"), await connect("bob")
+    server.social.challenges._ids = itertools.count(m.MAX_ID)  # as if all the others had been handed out
+    server.social.seeks._ids = itertools.count(m.MAX_ID)
+    assert (await ann.challenge("bob", "othello")).id == m.MAX_ID
+    assert (await ann.seek("nimble")).seek.id == m.MAX_ID
+    for request in (ann.challenge("bob", "hexapawn"), bob.seek("hexapawn")):
+        assert "2^53-1" in (await refused(request, "internal_error")).message
+    assert [seek.id for seek in (await bob.list_seeks()).seeks] == [m.MAX_ID]
