@@ -17,6 +17,7 @@ import msgspec
 
 from client import Client
 from protocol import messages as m
+from protocol import encode_frame as encode_frame_of
 from protocol.codec import encode_message
 from server.app import Server, ServerConfig
 
@@ -124,3 +125,96 @@ async def test_no_challenge_or_seek_id_above_2_53_minus_1(server: Server, connec
     for request in (ann.challenge("bob", "hexapawn"), bob.seek("hexapawn")):
         assert "2^53-1" in (await refused(request, "internal_error")).message
     assert [seek.id for seek in (await bob.list_seeks()).seeks] == [m.MAX_ID]
+
+
+# --- statements PROTOCOL.md makes, each checked over a real socket ------------------------------
+
+DECIDED = {"rows": 4, "cols": 4, "pieces": "F 1\n"}
+"""A Tactego setup that leaves Red (seat 0) no move: over before the first move."""
+
+
+async def test_a_decided_tactego_setup_known_at_creation_cannot_be_sat_at(raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    for request in ({"options": {**DECIDED, "hidden": False}}, {"options": DECIDED, "seed": "abc"}):
+        reply = await ann.request("create_table", game="tactego", **request)
+        assert (reply["type"], reply["code"]) == ("error", "game_over") and "seat null" in reply["message"], reply
+    watched = await ann.request("create_table", game="tactego", options=DECIDED, seed="abc", seat=None)
+    assert watched["table"]["status"] == "over"
+
+
+async def test_a_decided_secret_tactego_setup_waits_and_ends_as_play_starts(raw: RawFactory) -> None:
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    created = await ann.request("create_table", game="tactego", options=DECIDED)  # hidden, no seed: dealt when bob sits
+    assert (created["type"], created["table"]["status"], created["seat"]) == ("table_joined", "waiting", 0)
+    joined = await bob.request("join_table", table=created["table"]["id"])
+    assert joined["type"] == "table_joined" and joined["seat"] == 1
+    for conn in (ann, bob):
+        pushes = [frame["type"] for frame in await conn.sync()]
+        assert pushes == ["game_started", "game_over"], pushes
+
+
+async def test_a_resume_without_bot_clears_the_bot_flag(raw: RawFactory) -> None:
+    first, second = await raw(), await raw()
+    welcome = await first.request("hello", version=m.PROTOCOL_VERSION, name="deep", bot=True)
+    assert (await first.request("who"))["players"] == [{"name": "deep", "status": "idle", "bot": True}]
+    resumed = await second.request("hello", version=m.PROTOCOL_VERSION, name="deep", token=welcome["token"])
+    assert resumed["resumed"] is True
+    assert (await second.request("who"))["players"] == [{"name": "deep", "status": "idle"}]
+
+
+async def test_a_players_other_seeks_vanish_when_one_of_theirs_pairs(raw: RawFactory) -> None:
+    ann, bob, cat = await raw(), await raw(), await raw()
+    for conn, name in ((ann, "ann"), (bob, "bob"), (cat, "cat")):
+        await conn.hello(name)
+    await ann.request("seek", game="othello")
+    await ann.request("seek", game="nimble")
+    await bob.request("seek", game="hexapawn")
+    paired = await bob.request("seek", game="othello")
+    assert paired["paired"] is True
+    assert (await cat.request("list_seeks"))["seeks"] == []  # ann's nimble and bob's hexapawn seeks are gone too
+
+
+async def test_tell_and_challenge_find_a_name_whatever_its_case_or_width(raw: RawFactory) -> None:
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("Bob")
+    assert (await ann.request("tell", name="BOB", text="hi"))["type"] == "ok"
+    assert (await ann.request("challenge", name="ｂｏｂ", game="othello"))["type"] == "challenge_sent"
+    pushes = await bob.sync()
+    assert [frame["type"] for frame in pushes] == ["told", "challenge_received"]
+    assert pushes[1]["challenge"]["challenged"] == "Bob"
+
+
+async def test_invalid_utf8_is_a_fatal_framing_error_after_the_requests_before_it(raw: RawFactory) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    bad = b"\x83\xa4type\xa3say\xa2id\x02\xa4text\xa2\xff\xfe"  # say with a str that is not UTF-8
+    await ann.send_bytes(encode_frame_of({"type": "ping", "id": 1}) + len(bad).to_bytes(4, "big") + bad)
+    frames = await ann.expect_closed()
+    assert [(f["type"], f.get("code"), "id" in f) for f in frames] == [("pong", None, True), ("error", "bad_frame", False)]
+
+
+async def test_which_errors_name_a_field(raw: RawFactory) -> None:
+    ann, bob = await raw(), await raw()
+    assert "field" not in await ann.request("hello", version=m.PROTOCOL_VERSION, name="a\tb")  # bad_name in hello: no field
+    await ann.hello("ann")
+    await bob.hello("bob")
+    named = {
+        ("create_table", "unknown_game", None): {"game": "chess"},
+        ("challenge", "unknown_game", "game"): {"name": "bob", "game": "chess"},
+        ("who", "unknown_game", "game"): {"game": "chess"},
+        ("leaderboard", "unknown_game", "game"): {"game": "chess"},
+        ("tell", "no_such_player", "name"): {"name": "zed", "text": "hi"},
+        ("mute", "bad_name", "name"): {"name": " "},
+        ("finger", "bad_name", "name"): {"name": " "},
+        ("unseek", "no_such_seek", "seek"): {"seek": 9},
+        ("decline_challenge", "no_such_challenge", "challenge"): {"challenge": 9},
+        ("create_table", "bad_option", "options.size"): {"game": "othello", "options": {"size": 7}},
+        ("join_table", "no_such_table", None): {"table": 9},
+    }
+    for (kind, code, field), fields in named.items():
+        reply = await ann.request(kind, **fields)
+        assert (reply["code"], reply.get("field")) == (code, field), (kind, reply)
