@@ -9,8 +9,11 @@ can read exactly.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import secrets
 import sqlite3
+import time
 from pathlib import Path
 
 import msgspec
@@ -20,9 +23,10 @@ from protocol import messages as m
 from protocol import encode_frame as encode_frame_of
 from protocol.codec import encode_message
 from server.app import Server, ServerConfig
+from server.names import name_key
 
 from ..conftest import Connect
-from .conftest import RawFactory, refused
+from .conftest import Raw, RawFactory, refused
 
 # --- who, seeks and challenges leave default fields out (§3, §17) ------------------------
 
@@ -218,3 +222,62 @@ async def test_which_errors_name_a_field(raw: RawFactory) -> None:
     for (kind, code, field), fields in named.items():
         reply = await ann.request(kind, **fields)
         assert (reply["code"], reply.get("field")) == (code, field), (kind, reply)
+
+
+RATINGS = [  # name, game, family, rating, deviation: a deviation above 110 is provisional
+    ("Ann", "othello", "untimed", 1484, 60),
+    ("Ann", "othello", "blitz", 1700, 200),
+    ("Ann", "nimble", "rapid", 1800, 70),
+    ("Bob", "othello", "untimed", 1550, 300),
+]
+
+
+def _seed_ratings(db: Path) -> None:
+    with sqlite3.connect(db) as connection:
+        for name, game, family, rating, deviation in RATINGS:
+            connection.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, 0.06, 10, 10, 0, 0, ?)",
+                (name_key(name), name, game, family, rating, deviation, time.time()),
+            )
+    connection.close()
+
+
+async def _raw_to(server: Server, name: str) -> Raw:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    conn = Raw(reader, writer)
+    assert (await conn.hello(name))["type"] == "welcome"
+    return conn
+
+
+async def test_ratings_as_a_table_who_finger_and_leaderboard_send_them(tmp_path: Path) -> None:
+    db = tmp_path / "parlour.sqlite3"
+    config = ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db))
+    server = Server(config)
+    await server.start()
+    await server.close()  # the file now has the schema
+    _seed_ratings(db)
+    server = Server(config)
+    await server.start()
+    clients = [await Client.connect("127.0.0.1", server.port, name=name, claim=True, secret=secrets.token_urlsafe(32)) for name in ("Ann", "Bob")]
+    cat = await _raw_to(server, "cat")
+    try:
+        ann, bob = clients
+        table = (await ann.create_table("othello", rated=True)).table.id
+        await bob.join_table(table)
+        watched = await cat.request("watch_table", table=table)
+        assert watched["table"]["ratings"] == [[1484], [1550, True]]  # settled: one number; provisional: marked
+        who = {p["name"]: p for p in (await cat.request("who"))["players"]}  # each player's best in any game and family
+        assert who["Ann"] == {"name": "Ann", "status": "playing", "claimed": True, "rating": 1800, "deviation": 70, "rating_game": "nimble"}
+        assert who["cat"] == {"name": "cat", "status": "watching"}
+        who = {p["name"]: p for p in (await cat.request("who", game="othello"))["players"]}  # best in othello, provisional included
+        assert (who["Ann"]["rating"], who["Ann"]["rating_game"], who["Bob"]["rating"]) == (1700, "othello", 1550)
+        finger = await cat.request("finger", name="ann")
+        assert [(r["game"], r["family"]) for r in finger["ratings"]] == [("nimble", "rapid"), ("othello", "blitz"), ("othello", "untimed")]
+        ranking = await cat.request("leaderboard", game="othello", provisional=True)
+        assert ranking["family"] is None and "family" in ranking  # each player's best family; each row names it
+        assert [(r["name"], r["family"], r["rating"]) for r in ranking["rows"]] == [("Ann", "blitz", 1700), ("Bob", "untimed", 1550)]
+    finally:
+        await cat.close()
+        for client in clients:
+            await client.close()
+        await server.close()
