@@ -15,6 +15,7 @@ import secrets
 import sqlite3
 import time
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import msgspec
 
@@ -218,6 +219,9 @@ async def test_which_errors_name_a_field(raw: RawFactory) -> None:
         ("decline_challenge", "no_such_challenge", "challenge"): {"challenge": 9},
         ("create_table", "bad_option", "options.size"): {"game": "othello", "options": {"size": 7}},
         ("join_table", "no_such_table", None): {"table": 9},
+        ("seek", "unknown_game", "game"): {"game": "chess"},
+        ("tell", "bad_request", "name"): {"name": "ANN", "text": "hi"},
+        ("mute", "bad_request", "name"): {"name": "ann"},
     }
     for (kind, code, field), fields in named.items():
         reply = await ann.request(kind, **fields)
@@ -281,3 +285,16 @@ async def test_ratings_as_a_table_who_finger_and_leaderboard_send_them(tmp_path:
         for client in clients:
             await client.close()
         await server.close()
+
+
+async def test_the_computers_thinking_time_is_a_cap_not_a_wait(configured_server: Callable[..., Awaitable[Server]]) -> None:
+    server = await configured_server(bot_seconds=60.0, bot_workers=1)  # level 5 may think for up to a minute
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    try:
+        started = time.monotonic()
+        await ann.create_table("nimble", {"board": [0, 0, 1]}, seat=1, computer={0: 5})
+        moved = await ann.next_event(m.Moved, timeout_s=20.0)  # one pawn, two squares: solved at once
+        assert isinstance(moved, m.Moved) and moved.seat == 0
+        assert time.monotonic() - started < 20.0
+    finally:
+        await ann.close()
