@@ -298,3 +298,14 @@ async def test_the_computers_thinking_time_is_a_cap_not_a_wait(configured_server
         assert time.monotonic() - started < 20.0
     finally:
         await ann.close()
+
+
+async def test_a_mute_stops_tells_but_not_chat(raw: RawFactory) -> None:
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    await ann.request("watch_lobby")
+    assert (await ann.request("mute", name="BOB"))["type"] == "ok"
+    assert (await bob.request("tell", name="ann", text="psst"))["type"] == "ok"  # dropped, as on FICS
+    assert (await bob.request("say", text="hello all"))["type"] == "ok"
+    assert [(f["type"], f.get("text")) for f in await ann.sync()] == [("chat", "hello all")]
