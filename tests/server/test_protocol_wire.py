@@ -309,3 +309,14 @@ async def test_a_mute_stops_tells_but_not_chat(raw: RawFactory) -> None:
     assert (await bob.request("tell", name="ann", text="psst"))["type"] == "ok"  # dropped, as on FICS
     assert (await bob.request("say", text="hello all"))["type"] == "ok"
     assert [(f["type"], f.get("text")) for f in await ann.sync()] == [("chat", "hello all")]
+
+
+async def test_every_game_has_a_computer_player(raw: RawFactory) -> None:
+    ann = await raw()
+    welcome = await ann.hello("ann")
+    names = [game["name"] for game in welcome["games"]]
+    assert sorted(names) == ["hexapawn", "mingmang", "morris", "nimble", "othello", "tactego"]
+    for name in names:  # hints need a computer player: "no computer player for GAME" otherwise
+        reply = await ann.request("create_table", game=name, hints=True, seat=None)
+        assert reply["type"] == "table_joined" and reply["table"]["hints"] is True, reply
+        await ann.request("leave_table", table=reply["table"]["id"])
