@@ -816,6 +816,7 @@ class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     ``"watching"`` or ``"away"`` (disconnected, seat held for the grace period);
     ``claimed`` whether the name is claimed; ``rating`` and ``deviation`` the
     Glicko-2 rating for ``rating_game`` (``None``: unrated, or no ratings on this server).
+    Fields at their default are left out on the wire (``{"name": "cat", "status": "idle"}``).
     """
 
     name: str
@@ -829,7 +830,8 @@ class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """An open challenge. ``seat`` is the challenger's seat (``None``: drawn when accepted);
-    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them."""
+    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them.
+    Fields at their default are left out on the wire."""
 
     id: int
     challenger: str
@@ -844,7 +846,8 @@ class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
 
 class SeekInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """An open seek. ``rating`` is the seeker's rating for the game (``None``: unrated or no ratings);
-    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any)."""
+    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any).
+    Fields at their default are left out on the wire."""
 
     id: int
     name: str
