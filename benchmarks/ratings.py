@@ -40,13 +40,13 @@ def per_call(action: Callable[[int], Any], count: int) -> float:
 def table_info_bytes() -> tuple[int, int, int]:
     """MessagePack bytes of a lobby TableInfo: without the ``ratings`` key, unrated, rated with two players."""
     table = Table.create(1, "othello", {}, None)
-    wire = msgspec.to_builtins(table.lobby_info())
+    wire = msgspec.to_builtins(table.lobby_info(), enc_hook=m.wire_enc_hook)
     unrated = len(msgspec.msgpack.encode(wire))
     del wire["ratings"]
     without = len(msgspec.msgpack.encode(wire))
     table.rated, table.seat_names = True, ["ann", "bob"]
     table.seat_ratings = [m.SeatRating(rating=1662, provisional=True), m.SeatRating(rating=1500)]
-    rated = len(msgspec.msgpack.encode(msgspec.to_builtins(table.lobby_info())))
+    rated = len(msgspec.msgpack.encode(msgspec.to_builtins(table.lobby_info(), enc_hook=m.wire_enc_hook)))
     return without, unrated, rated
 
 

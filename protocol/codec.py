@@ -28,11 +28,11 @@ import msgspec
 
 from .errors import FrameError
 from .framing import _HEADER, MAX_NESTING, check_plain, decode_body
-from .messages import REQUEST_TYPES, SERVER_TYPES, Message, Request, ServerMessage, parse_request, parse_server_message
+from .messages import REQUEST_TYPES, SERVER_TYPES, Message, Request, ServerMessage, parse_request, parse_server_message, wire_dec_hook, wire_enc_hook
 
 __all__ = ["ENCODER", "encode_message", "decode_request", "decode_server_message"]
 
-ENCODER = msgspec.msgpack.Encoder()
+ENCODER = msgspec.msgpack.Encoder(enc_hook=wire_enc_hook)
 """The one encoder of outgoing messages (``type`` first, then the fields in declaration order, defaults omitted)."""
 
 SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
@@ -99,7 +99,7 @@ class _UnionDecoder:
     """Decodes bodies into one union of message types; see the module's description."""
 
     def __init__(self, union: Any, types: tuple[type[Message], ...], judge: Callable[[dict[str, Any]], Any]) -> None:
-        self._decoder = msgspec.msgpack.Decoder(union, ext_hook=_refuse_ext)
+        self._decoder = msgspec.msgpack.Decoder(union, ext_hook=_refuse_ext, dec_hook=wire_dec_hook)
         self._free_form = {cls: _free_form_of(cls) for cls in types}
         self._judge = judge
 

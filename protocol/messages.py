@@ -21,6 +21,7 @@ from .errors import MessageError
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "MAX_ID",
     "MAX_NAME_CHARS",
     "MAX_MOVE_CHARS",
     "MAX_CHAT_CHARS",
@@ -58,8 +59,15 @@ DEFAULT_TABLES_PAGE = 50
 SUMMARY_CHARS = 64
 """Option texts longer than this many characters are summarized in lobby messages."""
 
-RequestId = Annotated[int, Meta(ge=0, le=2**53)]
-TableId = Annotated[int, Meta(ge=1, le=2**53)]
+MAX_ID = 2**53 - 1
+"""The largest id on the wire, either way: JavaScript's ``Number.MAX_SAFE_INTEGER``.
+
+A JavaScript client reads every MessagePack integer as a double, which holds
+every integer up to this one exactly; the server never issues a larger table,
+challenge or seek id and refuses larger request ids (``bad_message``)."""
+
+RequestId = Annotated[int, Meta(ge=0, le=MAX_ID)]
+TableId = Annotated[int, Meta(ge=1, le=MAX_ID)]
 Seat = Annotated[int, Meta(ge=0, le=1)]
 Name = Annotated[str, Meta(max_length=256)]  # the server checks names itself (bad_name)
 MoveText = Annotated[str, Meta(min_length=1, max_length=MAX_MOVE_CHARS)]
@@ -107,7 +115,7 @@ class ListTables(Message, tag="list_tables"):
     """Asks for one page of the lobby: up to ``limit`` tables whose id is above ``after`` (``None``: from the first)."""
 
     id: RequestId
-    after: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    after: Annotated[int, Meta(ge=0, le=MAX_ID)] | None = None
     limit: Annotated[int, Meta(ge=1, le=MAX_TABLES_PAGE)] = DEFAULT_TABLES_PAGE
 
 
@@ -280,8 +288,8 @@ MAX_PLAYERS_PAGE = 100
 """The most players one ``players`` reply holds (``who.limit``)."""
 MAX_SEEKS_PAGE = 100
 """The most seeks one ``seeks`` reply holds (``list_seeks.limit``)."""
-ChallengeId = Annotated[int, Meta(ge=1, le=2**53)]
-SeekId = Annotated[int, Meta(ge=1, le=2**53)]
+ChallengeId = Annotated[int, Meta(ge=1, le=MAX_ID)]
+SeekId = Annotated[int, Meta(ge=1, le=MAX_ID)]
 RatingBound = Annotated[int, Meta(ge=0, le=10_000)]
 
 
@@ -354,7 +362,7 @@ class ListSeeks(Message, tag="list_seeks"):
     """Asks for one page of the open seeks: up to ``limit`` seeks whose id is above ``after``."""
 
     id: RequestId
-    after: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    after: Annotated[int, Meta(ge=0, le=MAX_ID)] | None = None
     limit: Annotated[int, Meta(ge=1, le=MAX_SEEKS_PAGE)] = 50
 
 
@@ -411,11 +419,70 @@ REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr
 # --- server to client -------------------------------------------------------------
 
 
-class SeatRating(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, array_like=True):
-    """A seated player's rating, rounded, and whether it is provisional; on the wire ``[1500, true]``."""
+class SeatRating:
+    """A seated player's rating, rounded, and whether it is provisional.
 
-    rating: int
-    provisional: bool = False
+    On the wire an array: ``[1484]`` for a settled rating, ``[1500, true]`` for
+    a provisional one (``provisional`` is left out when false, PROTOCOL.md
+    section 16). msgspec cannot leave a trailing default out of an array-like
+    struct, so this is a plain class that :func:`wire_enc_hook` and
+    :func:`wire_dec_hook` translate.
+    """
+
+    __slots__ = ("rating", "provisional")
+
+    def __init__(self, *, rating: int, provisional: bool = False) -> None:
+        self.rating = rating
+        self.provisional = provisional
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SeatRating):
+            return NotImplemented
+        return (self.rating, self.provisional) == (other.rating, other.provisional)
+
+    def __hash__(self) -> int:
+        return hash((self.rating, self.provisional))
+
+    def __repr__(self) -> str:
+        return f"SeatRating(rating={self.rating!r}, provisional={self.provisional!r})"
+
+    def to_wire(self) -> list[int | bool]:
+        """``[rating]``, or ``[rating, true]`` when provisional."""
+        return [self.rating, True] if self.provisional else [self.rating]
+
+    @classmethod
+    def from_wire(cls, value: Any) -> "SeatRating":
+        """Read ``[rating]`` or ``[rating, provisional]``.
+
+        Raises:
+            ValueError: ``value`` is not such an array (an int rating, then a bool).
+        """
+        if type(value) is not list or not 1 <= len(value) <= 2 or type(value[0]) is not int or (len(value) == 2 and type(value[1]) is not bool):
+            raise ValueError("Expected `[rating]` or `[rating, provisional]`")
+        return cls(rating=value[0], provisional=len(value) == 2 and value[1])
+
+
+def wire_enc_hook(obj: Any) -> Any:
+    """msgspec ``enc_hook`` for the protocol's own non-struct types (:class:`SeatRating`).
+
+    Raises:
+        NotImplementedError: for any other type, as msgspec expects.
+    """
+    if isinstance(obj, SeatRating):
+        return obj.to_wire()
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+def wire_dec_hook(kind: type, obj: Any) -> Any:
+    """msgspec ``dec_hook`` for the protocol's own non-struct types (:class:`SeatRating`).
+
+    Raises:
+        ValueError: a malformed value (msgspec reports it with its path).
+        NotImplementedError: for any other type, as msgspec expects.
+    """
+    if kind is SeatRating:
+        return SeatRating.from_wire(obj)
+    raise NotImplementedError(f"cannot decode {kind!r}")
 
 
 class TableInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -742,13 +809,14 @@ class Heartbeat(Message, tag="heartbeat"):
     """Push: the server is alive; sent when it has had nothing else to send for ``welcome.heartbeat_s``."""
 
 
-class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
+class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A player as ``who`` shows them.
 
     ``status`` is ``"idle"``, ``"playing"`` (holds a seat at a game not over),
     ``"watching"`` or ``"away"`` (disconnected, seat held for the grace period);
     ``claimed`` whether the name is claimed; ``rating`` and ``deviation`` the
     Glicko-2 rating for ``rating_game`` (``None``: unrated, or no ratings on this server).
+    Fields at their default are left out on the wire (``{"name": "cat", "status": "idle"}``).
     """
 
     name: str
@@ -760,9 +828,10 @@ class PlayerInfo(msgspec.Struct, frozen=True, kw_only=True):
     rating_game: str | None = None
 
 
-class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True):
+class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """An open challenge. ``seat`` is the challenger's seat (``None``: drawn when accepted);
-    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them."""
+    ``expires_in_s`` how long it stays open, in seconds; ``options`` as lobby messages summarize them.
+    Fields at their default are left out on the wire."""
 
     id: int
     challenger: str
@@ -775,9 +844,10 @@ class ChallengeInfo(msgspec.Struct, frozen=True, kw_only=True):
     expires_in_s: float = 0.0
 
 
-class SeekInfo(msgspec.Struct, frozen=True, kw_only=True):
+class SeekInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """An open seek. ``rating`` is the seeker's rating for the game (``None``: unrated or no ratings);
-    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any)."""
+    ``rating_min``/``rating_max`` the opponents' ratings it accepts (``None``: any).
+    Fields at their default are left out on the wire."""
 
     id: int
     name: str
@@ -938,7 +1008,7 @@ _MISSING = re.compile(r"missing required field `(?P<path>[^`]*)`")
 
 def to_wire(message: Message) -> dict[str, Any]:
     """Return ``message`` as a plain map with its ``type``, ready to pack."""
-    return msgspec.to_builtins(message)
+    return msgspec.to_builtins(message, enc_hook=wire_enc_hook)
 
 
 def _convert(obj: dict[str, Any], union: Any, known: tuple[type[Message], ...]) -> Any:
@@ -949,7 +1019,7 @@ def _convert(obj: dict[str, Any], union: Any, known: tuple[type[Message], ...]) 
     if not isinstance(kind, str) or kind not in {cls.__struct_config__.tag for cls in known}:
         raise MessageError(f"unknown message type {kind!r}", field="type", request_id=request_id)
     try:
-        return msgspec.convert(obj, union, strict=True)
+        return msgspec.convert(obj, union, strict=True, dec_hook=wire_dec_hook)
     except msgspec.ValidationError as exc:
         text = str(exc)
         match = _PATH.search(text) or _MISSING.search(text)

@@ -57,6 +57,7 @@ from .bus import Bus
 from .clock import Clock, FlagFell, TimeControl, TimeControlError
 from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
 from .fanout import ViewCache, send_moved, send_to_table, send_views
+from .ids import issuable
 from .limits import Limits
 from .lobby import Lobby
 from .rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
@@ -244,7 +245,7 @@ class Authority:
         check_rated_request(request, self.rated_allowed)
         self._check_room(session)
         host = self._check_address_budget(session)
-        table = Table.create(self.next_table_id, request.game, request.options, request.seed, seed_chosen=request.seed is not None, bus=self.lobby.bus)
+        table = Table.create(issuable(self.next_table_id, "table"), request.game, request.options, request.seed, seed_chosen=request.seed is not None, bus=self.lobby.bus)
         if (computer or request.hints) and not has_computer_player(table.game.name):
             raise RequestError(Code.BAD_REQUEST, f"no computer player for {table.game.name}", "computer" if computer else "hints")
         self._check_bots(len(computer))
@@ -764,7 +765,7 @@ class Authority:
         """
         host = self._check_rematch(old, accepter)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
-        table = Table.create(self.next_table_id, old.game.name, old.options, seed, bus=self.lobby.bus)
+        table = Table.create(issuable(self.next_table_id, "table"), old.game.name, old.options, seed, bus=self.lobby.bus)
         self.next_table_id += 1
         table.set_time_control(old.clock.control if old.clock is not None else None)
         table.hints = old.hints

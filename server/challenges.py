@@ -33,6 +33,7 @@ from protocol.messages import (
 )
 
 from .authority import Authority
+from .ids import issuable
 from .limits import Limits
 from .mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair, send_to
@@ -147,7 +148,7 @@ class Challenges:
             )
         self._spam.charge("challenges", session)
         loop = asyncio.get_running_loop()
-        challenge = OpenChallenge(next(self._ids), session, challenged, terms, request.seat, loop.time() + limits.challenge_expiry_s)
+        challenge = OpenChallenge(issuable(next(self._ids), "challenge"), session, challenged, terms, request.seat, loop.time() + limits.challenge_expiry_s)
         challenge.timer = loop.call_later(limits.challenge_expiry_s, self._lapse, challenge)
         self._open[challenge.id] = challenge
         for player in (session, challenged):

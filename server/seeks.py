@@ -23,6 +23,7 @@ from protocol import Code, encode_message
 from protocol.messages import ListSeeks, Message, Ok, Seek, SeekAdded, SeekInfo, SeekPosted, SeekRemoved, Seeks, Unseek, summarize_options
 
 from .authority import Authority
+from .ids import issuable
 from .bus import LOBBY, Bus
 from .ticks import TickBatch
 from .limits import Limits
@@ -131,7 +132,7 @@ class SeekBoard:
         self._check_request(session, request, terms)
         self._spam.charge("seeks", session)
         rated = self.rating_of(session, terms.game, terms.time_control)
-        seek = OpenSeek(next(self._ids), session, terms, rated.rating if rated is not None else None, request.rating_min, request.rating_max)
+        seek = OpenSeek(issuable(next(self._ids), "seek"), session, terms, rated.rating if rated is not None else None, request.rating_min, request.rating_max)
         other = self._match(seek)
         if other is None:
             self._post(seek)

@@ -43,7 +43,7 @@ REQUESTS: list[m.Message] = [
     m.CreateTable(id=5, game="nimble", options={"board": [1, 2, 3], "n": None}, seed="abc", seat=1),
     m.CreateTable(id=6, game="tactego", seed=-(2**63), seat=None),
     m.JoinTable(id=7, table=1),
-    m.JoinTable(id=8, table=2**53, seat=0),
+    m.JoinTable(id=8, table=m.MAX_ID, seat=0),
     m.WatchTable(id=9, table=1),
     m.LeaveTable(id=10, table=1),
     m.PlayMove(id=11, table=1, move="d3"),
@@ -59,7 +59,7 @@ REQUESTS: list[m.Message] = [
     m.GetRecord(id=21, table=5),
     m.CreateTable(id=22, game="othello", time_control="5+3"),
     m.Ping(id=0),
-    m.Ping(id=2**53),
+    m.Ping(id=m.MAX_ID),
     m.Hello(id=23, version=PROTOCOL_VERSION, name="botty", bot=True),
     m.Hello(id=26, version=PROTOCOL_VERSION, name="ann", secret="s" * 256, claim=True),
     m.SetPassword(id=27, password="correct horse"),
@@ -291,7 +291,7 @@ def test_create_table_seat_defaults_to_zero_and_nil_means_watch() -> None:
 
 
 def test_bounds_are_inclusive() -> None:
-    assert parse_request({"type": "ping", "id": 2**53}).id == 2**53
+    assert parse_request({"type": "ping", "id": 2**53 - 1}).id == 2**53 - 1
     assert parse_request({"type": "hello", "id": 0, "version": 1, "name": "n" * 256}).name == "n" * 256
     assert parse_request({"type": "move", "id": 1, "table": 1, "move": "m" * 64, "ply": 0}).move == "m" * 64
     created = parse_request({"type": "create_table", "id": 1, "game": "g" * 32, "seed": 2**63 - 1,
@@ -325,7 +325,7 @@ BAD_FIELDS = [
     (_with(HELLO, id=5.0), "id", "Expected `int`, got `float`"),
     (_with(HELLO, id=None), "id", "Expected `int`, got `null`"),
     (_with(HELLO, id=-1), "id", ">= 0"),
-    (_with(HELLO, id=2**53 + 1), "id", "<= 9007199254740992"),
+    (_with(HELLO, id=2**53), "id", "<= 9007199254740991"),
     # -- version
     (_with(HELLO, version="1"), "version", "Expected `int`, got `str`"),
     (_with(HELLO, version=True), "version", "Expected `int`, got `bool`"),
@@ -549,8 +549,8 @@ def test_any_map_parses_as_server_message_or_raises_message_error(wire: dict[str
         assert isinstance(message, m.SERVER_TYPES)
 
 
-request_ids = st.integers(min_value=0, max_value=2**53)
-table_ids = st.integers(min_value=1, max_value=2**53)
+request_ids = st.integers(min_value=0, max_value=m.MAX_ID)
+table_ids = st.integers(min_value=1, max_value=m.MAX_ID)
 seats = st.none() | st.integers(min_value=0, max_value=1)
 json_like = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(max_size=10),
@@ -562,7 +562,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
                        token=st.none() | st.text(max_size=128), password=st.none() | st.text(max_size=256), bot=st.booleans(),
                        secret=st.none() | st.text(max_size=256), claim=st.booleans()),
     m.WatchLobby: st.builds(m.WatchLobby, id=request_ids, watch=st.booleans()),
-    m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
+    m.ListTables: st.builds(m.ListTables, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=m.MAX_ID),
                             limit=st.integers(min_value=1, max_value=100)),
     m.CreateTable: st.builds(
         m.CreateTable, id=request_ids, game=st.text(min_size=1, max_size=32),
@@ -599,7 +599,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
                       options=st.dictionaries(st.text(max_size=10), json_like, max_size=32), time_control=st.none() | st.text(max_size=32),
                       rated=st.booleans(), rating_min=st.none() | st.integers(0, 10_000), rating_max=st.none() | st.integers(0, 10_000)),
     m.Unseek: st.builds(m.Unseek, id=request_ids, seek=st.none() | table_ids),
-    m.ListSeeks: st.builds(m.ListSeeks, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=2**53),
+    m.ListSeeks: st.builds(m.ListSeeks, id=request_ids, after=st.none() | st.integers(min_value=0, max_value=m.MAX_ID),
                            limit=st.integers(min_value=1, max_value=100)),
     m.Tell: st.builds(m.Tell, id=request_ids, name=st.text(max_size=256), text=st.text(min_size=1, max_size=500)),
     m.Mute: st.builds(m.Mute, id=request_ids, name=st.text(max_size=256), mute=st.booleans()),

@@ -386,7 +386,7 @@ async def test_table_actions_before_hello_are_handshake_required(connect: Connec
     await assert_untouched(s, before)
 
 
-@pytest.mark.parametrize("table", [-1, 0, 2**53 + 1, 2**64 - 1, -(2**63)])
+@pytest.mark.parametrize("table", [-1, 0, 2**53, 2**53 + 1, 2**64 - 1, -(2**63)])
 async def test_table_id_out_of_range_is_bad_message(raw: RawFactory, table: int) -> None:
     conn = await raw()
     await conn.hello("mallory")
@@ -399,7 +399,7 @@ async def test_table_id_out_of_range_is_bad_message(raw: RawFactory, table: int)
 @pytest.mark.parametrize("which", ["largest id", "closed"])
 async def test_table_that_does_not_exist_is_no_such_table(connect: Connect, raw: RawFactory, which: str) -> None:
     ann = await connect("ann")
-    table = 2**53
+    table = 2**53 - 1  # the largest id a client may send (JavaScript's MAX_SAFE_INTEGER)
     if which == "closed":
         table = (await ann.create_table("othello")).table.id
         await ann.leave_table(table)
@@ -435,6 +435,7 @@ NO_USABLE_ID: dict[str, tuple[dict[str, Any], int | None]] = {
     "move, id text": ({"type": "move", "move": "c3", "id": "1"}, None),
     "move, id true": ({"type": "move", "move": "c3", "id": True}, None),
     "move, id -1": ({"type": "move", "move": "c3", "id": -1}, -1),
+    "move, id 2**53": ({"type": "move", "move": "c3", "id": 2**53}, 2**53),
     "move, id 2**53+1": ({"type": "move", "move": "c3", "id": 2**53 + 1}, 2**53 + 1),
 }
 

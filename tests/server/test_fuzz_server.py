@@ -193,7 +193,7 @@ def a_table(rng: random.Random, ctx: Context) -> Any:
         return rng.choice(sorted(ctx.real_tables))
     if roll < 0.9:
         return rng.randint(1, 40)
-    return rng.choice([0, -1, 2**53, 2**53 + 1, 2**64 - 1])
+    return rng.choice([0, -1, 2**53 - 1, 2**53, 2**64 - 1])
 
 
 _MOVES = ["d3", "c4", "f5", "e6", "a1", "pass", "2-1", "3-1", "12-11", "d3 ", "D3", "x" * 64, "😀", "1-0", "\x00"]
@@ -207,7 +207,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
     table = a_table(rng, ctx)
     fields: dict[str, Callable[[], dict[str, Any]]] = {
         "hello": lambda: {"version": PROTOCOL_VERSION, "name": name},
-        "list_tables": lambda: {"after": rng.choice([None, 0, 1, 2**53]), "limit": rng.choice([1, 2, 50, 100])},
+        "list_tables": lambda: {"after": rng.choice([None, 0, 1, 2**53 - 1]), "limit": rng.choice([1, 2, 50, 100])},
         "create_table": lambda: {"game": rng.choice(_GAMES), "options": rng.choice(_OPTIONS),
                                  "seed": rng.choice([None, "s", 7, -(2**63)]), "seat": rng.choice([0, 1, None]),
                                  "time_control": rng.choice([None, "5+3", "0+0", "1441+0", "x"]), "rated": rng.random() < 0.2},
