@@ -432,8 +432,16 @@ class TableView(Widget):
         self._act(self.session.offer_rematch(self.table_id), "Rematch offered")
 
     def action_hint(self) -> None:
-        """Ask the server's computer for a move (at tables with hints)."""
-        self._act(self.session.hint(self.table_id), "Hint: {result.move}")
+        """Ask the server's computer for a move (at tables with hints); it is said under the board and marked on it."""
+        asked_at = self.state.ply
+
+        async def ask() -> Any:
+            hint = await self.session.hint(self.table_id)
+            if self.table_id in self.session.tables and self.state.ply == asked_at:
+                self.board.show_hint(hint.move)
+            return hint
+
+        self._act(ask(), "Hint: {result.move} (marked on the board)")
 
     def action_resign(self) -> None:
         """Resign, after a confirmation."""

@@ -110,7 +110,7 @@ async def test_a_move_by_keys_a_hint_and_typed_moves(ann: ClientSession, connect
         await pilot.press("h")  # this table allows hints
         notice = app.query_one("#notice", Static)
         await until(pilot, lambda: str(notice.render()).startswith("Hint: "), "the hint")
-        assert str(notice.render()).removeprefix("Hint: ") in ("3-1", "3-2", "2-1")
+        assert str(notice.render()).removeprefix("Hint: ").split()[0] in ("3-1", "3-2", "2-1")
         await pilot.press("enter")  # the cursor appears on the first square a move starts from
         assert board.cursor == "2"
         await pilot.press("right", "space", "left", "left", "enter")  # square 3, then square 1
