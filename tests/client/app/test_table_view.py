@@ -17,6 +17,7 @@ from textual.widgets import RichLog, Static
 from client.app.boards import BoardWidget
 from client.app.confirm import ConfirmScreen
 from client.app.offers import OfferScreen
+from client.app.seats import SeatLines
 from client.app.table import TableView
 from client.connection import Client
 from client.session import ClientSession, TableState
@@ -241,15 +242,15 @@ async def test_low_time_turns_the_clock_red_and_rings_once_and_an_away_seat_coun
         await bob.join_table(table.id, 1)
         app = Ringing(ann, table.id, bell=True)
         async with app.run_test(size=SIZE) as pilot:
-            mine = app.query_one("#seat-bottom", Static)
+            mine = app.query_one("#seat-bottom", SeatLines)
             await until(pilot, lambda: mine.has_class("low-time"), "the low-time colour")
             await pilot.pause(0.3)
             assert app.bells == 1
-            assert re.search(r"ann \(you\)  0:0\d\.\d$", str(mine.render()))  # tenths under ten seconds
+            assert re.search(r"White +0:0\d\.\d\n +ann \(you\)$", mine.plain)  # tenths under ten seconds
             await bob.close()
-            theirs = app.query_one("#seat-top", Static)
-            await until(pilot, lambda: "away, forfeits in" in str(theirs.render()), "bob's away status")
-            assert "bob" in str(theirs.render())
+            theirs = app.query_one("#seat-top", SeatLines)
+            await until(pilot, lambda: "away, forfeits in" in theirs.plain, "bob's away status")
+            assert "bob" in theirs.plain
     finally:
         pump.cancel()
         await ann.client.close()
