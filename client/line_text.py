@@ -29,6 +29,7 @@ __all__ = [
     "name_text",
     "plies_text",
     "example_move",
+    "mill_line",
     "read_file",
     "write_file",
     "table_and_seat",
@@ -279,6 +280,21 @@ def example_move(view: dict[str, Any]) -> str:
     """A legal move of ``view`` to show as an example (``d3`` when none is known)."""
     legal = view.get("legal_moves") or []
     return legal[0] if legal else "d3"
+
+
+def mill_line(view: dict[str, Any]) -> str | None:
+    """For a Morris view on the viewer's turn where a move closes a mill: the line saying a counter must be removed.
+
+    >>> mill_line({"game": "morris", "legal_moves": ["c4", "d2xa1", "d2xa7"]})
+    "A mill: d2 closes one, so it must remove one of your opponent's counters: type it with x and the counter's point, e.g. d2xa1."
+    """
+    mills = [move for move in view.get("legal_moves") or [] if "x" in move]
+    if view.get("game") != "morris" or not mills:
+        return None
+    closing = sorted({move.split("x")[0] for move in mills})
+    which = closing[0] if len(closing) == 1 else ", ".join(closing[:-1]) + " or " + closing[-1]
+    verb = "closes" if len(closing) == 1 else "each close"
+    return f"A mill: {which} {verb} one, so it must remove one of your opponent's counters: type it with x and the counter's point, e.g. {mills[0]}."
 
 
 def read_file(key: str, path: str) -> str:

@@ -9,7 +9,7 @@ from protocol import messages as m
 
 from .line_replay import Replaying
 from .ratings_text import describe_change
-from .line_text import describe_table, example_move, format_clock, outcome_text, player_label, plies_text
+from .line_text import describe_table, example_move, format_clock, mill_line, outcome_text, player_label, plies_text
 from .render import render
 from .sanitize import printable, printable_lines
 from .session import Change, ClientSession, TableState
@@ -271,6 +271,9 @@ class LineView:
             else:
                 mine = " — your turn" if mover == at.seat else ""
                 lines.append(f"Turn {at.ply + 1}: {self.seat_name(mover)} ({names[mover]}) to move{mine}")
+                mill = mill_line(view) if mover == at.seat else None
+                if mill:
+                    lines.append(mill)
                 if mover == at.seat and at.id not in self._told_how_to_move:
                     self._told_how_to_move.add(at.id)
                     lines.append(f"Type a move (e.g. {example_move(view)}); moves lists them, help the rest.")

@@ -119,6 +119,7 @@ class ArchiveScreen(Screen[None]):
     ArchiveScreen #ask { height: 3; }
     ArchiveScreen #ask.hidden { display: none; }
     ArchiveScreen #message { height: auto; color: $text-muted; }
+    ArchiveScreen Footer.-compact FooterLabel { margin-right: 1; }  /* a group's label ("Jump") apart from the next key ("esc") */
     """
     BINDINGS = [
         Binding("escape", "back", "Back"),

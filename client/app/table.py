@@ -7,9 +7,10 @@ can never go to another table.
 
 * The board (:mod:`client.app.boards`) in a scrolling frame (wide Tactego
   boards scroll rather than wrap), compact when the normal board does not fit.
-* Both seats with names, whose turn it is, away status with the grace
-  countdown, and clocks ticking down (low-time colour under 10 s, and a bell
-  when the pane was made with ``bell=True``).
+* Both seats with names and ratings (the new ones once a rated game is
+  over), whose turn it is, away status with the grace countdown, and clocks
+  ticking down (low-time colour under 10 s, and a bell when the pane was
+  made with ``bell=True``); a clock is never cut off (:mod:`.seats`).
 * The move list (ply numbers and notation), table chat, a field to type a
   move in notation, a result banner.
 * Draw, takeback, rematch, hint and resign (confirmed first) as buttons and
@@ -35,13 +36,14 @@ from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
 from ..line_text import plies_text
-from ..ratings_text import describe_change, rating_text
+from ..ratings_text import describe_change
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError, TableState
 from .boards import BoardWidget, make_board, wants_mono
 from .confirm import ConfirmScreen
 from .offers import OfferScreen, offer_question
-from .table_text import LOW_TIME_MS, clock_text, move_list_lines, result_text
+from .seats import SeatInfo, SeatLines
+from .table_text import LOW_TIME_MS, clock_text, move_list_lines, result_text, seat_rating
 
 __all__ = ["TableView"]
 
@@ -81,7 +83,7 @@ class TableView(Widget):
     TableView #table-buttons { height: 1; }
     TableView #table-buttons Button { height: 1; min-width: 6; border: none; margin-right: 1; }
     TableView #table-side { width: 32; }
-    TableView .seat { height: 1; }
+    TableView .seat { height: auto; }
     TableView .seat.low-time { color: $error; text-style: bold; }
     TableView .heading { height: 1; text-style: underline; }
     TableView #move-scroll { height: 1fr; }
@@ -140,8 +142,8 @@ class TableView(Widget):
                     yield Button("Hint", id="hint")
                     yield Button("Resign", id="resign", variant="error")
             with Vertical(id="table-side"):
-                yield Static(id="seat-top", classes="seat", markup=False)
-                yield Static(id="seat-bottom", classes="seat", markup=False)
+                yield SeatLines(id="seat-top", classes="seat")
+                yield SeatLines(id="seat-bottom", classes="seat")
                 yield Static("Moves", classes="heading")
                 with VerticalScroll(id="move-scroll"):
                     yield Static(id="move-list", markup=False)
@@ -216,8 +218,8 @@ class TableView(Widget):
         top, bottom = (1 - state.seat, state.seat) if state.seat is not None else (1, 0)
         remaining = state.remaining_ms(self.session.now())
         for widget_id, seat in (("#seat-top", top), ("#seat-bottom", bottom)):
-            widget = self.query_one(widget_id, Static)
-            widget.update(self._seat_line(state, seat, remaining))
+            widget = self.query_one(widget_id, SeatLines)
+            widget.show(self._seat_info(state, seat, remaining))
             low = remaining is not None and remaining[seat] < LOW_TIME_MS and state.running
             widget.set_class(low, "low-time")
         if remaining is not None and state.seat is not None and state.running:
@@ -226,22 +228,19 @@ class TableView(Widget):
                 self.app.bell()
             self._rang = mine_low
 
-    def _seat_line(self, state: TableState, seat: int, remaining: list[int] | None) -> Text:
+    def _seat_info(self, state: TableState, seat: int, remaining: list[int] | None) -> SeatInfo:
         names = self.session.seat_names(state.game)
         player = state.info.seats[seat] if seat < len(state.info.seats) else None
-        mover = "▶" if state.running and state.to_move == seat else " "
-        text = Text(f"{mover} {names[seat]}: {printable(player) if player else '(free)'}")
-        rating = state.info.ratings[seat] if player and state.info.ratings is not None and seat < len(state.info.ratings) else None
-        if rating is not None:
-            text.append(f" ({rating_text(rating.rating, rating.provisional)})")
-        if seat == state.seat:
-            text.append(" (you)")
-        if seat in state.away and state.status != "over":
-            left = max(0, round(state.away[seat] - self.session.now()))
-            text.append(f" away, forfeits in {left} s", style="italic")
-        if remaining is not None:
-            text.append(f"  {clock_text(remaining[seat])}", style="bold")
-        return text
+        away = seat in state.away and state.status != "over"
+        return SeatInfo(
+            seat_name=names[seat],
+            player=printable(player) if player else None,
+            rating=seat_rating(state.info.ratings, state.rating_changes, seat) if player else None,
+            you=seat == state.seat,
+            moving=state.running and state.to_move == seat,
+            clock=clock_text(remaining[seat]) if remaining is not None else None,
+            away_s=max(0, round(state.away[seat] - self.session.now())) if away else None,
+        )
 
     def _draw_banner(self, state: TableState) -> None:
         banner = self.query_one("#result-banner", Static)
@@ -432,8 +431,16 @@ class TableView(Widget):
         self._act(self.session.offer_rematch(self.table_id), "Rematch offered")
 
     def action_hint(self) -> None:
-        """Ask the server's computer for a move (at tables with hints)."""
-        self._act(self.session.hint(self.table_id), "Hint: {result.move}")
+        """Ask the server's computer for a move (at tables with hints); it is said under the board and marked on it."""
+        asked_at = self.state.ply
+
+        async def ask() -> Any:
+            hint = await self.session.hint(self.table_id)
+            if self.table_id in self.session.tables and self.state.ply == asked_at:
+                self.board.show_hint(hint.move)
+            return hint
+
+        self._act(ask(), "Hint: {result.move} (marked on the board)")
 
     def action_resign(self) -> None:
         """Resign, after a confirmation."""

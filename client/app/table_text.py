@@ -5,14 +5,40 @@ Pure functions of the model's data, so the line mode or tests can use them too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
+from protocol import messages as m
+
+from ..ratings_text import rating_text
 from ..sanitize import printable
 
-__all__ = ["LOW_TIME_MS", "clock_text", "move_list_lines", "result_text"]
+__all__ = ["LOW_TIME_MS", "PROVISIONAL_DEVIATION", "clock_text", "move_list_lines", "result_text", "seat_rating"]
 
 LOW_TIME_MS = 10_000
 """Below this much time left a clock turns to the low-time colour (and rings, with ``bell``)."""
+
+
+PROVISIONAL_DEVIATION = 110
+"""A rating whose deviation is above this is provisional (PROTOCOL.md, Ratings)."""
+
+
+def seat_rating(
+    ratings: Sequence[m.SeatRating | None] | None, changes: Sequence[m.RatingChange | None] | None, seat: int
+) -> str | None:
+    """A seat's rating as text (``"1662?"``): the new one once a rated game is over (``changes``, from ``game_over``),
+    else the one the table gave (``ratings``, from the table's info); ``None`` when it has none.
+
+    >>> seat_rating([m.SeatRating(rating=1500, provisional=True), None], None, 0)
+    '1500?'
+    >>> seat_rating([m.SeatRating(rating=1500, provisional=True), None], [m.RatingChange(before=1500, after=1662, deviation=290), None], 0)
+    '1662?'
+    """
+    if changes is not None and seat < len(changes) and changes[seat] is not None:
+        change = changes[seat]
+        return rating_text(change.after, change.deviation > PROVISIONAL_DEVIATION)
+    if ratings is not None and seat < len(ratings) and ratings[seat] is not None:
+        return rating_text(ratings[seat].rating, ratings[seat].provisional)
+    return None
 
 
 def clock_text(ms: int) -> str:

@@ -93,7 +93,7 @@ class MainScreen(Screen[None]):
 
     def _on_change(self, change: Change) -> None:
         if change.kind == "table_added" and change.table is not None:
-            self.call_later(self.open_tab, change.table)
+            self.call_later(self.open_tab, change.table)  # a table we came back to as a player (or spectator) is relabelled there
         elif change.kind == "table_removed" and change.table is not None:
             self.call_later(self.close_tab, change.table)
         elif change.kind == "focus":
@@ -109,7 +109,19 @@ class MainScreen(Screen[None]):
             return
         if not tabs.query(f"#{tab_id(table)}"):
             await tabs.add_pane(TabPane(tab_title(state), table_view(self.session, table), id=tab_id(table)))
+        else:
+            self.relabel(table)
         self.show_focus()
+
+    def relabel(self, table: int) -> None:
+        """Give table ``table``'s tab the label its state asks for now (a spectator who took a seat is no longer watching)."""
+        state = self.session.tables.get(table)
+        tabs = self.query_one(TabbedContent)
+        if state is None or not tabs.query(f"#{tab_id(table)}"):
+            return
+        tab = tabs.get_tab(tab_id(table))
+        if tab.label_text != tab_title(state):
+            tab.label = tab_title(state)
 
     async def close_tab(self, table: int) -> None:
         """Remove table ``table``'s tab."""

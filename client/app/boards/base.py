@@ -18,13 +18,20 @@ module does the rest:
   ``mono``) they are brackets, dots and reverse video, so nothing depends on
   colour alone.
 * **Sides.** Where a game has sides, a seated player sees their own side at
-  the bottom (``flipped``: the board turned half a turn).
+  the bottom (``flipped``).
+* **Colours.** Each game names its seats' colours (:attr:`BoardWidget.sides`:
+  Othello's seat 0 is ``"black"``, Hexapawn's ``"white"``, Tactego's
+  ``"red"``), and a piece takes its colour from that name, never from the
+  seat number, so no palette can give a game's pieces each other's colours.
+* **Hint.** The squares of a hinted move (:meth:`BoardWidget.show_hint`) are
+  marked until the position changes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable
+from types import MappingProxyType
+from typing import Any, ClassVar, Iterable, Mapping
 
 from rich.style import Style
 from rich.text import Text
@@ -34,7 +41,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["BoardWidget", "Canvas", "Square", "Palette", "wants_mono"]
+__all__ = ["BoardWidget", "Canvas", "Square", "Palette", "PIECE_COLOURS", "wants_mono"]
+
+PIECE_COLOURS = ("black", "white", "red", "blue", "light", "amber")
+"""The colour names a board may give its seats (:attr:`BoardWidget.sides`): every palette styles each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +70,25 @@ class Square:
 
 @dataclass(frozen=True, slots=True)
 class Palette:
-    """The styles of a board; :data:`COLOUR` or :data:`MONO`."""
+    """The styles of a board; :data:`COLOUR` or :data:`MONO`.
+
+    Attributes:
+        light, dark: the chequered squares' backgrounds.
+        felt: the background of a board of one colour (Othello's green).
+        pieces: a piece's style by its colour name (every name of :data:`PIECE_COLOURS`).
+        hint: the mark of the hinted move's squares.
+    """
 
     light: Style
     dark: Style
+    felt: Style
     frame: Style
-    seat: tuple[Style, Style]
+    pieces: Mapping[str, Style]
     last: Style
     selected: Style
     target: Style
     captured: Style
+    hint: Style
     cursor: Style
     mono: bool
 
@@ -77,30 +96,43 @@ class Palette:
 COLOUR = Palette(
     light=Style(bgcolor="#b58863", color="black"),
     dark=Style(bgcolor="#8b6440", color="black"),
+    felt=Style(bgcolor="#1f7a3a", color="black"),
     frame=Style(color="grey62"),
-    seat=(Style(color="#f2f2f2", bold=True), Style(color="#1a1a1a", bold=True)),
+    pieces=MappingProxyType(
+        {
+            "black": Style(color="#101010", bold=True),
+            "white": Style(color="#f4f4f4", bold=True),
+            "red": Style(color="#b00000", bold=True),
+            "blue": Style(color="#0030b0", bold=True),
+            "light": Style(color="#f0f0f0", bold=True),
+            "amber": Style(color="#f0a030", bold=True),
+        }
+    ),
     last=Style(bgcolor="#c8a83a"),
     selected=Style(bgcolor="#4a9a4a"),
     target=Style(bgcolor="#6cbf6c"),
     captured=Style(bgcolor="#c05050"),
+    hint=Style(bgcolor="#5f8fd7"),
     cursor=Style(reverse=True),
     mono=False,
 )
-"""The colour palette: a wooden board, white and black pieces."""
+"""The colour palette: a wooden board (Othello's green), pieces in their game's colours."""
 
 MONO = Palette(
     light=Style(),
     dark=Style(),
+    felt=Style(),
     frame=Style(dim=True),
-    seat=(Style(bold=True), Style()),
+    pieces=MappingProxyType({name: Style(bold=True) if name in ("black", "red", "light") else Style() for name in PIECE_COLOURS}),
     last=Style(underline=True),
     selected=Style(bold=True),
     target=Style(),
     captured=Style(strike=True),
+    hint=Style(italic=True),
     cursor=Style(reverse=True),
     mono=True,
 )
-"""The monochrome palette: marks are brackets, dots, underline and reverse video."""
+"""The monochrome palette: marks are brackets, dots, underline and reverse video; pieces differ by letter."""
 
 
 def wants_mono(app: Any) -> bool:
@@ -167,6 +199,8 @@ class BoardWidget(Widget, can_focus=True):
     """
 
     game: ClassVar[str] = ""
+    sides: ClassVar[tuple[str, str]] = ("white", "black")
+    """The colours of seat 0's and seat 1's pieces, as the game names its seats (names of :data:`PIECE_COLOURS`)."""
 
     DEFAULT_CSS = """
     BoardWidget {
@@ -224,6 +258,8 @@ class BoardWidget(Widget, can_focus=True):
         self._last_move = last_move
         self.path: list[str] = []
         self.cursor: str | None = None
+        self.hint: tuple[str, ...] = ()
+        self._hint_ply: Any = None
         self.set_reactive(BoardWidget.compact, compact)
         self.set_reactive(BoardWidget.mono, mono)
 
@@ -264,6 +300,10 @@ class BoardWidget(Widget, can_focus=True):
         """Squares where the last move captured something."""
         return set()
 
+    def side_style(self, owner: int, palette: Palette) -> Style:
+        """The style of seat ``owner``'s pieces: its colour as the game names it (:attr:`sides`)."""
+        return palette.pieces[self.sides[owner]]
+
     # --- state -------------------------------------------------------------------------------
 
     @property
@@ -275,12 +315,20 @@ class BoardWidget(Widget, can_focus=True):
 
     def show(self, view: dict[str, Any] | None, seat: int | None = None, *, last_move: str | None = None) -> None:
         """Show a new position; drop a half-picked move that it no longer allows."""
+        if (view or {}).get("ply") != self._hint_ply:
+            self.hint = ()
         self.view = view
         self.seat = seat
         self._last_move = last_move
         if self.path and not self._candidates(self.path):
             self.path = []
         self.refresh(layout=True)
+
+    def show_hint(self, move: str) -> None:
+        """Mark the squares of ``move`` (a move in notation) as the hint, until the position changes."""
+        self.hint = tuple(self.path_of(move)) if move and move != "pass" else ()
+        self._hint_ply = (self.view or {}).get("ply")
+        self.refresh()
 
     @property
     def legal_moves(self) -> list[str]:
@@ -323,7 +371,7 @@ class BoardWidget(Widget, can_focus=True):
         """
         if self.path and name == self.path[-1]:
             self.path = []  # a second click on the selected square puts it down again
-            self.refresh()
+            self.refresh(layout=True)  # the status lines may change with the selection
             return None
         for path in (self.path + [name], [name]):
             if not self._candidates(path):
@@ -331,14 +379,14 @@ class BoardWidget(Widget, can_focus=True):
             whole = [move for move in self.legal_moves if self.path_of(move) == path]
             if whole:
                 self.path = []
-                self.refresh()
+                self.refresh(layout=True)
                 self.post_message(self.MoveChosen(self, whole[0]))
                 return whole[0]
             self.path = path
-            self.refresh()
+            self.refresh(layout=True)
             return None
         self.path = []
-        self.refresh()
+        self.refresh(layout=True)
         return None
 
     # --- drawing -----------------------------------------------------------------------------
@@ -422,7 +470,7 @@ class BoardWidget(Widget, can_focus=True):
     def action_cancel(self) -> None:
         """Drop the half-picked move (Escape)."""
         self.path = []
-        self.refresh()
+        self.refresh(layout=True)
 
     def action_cursor(self, dx: int, dy: int) -> None:
         """Move the cursor to the nearest square in direction (``dx``, ``dy``) on screen."""
@@ -469,6 +517,7 @@ class _Marks:
         self.selected = set(board.path)
         self.targets = board.targets()
         self.captured = board.captured_squares()
+        self.hint = set(board.hint)
         self.cursor = board.cursor if board.has_focus else None
 
     def apply(self, square: Square, text: str, style: Style) -> tuple[str, Style]:
@@ -478,6 +527,10 @@ class _Marks:
             style += palette.captured
         if name in self.last:
             style += palette.last
+        if name in self.hint:
+            style += palette.hint
+            if palette.mono:
+                text = _bracketed(text, "<", ">")
         if name in self.targets:
             style += palette.target
             if not text.strip():

@@ -3,8 +3,9 @@
 Squares are named by a column letter from the left and a row number from the
 TOP (``a1`` is the top-left square; PROTOCOL.md §10). The grid is framed by
 column letters above and below and row numbers on both sides; a flipped board
-(the viewer's side at the bottom) runs the letters right to left and the
-numbers bottom to top, like a chess board seen from Black.
+(the viewer's side at the bottom) runs the numbers bottom to top; its
+letters still run left to right (``a`` at the left, as read) unless the
+game turns it half a turn (:attr:`GridBoard.half_turn`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class GridBoard(BoardWidget):
 
     cell_width = 3
     compact_cell_width = 2
+    half_turn = False
+    """Whether a flipped board is turned half a turn (files right to left too) rather than only its rows reversed."""
 
     def rows(self) -> int:
         """How many rows the board has."""
@@ -51,10 +54,10 @@ class GridBoard(BoardWidget):
         return self.compact_cell_width if self.compact else self.cell_width
 
     def screen_of(self, row: int, col: int) -> tuple[int, int]:
-        """The (screen row, screen column index) of a board square, turned if :meth:`flipped`."""
-        if self.flipped():
-            return self.rows() - 1 - row, self.cols() - 1 - col
-        return row, col
+        """The (screen row, screen column index) of a board square: rows reversed if :meth:`flipped`, columns too with :attr:`half_turn`."""
+        if not self.flipped():
+            return row, col
+        return self.rows() - 1 - row, self.cols() - 1 - col if self.half_turn else col
 
     def layout(self) -> tuple[int, int, list[Square]]:
         """Rows of letters above and below, a number column either side."""
@@ -86,13 +89,13 @@ class GridBoard(BoardWidget):
         col = ord(square.name[0]) - ord("a")
         row = int(square.name[1:]) - 1
         text, owner = self.symbol(row, col)
-        background = palette.light if (row + col) % 2 == 0 else palette.dark
-        style = background + self.seat_style(owner, palette) if owner is not None else background
+        background = self.background(row, col, palette)
+        style = background + self.side_style(owner, palette) if owner is not None else background
         return text.center(square.width), style
 
-    def seat_style(self, owner: int, palette: Palette) -> Style:
-        """The style of a seat's pieces."""
-        return palette.seat[owner]
+    def background(self, row: int, col: int, palette: Palette) -> Style:
+        """A square's background: light and dark squares in turn."""
+        return palette.light if (row + col) % 2 == 0 else palette.dark
 
 
 class SquareBoard(GridBoard):

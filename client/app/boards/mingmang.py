@@ -19,6 +19,8 @@ class MingMangBoard(SquareBoard):
     """Ming Mang from ``view`` (keys ``size``, ``board`` rows of ``x``/``o``/``.``, ``counts``, ``captured``)."""
 
     game = "mingmang"
+    sides = ("white", "black")
+    half_turn = True  # White's walls (left, bottom) turned onto Black's (right, top): a mirror would not match them
 
     def flipped(self) -> bool:
         """Black (seat 1) starts top and right: turn the board for Black."""

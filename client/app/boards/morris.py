@@ -28,8 +28,6 @@ _LINES = (
 _MARGIN = 3
 """Columns left of file ``a``: the rank number and spaces."""
 _HORIZONTAL, _VERTICAL = "─", "│"
-_COLOURS = (Style(color="#f0f0f0", bold=True), Style(color="#f0a030", bold=True))
-"""Player 1's X and Player 2's O (on the terminal's own background)."""
 
 
 def _joined() -> tuple[set[str], set[str]]:
@@ -50,6 +48,8 @@ class MorrisBoard(BoardWidget):
     """Morris from ``view`` (keys ``board`` point -> seat or ``None``, ``in_hand``, ``on_board``, ``phase``)."""
 
     game = "morris"
+    sides = ("light", "amber")
+    """Player 1's X light, Player 2's O amber (on the terminal's own background)."""
 
     def _spacing(self) -> tuple[int, int]:
         """Screen rows per rank and columns per file."""
@@ -92,7 +92,7 @@ class MorrisBoard(BoardWidget):
         right = _HORIZONTAL if square.name in _RIGHT else " "
         if owner is None:
             return f"{left}+{right}", palette.frame
-        return f"{left}{'XO'[owner]}{right}", palette.seat[owner] if palette.mono else _COLOURS[owner]
+        return f"{left}{'XO'[owner]}{right}", self.side_style(owner, palette)
 
     def path_of(self, move: str) -> list[str]:
         """``d2`` -> ``[d2]``, ``d2-d3xa1`` -> ``[d2, d3, a1]``: the removal is one more click."""
@@ -117,6 +117,19 @@ class MorrisBoard(BoardWidget):
             f"{view['on_board'][seat]} {board}, {view['phase'][seat]}"
             for seat in (0, 1)
         ]
-        if self.path and self.view["board"].get(next(iter(self.targets()), ""), None) is not None:
-            lines.append("Mill: pick a counter to remove")
+        if self.must_remove():
+            other = 1 - self.view["to_move"]
+            mark = "XO"[other]
+            lines.append(f"Mill! Remove an {mark}: pick it" if self.compact else f"Mill! Remove one of Player {other + 1}'s counters ({mark}): pick it")
         return lines
+
+    def must_remove(self) -> bool:
+        """Whether the points picked so far close a mill, so the next pick removes an opponent's counter."""
+        depth = len(self.path)
+        moves = [self.path_of(move) for move in self.legal_moves]
+        following = [path for path in moves if path[:depth] == self.path and len(path) > depth]
+        return depth > 0 and bool(following) and all(len(path) == depth + 1 and self._removes(path) for path in following)
+
+    def _removes(self, path: list[str]) -> bool:
+        """Whether a move's last point is a removal (it holds a counter: a move's own points are empty)."""
+        return self.view["board"].get(path[-1]) is not None

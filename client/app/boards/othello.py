@@ -1,13 +1,17 @@
 """The Othello board: discs on a square grid, the same for every viewer.
 
 Othello has no sides to turn towards (Black and White start alike), so the
-board is never flipped. A move is one click on the square to place on; the
+board is never flipped. It is drawn on plain green felt, Black's discs dark
+and White's light. A move is one click on the square to place on; the
 squares where a disc may go are marked when it is your turn. A forced pass is
 said under the board.
 """
 
 from __future__ import annotations
 
+from rich.style import Style
+
+from .base import Palette
 from .grid import SquareBoard
 
 __all__ = ["OthelloBoard"]
@@ -19,6 +23,11 @@ class OthelloBoard(SquareBoard):
     """Othello from ``view`` (keys ``size``, ``board`` rows of ``X``/``O``/``.``, ``discs``, ``must_pass``)."""
 
     game = "othello"
+    sides = ("black", "white")
+
+    def background(self, row: int, col: int, palette: Palette) -> Style:
+        """Every square is the same green."""
+        return palette.felt
 
     def symbol(self, row: int, col: int) -> tuple[str, int | None]:
         """A disc (``●``, or ``X``/``O`` in monochrome) or nothing."""

@@ -10,22 +10,19 @@ is two clicks: your piece, then the square it moves to or the piece it attacks.
 
 from __future__ import annotations
 
-from rich.style import Style
-
-from .base import Palette
 from .grid import GridBoard
 
 __all__ = ["TactegoBoard"]
 
 _SIDES = ("Red", "Blue")
 _LETTERS = ("r", "b")
-_COLOURS = (Style(color="#b00000", bold=True), Style(color="#0030b0", bold=True))
 
 
 class TactegoBoard(GridBoard):
     """Tactego from ``view`` (keys ``rows``, ``cols``, ``board`` of ``None``/``[owner, rank]``, ``revealed``, ...)."""
 
     game = "tactego"
+    sides = ("red", "blue")
     cell_width = 5
     compact_cell_width = 4
 
@@ -38,7 +35,7 @@ class TactegoBoard(GridBoard):
         return self.view["cols"]
 
     def flipped(self) -> bool:
-        """Red (seat 0) deals from the top: turn the board for Red."""
+        """Red (seat 0) deals from the top: reverse the rows for Red."""
         return self.seat == 0
 
     def symbol(self, row: int, col: int) -> tuple[str, int | None]:
@@ -49,10 +46,6 @@ class TactegoBoard(GridBoard):
         owner, rank = cell
         known = self.view.get("hidden") and f"{chr(ord('a') + col)}{row + 1}" in set(self.view.get("revealed") or ())
         return f"{_LETTERS[owner]}{rank}{'*' if known else ''}", owner
-
-    def seat_style(self, owner: int, palette: Palette) -> Style:
-        """Red and Blue pieces in their colours (the palette's in monochrome)."""
-        return palette.seat[owner] if palette.mono else _COLOURS[owner]
 
     def captured_squares(self) -> set[str]:
         """The square of the last combat."""

@@ -41,7 +41,7 @@ async def test_a_morris_mill_takes_one_more_click_on_the_counter_to_remove() -> 
         board = app.query_one(BoardWidget)
         await click(pilot, board, "d2")  # closes the mill d1-d2-d3
         assert app.chosen == [] and board.targets() == {"a1", "a7"}
-        assert "Mill: pick a counter to remove" in str(board.render())
+        assert "Mill! Remove one of Player 2's counters (O): pick it" in str(board.render())
         await click(pilot, board, "a7")
         assert app.chosen == ["d2xa7"] and board.path == []
 

@@ -9,6 +9,7 @@ from client.app.confirm import ConfirmScreen
 from client.app.new_table import NewTableScreen
 
 from .conftest import SIZE, in_lobby, until
+from .screen import screen_text
 
 
 async def connected(app, pilot):
@@ -142,3 +143,23 @@ async def test_choosing_a_table_tab_by_mouse_or_key_puts_the_focus_on_its_board(
         await until(pilot, lambda: tabs.active == "lobby" and app.session.focus is None and app.focused is main.query_one("#tables"))
         await pilot.press("f5")
         await until(pilot, lambda: tabs.active == f"table-{table}" and app.session.focus == table and app.focused is board)
+
+
+async def test_a_spectator_who_takes_a_seat_loses_the_watching_label(server, connect, make_app):
+    bob = await connect("bob")
+    table = (await bob.create_table("othello", {"size": 6})).table.id
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.watch(table)
+        tabs = main.query_one(TabbedContent)
+        await until(pilot, lambda: tabs.active == f"table-{table}")
+        label = tabs.get_tab(f"table-{table}")
+        assert label.label_text == f"#{table} othello (watching)"
+        await app.session.join(table, 1)
+        await until(pilot, lambda: app.session.tables[table].seat == 1 and app.session.tables[table].running)
+        await until(pilot, lambda: label.label_text == f"#{table} othello")
+        await pilot.pause()
+        assert len(tabs.query("TabPane")) == 2  # the same tab, not a second one
+        assert "(watching)" not in screen_text(app) and f"#{table} othello" in screen_text(app)
+        assert "you are White" in str(main.query_one(f"#table-{table} #table-title", Static).render())
