@@ -13,6 +13,7 @@ from client.app.challenges import ChallengeScreen
 from client.app.match_form import MatchForm
 from client.app.new_table import NewTableScreen
 from client.app.player import PlayerScreen
+from client.app.seats import SeatLines
 from client.claims import NameClaims
 from client.tokens import SecretStore
 from protocol import messages as m
@@ -157,8 +158,8 @@ async def test_the_rated_switch_makes_a_rated_table_whose_seats_and_result_show_
             await until(pilot, lambda: app.session.tables[table].running)
             view = main.query_one(f"#table-{table}")
             assert app.session.tables[table].info.ratings is not None
-            await until(pilot, lambda: "ann (1500?)" in str(view.query_one("#seat-bottom", Static).render()))
-            await until(pilot, lambda: "bob (1500?)" in str(view.query_one("#seat-top", Static).render()))  # from the table's update
+            await until(pilot, lambda: "ann (1500?)" in view.query_one("#seat-bottom", SeatLines).plain)
+            await until(pilot, lambda: "bob (1500?)" in view.query_one("#seat-top", SeatLines).plain)  # from the table's update
             await app.session.move(table, app.session.tables[table].legal_moves[0])  # a rated game counts from two plies
             reply = await bob.next_event(m.Moved)
             await bob.move(table, reply.view["legal_moves"][0])
