@@ -155,7 +155,7 @@ class LineView:
         elif isinstance(event, m.Moved):
             who = self.seat_name(event.seat)
             self.write(f"{who} must pass." if event.forced else f"{who} played {printable(event.move)}.")
-            self.show()
+            self.show(result=False)  # a move that ends the game: the game_over push after it says the result
         elif isinstance(event, m.GameOver):
             self.write(self.result_line(event.outcome))
             if event.ratings:
@@ -249,8 +249,8 @@ class LineView:
         columns, lines = self.terminal_size()
         return columns < NARROW[0] or lines < NARROW[1]
 
-    def show(self) -> None:
-        """Draw the focused table: header, board (last move marked), clock, whose turn or the result."""
+    def show(self, result: bool = True) -> None:
+        """Draw the focused table: header, board (last move marked), clock, whose turn or (with ``result``) the result."""
         at = self.at
         if at is None:
             return
@@ -261,7 +261,7 @@ class LineView:
             lines.append(self.clock_text(at))
         outcome = at.outcome
         if outcome is not None:
-            lines += [f"Turn {at.ply + 1}", self.result_line(outcome)]
+            lines += [self.result_line(outcome)] if result else []
         elif at.status == "waiting":
             lines += [f"Turn {at.ply + 1}", "Waiting for a second player."]
         else:

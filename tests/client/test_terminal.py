@@ -8,6 +8,7 @@ replacing the client's method, so these tests check the terminal's side only.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -597,3 +598,36 @@ async def test_the_terminal_follows_the_lobby_only_while_at_no_table(connect: Co
     assert ann.term.client.watching_lobby
     await bob.say("back?")
     assert (await ann.next_push(m.Chat)).text == "back?"
+
+
+# --- the end of a game ----------------------------------------------------------------------
+
+HEXAPAWN_GAME = "d1-d2 d4-d3 a1-a2 b4-b3 a2-b3 c4-b3 c1-c2 a4-a3 c2-b3 a3-a2 b3-b4".split()
+"""A complete 4x4 Hexapawn game (tests/e2e/records/hexapawn.txt): White, seat 0, wins at ply 11."""
+
+
+async def _following(shell: Shell) -> asyncio.Task[None]:
+    """Print the shell's pushes as they come, as ``parlour play`` does."""
+    return asyncio.create_task(shell.term.follow_events())
+
+
+async def test_a_finished_game_prints_its_result_once_and_no_next_turn(connect: Connect) -> None:
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    await ann.run("new hexapawn size=4")
+    await bob.run("join 1")
+    followers = [await _following(ann), await _following(bob)]
+    try:
+        for ply, move in enumerate(HEXAPAWN_GAME):
+            shell = (ann, bob)[ply % 2]
+            await asyncio.wait_for(shell.run("wait turn"), 5)
+            await shell.run(move)
+        for shell in (ann, bob):
+            await asyncio.wait_for(shell.run("wait end"), 5)
+            text = "\n".join(shell.out)
+            assert text.count("Result: ") == 1, text
+            assert "Turn 12" not in text, text
+            board = await shell.run("board")
+            assert board.count("Result: ") == 1 and "Turn " not in board, board
+    finally:
+        for task in followers:
+            task.cancel()
