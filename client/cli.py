@@ -28,6 +28,7 @@ from .secret_cli import add_parser as add_secret_commands
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
+from .line_script import EXIT_STATUS_HELP, ScriptRun
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="connect to a server and play or watch",
         description="Connect to a Parlour server, see its lobby, and play or watch. Type help once connected.",
+        epilog=EXIT_STATUS_HELP,
     )
     play.add_argument(
         "address",
@@ -94,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_timeout_argument(play)
     _add_guest_argument(play)
     play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    _add_keep_going_argument(play)
     _add_connect_arguments(play)
     play.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     play.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
@@ -124,11 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
     add_accounts_argument(host)
     add_rated_argument(host)
     host.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    _add_keep_going_argument(host)
     host.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     host.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     add_secret_commands(subparsers, parse_address)
     return parser
+
+
+def _add_keep_going_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with piped input, run the script to its end even after a command failed (the exit status is still the first failure's)",
+    )
 
 
 def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = True) -> None:
@@ -388,7 +400,9 @@ async def _host(args: argparse.Namespace) -> int:
             await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
         if wants_app(args):
             return await _host_app(args, local, server.port, quit_warning=lambda: _host_quit_warning(server), greeting="\n".join(instructions))
-        return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
+        return await _session(
+            local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server), keep_going=args.keep_going
+        )
     except asyncio.CancelledError:
         if not terminated.is_set():
             raise
@@ -479,11 +493,19 @@ async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings
 
 async def _play(args: argparse.Namespace) -> int:
     host, port = args.address
-    return await _session(host, port, args.name, args.settings)
+    return await _session(host, port, args.name, args.settings, keep_going=args.keep_going)
 
 
-async def _session(host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None) -> int:
+async def _session(
+    host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None, keep_going: bool = False
+) -> int:
+    """Connect as ``name`` and run the line client until quit or end of input; return the exit status.
+
+    With stdin not a terminal the first failing command stops the script (unless
+    ``keep_going``) and its exit status is the script's (:mod:`client.line_script`).
+    """
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    scripted = not sys.stdin.isatty()
     tokens = TokenStore()
     try:
         client = await _connect(host, port, name, tokens, settings)
@@ -516,15 +538,18 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
         followers = asyncio.create_task(shell.follow_events())
         await shell.follow_lobby()  # the user starts in the lobby: its changes and chat show as they happen
         await shell.handle("list")
+        script = ScriptRun(keep_going, lambda text: print(text, flush=True))
         try:
             while (line := await _next_line(source, shell.finished)) is not None:
                 if not await shell.handle(line):
+                    break
+                if scripted and not script.after(line, shell.status):
                     break
         finally:
             await shell.client.close()
             followers.cancel()  # it may be waiting to reconnect
             await asyncio.gather(followers, return_exceptions=True)
-    return 0
+    return script.status
 
 
 RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)

@@ -29,7 +29,9 @@ from protocol import messages as m
 from .connection import Client, ConnectionLost, ServerError
 from .line_input import INTERRUPT, LineInput, PromptInput
 from .line_replay import Replayer, Replaying
+from .line_script import EXIT_COMMAND, EXIT_OK, EXIT_REFUSED, EXIT_WAIT
 from .line_view import LineView
+from .line_wait import WAIT_KINDS, WaitFailed, wait_done
 from .line_text import (
     DEFAULT_COMPUTER_LEVEL,
     NewTable,
@@ -118,6 +120,8 @@ Ratings:
                             rapid, classical, untimed or all; from RANK on)
 Other:
   wait turn|start|end       (scripts) wait for your turn, the start or the end
+                            of the game at the focused table; an error as soon
+                            as it cannot come (game over, left, watching...)
   help                      this text
   quit                      leave the server
 On a terminal, resign, leaving a running game, quit and Ctrl-C during a game
@@ -175,6 +179,7 @@ class TerminalClient:
         self.quit_warning = quit_warning
         self.terminal_size = terminal_size
         self.gone = False  # the connection is lost for good
+        self.status = EXIT_OK  # how the last command ended (client.line_script)
         self.finished = asyncio.Event()  # set with gone
         self.replayer = Replayer(lambda: self.client, write, self._where_now)
         self._changed = asyncio.Condition()
@@ -244,7 +249,12 @@ class TerminalClient:
     # --- commands --------------------------------------------------------------------
 
     async def handle(self, line: str) -> bool:
-        """Run one command line; return ``False`` when the user asked to quit (and confirmed, on a terminal)."""
+        """Run one command line; return ``False`` when the user asked to quit (and confirmed, on a terminal).
+
+        Afterwards :attr:`status` says how the command ended: 0, or the exit status
+        of its failure (:mod:`client.line_script`).
+        """
+        self.status = EXIT_OK
         line = line.strip()
         if line == INTERRUPT:
             return not await self._quit_confirmed(interrupted=True)
@@ -258,6 +268,7 @@ class TerminalClient:
                 words = shlex.split(line)
             except ValueError as exc:
                 self.write(f"cannot read that line: {exc}")
+                self.status = EXIT_COMMAND
                 return True
             command, words = words[0].lower(), words[1:]
         if command in ("quit", "exit"):
@@ -272,12 +283,19 @@ class TerminalClient:
                 await self._move(line)
         except ServerError as exc:
             self.write(self._refusal_text(exc))
+            self.status = EXIT_REFUSED
         except ConnectionLost:
             self.write("not connected to the server right now; try again in a moment")
+            self.status = EXIT_REFUSED
         except games.GameError as exc:
             self.write(f"error: {printable_lines(str(exc))}")
+            self.status = EXIT_COMMAND
         except (UsageError, SessionError) as exc:
             self.write(str(exc))
+            self.status = EXIT_COMMAND
+        except WaitFailed as exc:
+            self.write(str(exc))
+            self.status = EXIT_WAIT
         return True
 
     def _refusal_text(self, exc: ServerError) -> str:
@@ -559,16 +577,12 @@ class TerminalClient:
         await self.session.move(at.id, text)
 
     async def _wait(self, args: list[str]) -> None:
-        what = args[0] if args else "turn"
-        tests: dict[str, Callable[[TableState | None], bool]] = {
-            "turn": lambda at: at is not None and (at.my_turn or at.outcome is not None),
-            "start": lambda at: at is not None and at.status != "waiting",
-            "end": lambda at: at is not None and at.outcome is not None,
-        }
-        if what not in tests:
+        what = args[0].lower() if args else "turn"
+        if what not in WAIT_KINDS or len(args) > 1:
             raise UsageError("usage: wait turn|start|end")
+        table = self.at.id if self.at is not None else None
         async with self._changed:
-            await self._changed.wait_for(lambda: tests[what](self.at) or self.gone)
+            await self._changed.wait_for(lambda: wait_done(what, table, self.session, self.gone))
 
     def _require_table(self) -> TableState:
         if self.at is None:
