@@ -14,7 +14,7 @@ import games
 from protocol import messages as m
 
 from .ratings_text import rating_text
-from .sanitize import printable
+from .sanitize import printable, printable_lines
 
 __all__ = [
     "UsageError",
@@ -25,6 +25,7 @@ __all__ = [
     "computer_label",
     "format_clock",
     "outcome_text",
+    "shutdown_text",
     "game_seats",
     "name_text",
     "plies_text",
@@ -221,6 +222,21 @@ def _clock_time(ms: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+def shutdown_text(message: str) -> str:
+    """The line for a ``shutdown`` push, saying once that the server is shutting down.
+
+    ``message`` is the server's text (sanitised here): shown as it is when it says
+    so itself (``the server is shutting down``: ``The server is shutting down.``),
+    else after the notice (``The server is shutting down: back at 9 UTC.``).
+    """
+    text = printable_lines(message).strip().rstrip(".")
+    if not text:
+        return "The server is shutting down."
+    if "shutting down" in text.lower():
+        return text[0].upper() + text[1:] + "."
+    return f"The server is shutting down: {text}."
 
 
 def outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:

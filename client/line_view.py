@@ -9,7 +9,7 @@ from protocol import messages as m
 
 from .line_replay import Replaying
 from .ratings_text import describe_change
-from .line_text import describe_table, example_move, format_clock, outcome_text, player_label, plies_text
+from .line_text import describe_table, example_move, format_clock, outcome_text, player_label, plies_text, shutdown_text
 from .render import render
 from .sanitize import printable, printable_lines
 from .session import Change, ClientSession, TableState
@@ -138,7 +138,7 @@ class LineView:
         elif change.kind == "error" and isinstance(event, m.Error):
             self.write(f"error ({printable(event.code)}): {printable_lines(event.message)}")
         elif change.kind == "shutdown" and isinstance(event, m.Shutdown):
-            self.write(f"The server is shutting down: {printable_lines(event.message)}")
+            self.write(shutdown_text(event.message))
         elif change.table is not None and change.table in self.session.tables:
             state = self.session.tables[change.table]
             if change.table == self.session.focus:

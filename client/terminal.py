@@ -180,6 +180,7 @@ class TerminalClient:
         self.terminal_size = terminal_size
         self.gone = False  # the connection is lost for good
         self.status = EXIT_OK  # how the last command ended (client.line_script)
+        self._shut_down = False  # the server said it is shutting down (and the connection has not come back since)
         self.finished = asyncio.Event()  # set with gone
         self.replayer = Replayer(lambda: self.client, write, self._where_now)
         self._changed = asyncio.Condition()
@@ -507,14 +508,18 @@ class TerminalClient:
     async def follow_lobby(self) -> None:
         """Watch the lobby's changes and chat while at no table, and only then (a table's own pushes are enough there).
 
-        A failure is shown, not raised: the lobby is still there with ``list``.
+        A refusal is shown, not raised: the lobby is still there with ``list``. A lost
+        connection is left to :meth:`follow_events`, which says so and calls this again
+        once reconnected.
         """
         wanted = not self.session.tables
         if self.client.watching_lobby == wanted:
             return
         try:
             await self.client.watch_lobby(wanted)
-        except (ServerError, ConnectionLost) as exc:
+        except ConnectionLost:
+            pass
+        except ServerError as exc:
             self.write(f"Could not {'watch' if wanted else 'stop watching'} the lobby: {exc}")
 
     # --- the focused table ----------------------------------------------------------------
@@ -680,7 +685,11 @@ class TerminalClient:
                 await self._notify()
             if self.client.closed_by_us or self.client.superseded or self.reconnect is None:
                 break  # superseded: the session lives on in another connection; taking it back would never end
-            self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
+            if self._shut_down:  # the notice said why already
+                self.write("Reconnecting when the server is back...")
+            else:
+                self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
+            self._shut_down = False
             client = await self.reconnect(self.client.token, self.write)
             if client is None:
                 break
@@ -706,6 +715,7 @@ class TerminalClient:
         known = self.session.tables.get(table) if isinstance(table, int) else None
         was_playing = known is not None and known.status == "playing"
         changes = self.session.apply(event)
+        self._shut_down = self._shut_down or isinstance(event, m.Shutdown)
         if self.social.on_event(event):
             return
         for change in changes:

@@ -631,3 +631,11 @@ async def test_a_finished_game_prints_its_result_once_and_no_next_turn(connect: 
     finally:
         for task in followers:
             task.cancel()
+
+
+async def test_the_shutdown_notice_says_shutting_down_once(connect: Connect) -> None:
+    ann = await _shell(connect, "ann")
+    assert ann.feed(m.Shutdown(message="the server is shutting down")) == "The server is shutting down."
+    custom = ann.feed(m.Shutdown(message="back at 9 UTC\x1b[2J"))
+    assert custom.startswith("The server is shutting down: back at 9 UTC") and _clean(custom), custom
+    assert ann.feed(m.Shutdown(message="")) == "The server is shutting down."
