@@ -71,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_accounts_argument, add_advertise_argument, add_rated_argument, add_tls_server_arguments
-    from server.loops import add_loop_argument
+    from server.cli import add_advertise_argument, add_hosting_arguments
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -120,12 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_guest_argument(host)
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
     host.add_argument("--port", type=SERVER_PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT})")
-    add_loop_argument(host)
-    add_tls_server_arguments(host)
-    add_password_arguments(host, server=True)
+    add_hosting_arguments(host, log_level="WARNING")  # the terminal is the player's: the server speaks up only when something is wrong
     add_advertise_argument(host)
-    add_accounts_argument(host)
-    add_rated_argument(host)
     host.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
     _add_keep_going_argument(host)
     host.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
@@ -358,22 +353,14 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    from server.app import Server, ServerConfig
+    from server.app import Server
     from server.addresses import reachable_addresses
-    from server.cli import advertise, connect_instructions
+    from server.cli import advertise, configure_logging, connect_instructions, server_config
     from server.loops import loop_name
-    from server.store import StoreError, default_db_path
+    from server.store import StoreError
 
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        server_name=socket.gethostname(),
-        db_path=str(default_db_path()),
-        password=args.password,
-        ssl=args.ssl_context,
-        accounts=args.accounts,
-        rated=args.rated == "on",
-    )
+    configure_logging(args.log_level)
+    config = server_config(args, socket.gethostname())
     server = Server(config)
     try:
         await server.start()
@@ -384,7 +371,8 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = reachable_addresses(args.host)
-    print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
+    kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
     for line in instructions:
         print(line, flush=True)
