@@ -54,7 +54,7 @@ def describe_table(table: m.TableInfo) -> str:
     words = [f"{printable(str(k))}={_option_text(v)}" for k, v in table.options.items() if v is not None]
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
-    if table.seed is not None and table.status == "waiting":
+    if table.seed is not None and table.status == "waiting" and _seed_matters(table):
         words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
     if table.hints and table.computer is None:
         words.append("hints")
@@ -65,6 +65,14 @@ def describe_table(table: m.TableInfo) -> str:
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
         f"{printable(table.status)}, ply {table.ply}, {table.spectators} watching"
     )
+
+
+def _seed_matters(table: m.TableInfo) -> bool:
+    """Whether the table's setup is drawn from its seed (a game unknown here: assume so)."""
+    try:
+        return games.get(table.game).setup_uses_chance(table.options)
+    except games.UnknownGame:
+        return True
 
 
 def player_label(table: m.TableInfo, seat: int) -> str:

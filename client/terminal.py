@@ -71,7 +71,7 @@ HELP = """Commands:
                             or the replay's); all of them are in docs/RULES.md
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
-                            seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
+                            seed=TEXT seeds a random setup; tc=MINUTES+INCREMENT
                             adds a clock (e.g. tc=5+3; default: no clock);
                             seat=0|1 picks your seat (default 0, who moves first)
   new GAME vs=computer [level=N]
@@ -335,7 +335,8 @@ class TerminalClient:
                     bounds = f", {option['min'] if option['min'] is not None else ''}..{option['max'] if option['max'] is not None else ''}"
                 lines.append(f"    {option['name']}={option['type']} (default {option['default']}{bounds}) {option['doc']}")
         lines = [printable(line) for line in lines]  # the server's text: trusted for rules, not for terminal control
-        lines.append("Any game: seed=TEXT (the setup seed), tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3)")
+        chance = ", ".join(game["name"] for game in self._games() if game.get("uses_seed"))
+        lines.append(f"Any game: tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3); with a random setup ({chance}): seed=TEXT (the setup seed)")
         self.write("\n".join(lines))
 
     async def _rules(self, args: list[str]) -> None:

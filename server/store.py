@@ -49,6 +49,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Protocol, Sequence, TypeVar
 
+import games
 from games.record import GameRecord, RecordedMove
 
 __all__ = [
@@ -1313,13 +1314,21 @@ def table_to_record(table: StoredTable) -> GameRecord:
     return GameRecord(
         game=row.game,
         options=row.options,
-        seed=row.seed,
+        seed=row.seed if _seed_matters(row.game, row.options) else None,
         players=row.seat_names,
         result=row.outcome,
         started_at=None if row.started is None else iso_utc(row.started),
         finished_at=None if row.finished is None else iso_utc(row.finished),
         moves=tuple(RecordedMove(m.ply, m.seat, m.move, iso_utc(m.at), m.forced) for m in table.moves),
     )
+
+
+def _seed_matters(game: str, options: dict[str, Any]) -> bool:
+    """Whether a game's setup with these options is drawn from its seed (a game unknown here: assume so)."""
+    try:
+        return games.get(game).setup_uses_chance(options)
+    except games.UnknownGame:
+        return True
 
 
 _MERGED = object()

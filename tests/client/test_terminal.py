@@ -577,6 +577,7 @@ async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> 
     out = await shell.run("games")
     assert "superko=bool" in out and "rows=int" in out
     assert "seed's" not in out
+    assert "with a random setup (nimble, tactego): seed=TEXT" in out
 
 
 # --- the lobby subscription ---------------------------------------------------------------------
@@ -639,3 +640,12 @@ async def test_the_shutdown_notice_says_shutting_down_once(connect: Connect) -> 
     custom = ann.feed(m.Shutdown(message="back at 9 UTC\x1b[2J"))
     assert custom.startswith("The server is shutting down: back at 9 UTC") and _clean(custom), custom
     assert ann.feed(m.Shutdown(message="")) == "The server is shutting down."
+
+
+async def test_the_lobby_shows_a_seed_only_where_the_setup_is_drawn_from_it(connect: Connect) -> None:
+    ann = await _shell(connect, "ann")
+    for command in ("new othello size=6", "new hexapawn", "new nimble board=1,2", "new nimble seed=luck", "new tactego hidden=false seed=luck"):
+        assert "Created table" in await ann.run(command)
+    lines = {int(line.split()[0].lstrip("#")): line for line in (await ann.run("list")).splitlines()}
+    assert "seed=" not in lines[1] and "seed=" not in lines[2] and "seed=" not in lines[3], lines
+    assert "seed=luck" in lines[4] and "seed=luck" in lines[5], lines
