@@ -18,7 +18,7 @@ import ssl
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
 
@@ -91,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST[:PORT]",
         help=f"the server (default port {DEFAULT_PORT}); without it, pick one of the servers found on the LAN",
     )
-    play.add_argument("--name", required=True, help="your player name (unique on the server)")
+    play.add_argument(
+        "--name", help="your player name (unique on the server); without it, asked for on a terminal (required with piped input)"
+    )
     add_timeout_argument(play)
     _add_guest_argument(play)
     play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
@@ -99,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connect_arguments(play)
     play.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     play.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
-    play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
+    play.set_defaults(run=run_play, finish=_finish_play_command, command_parser=play)
     bot = subparsers.add_parser(
         "bot",
         help="a computer player that creates or joins tables on a server and plays",
@@ -234,6 +236,13 @@ def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
     args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ), claims=claims)
 
 
+def _finish_play_command(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    """``parlour play``'s checks: those of every client command, and a name where nobody can be asked for one."""
+    _finish_play(args, environ)
+    if args.name is None and not sys.stdin.isatty():
+        raise UsageError("--name NAME is required when stdin is not a terminal (on a terminal, parlour play asks for it)")
+
+
 def _finish_bot(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
     _finish_play(args, environ)
     finish_bot_arguments(args)
@@ -291,12 +300,34 @@ def run_play(args: argparse.Namespace) -> int:
     """Run the terminal client (first picking a server found on the LAN when no address was given); return the exit status."""
     try:
         if wants_app(args):
-            return _run_app(args)
+            return _run_app(args)  # without --name, its server screen asks for one
+        if args.name is None:
+            args.name = ask_name(input, lambda text: print(text, flush=True))
+            if args.name is None:
+                return 2
         if args.address is None and (status := _pick_address(args)) is not None:
             return status
         return asyncio.run(_play(args))
     except KeyboardInterrupt:
         return 0
+
+
+def ask_name(read: Callable[[str], str], say: Callable[[str], None]) -> str | None:
+    """Ask on the terminal for the player name until one is typed; ``None`` (after saying so) at end of input.
+
+    Args:
+        read: shows a prompt and returns the line typed (``input``); raises ``EOFError`` at end of input.
+        say: prints one line.
+    """
+    while True:
+        try:
+            name = read("Your name (the name you play under): ").strip()
+        except EOFError:
+            say("No name given; parlour play --name NAME gives it on the command line.")
+            return None
+        if name:
+            return name
+        say("Type a name, or Ctrl-D to give up.")
 
 
 def wants_app(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> bool:
