@@ -18,7 +18,7 @@ import ssl
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
 
@@ -28,6 +28,7 @@ from .secret_cli import add_parser as add_secret_commands
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
+from .line_script import EXIT_STATUS_HELP, ScriptRun
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
@@ -70,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.archive_cli import add_parser as add_games
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
-    from server.cli import add_accounts_argument, add_advertise_argument, add_rated_argument, add_tls_server_arguments
-    from server.loops import add_loop_argument
+    from server.cli import add_advertise_argument, add_hosting_arguments
 
     parser = argparse.ArgumentParser(prog="parlour", description="Two-player board games over the network, in the terminal.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="connect to a server and play or watch",
         description="Connect to a Parlour server, see its lobby, and play or watch. Type help once connected.",
+        epilog=EXIT_STATUS_HELP,
     )
     play.add_argument(
         "address",
@@ -90,14 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST[:PORT]",
         help=f"the server (default port {DEFAULT_PORT}); without it, pick one of the servers found on the LAN",
     )
-    play.add_argument("--name", required=True, help="your player name (unique on the server)")
+    play.add_argument(
+        "--name", help="your player name (unique on the server); without it, asked for on a terminal (required with piped input)"
+    )
     add_timeout_argument(play)
     _add_guest_argument(play)
     play.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    _add_keep_going_argument(play)
     _add_connect_arguments(play)
     play.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     play.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
-    play.set_defaults(run=run_play, finish=_finish_play, command_parser=play)
+    play.set_defaults(run=run_play, finish=_finish_play_command, command_parser=play)
     bot = subparsers.add_parser(
         "bot",
         help="a computer player that creates or joins tables on a server and plays",
@@ -117,18 +121,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_guest_argument(host)
     host.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every IPv4 interface)")
     host.add_argument("--port", type=SERVER_PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT})")
-    add_loop_argument(host)
-    add_tls_server_arguments(host)
-    add_password_arguments(host, server=True)
+    add_hosting_arguments(host, log_level="WARNING")  # the terminal is the player's: the server speaks up only when something is wrong
     add_advertise_argument(host)
-    add_accounts_argument(host)
-    add_rated_argument(host)
     host.add_argument("--line", action="store_true", help="the line-mode client even on a terminal (piped input and TERM=dumb always get it)")
+    _add_keep_going_argument(host)
     host.add_argument("--mono", action="store_true", help="full-screen app: boards without colour (as with NO_COLOR set)")
     host.add_argument("--bell", action="store_true", help="full-screen app: ring the terminal bell when your clock falls under 10 s")
     host.set_defaults(run=run_host, finish=_finish_host, command_parser=host)
     add_secret_commands(subparsers, parse_address)
     return parser
+
+
+def _add_keep_going_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with piped input, run the script to its end even after a command failed (the exit status is still the first failure's)",
+    )
 
 
 def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = True) -> None:
@@ -227,6 +236,13 @@ def _finish_play(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
     args.settings = ConnectSettings(ssl=context, fingerprint=args.tls_fingerprint, password=read_password(args, environ), claims=claims)
 
 
+def _finish_play_command(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
+    """``parlour play``'s checks: those of every client command, and a name where nobody can be asked for one."""
+    _finish_play(args, environ)
+    if args.name is None and not sys.stdin.isatty():
+        raise UsageError("--name NAME is required when stdin is not a terminal (on a terminal, parlour play asks for it)")
+
+
 def _finish_bot(args: argparse.Namespace, environ: Mapping[str, str]) -> None:
     _finish_play(args, environ)
     finish_bot_arguments(args)
@@ -284,12 +300,34 @@ def run_play(args: argparse.Namespace) -> int:
     """Run the terminal client (first picking a server found on the LAN when no address was given); return the exit status."""
     try:
         if wants_app(args):
-            return _run_app(args)
+            return _run_app(args)  # without --name, its server screen asks for one
+        if args.name is None:
+            args.name = ask_name(input, lambda text: print(text, flush=True))
+            if args.name is None:
+                return 2
         if args.address is None and (status := _pick_address(args)) is not None:
             return status
         return asyncio.run(_play(args))
     except KeyboardInterrupt:
         return 0
+
+
+def ask_name(read: Callable[[str], str], say: Callable[[str], None]) -> str | None:
+    """Ask on the terminal for the player name until one is typed; ``None`` (after saying so) at end of input.
+
+    Args:
+        read: shows a prompt and returns the line typed (``input``); raises ``EOFError`` at end of input.
+        say: prints one line.
+    """
+    while True:
+        try:
+            name = read("Your name (the name you play under): ").strip()
+        except EOFError:
+            say("No name given; parlour play --name NAME gives it on the command line.")
+            return None
+        if name:
+            return name
+        say("Type a name, or Ctrl-D to give up.")
 
 
 def wants_app(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> bool:
@@ -346,22 +384,14 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    from server.app import Server, ServerConfig
+    from server.app import Server
     from server.addresses import reachable_addresses
-    from server.cli import advertise, connect_instructions
+    from server.cli import advertise, configure_logging, connect_instructions, server_config
     from server.loops import loop_name
-    from server.store import StoreError, default_db_path
+    from server.store import StoreError
 
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        server_name=socket.gethostname(),
-        db_path=str(default_db_path()),
-        password=args.password,
-        ssl=args.ssl_context,
-        accounts=args.accounts,
-        rated=args.rated == "on",
-    )
+    configure_logging(args.log_level)
+    config = server_config(args, socket.gethostname())
     server = Server(config)
     try:
         await server.start()
@@ -372,7 +402,8 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = reachable_addresses(args.host)
-    print(f"Hosting ({loop_name(asyncio.get_running_loop())} event loop).", flush=True)
+    kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
     for line in instructions:
         print(line, flush=True)
@@ -388,7 +419,9 @@ async def _host(args: argparse.Namespace) -> int:
             await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
         if wants_app(args):
             return await _host_app(args, local, server.port, quit_warning=lambda: _host_quit_warning(server), greeting="\n".join(instructions))
-        return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
+        return await _session(
+            local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server), keep_going=args.keep_going
+        )
     except asyncio.CancelledError:
         if not terminated.is_set():
             raise
@@ -479,11 +512,19 @@ async def _connect(host: str, port: int, name: str, tokens: TokenStore, settings
 
 async def _play(args: argparse.Namespace) -> int:
     host, port = args.address
-    return await _session(host, port, args.name, args.settings)
+    return await _session(host, port, args.name, args.settings, keep_going=args.keep_going)
 
 
-async def _session(host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None) -> int:
+async def _session(
+    host: str, port: int, name: str, settings: ConnectSettings, quit_warning: Any = None, keep_going: bool = False
+) -> int:
+    """Connect as ``name`` and run the line client until quit or end of input; return the exit status.
+
+    With stdin not a terminal the first failing command stops the script (unless
+    ``keep_going``) and its exit status is the script's (:mod:`client.line_script`).
+    """
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    scripted = not sys.stdin.isatty()
     tokens = TokenStore()
     try:
         client = await _connect(host, port, name, tokens, settings)
@@ -516,15 +557,18 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
         followers = asyncio.create_task(shell.follow_events())
         await shell.follow_lobby()  # the user starts in the lobby: its changes and chat show as they happen
         await shell.handle("list")
+        script = ScriptRun(keep_going, lambda text: print(text, flush=True))
         try:
             while (line := await _next_line(source, shell.finished)) is not None:
                 if not await shell.handle(line):
+                    break
+                if scripted and not script.after(line, shell.status):
                     break
         finally:
             await shell.client.close()
             followers.cancel()  # it may be waiting to reconnect
             await asyncio.gather(followers, return_exceptions=True)
-    return 0
+    return script.status
 
 
 RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)

@@ -14,7 +14,7 @@ import games
 from protocol import messages as m
 
 from .ratings_text import rating_text
-from .sanitize import printable
+from .sanitize import printable, printable_lines
 
 __all__ = [
     "UsageError",
@@ -25,6 +25,7 @@ __all__ = [
     "computer_label",
     "format_clock",
     "outcome_text",
+    "shutdown_text",
     "game_seats",
     "name_text",
     "plies_text",
@@ -54,7 +55,7 @@ def describe_table(table: m.TableInfo) -> str:
     words = [f"{printable(str(k))}={_option_text(v)}" for k, v in table.options.items() if v is not None]
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
-    if table.seed is not None and table.status == "waiting":
+    if table.seed is not None and table.status == "waiting" and _seed_matters(table):
         words.append(f"seed={printable(str(table.seed))}")  # a chosen seed: the setup is no secret at this table
     if table.hints and table.computer is None:
         words.append("hints")
@@ -65,6 +66,14 @@ def describe_table(table: m.TableInfo) -> str:
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
         f"{printable(table.status)}, ply {table.ply}, {table.spectators} watching"
     )
+
+
+def _seed_matters(table: m.TableInfo) -> bool:
+    """Whether the table's setup is drawn from its seed (a game unknown here: assume so)."""
+    try:
+        return games.get(table.game).setup_uses_chance(table.options)
+    except games.UnknownGame:
+        return True
 
 
 def player_label(table: m.TableInfo, seat: int) -> str:
@@ -222,6 +231,21 @@ def _clock_time(ms: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+def shutdown_text(message: str) -> str:
+    """The line for a ``shutdown`` push, saying once that the server is shutting down.
+
+    ``message`` is the server's text (sanitised here): shown as it is when it says
+    so itself (``the server is shutting down``: ``The server is shutting down.``),
+    else after the notice (``The server is shutting down: back at 9 UTC.``).
+    """
+    text = printable_lines(message).strip().rstrip(".")
+    if not text:
+        return "The server is shutting down."
+    if "shutting down" in text.lower():
+        return text[0].upper() + text[1:] + "."
+    return f"The server is shutting down: {text}."
 
 
 def outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ from protocol import messages as m
 
 from .line_replay import Replaying
 from .ratings_text import describe_change
-from .line_text import describe_table, example_move, format_clock, mill_line, outcome_text, player_label, plies_text
+from .line_text import describe_table, example_move, format_clock, mill_line, outcome_text, player_label, plies_text, shutdown_text
 from .render import render
 from .sanitize import printable, printable_lines
 from .session import Change, ClientSession, TableState
@@ -138,7 +138,7 @@ class LineView:
         elif change.kind == "error" and isinstance(event, m.Error):
             self.write(f"error ({printable(event.code)}): {printable_lines(event.message)}")
         elif change.kind == "shutdown" and isinstance(event, m.Shutdown):
-            self.write(f"The server is shutting down: {printable_lines(event.message)}")
+            self.write(shutdown_text(event.message))
         elif change.table is not None and change.table in self.session.tables:
             state = self.session.tables[change.table]
             if change.table == self.session.focus:
@@ -155,7 +155,7 @@ class LineView:
         elif isinstance(event, m.Moved):
             who = self.seat_name(event.seat)
             self.write(f"{who} must pass." if event.forced else f"{who} played {printable(event.move)}.")
-            self.show()
+            self.show(result=False)  # a move that ends the game: the game_over push after it says the result
         elif isinstance(event, m.GameOver):
             self.write(self.result_line(event.outcome))
             if event.ratings:
@@ -249,8 +249,8 @@ class LineView:
         columns, lines = self.terminal_size()
         return columns < NARROW[0] or lines < NARROW[1]
 
-    def show(self) -> None:
-        """Draw the focused table: header, board (last move marked), clock, whose turn or the result."""
+    def show(self, result: bool = True) -> None:
+        """Draw the focused table: header, board (last move marked), clock, whose turn or (with ``result``) the result."""
         at = self.at
         if at is None:
             return
@@ -261,7 +261,7 @@ class LineView:
             lines.append(self.clock_text(at))
         outcome = at.outcome
         if outcome is not None:
-            lines += [f"Turn {at.ply + 1}", self.result_line(outcome)]
+            lines += [self.result_line(outcome)] if result else []
         elif at.status == "waiting":
             lines += [f"Turn {at.ply + 1}", "Waiting for a second player."]
         else:

@@ -29,7 +29,9 @@ from protocol import messages as m
 from .connection import Client, ConnectionLost, ServerError
 from .line_input import INTERRUPT, LineInput, PromptInput
 from .line_replay import Replayer, Replaying
+from .line_script import EXIT_COMMAND, EXIT_OK, EXIT_REFUSED, EXIT_WAIT
 from .line_view import LineView
+from .line_wait import WAIT_KINDS, WaitFailed, wait_done
 from .line_text import (
     DEFAULT_COMPUTER_LEVEL,
     NewTable,
@@ -69,7 +71,7 @@ HELP = """Commands:
                             or the replay's); all of them are in docs/RULES.md
   new GAME [key=value ...]  create a table and sit down (games: {games})
                             text options name a file: pieces=FILE, position=FILE;
-                            seed=TEXT sets the setup seed; tc=MINUTES+INCREMENT
+                            seed=TEXT seeds a random setup; tc=MINUTES+INCREMENT
                             adds a clock (e.g. tc=5+3; default: no clock);
                             seat=0|1 picks your seat (default 0, who moves first)
   new GAME vs=computer [level=N]
@@ -118,6 +120,8 @@ Ratings:
                             rapid, classical, untimed or all; from RANK on)
 Other:
   wait turn|start|end       (scripts) wait for your turn, the start or the end
+                            of the game at the focused table; an error as soon
+                            as it cannot come (game over, left, watching...)
   help                      this text
   quit                      leave the server
 On a terminal, resign, leaving a running game, quit and Ctrl-C during a game
@@ -175,6 +179,8 @@ class TerminalClient:
         self.quit_warning = quit_warning
         self.terminal_size = terminal_size
         self.gone = False  # the connection is lost for good
+        self.status = EXIT_OK  # how the last command ended (client.line_script)
+        self._shut_down = False  # the server said it is shutting down (and the connection has not come back since)
         self.finished = asyncio.Event()  # set with gone
         self.replayer = Replayer(lambda: self.client, write, self._where_now)
         self._changed = asyncio.Condition()
@@ -244,7 +250,12 @@ class TerminalClient:
     # --- commands --------------------------------------------------------------------
 
     async def handle(self, line: str) -> bool:
-        """Run one command line; return ``False`` when the user asked to quit (and confirmed, on a terminal)."""
+        """Run one command line; return ``False`` when the user asked to quit (and confirmed, on a terminal).
+
+        Afterwards :attr:`status` says how the command ended: 0, or the exit status
+        of its failure (:mod:`client.line_script`).
+        """
+        self.status = EXIT_OK
         line = line.strip()
         if line == INTERRUPT:
             return not await self._quit_confirmed(interrupted=True)
@@ -258,6 +269,7 @@ class TerminalClient:
                 words = shlex.split(line)
             except ValueError as exc:
                 self.write(f"cannot read that line: {exc}")
+                self.status = EXIT_COMMAND
                 return True
             command, words = words[0].lower(), words[1:]
         if command in ("quit", "exit"):
@@ -272,12 +284,19 @@ class TerminalClient:
                 await self._move(line)
         except ServerError as exc:
             self.write(self._refusal_text(exc))
+            self.status = EXIT_REFUSED
         except ConnectionLost:
             self.write("not connected to the server right now; try again in a moment")
+            self.status = EXIT_REFUSED
         except games.GameError as exc:
             self.write(f"error: {printable_lines(str(exc))}")
+            self.status = EXIT_COMMAND
         except (UsageError, SessionError) as exc:
             self.write(str(exc))
+            self.status = EXIT_COMMAND
+        except WaitFailed as exc:
+            self.write(str(exc))
+            self.status = EXIT_WAIT
         return True
 
     def _refusal_text(self, exc: ServerError) -> str:
@@ -316,7 +335,8 @@ class TerminalClient:
                     bounds = f", {option['min'] if option['min'] is not None else ''}..{option['max'] if option['max'] is not None else ''}"
                 lines.append(f"    {option['name']}={option['type']} (default {option['default']}{bounds}) {option['doc']}")
         lines = [printable(line) for line in lines]  # the server's text: trusted for rules, not for terminal control
-        lines.append("Any game: seed=TEXT (the setup seed), tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3)")
+        chance = ", ".join(game["name"] for game in self._games() if game.get("uses_seed"))
+        lines.append(f"Any game: tc=MINUTES+INCREMENT (a clock, e.g. tc=5+3); with a random setup ({chance}): seed=TEXT (the setup seed)")
         self.write("\n".join(lines))
 
     async def _rules(self, args: list[str]) -> None:
@@ -489,14 +509,18 @@ class TerminalClient:
     async def follow_lobby(self) -> None:
         """Watch the lobby's changes and chat while at no table, and only then (a table's own pushes are enough there).
 
-        A failure is shown, not raised: the lobby is still there with ``list``.
+        A refusal is shown, not raised: the lobby is still there with ``list``. A lost
+        connection is left to :meth:`follow_events`, which says so and calls this again
+        once reconnected.
         """
         wanted = not self.session.tables
         if self.client.watching_lobby == wanted:
             return
         try:
             await self.client.watch_lobby(wanted)
-        except (ServerError, ConnectionLost) as exc:
+        except ConnectionLost:
+            pass
+        except ServerError as exc:
             self.write(f"Could not {'watch' if wanted else 'stop watching'} the lobby: {exc}")
 
     # --- the focused table ----------------------------------------------------------------
@@ -559,16 +583,12 @@ class TerminalClient:
         await self.session.move(at.id, text)
 
     async def _wait(self, args: list[str]) -> None:
-        what = args[0] if args else "turn"
-        tests: dict[str, Callable[[TableState | None], bool]] = {
-            "turn": lambda at: at is not None and (at.my_turn or at.outcome is not None),
-            "start": lambda at: at is not None and at.status != "waiting",
-            "end": lambda at: at is not None and at.outcome is not None,
-        }
-        if what not in tests:
+        what = args[0].lower() if args else "turn"
+        if what not in WAIT_KINDS or len(args) > 1:
             raise UsageError("usage: wait turn|start|end")
+        table = self.at.id if self.at is not None else None
         async with self._changed:
-            await self._changed.wait_for(lambda: tests[what](self.at) or self.gone)
+            await self._changed.wait_for(lambda: wait_done(what, table, self.session, self.gone))
 
     def _require_table(self) -> TableState:
         if self.at is None:
@@ -666,7 +686,11 @@ class TerminalClient:
                 await self._notify()
             if self.client.closed_by_us or self.client.superseded or self.reconnect is None:
                 break  # superseded: the session lives on in another connection; taking it back would never end
-            self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
+            if self._shut_down:  # the notice said why already
+                self.write("Reconnecting when the server is back...")
+            else:
+                self.write(f"Connection lost ({self.client.close_reason}); reconnecting...")
+            self._shut_down = False
             client = await self.reconnect(self.client.token, self.write)
             if client is None:
                 break
@@ -692,6 +716,7 @@ class TerminalClient:
         known = self.session.tables.get(table) if isinstance(table, int) else None
         was_playing = known is not None and known.status == "playing"
         changes = self.session.apply(event)
+        self._shut_down = self._shut_down or isinstance(event, m.Shutdown)
         if self.social.on_event(event):
             return
         for change in changes:

@@ -315,6 +315,15 @@ class Game(abc.ABC):
         if view.get("game") != self.name:
             raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
 
+    def setup_uses_chance(self, options: Mapping[str, Any]) -> bool:
+        """Whether a table with these options (resolved, or as the lobby shows them) draws its setup from the seed.
+
+        :attr:`uses_seed` by default; a game whose options can fix the whole
+        setup (Nimble's ``board``) says ``False`` for them. Where this is false
+        the seed changes nothing, so it is not worth showing or recording.
+        """
+        return self.uses_seed
+
     def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
         """Whether the setup seed reveals hidden information while the game runs.
 

@@ -91,6 +91,10 @@ class Nimble(Game):
                minimum=0, maximum=10_000, max_length=100),
     )
 
+    def setup_uses_chance(self, options: Mapping[str, Any]) -> bool:
+        """Only a random setup (no ``board``) is drawn from the seed."""
+        return options.get("board") is None
+
     def resolve_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validate ``options`` and fill in defaults; ``n`` defaults to the board's length.
 

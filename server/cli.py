@@ -45,6 +45,8 @@ PORT = number_in(0, 65535, whole=True)
 """The argparse type of a listening port: 0 (any free port) to 65535."""
 MOST_GRACE_S = 7 * 86_400.0
 """The longest ``--grace``: a week."""
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+"""The choices of ``--log-level``."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -61,6 +63,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every IPv4 interface)")
     parser.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--name", default=socket.gethostname(), help="server name shown to players (default: this host's name)")
+    add_hosting_arguments(parser, log_level="INFO")
+    add_advertise_argument(parser)
+    parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
+
+
+def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> None:
+    """Add the options of a server that ``serve`` and ``host`` share, but ``--host``, ``--port`` and ``--no-advertise``.
+
+    They are the storage (``--db``, ``--no-db``), ``--grace``, the computer players,
+    ``--log-level`` (default ``log_level``), the event loop, TLS, the password,
+    ``--accounts``, ``--rated`` and the limits; :func:`finish_server_arguments` checks
+    them and :func:`server_config` reads them.
+    """
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument("--db", metavar="PATH", help=f"SQLite database for tables, sessions and the archive (default: {default_db_path()})")
     storage.add_argument("--no-db", action="store_true", help="keep nothing on disk (games are lost when the server stops)")
@@ -72,15 +87,39 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help=f"how long a disconnected player's seat is held, 0 to {MOST_GRACE_S:.0f} (default: 60)",
     )
     add_computer_arguments(parser)
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
+    parser.add_argument(
+        "--log-level", default=log_level, choices=LOG_LEVELS, help=f"the server's logging level, on stderr (default: {log_level})"
+    )
     add_loop_argument(parser)
     add_tls_server_arguments(parser)
     add_password_arguments(parser, server=True)
     add_accounts_argument(parser)
     add_rated_argument(parser)
     add_limit_arguments(parser)
-    add_advertise_argument(parser)
-    parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
+
+
+def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
+    """The :class:`ServerConfig` of the options :func:`add_hosting_arguments` added (checked by
+    :func:`finish_server_arguments`), with ``args.host`` and ``args.port``, for a server called ``server_name``."""
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        server_name=server_name,
+        db_path=None if args.no_db else (args.db or str(default_db_path())),
+        grace_s=args.grace,
+        limits=args.limits,
+        password=args.password,
+        ssl=args.ssl_context,
+        bot_seconds=args.bot_seconds,
+        bot_workers=args.bot_workers,
+        accounts=args.accounts,
+        rated=args.rated == "on",
+    )
+
+
+def configure_logging(level: str) -> None:
+    """Log at ``level`` (one of :data:`LOG_LEVELS`) and above on stderr, one line each, timestamped."""
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def add_computer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -259,22 +298,9 @@ def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]
 
 def run(args: argparse.Namespace) -> int:
     """Run the server described by ``args``; return the exit status."""
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    db_path = None if args.no_db else (args.db or str(default_db_path()))
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        server_name=args.name,
-        db_path=db_path,
-        grace_s=args.grace,
-        limits=args.limits,
-        password=args.password,
-        ssl=args.ssl_context,
-        bot_seconds=args.bot_seconds,
-        bot_workers=args.bot_workers,
-        accounts=args.accounts,
-        rated=args.rated == "on",
-    )
+    configure_logging(args.log_level)
+    config = server_config(args, args.name)
+    db_path = config.db_path
     try:
         run_on(_serve(config, args.fingerprint, advertised=not args.no_advertise), args.loop_factory)
     except StoreError as exc:

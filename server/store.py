@@ -49,6 +49,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Protocol, Sequence, TypeVar
 
+import games
 from games.record import GameRecord, RecordedMove
 
 __all__ = [
@@ -1313,13 +1314,21 @@ def table_to_record(table: StoredTable) -> GameRecord:
     return GameRecord(
         game=row.game,
         options=row.options,
-        seed=row.seed,
+        seed=row.seed if _seed_matters(row.game, row.options) else None,
         players=row.seat_names,
         result=row.outcome,
         started_at=None if row.started is None else iso_utc(row.started),
         finished_at=None if row.finished is None else iso_utc(row.finished),
         moves=tuple(RecordedMove(m.ply, m.seat, m.move, iso_utc(m.at), m.forced) for m in table.moves),
     )
+
+
+def _seed_matters(game: str, options: dict[str, Any]) -> bool:
+    """Whether a game's setup with these options is drawn from its seed (a game unknown here: assume so)."""
+    try:
+        return games.get(game).setup_uses_chance(options)
+    except games.UnknownGame:
+        return True
 
 
 _MERGED = object()
@@ -1503,8 +1512,21 @@ def _prepare(connection: sqlite3.Connection, path: Path, migrations: Iterable[Mi
     mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":
         raise StoreError(f"cannot use write-ahead logging on {path} (journal mode stays {mode!r})")
-    for step in steps:
-        _migrate(connection, path, step)
+    before = connection.execute("PRAGMA user_version").fetchone()[0]
+    applied = [step for step in steps if _migrate(connection, path, step)]
+    if applied:
+        log.info("%s", _schema_news(path, before, applied))
+
+
+def _schema_news(path: Path, before: int, applied: Sequence[Migration]) -> str:
+    """The one line saying what opening ``path`` did to its schema: created at version N, or upgraded from ``before`` to N.
+
+    ``applied`` are the steps just run, in order (at least one).
+    """
+    newest = applied[-1].version
+    if before == 0:
+        return f"{path}: new database, schema version {newest}"
+    return f"{path}: schema upgraded from version {before} to {newest} ({'; '.join(step.doc for step in applied)})"
 
 
 def _check_schema(connection: sqlite3.Connection, path: Path, migrations: Iterable[Migration], *, read_only: bool) -> None:
@@ -1550,14 +1572,14 @@ def _inspect(connection: sqlite3.Connection) -> tuple[int, int, list[str]]:
     return version, app_id, tables
 
 
-def _migrate(connection: sqlite3.Connection, path: Path, step: Migration) -> None:
-    """Apply ``step`` if the file is one version below it; atomic; safe against a concurrent opener."""
+def _migrate(connection: sqlite3.Connection, path: Path, step: Migration) -> bool:
+    """Apply ``step`` if the file is one version below it; return whether it did. Atomic; safe against a concurrent opener."""
     connection.execute("BEGIN IMMEDIATE")
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version >= step.version:
             connection.execute("COMMIT")
-            return
+            return False
         if version != step.version - 1:
             raise SchemaError(f"{path} has schema version {version}, and no step leads from it to {step.version}")
         for statement in step.statements:
@@ -1574,4 +1596,4 @@ def _migrate(connection: sqlite3.Connection, path: Path, step: Migration) -> Non
             f"upgrading {path} to schema version {step.version} ({step.doc}) failed: {exc}; "
             "the file is unchanged"
         ) from exc
-    log.info("%s: schema upgraded to version %d (%s)", path, step.version, step.doc)
+    return True

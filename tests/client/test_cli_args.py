@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import ssl
 from dataclasses import fields
 from pathlib import Path
@@ -9,11 +10,11 @@ from pathlib import Path
 import pytest
 import trustme
 
-from client.cli import ConnectSettings, describe_connect_error, parse_args
+from client.cli import ConnectSettings, build_parser, describe_connect_error, parse_args
 from client.connection import ConnectionLost, ServerError
 from client.tls import FingerprintMismatch
 from protocol import messages as m
-from server.cli import limit_flag
+from server.cli import limit_flag, server_config
 from server.limits import LimitError, Limits
 from server.tls import certificate_fingerprint
 
@@ -280,3 +281,30 @@ def test_rated_games_can_be_turned_off_for_serve_and_host() -> None:
     assert parse_args(["host", "--name", "ann", "--no-rated"], {}).rated == "off"
     with pytest.raises(SystemExit):
         parse_args(["serve", "--rated", "maybe"], {})
+
+
+def _options(command: str) -> set[str]:
+    """Every option string of ``parlour COMMAND``."""
+    parser = build_parser()
+    [subparsers] = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    return {option for action in subparsers.choices[command]._actions for option in action.option_strings}
+
+
+def test_host_takes_every_server_option_of_serve_but_the_server_name() -> None:
+    assert _options("serve") - _options("host") == set()  # host's --name is the player's; its server takes the machine's name
+    assert {"--db", "--no-db", "--grace", "--log-level", "--bot-seconds", "--max-connections"} <= _options("host")
+
+
+def test_host_options_reach_its_server_config(tmp_path: Path) -> None:
+    db = tmp_path / "host.sqlite3"
+    args = parse_args(["host", "--name", "ann", "--db", str(db), "--grace", "5", "--log-level", "DEBUG", "--bot-workers", "1"], {})
+    config = server_config(args, "box")
+    assert (config.db_path, config.grace_s, config.bot_workers, config.server_name) == (str(db), 5.0, 1, "box")
+    assert args.log_level == "DEBUG"
+    assert server_config(parse_args(["host", "--name", "ann", "--no-db"], {}), "box").db_path is None
+    defaults = parse_args(["host", "--name", "ann"], {})
+    assert (defaults.log_level, server_config(defaults, "box").grace_s) == ("WARNING", 60.0)
+
+
+def test_host_refuses_db_and_no_db_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "not allowed with argument" in refused(["host", "--name", "ann", "--db", str(tmp_path / "x"), "--no-db"], capsys)

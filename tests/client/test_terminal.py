@@ -8,6 +8,7 @@ replacing the client's method, so these tests check the terminal's side only.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -576,6 +577,7 @@ async def test_games_never_calls_the_original_rules_a_seed(connect: Connect) -> 
     out = await shell.run("games")
     assert "superko=bool" in out and "rows=int" in out
     assert "seed's" not in out
+    assert "with a random setup (nimble, tactego): seed=TEXT" in out
 
 
 # --- the lobby subscription ---------------------------------------------------------------------
@@ -597,3 +599,53 @@ async def test_the_terminal_follows_the_lobby_only_while_at_no_table(connect: Co
     assert ann.term.client.watching_lobby
     await bob.say("back?")
     assert (await ann.next_push(m.Chat)).text == "back?"
+
+
+# --- the end of a game ----------------------------------------------------------------------
+
+HEXAPAWN_GAME = "d1-d2 d4-d3 a1-a2 b4-b3 a2-b3 c4-b3 c1-c2 a4-a3 c2-b3 a3-a2 b3-b4".split()
+"""A complete 4x4 Hexapawn game (tests/e2e/records/hexapawn.txt): White, seat 0, wins at ply 11."""
+
+
+async def _following(shell: Shell) -> asyncio.Task[None]:
+    """Print the shell's pushes as they come, as ``parlour play`` does."""
+    return asyncio.create_task(shell.term.follow_events())
+
+
+async def test_a_finished_game_prints_its_result_once_and_no_next_turn(connect: Connect) -> None:
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    await ann.run("new hexapawn size=4")
+    await bob.run("join 1")
+    followers = [await _following(ann), await _following(bob)]
+    try:
+        for ply, move in enumerate(HEXAPAWN_GAME):
+            shell = (ann, bob)[ply % 2]
+            await asyncio.wait_for(shell.run("wait turn"), 5)
+            await shell.run(move)
+        for shell in (ann, bob):
+            await asyncio.wait_for(shell.run("wait end"), 5)
+            text = "\n".join(shell.out)
+            assert text.count("Result: ") == 1, text
+            assert "Turn 12" not in text, text
+            board = await shell.run("board")
+            assert board.count("Result: ") == 1 and "Turn " not in board, board
+    finally:
+        for task in followers:
+            task.cancel()
+
+
+async def test_the_shutdown_notice_says_shutting_down_once(connect: Connect) -> None:
+    ann = await _shell(connect, "ann")
+    assert ann.feed(m.Shutdown(message="the server is shutting down")) == "The server is shutting down."
+    custom = ann.feed(m.Shutdown(message="back at 9 UTC\x1b[2J"))
+    assert custom.startswith("The server is shutting down: back at 9 UTC") and _clean(custom), custom
+    assert ann.feed(m.Shutdown(message="")) == "The server is shutting down."
+
+
+async def test_the_lobby_shows_a_seed_only_where_the_setup_is_drawn_from_it(connect: Connect) -> None:
+    ann = await _shell(connect, "ann")
+    for command in ("new othello size=6", "new hexapawn", "new nimble board=1,2", "new nimble seed=luck", "new tactego hidden=false seed=luck"):
+        assert "Created table" in await ann.run(command)
+    lines = {int(line.split()[0].lstrip("#")): line for line in (await ann.run("list")).splitlines()}
+    assert "seed=" not in lines[1] and "seed=" not in lines[2] and "seed=" not in lines[3], lines
+    assert "seed=luck" in lines[4] and "seed=luck" in lines[5], lines

@@ -141,13 +141,13 @@ def start_server(*extra: str, port: int = 0, **process: Any) -> tuple[Process, i
     return server, port
 
 
-def othello_after_d3(address: str, *, options: str = "") -> tuple[Process, Process]:
+def othello_after_d3(address: str, *, options: str = "", bob_args: Sequence[str] = ()) -> tuple[Process, Process]:
     """ann creates Othello table 1 (``new othello OPTIONS``) and plays d3 once bob has joined; return (ann, bob).
 
-    Both processes are killed if the opening does not happen.
+    ``bob_args`` are more ``parlour play`` options for bob. Both processes are killed if the opening does not happen.
     """
     ann = Process("play", address, "--name", "ann", stdin_text=f"new othello {options}".rstrip() + "\nwait start\nd3\n")
-    bob = Process("play", address, "--name", "bob")
+    bob = Process("play", address, "--name", "bob", *bob_args)
     try:
         ann.expect(r"Created table 1")
         bob.send("join 1\n")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import games
+from client.line_script import EXIT_REFUSED
 
 from .harness import Process, player_scripts, read_record, read_record_headers, start_server
 
@@ -105,7 +106,7 @@ def test_illegal_move_and_bad_option_leave_the_table_unchanged(tmp_path: Path) -
     address = f"127.0.0.1:{port}"
     bad_pieces = tmp_path / "pieces.txt"
     bad_pieces.write_text("7 2\nX 1\n")
-    player = Process("play", address, "--name", "ann")
+    player = Process("play", address, "--name", "ann", "--keep-going")
     try:
         player.send(f"new tactego pieces={bad_pieces}\n")
         player.expect(r"error \(bad_option\): .*line 2")
@@ -127,7 +128,7 @@ def test_illegal_move_and_bad_option_leave_the_table_unchanged(tmp_path: Path) -
         player.send("resign\n")
         player.expect(r"Result: Player 2 wins")
         opponent.expect(r"Result: Player 2 wins")
-        assert player.finish() == 0 and opponent.finish() == 0
+        assert player.finish() == EXIT_REFUSED and opponent.finish() == 0  # the first refusal: bad_option
     finally:
         player.kill()
         server.kill()
@@ -140,7 +141,7 @@ def test_morris_starts_from_a_position_file_and_refuses_a_malformed_one(tmp_path
     bad = tmp_path / "bad.txt"
     bad.write_text("1, 1, 0\n7\n7\n1\n")
     server, port = start_server()
-    player = Process("play", f"127.0.0.1:{port}", "--name", "ann")
+    player = Process("play", f"127.0.0.1:{port}", "--name", "ann", "--keep-going")
     try:
         player.send(f"new morris position={bad}\n")
         player.expect(r"error \(bad_option\): position line 1: expected 24 point values")
@@ -148,7 +149,7 @@ def test_morris_starts_from_a_position_file_and_refuses_a_malformed_one(tmp_path
         player.expect(r"Created table 1")
         player.expect(r"7 in hand")
         player.send(f"save {tmp_path / 'copy.txt'}\nquit\n")
-        assert player.finish() == 0
+        assert player.finish() == EXIT_REFUSED
         assert (tmp_path / "copy.txt").read_text() == position
     finally:
         player.kill()

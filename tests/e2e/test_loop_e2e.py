@@ -86,7 +86,7 @@ def test_asking_for_uvloop_without_it_is_one_clear_line(command: list[str]) -> N
 def test_host_on_uvloop_hosts_and_connects_its_own_terminal() -> None:
     host = Process("host", "--name", "ann", "--host", "127.0.0.1", "--port", "0", "--loop", "uvloop", stdin_text="list\nquit\n")
     try:
-        host.expect(r"^Hosting \(uvloop event loop\)\.$")
+        host.expect(r"^Hosting \(games kept in .*; uvloop event loop\)\.$")
         host.expect(r"^Connected to .* as ann\.")
         assert host.finish(timeout_s=15) == 0
     finally:

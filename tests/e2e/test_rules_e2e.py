@@ -10,6 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from client.line_script import EXIT_COMMAND
+
 from .harness import ROOT, Process, start_server
 
 PACKAGES = ("games", "protocol", "server", "client")
@@ -23,7 +25,7 @@ def test_rules_in_the_line_mode_client() -> None:
         player.expect(r"^## Tactego$")
         player.expect(r"^### Pieces files$")
         player.expect(r"^no rules for a game called 'chess'; games: othello, nimble, mingmang, morris, tactego, hexapawn$")
-        assert player.finish() == 0
+        assert player.finish() == EXIT_COMMAND
         assert not any("Traceback" in line for line in player.lines)
         assert not any(line.startswith("## ") and line != "## Tactego" for line in player.lines)
     finally:

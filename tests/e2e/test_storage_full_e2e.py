@@ -10,6 +10,8 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
+from client.line_script import EXIT_REFUSED
+
 from .harness import Process, othello_after_d3, private_tmpfs_prefix, start_server
 
 
@@ -36,7 +38,7 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
     prefix = private_tmpfs_prefix(disk, "2m")
     server, port = start_server("--db", str(disk / "parlour.sqlite3"), "--grace", "60", prefix=prefix)
     address = f"127.0.0.1:{port}"
-    ann, bob = othello_after_d3(address, options="tc=5+0")
+    ann, bob = othello_after_d3(address, options="tc=5+0", bob_args=("--keep-going",))
     try:
         dan = Process("play", address, "--name", "dan")
         dan.expect(r"Connected to .* as dan\.")
@@ -63,7 +65,7 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
         bob.expect(r"White played c3\.")
         ann.send("quit\n")
         bob.send("quit\n")
-        assert ann.finish() == 0 and bob.finish() == 0
+        assert ann.finish() == 0 and bob.finish() == EXIT_REFUSED  # the storage_full refusal
     finally:
         ann.kill()
         bob.kill()

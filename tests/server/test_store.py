@@ -10,6 +10,7 @@ import queue
 import random
 import select
 import signal
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -973,3 +974,21 @@ def test_describe_result() -> None:
 
 def test_stored_table_id() -> None:
     assert StoredTable(table_row(4)).id == 4
+
+
+async def test_an_upgrade_is_logged_in_one_line_naming_both_versions(
+    db: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:5])
+        await SQLiteStore.open(db).close()
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="server.store"):
+        await SQLiteStore.open(db).close()
+        await SQLiteStore.open(db).close()  # nothing to do: nothing said
+    schema = [record.getMessage() for record in caplog.records if "schema" in record.getMessage()]
+    assert schema == [
+        f"{db}: schema upgraded from version 5 to {SCHEMA_VERSION} ("
+        + "; ".join(step.doc for step in store_module.MIGRATIONS[5:])
+        + ")"
+    ]
