@@ -509,7 +509,7 @@ class Bot:
         sitting.ended_at = asyncio.get_running_loop().time()
         self.games_played += 1
         winner = outcome.get("winner")
-        result = "draw" if winner is None else "won" if winner == sitting.seat else "lost"
+        result = "aborted" if outcome.get("aborted") is True else "draw" if winner is None else "won" if winner == sitting.seat else "lost"
         reason = printable(str(outcome.get("reason", "")))
         self._say(f"Game over at table {sitting.table.id}: {result} ({reason}). Games played: {self.games_played}.")
         if self.settings.games is not None and self.games_played >= self.settings.games:
