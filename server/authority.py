@@ -621,8 +621,9 @@ class Authority:
             if table.abort_timer_ply == ply:
                 return
             timer.cancel()
+        assert self.abort_after_s is not None  # due
         table.abort_timer_ply = ply
-        table.abort_timer = asyncio.get_running_loop().call_later(self.abort_after_s, partial(self._abort_due, table, ply))  # type: ignore[arg-type]
+        table.abort_timer = asyncio.get_running_loop().call_later(self.abort_after_s, partial(self._abort_due, table, ply))
 
     def _abort_due(self, table: Table, ply: int) -> None:
         """The abort timer fired: abort the game if the side to move still has not moved."""

@@ -82,7 +82,9 @@ class Replay:
         if self.index == self.last and self.record.result is not None:
             result = self.record.result
             winner = result.get("winner")
-            who = "Aborted" if result.get("aborted") is True else "Draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "Over"
+            who = "Draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "Over"
+            if result.get("aborted") is True:
+                who = "Aborted"
             lines.append(f"Result: {who} — {printable(str(result.get('reason', '')))}")
         lines.append(f"ply {self.index}/{self.last} · Right/Left step, Home/End jump, g go to a ply, e export")
         return "\n".join(lines)

@@ -19,10 +19,12 @@ from typing import Any
 import pytest
 
 from client import Client
+from client.cli import build_parser, parse_args
 from protocol import messages as m
 from server import archive_cli
 from server.app import Server, ServerConfig
 
+from ..client.test_cli_args import refused as cli_refused
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, refused
 from .test_ratings import claim, rated_table
@@ -271,3 +273,20 @@ async def test_a_timed_game_restored_before_a_first_move_waits_again_and_is_abor
         assert restored.outcome.reason == "White did not play a first move within 0.4 s"
     finally:
         await again.close()
+
+
+# --- the server option -------------------------------------------------------------------
+
+
+def test_abort_after_is_a_serve_option_in_range(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_args(["serve"], {}).abort_after == 30.0
+    assert parse_args(["serve", "--abort-after", "0"], {}).abort_after == 0.0  # 0: never (abort_after_s None)
+    assert parse_args(["serve", "--abort-after", "86400"], {}).abort_after == 86400.0
+    for text in ("-1", "nan", "86401", "soon"):
+        error = cli_refused(["serve", f"--abort-after={text}"], capsys)
+        assert "argument --abort-after: expected a number from 0 to 86400 (seconds)" in error and repr(text) in error, error
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    assert "--abort-after SECONDS" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="abort_after_s must be more than 0"):
+        ServerConfig(abort_after_s=0)

@@ -6,7 +6,9 @@ from typing import Any, Callable
 
 from textual.widgets import Button
 
+from client.app.archive import Replay
 from client.app.table_text import result_text
+from games.record import GameRecord, RecordedMove, replay
 from client.session import ClientSession
 from protocol import messages as m
 
@@ -49,3 +51,10 @@ def test_the_banner_of_an_aborted_game_names_no_winner() -> None:
     outcome = {"winner": None, "reason": "White did not play a first move within 30 s", "score": None, "aborted": True}
     text = result_text(outcome, 0, ("Black", "White"), ["ann", "bob"])
     assert text == "Game aborted, White did not play a first move within 30 s: no result, not rated"
+
+
+def test_the_archive_replay_of_an_aborted_game_says_aborted() -> None:
+    result = {"winner": None, "reason": "White aborted the game", "score": None, "aborted": True}
+    record = GameRecord("othello", {"size": 8}, players=("ann", "bob"), result=result, moves=(RecordedMove(1, 0, "d3"),))
+    shown = Replay(1, record, replay(record), index=1)
+    assert "Result: Aborted — White aborted the game" in shown.status()
