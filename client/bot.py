@@ -27,7 +27,8 @@ Its policy, stated:
 - it never offers anything and never resigns while it can play;
 - after ``games`` finished games, or on :meth:`Bot.stop` (SIGINT, SIGTERM),
   it leaves every table it sits at (a running game is forfeited at once
-  rather than left to run out the grace period: the opponent wins), closes
+  rather than left to run out the grace period: the opponent wins; a game
+  in which a side has not moved yet is aborted instead), closes
   the connection and returns 0.
 
 A lost connection is resumed with the session's token (the seat and the game
@@ -422,7 +423,9 @@ class Bot:
         if sitting is None:
             return
         sitting.stop_thinking()
-        forfeit = " (forfeiting the running game)" if sitting.running else ""
+        forfeit = ""
+        if sitting.running:  # before both sides moved (two plies) leaving aborts the game rather than forfeiting it
+            forfeit = " (forfeiting the running game)" if int(sitting.view.get("ply", 0)) >= 2 else " (aborting the game: a side had not moved yet)"
         try:
             await self.client.leave_table(table_id)
         except ServerError as exc:
@@ -506,7 +509,7 @@ class Bot:
         sitting.ended_at = asyncio.get_running_loop().time()
         self.games_played += 1
         winner = outcome.get("winner")
-        result = "draw" if winner is None else "won" if winner == sitting.seat else "lost"
+        result = "aborted" if outcome.get("aborted") is True else "draw" if winner is None else "won" if winner == sitting.seat else "lost"
         reason = printable(str(outcome.get("reason", "")))
         self._say(f"Game over at table {sitting.table.id}: {result} ({reason}). Games played: {self.games_played}.")
         if self.settings.games is not None and self.games_played >= self.settings.games:

@@ -449,6 +449,10 @@ class Client:
         """Resign the game at ``table``."""
         await self.request(m.Resign, table=table)
 
+    async def abort(self, table: int) -> None:
+        """Abort the game at ``table`` before our own first move (no result, not rated)."""
+        await self.request(m.AbortGame, table=table)
+
     async def offer(self, table: int, kind: str, *, plies: int = 1) -> None:
         """Offer a ``"draw"``, ask for a ``"takeback"`` of ``plies`` plies, or offer a ``"rematch"``."""
         await self.request(m.Offer, table=table, kind=kind, plies=plies)

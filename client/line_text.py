@@ -249,11 +249,13 @@ def shutdown_text(message: str) -> str:
 
 
 def outcome_text(outcome: dict[str, Any], seats: Sequence[str]) -> str:
-    """An outcome map as words, e.g. ``Black wins — resignation (20–13)`` or ``draw — …`` (sanitised)."""
+    """An outcome map as words, e.g. ``Black wins — resignation (20–13)``, ``draw — …`` or ``aborted — …`` (sanitised)."""
     score = outcome.get("score")
     tail = f" ({score[0]}–{score[1]})" if score else ""
     reason = printable(str(outcome.get("reason", "")))
     winner = outcome.get("winner")
+    if outcome.get("aborted") is True:
+        return f"aborted — {reason}{tail}"
     if winner is None:
         return f"draw — {reason}{tail}"
     who = seats[winner] if winner in (0, 1) else f"seat {winner}"

@@ -231,6 +231,13 @@ class TableState:
         """Whether we may move now (our legal moves are known and we have not moved at this ply yet)."""
         return self.legal_moves is not None and self.ply > self.moved_at_ply
 
+    @property
+    def may_abort(self) -> bool:
+        """Whether we may abort the game now: we sit at it, it runs, and we have not played a move of our own yet."""
+        if self.seat is None or not self.running:
+            return False
+        return not any(mover == self.seat for mover, forced in zip(self._movers(), self.forced) if not forced)
+
     def opponent_offer(self, kind: str | None = None) -> PendingOffer | None:
         """The opponent's pending offer of ``kind`` (``None``: the latest of any kind), for a player."""
         if self.seat is None:
@@ -771,6 +778,17 @@ class ClientSession:
         """Resign the game at ``table``."""
         self._seated(table, "resign")
         await self.client.resign(table)
+
+    async def abort(self, table: int) -> None:
+        """Abort the game at ``table`` before our own first move: it ends with no result and is not rated.
+
+        Raises:
+            SessionError: we are not seated there.
+            ServerError: ``bad_action`` once we have moved; ``game_over``, ``not_started``.
+            ConnectionLost: as :meth:`Client.request`.
+        """
+        self._seated(table, "abort the game")
+        await self.client.abort(table)
 
     async def offer_draw(self, table: int) -> None:
         """Offer the opponent a draw at ``table``."""

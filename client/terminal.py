@@ -93,12 +93,16 @@ Your tables (you may sit at and watch several; one is focused):
   switch N, t N             focus table N: moves and offers go to it
   leave [N|all]             leave table N (default: the focused one), or all
                             of them; leaving a running game you sit in forfeits it
+                            (aborts it while a side has not moved yet)
   board                     show the focused position again (the replay's while replaying)
   history                   the focused table's moves, numbered by ply
   moves                     list your legal moves
   hint                      ask the computer for a move (at tables with hints)
 Game controls (players, at the focused table):
   resign                    resign the game
+  abort                     call the game off before your own first move: no
+                            result, not rated (timed games abort by themselves
+                            when the side to move takes too long to move first)
   draw                      offer your opponent a draw (lapses when you move)
   takeback                  ask to take back your last move: on your turn your
                             move and their reply, on theirs your move alone
@@ -199,6 +203,7 @@ class TerminalClient:
             "moves": self._moves,
             "hint": self._hint,
             "resign": self._resign,
+            "abort": self._abort,
             "draw": self._draw,
             "takeback": self._takeback,
             "rematch": self._rematch,
@@ -609,6 +614,12 @@ class TerminalClient:
             self.write("Not resigned.")
             return
         await self.session.resign(at.id)
+
+    async def _abort(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("usage: abort (it calls off the game at the focused table, before your own first move)")
+        at = self._require_seat("abort the game")
+        await self.session.abort(at.id)  # the server decides: it refuses once we have moved, saying so
 
     async def _draw(self, args: list[str]) -> None:
         at = self._require_seat("offer a draw")

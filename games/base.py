@@ -189,19 +189,25 @@ class Outcome:
         winner: the winning seat (0 or 1), or ``None`` for a draw.
         reason: why it ended, in words (``"more discs"``, ``"no legal move"``).
         score: a per-seat score where the game has one (disc counts), else ``None``.
+        aborted: the game was called off before both sides had moved: no
+            result at all (``winner`` is ``None``), not a draw, and not rated.
     """
 
     winner: int | None
     reason: str
     score: tuple[int, int] | None = None
+    aborted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the outcome as a plain map, ready for the wire."""
-        return {
+        """Return the outcome as a plain map, ready for the wire (``"aborted": true`` only for an aborted game)."""
+        plain: dict[str, Any] = {
             "winner": self.winner,
             "reason": self.reason,
             "score": list(self.score) if self.score is not None else None,
         }
+        if self.aborted:
+            plain["aborted"] = True
+        return plain
 
 
 class Game(abc.ABC):

@@ -188,6 +188,13 @@ class Resign(Message, tag="resign"):
     table: TableId
 
 
+class AbortGame(Message, tag="abort"):
+    """Aborts the game at a table where the sender is seated, before the sender's own first move: no result, not rated."""
+
+    id: RequestId
+    table: TableId
+
+
 class Offer(Message, tag="offer"):
     """Offers the opponent a ``draw``, asks to take back ``plies`` plies (``takeback``), or offers a ``rematch``."""
 
@@ -392,6 +399,7 @@ Request = Union[
     LeaveTable,
     PlayMove,
     Resign,
+    AbortGame,
     Offer,
     Answer,
     Say,

@@ -41,6 +41,7 @@ from protocol.messages import (
     Request,
     Record,
     Resign,
+    AbortGame,
     Say,
     SetPassword,
     Tables,
@@ -54,7 +55,7 @@ from .bus import LocalBus
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
 from .sessions import Sessions
-from .authority import Authority, restore_table
+from .authority import DEFAULT_ABORT_AFTER_S, Authority, restore_table
 from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
 from .peer import Peer
@@ -93,6 +94,8 @@ MOST_LOBBY_TICK_S = 10.0
 """The longest the lobby may collect changes before sending them, in seconds."""
 MOST_THINKING_S = 60.0
 """The longest a computer player may be set to think per move or hint, in seconds."""
+MOST_ABORT_AFTER_S = 86_400.0
+"""The longest ``abort_after_s``: a day."""
 MOST_BOT_WORKERS = 256
 """The most worker processes the computer players may be given."""
 
@@ -117,6 +120,8 @@ class ServerConfig:
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
         accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.accounts`).
         rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
+        abort_after_s: how long the side to move at a timed table may take over its own first move
+            before the game is aborted, in seconds (``None``: never).
     """
 
     host: str = "0.0.0.0"
@@ -133,6 +138,7 @@ class ServerConfig:
     bot_workers: int | None = None
     accounts: str = "optional"
     rated: bool = True
+    abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -141,6 +147,8 @@ class ServerConfig:
             value = getattr(self, name)
             if value is not None and not 0 < value <= MOST_THINKING_S:
                 raise ValueError(f"{name} must be more than 0 and at most {MOST_THINKING_S:g} seconds, not {value}")
+        if self.abort_after_s is not None and not 0 < self.abort_after_s <= MOST_ABORT_AFTER_S:
+            raise ValueError(f"abort_after_s must be more than 0 and at most {MOST_ABORT_AFTER_S:g} seconds, or None, not {self.abort_after_s}")
         if self.bot_workers is not None and not 1 <= self.bot_workers <= MOST_BOT_WORKERS:
             raise ValueError(f"bot_workers must be 1 to {MOST_BOT_WORKERS}, not {self.bot_workers}")
         if self.accounts not in ACCOUNT_MODES:
@@ -173,6 +181,7 @@ class Server:
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
         self.authority.rated_allowed = self.config.rated
+        self.authority.abort_after_s = self.config.abort_after_s
         self.ratings = self.authority.ratings
         rating_queries = RatingQueries(self.ratings, self.names)
         self.computers = self.authority.computers = ComputerPlayers(
@@ -191,6 +200,7 @@ class Server:
             LeaveTable: self.authority.leave_table,
             PlayMove: self.authority.play_move,
             Resign: self.authority.resign,
+            AbortGame: self.authority.abort,
             Offer: self.authority.offer,
             Answer: self.authority.answer,
             Say: self._say,
@@ -221,6 +231,7 @@ class Server:
         self.authority.grace_s = config.grace_s
         self.authority.limits = config.limits
         self.authority.rated_allowed = config.rated
+        self.authority.abort_after_s = config.abort_after_s
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -293,8 +304,8 @@ class Server:
                     self.handshake.claim_name(holder)
                     self.authority.hold_seat(table, seat, holder)
             show_ratings(self.ratings, table)
-            if table.status == "playing" and table.clock is not None and table.clock.running is None:
-                table.start_clock()
+            if table.status == "playing" and table.clock is not None:
+                table.start_clock()  # a side's time runs only after its own first move (a snapshot of an older server may differ)
             self.authority.schedule_flag(table)
         for session in [s for s in self.sessions.values() if not s.seats]:
             del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved

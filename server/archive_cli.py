@@ -136,13 +136,16 @@ def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: 
 
 
 def describe_result(game: str, players: tuple[str | None, str | None], result: dict[str, Any] | None) -> str:
-    """Say how a game ended, e.g. ``"bob (White) won: more discs, 22-42"`` or ``"draw: no legal move"``."""
+    """Say how a game ended, e.g. ``"bob (White) won: more discs, 22-42"``, ``"draw: no legal move"``
+    or ``"aborted: White aborted the game"``."""
     if not result:
         return "-"
     winner = result.get("winner")
     reason = result.get("reason") or ""
     score = result.get("score")
-    if winner in (0, 1):
+    if result.get("aborted") is True:
+        text = "aborted"
+    elif winner in (0, 1):
         colour = _seat_name(game, winner)
         name = players[winner]
         who = f"{name} ({colour})" if name else colour

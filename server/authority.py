@@ -30,6 +30,7 @@ from typing import Any, Awaitable, Callable, Sequence
 import games
 from protocol import Code, Message
 from protocol.messages import (
+    AbortGame,
     Answer,
     Answered,
     AskHint,
@@ -74,16 +75,19 @@ from .store import (
     truncate_moves_sql,
     update_table_sql,
 )
-from .table import NO_COMPUTER, Played, RequestError, Table
+from .table import NO_COMPUTER, Played, RequestError, Table, clock_seat
 from .workers import WorkerPool
 
-__all__ = ["Authority", "restore_table"]
+__all__ = ["DEFAULT_ABORT_AFTER_S", "Authority", "restore_table"]
 
 log = logging.getLogger(__name__)
 
 
 FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
 FLAG_FELL_FIRST_MESSAGE = "a flag fell before this arrived: the game is over"
+
+DEFAULT_ABORT_AFTER_S = 30.0
+"""How long the side to move at a timed table may take over its first move before the game is aborted."""
 
 NO_OFFERS: tuple[str, ...] = ()
 """The offers a move lapses when the table has none (no list made per move)."""
@@ -106,6 +110,8 @@ class Authority:
             move's statements are not even built (a server without a database).
         ratings: the players' ratings, changed in the same commit as a rated game's end.
         rated_allowed: whether rated tables may be created (``parlour serve --no-rated`` turns it off).
+        abort_after_s: how long the side to move at a timed table may take over its own first move
+            before the game is aborted, in seconds (``None``: never; ``parlour serve --abort-after``).
         computers: thinks for the computer seats (replace it to change its settings
             before the first computer seat).
     """
@@ -133,6 +139,7 @@ class Authority:
         self._bots_committing = 0  # computer seats of new tables whose row is being committed
         self.ratings = Ratings()
         self.rated_allowed = True
+        self.abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -150,10 +157,13 @@ class Authority:
             self._forget(session)
 
     def cancel_timers(self) -> None:
-        """Stop every grace timer (the server is closing: nobody forfeits for that)."""
+        """Stop every grace and abort timer (the server is closing: nobody forfeits or is aborted for that)."""
         for table in self.tables.values():
             for timer in table.grace.values():
                 timer.cancel()
+            if table.abort_timer is not None:
+                table.abort_timer.cancel()
+                table.abort_timer = None
 
     def hold_seat(self, table: Table, seat: int, session: Session) -> None:
         """Keep an absent player's seat for the grace period, then forfeit it."""
@@ -169,12 +179,11 @@ class Authority:
             if holder is None or holder.connected or self.tables.get(table.id) is not table:
                 return
             if table.status == "playing":
-                aborted = 1 - seat not in table.moved
-                if not aborted:
-                    outcome = table.forfeit(seat, "abandoned the game")
+                if table.abortable():
+                    outcome = table.aborted(seat, "abandoned the game before both sides had moved")
                 else:
-                    outcome = games.Outcome(winner=None, reason=f"{table.game.seats[seat]} abandoned before the opponent moved")
-                async with settle_ending(self.ratings, table, outcome, aborted=aborted) as rating_sql:
+                    outcome = table.forfeit(seat, "abandoned the game")
+                async with settle_ending(self.ratings, table, outcome) as rating_sql:
                     await self._persist(_ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
                 self._announce_outcome(table, outcome, lobby=False)
@@ -427,7 +436,7 @@ class Authority:
         return self._joined(request.id, table, None)
 
     async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
-        """Take ``session`` away from the table; leaving a running game forfeits it."""
+        """Take ``session`` away from the table; leaving a running game forfeits it, or aborts it while a side has not moved."""
         table = self.table(request.table)
         if table.id in session.watching:
             then.append(lambda: self.unwatch(session, table))
@@ -437,7 +446,11 @@ class Authority:
         async with table.lock:
             outcome = None
             if table.status == "playing":
-                outcome = table.forfeit(session.seats[table.id], "left the table (game forfeited)")
+                seat = session.seats[table.id]
+                if table.abortable():
+                    outcome = table.aborted(seat, "left the table before both sides had moved")
+                else:
+                    outcome = table.forfeit(seat, "left the table (game forfeited)")
                 async with settle_ending(self.ratings, table, outcome) as rating_sql:
                     await self._persist(_ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
@@ -574,7 +587,11 @@ class Authority:
             if timer is not None:
                 timer.cancel()
                 table.flag_timer = None
+            self._schedule_abort(table)
             return
+        if table.abort_timer is not None:  # the clock runs: the side to move has moved before
+            table.abort_timer.cancel()
+            table.abort_timer = None
         now = time.monotonic()
         flag_at = clock.flag_time(now)
         assert flag_at is not None
@@ -584,6 +601,52 @@ class Authority:
             timer.cancel()
         table.flag_timer_for = flag_at
         table.flag_timer = asyncio.get_running_loop().call_later(max(0.0, flag_at - now) + 0.001, partial(self._flag_due, table))
+
+    def _schedule_abort(self, table: Table) -> None:
+        """Arrange for a timed game to be aborted if its side to move, which has not moved yet, stays silent.
+
+        The timer waits :attr:`abort_after_s` from the moment that side's
+        first turn began (or the server restarted); a timer already waiting at
+        the same ply is kept. Untimed games are never aborted by a timer.
+        """
+        timer = table.abort_timer
+        seat = table.state.to_move
+        ply = table.state.ply
+        due = self.abort_after_s is not None and table.clock is not None and table.started and table.outcome is None
+        if not due or seat is None or seat in table.moved:
+            if timer is not None:
+                timer.cancel()
+                table.abort_timer = None
+            return
+        if timer is not None:
+            if table.abort_timer_ply == ply:
+                return
+            timer.cancel()
+        assert self.abort_after_s is not None  # due
+        table.abort_timer_ply = ply
+        table.abort_timer = asyncio.get_running_loop().call_later(self.abort_after_s, partial(self._abort_due, table, ply))
+
+    def _abort_due(self, table: Table, ply: int) -> None:
+        """The abort timer fired: abort the game if the side to move still has not moved."""
+        table.abort_timer = None
+        asyncio.ensure_future(self._check_abort(table, ply))
+
+    async def _check_abort(self, table: Table, ply: int) -> None:
+        async with table.lock:
+            seat = table.state.to_move
+            if (
+                table.abort_timer is not None
+                or table.outcome is not None
+                or table.state.ply != ply
+                or seat is None
+                or seat in table.moved
+                or self.tables.get(table.id) is not table
+            ):
+                return
+            outcome = table.aborted(seat, f"did not play a first move within {self.abort_after_s:g} s")
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
+            self._announce_outcome(table, outcome)
 
     def _flag_due(self, table: Table) -> None:
         """The flag timer fired: check the flag (a timer that fired is no timer any more)."""
@@ -828,6 +891,22 @@ class Authority:
         if lobby:
             self._table_changed(table)
 
+    async def abort(self, session: Session, request: AbortGame, then: list[Push]) -> Message:
+        """Abort the game before ``session``'s own first move: it ends with no result and is not rated.
+
+        Raises:
+            RequestError: ``no_such_table``, ``not_seated``, ``game_over``,
+                ``not_started``; ``bad_action`` once the asker has moved.
+        """
+        table = self.table(request.table)
+        async with table.lock:
+            await self._end_if_flag_fell(table)
+            outcome = table.plan_abort(session)
+            await self._persist(_ended_sql(table, outcome))
+            table.end(outcome)
+        then.append(lambda: self._announce_outcome(table, outcome))
+        return Ok(id=request.id)
+
     async def resign(self, session: Session, request: Resign, then: list[Push]) -> Message:
         """End the game: ``session``'s seat loses."""
         table = self.table(request.table)
@@ -945,7 +1024,8 @@ def _takeback_sql(table: Table, state: games.State) -> list[Statement]:
     statements = [truncate_moves_sql(table.id, state.ply)]
     clocks = table.clock_snapshot()
     if clocks is not None:
-        statements.append(takeback_clocks_sql(table.id, state.ply, {**clocks, "running": state.to_move}))
+        running = clock_seat(state, table.movers(table.moves[: state.ply]))
+        statements.append(takeback_clocks_sql(table.id, state.ply, {**clocks, "running": running}))
     return statements
 
 

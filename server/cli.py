@@ -30,7 +30,8 @@ from . import __version__
 from .addresses import listen_families, reachable_addresses, url_host
 from .advertise import Advertiser
 from .accounts import ACCOUNT_MODES
-from .app import MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
+from .app import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
+from .authority import DEFAULT_ABORT_AFTER_S
 from .limits import LimitError, Limits, limit_range, limit_unit
 from .loops import add_loop_argument, loop_factory, loop_name, run_on
 from .store import StoreError, default_db_path
@@ -86,6 +87,15 @@ def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> No
         metavar="SECONDS",
         help=f"how long a disconnected player's seat is held, 0 to {MOST_GRACE_S:.0f} (default: 60)",
     )
+    parser.add_argument(
+        "--abort-after",
+        type=number_in(0, MOST_ABORT_AFTER_S, unit="seconds"),
+        default=DEFAULT_ABORT_AFTER_S,
+        metavar="SECONDS",
+        help="at a timed table, how long the side to move may take over its own first move before the game is aborted "
+        f"(no result, not rated), 0 to {MOST_ABORT_AFTER_S:.0f}; 0 never aborts (default: {DEFAULT_ABORT_AFTER_S:g}). "
+        "Clocks start only after each side's first move",
+    )
     add_computer_arguments(parser)
     parser.add_argument(
         "--log-level", default=log_level, choices=LOG_LEVELS, help=f"the server's logging level, on stderr (default: {log_level})"
@@ -114,6 +124,7 @@ def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
         bot_workers=args.bot_workers,
         accounts=args.accounts,
         rated=args.rated == "on",
+        abort_after_s=args.abort_after or None,
     )
 
 

@@ -19,6 +19,9 @@ timed table:
 >>> clock.running, clock.remaining(1, 110.0)
 (1, 300.0)
 
+Which seat's time runs is the table's choice: it starts each side's time
+only after that side's own first move (:func:`server.table.clock_seat`).
+
 The table learns of a flag fall either when it next touches the clock
 (:meth:`Clock.press` raises :class:`FlagFell`) or, for a silent player, from
 a timer set for :meth:`Clock.flag_time` that then asks :meth:`Clock.flagged`.

@@ -6,7 +6,7 @@ When its game ends by any result (the rules, resignation, agreement,
 forfeit by leaving or by grace expiry, flag fall) after at least
 :data:`MIN_RATED_PLIES` plies of the players' own, both ratings change in the
 same transaction as the game's end (:func:`settle_ending`). An aborted game
-(abandoned before the opponent moved) is not rated.
+(called off, left or abandoned before both sides moved) is not rated.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def show_ratings(ratings: Ratings, table: Table) -> None:
 
 @contextlib.asynccontextmanager
 async def settle_ending(
-    ratings: Ratings, table: Table, outcome: games.Outcome, played: Sequence[Played] = (), *, aborted: bool = False
+    ratings: Ratings, table: Table, outcome: games.Outcome, played: Sequence[Played] = ()
 ) -> AsyncIterator[list[Statement]]:
     """Give the statements a game's end must commit for the ratings; after the block, the ratings are changed.
 
@@ -91,14 +91,13 @@ async def settle_ending(
         table.end(outcome)
 
     The list is empty for a game that is not rated (an unrated table, an
-    aborted game, one with a computer seat, fewer than
+    aborted game (``outcome.aborted``), one with a computer seat, fewer than
     :data:`MIN_RATED_PLIES` plies). If the block raises nothing changes.
 
     Args:
         played: plies planned but not applied yet (the move that ended the game).
-        aborted: the game was abandoned before both players moved.
     """
-    plan = None if aborted else _plan(ratings, table, outcome, played)
+    plan = None if outcome.aborted else _plan(ratings, table, outcome, played)
     async with ratings.settle(plan) as change:
         yield change.statements()
     if change.seats:

@@ -27,7 +27,7 @@ from .peer import Peer
 from .session import Session
 from .tablelock import TableLock
 
-__all__ = ["RequestError", "Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
+__all__ = ["RequestError", "Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
 
 NO_COMPUTER: list[int | None] = [None, None]
 """:attr:`Table.computer` of a table without a computer seat (compare with ``!=``; never change it)."""
@@ -105,6 +105,8 @@ class Table:
         self.clock: Clock | None = None
         self.flag_timer: asyncio.TimerHandle | None = None
         self.flag_timer_for = 0.0  # the flag time (time.monotonic()) the flag timer was set for
+        self.abort_timer: asyncio.TimerHandle | None = None  # aborts a timed game whose side to move has not moved yet
+        self.abort_timer_ply = -1  # the ply the abort timer waits at
         self.rematch: int | None = None  # the table where this game's rematch is played
         self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
         self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
@@ -509,13 +511,14 @@ class Table:
         del self.moves[len(self.moves) - plies:]
         del self.forced[len(self.forced) - plies:]
         self.state = state
-        self.moved = self._movers()
+        self.moved = self.movers(self.moves)
         self.offers.clear()
 
-    def _movers(self) -> set[int]:
+    def movers(self, moves: list[str]) -> set[int]:
+        """The seats that played a move of their own (not a pass) among ``moves``, played from the start."""
         state = self.game.new_state(self.options, self.seed)
         movers = set()
-        for move in self.moves:
+        for move in moves:
             if move != "pass" and state.to_move is not None:
                 movers.add(state.to_move)
             state = state.play(move)
@@ -535,6 +538,30 @@ class Table:
         """The outcome of ``seat`` losing for ``reason`` (applied by :meth:`end`)."""
         return Outcome(winner=1 - seat, reason=f"{self.game.seats[seat]} {reason}")
 
+    def abortable(self) -> bool:
+        """Whether a side has not played a move of its own yet: leaving now aborts the game instead of forfeiting it."""
+        return len(self.moved) < 2
+
+    def plan_abort(self, peer: Session) -> Outcome:
+        """The outcome of a session's seat aborting the game before its own first move (applied by :meth:`end`).
+
+        Raises:
+            RequestError: ``not_seated``, ``game_over``, ``not_started``, or
+                ``bad_action`` once the seat has played a move of its own.
+        """
+        seat = self.seat_of(peer)
+        self.check_running()
+        if seat in self.moved:
+            raise RequestError(
+                Code.BAD_ACTION,
+                "you have already moved: a game can be aborted only before your own first move; resign or offer a draw instead",
+            )
+        return self.aborted(seat, "aborted the game")
+
+    def aborted(self, seat: int, reason: str) -> Outcome:
+        """The outcome of the game aborted because of ``seat`` for ``reason``: no winner, no result, not rated."""
+        return Outcome(winner=None, reason=f"{self.game.seats[seat]} {reason}", aborted=True)
+
     def end(self, outcome: Outcome) -> None:
         """End a running game by a table action (resignation, abandonment, agreement)."""
         self.ended = outcome
@@ -552,35 +579,62 @@ class Table:
         self.clock = Clock(control) if control is not None else None
 
     def start_clock(self) -> None:
-        """Start the clock of the seat to move (game start, takeback, restart)."""
-        if self.clock is not None and self.state.to_move is not None:
-            now = time.monotonic()
-            if self.clock.running is not None:
-                self.clock.stop(now)
-            self.clock.start(self.state.to_move, now)
+        """Set the clock as the position wants it (game start, takeback, restart): see :func:`clock_seat`."""
+        if self.clock is not None:
+            _settle_clock(self.clock, clock_seat(self.state, self.moved), time.monotonic())
 
     def stop_clock(self) -> None:
-        """Stop the clock for good and drop the flag timer."""
+        """Stop the clock for good and drop the flag and abort timers."""
         if self.flag_timer is not None:
             self.flag_timer.cancel()
             self.flag_timer = None
+        if self.abort_timer is not None:
+            self.abort_timer.cancel()
+            self.abort_timer = None
         if self.clock is not None and self.clock.running is not None:
             self.clock.stop(time.monotonic())
 
     def press_clock(self, played: list[Played]) -> None:
         """Charge the mover's time for ``played`` (forced passes cost nothing).
 
+        A side's first move costs nothing and earns no increment: its time
+        was not running (:func:`clock_seat`). After the plies, the time of the
+        seat to move runs only if that seat has moved before.
+
         Raises:
             FlagFell: the mover's flag fell before the move arrived.
         """
-        if self.clock is None:
+        clock = self.clock
+        if clock is None:
             return
         now = time.monotonic()
-        self.clock.press(played[0].seat, now)
-        for ply in played[1:]:
-            self.clock.pass_turn(ply.seat, 1 - ply.seat, now)
-        if played[-1].state.outcome is not None:
-            self.clock.stop(now)
+        mover = played[0].seat
+        if clock.running == mover:
+            clock.press(mover, now)
+            for ply in played[1:]:
+                clock.pass_turn(ply.seat, 1 - ply.seat, now)
+        moved = self.moved if mover in self.moved else self.moved | {mover}
+        _settle_clock(clock, clock_seat(played[-1].state, moved), now)
+
+
+def clock_seat(state: State, moved: set[int]) -> int | None:
+    """The seat whose time runs in ``state``, given the seats that have ``moved`` (played a move of their own).
+
+    That is the seat to move once it has moved before: a side's time starts
+    only after its own first move (as on lichess), so no flag falls before
+    both sides have moved. ``None`` once the game is over.
+    """
+    seat = state.to_move
+    return seat if seat is not None and seat in moved and state.outcome is None else None
+
+
+def _settle_clock(clock: Clock, seat: int | None, now: float) -> None:
+    """Make ``seat``'s time the running one at ``now`` (``None``: stop the clock)."""
+    if clock.running == seat:
+        return
+    clock.stop(now)
+    if seat is not None:
+        clock.start(seat, now)
 
 
 def computer_name(level: int) -> str:

@@ -83,6 +83,8 @@ class Replay:
             result = self.record.result
             winner = result.get("winner")
             who = "Draw" if winner is None else f"{seats[winner]} wins" if winner in (0, 1) else "Over"
+            if result.get("aborted") is True:
+                who = "Aborted"
             lines.append(f"Result: {who} — {printable(str(result.get('reason', '')))}")
         lines.append(f"ply {self.index}/{self.last} · Right/Left step, Home/End jump, g go to a ply, e export")
         return "\n".join(lines)

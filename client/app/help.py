@@ -34,7 +34,8 @@ KEYS_TEXT = """\
 - New table: **Rated** makes the result change both players' ratings (claimed names, against a person)
 - At a table: click a piece or square, or move the cursor with the arrows and press Enter;
   **m** type a move in notation, **c** chat (**Escape** back to the board), **d** offer a draw, **t** takeback, **r** rematch,
-  **h** hint (where allowed), **x** resign (asks first), **b** a bell when your clock runs low
+  **h** hint (where allowed), **x** resign (asks first), **b** a bell when your clock runs low;
+  **a** aborts the game (no result, not rated): shown only before your own first move
 - Archive: **Enter** replays a game; **Right**/**Left** step, **Home**/**End** jump,
   **g** goes to a ply, **e** exports the record to a file, **m** lists more games
 

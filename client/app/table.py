@@ -50,7 +50,7 @@ __all__ = ["TableView"]
 _TICK_S = 0.1
 """How often the clocks and away countdowns are redrawn, in seconds."""
 
-_PLAYERS_ACTIONS = ("offer_draw", "takeback", "rematch", "hint", "resign")
+_PLAYERS_ACTIONS = ("offer_draw", "takeback", "rematch", "hint", "resign", "abort")
 
 _NARROWEST_SIDE = 18  # columns: the side panel's seats and moves still read at this width
 
@@ -96,6 +96,7 @@ class TableView(Widget):
         Binding("r", "rematch", "Rematch"),
         Binding("h", "hint", "Hint"),
         Binding("x", "resign", "Resign"),
+        Binding("a", "abort", "Abort"),
         Binding("b", "toggle_bell", "Bell", show=False),
         Binding("m", "focus_move", "Type move", show=False),
         Binding("c", "focus_chat", "Chat", show=False),
@@ -141,6 +142,7 @@ class TableView(Widget):
                     yield Button("Rematch", id="rematch")
                     yield Button("Hint", id="hint")
                     yield Button("Resign", id="resign", variant="error")
+                    yield Button("Abort", id="abort")
             with Vertical(id="table-side"):
                 yield SeatLines(id="seat-top", classes="seat")
                 yield SeatLines(id="seat-bottom", classes="seat")
@@ -271,6 +273,8 @@ class TableView(Widget):
         self.query_one("#takeback", Button).disabled = not (seated and running and state.moves)
         self.query_one("#rematch", Button).disabled = not (seated and state.status == "over")
         self.query_one("#resign", Button).disabled = not (seated and running)
+        self.query_one("#abort", Button).display = state.may_abort
+        self.query_one("#takeback", Button).display = not state.may_abort
         self.query_one("#hint", Button).display = bool(state.info.hints) and seated
         self.query_one("#hint", Button).disabled = not running
         self.query_one("#move-input", Input).display = seated
@@ -290,10 +294,12 @@ class TableView(Widget):
             return False if over or not state.info.hints else True if running else None
         if action in ("offer_draw", "resign"):
             return False if over else True if running else None
-        if action == "takeback":
-            return False if over else True if running and state.moves else None
+        if action == "takeback":  # nothing of ours to take back before our first move: Abort takes its place
+            return False if over or state.may_abort else True if running and state.moves else None
         if action == "rematch":
             return over
+        if action == "abort":
+            return state.may_abort  # only before our own first move: hidden otherwise
         return True
 
     def _tick(self) -> None:
@@ -454,6 +460,10 @@ class TableView(Widget):
                 self._act(self.session.resign(self.table_id))
 
         self.app.push_screen(ConfirmScreen(f"Resign the game at table {self.table_id}? You lose it.", yes="Resign"), answered)
+
+    def action_abort(self) -> None:
+        """Abort the game before our own first move (no result, not rated); the server refuses it once we have moved."""
+        self._act(self.session.abort(self.table_id))
 
     def action_toggle_bell(self) -> None:
         """Turn the low-time bell on or off."""

@@ -80,6 +80,8 @@ def result_text(outcome: dict[str, Any], seat: int | None, seat_names: tuple[str
     winner, reason = outcome.get("winner"), printable(str(outcome.get("reason") or ""))
     score = outcome.get("score")
     tail = f", {reason}" + (f", {score[0]}-{score[1]}" if score else "")
+    if outcome.get("aborted") is True:
+        return f"Game aborted{tail}: no result, not rated"
     if winner not in (0, 1):
         return f"Draw{tail}"
     who = seat_names[winner] + (f" ({printable(players[winner])})" if players[winner] else "")

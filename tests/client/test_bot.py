@@ -105,8 +105,8 @@ async def test_the_bot_declines_draws_and_takebacks_accepts_a_rematch_and_forfei
     bot.bot.stop("the test stops it")
     assert await bot.stopped() == 0
     over = await next_of(ann, m.GameOver, table=rematch.table.id)
-    assert over.outcome["winner"] == 1 and "left the table" in over.outcome["reason"]
-    assert f"Left table {rematch.table.id} (forfeiting the running game): the test stops it." in bot.lines
+    assert over.outcome["aborted"] is True and "left the table" in over.outcome["reason"]  # ann had not moved: aborted
+    assert f"Left table {rematch.table.id} (aborting the game: a side had not moved yet): the test stops it." in bot.lines
     assert f"Left table {table}: the rematch started." in bot.lines
 
 

@@ -107,10 +107,10 @@ async def test_tables_switch_and_leave_n_or_all(live: Any) -> None:
     assert (await ann.run("leave")).startswith("Left table 2.")  # the focused one
     assert set(ann.term.session.tables) == {1, 3}
     assert (await ann.run("leave 3")) == "Left table 3.\nNow at table 1 (othello); tables lists yours."
-    await ann.run("leave all")  # piped input: no question, the running game is forfeited
+    await ann.run("leave all")  # piped input: no question, the running game is left (aborted: nobody had moved)
     assert ann.term.session.tables == {} and ann.term.prompt_text() == "> "
     await bob.run("wait end")
-    assert "Result: White wins" in "\n".join(bob.out)
+    assert "Result: aborted — Black left the table before both sides had moved" in "\n".join(bob.out)  # nobody had moved
 
 
 async def test_watch_replaces_the_watched_table_keeps_seats_and_explains_the_limit(configured_server: Any) -> None:

@@ -16,7 +16,7 @@ from .harness import ROOT, Process, start_server
 
 pytestmark = pytest.mark.slow
 
-RESULT = r"Game over at table (\d+): (won|lost|draw) \((.*)\)\. Games played: (\d+)\."
+RESULT = r"Game over at table (\d+): (won|lost|draw|aborted) \((.*)\)\. Games played: (\d+)\."
 
 
 def nimble_bot(address: str, name: str, *extra: str) -> Process:
@@ -102,7 +102,7 @@ def test_bots_resume_their_game_after_a_server_restart(tmp_path: Path) -> None:
     assert moves[0::2] == played(bots[0], table) and moves[1::2] == played(bots[1], table)
 
 
-def test_sigterm_stops_a_bot_cleanly_and_forfeits_its_running_game() -> None:
+def test_sigterm_stops_a_bot_cleanly_and_aborts_its_game_before_both_sides_moved() -> None:
     server, port = start_server()
     address = f"127.0.0.1:{port}"
     slow = nimble_bot(address, "slow", "--level", "2", "--create", "--pace", "5")
@@ -112,11 +112,11 @@ def test_sigterm_stops_a_bot_cleanly_and_forfeits_its_running_game() -> None:
         other = nimble_bot(address, "other", "--level", "2", "--join", "--games", "1", "--pace", "5")
         slow.expect(rf"Game at table {table} starts")
         slow.popen.send_signal(signal.SIGTERM)
-        slow.expect(rf"Left table {table} \(forfeiting the running game\): signal SIGTERM\.")
+        slow.expect(rf"Left table {table} \(aborting the game: a side had not moved yet\): signal SIGTERM\.")
         slow.expect(r"Stopped \(signal SIGTERM\); 0 game\(s\) played\.")
         assert_clean_exit(slow)
         result = other.expect(RESULT)
-        assert result[2] == "won" and "left the table" in result[3]
+        assert result[2] == "aborted" and "left the table before both sides had moved" in result[3]
         assert_clean_exit(other)
     finally:
         for bot in (slow, other):

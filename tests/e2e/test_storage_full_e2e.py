@@ -36,7 +36,7 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
     disk = tmp_path / "disk"
     disk.mkdir()
     prefix = private_tmpfs_prefix(disk, "2m")
-    server, port = start_server("--db", str(disk / "parlour.sqlite3"), "--grace", "60", prefix=prefix)
+    server, port = start_server("--db", str(disk / "parlour.sqlite3"), "--grace", "60", "--abort-after", "0", prefix=prefix)
     address = f"127.0.0.1:{port}"
     ann, bob = othello_after_d3(address, options="tc=5+0", bob_args=("--keep-going",))
     try:

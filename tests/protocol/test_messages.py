@@ -49,6 +49,7 @@ REQUESTS: list[m.Message] = [
     m.PlayMove(id=11, table=1, move="d3"),
     m.PlayMove(id=12, table=1, move="x" * 64, ply=0),
     m.Resign(id=13, table=1),
+    m.AbortGame(id=13, table=1),
     m.Offer(id=14, table=1, kind="draw"),
     m.Offer(id=15, table=1, kind="takeback", plies=3),
     m.Answer(id=16, table=1, kind="rematch", accept=True),
@@ -177,7 +178,7 @@ def test_protocol_constants() -> None:
 def test_wire_type_names() -> None:
     assert [_tag(c) for c in m.REQUEST_TYPES] == [
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
-        "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
+        "abort", "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
         "finger", "leaderboard",
     ]
@@ -576,6 +577,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.PlayMove: st.builds(m.PlayMove, id=request_ids, table=table_ids, move=st.text(min_size=1, max_size=64),
                           ply=st.none() | st.integers(min_value=0, max_value=2**63 - 1)),
     m.Resign: st.builds(m.Resign, id=request_ids, table=table_ids),
+    m.AbortGame: st.builds(m.AbortGame, id=request_ids, table=table_ids),
     m.Offer: st.builds(m.Offer, id=request_ids, table=table_ids, kind=st.sampled_from(["draw", "takeback", "rematch"]),
                        plies=st.integers(min_value=1, max_value=10_000)),
     m.Answer: st.builds(m.Answer, id=request_ids, table=table_ids, kind=st.sampled_from(["draw", "takeback", "rematch"]),

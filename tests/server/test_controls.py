@@ -144,26 +144,33 @@ async def test_time_control_is_validated(connect) -> None:
     assert error.field == "time_control"
 
 
-async def test_clock_increment_and_snapshot(connect) -> None:
+async def test_clocks_start_after_each_sides_first_move_then_add_the_increment(connect) -> None:
     ann, bob, cat, table = await _game(connect, time_control="1+2")
     started = await _next(cat, m.GameStarted)
     info = (await cat.list_tables())[0]
-    assert info.time_control == "1+2" and info.clock["running"] == 0
-    assert 55_000 < info.clock["remaining_ms"][0] <= 60_000
+    assert info.time_control == "1+2" and info.clock == {"remaining_ms": [60_000, 60_000], "running": None, "control": "1+2"}
     await ann.move(table, "d3")
-    moved = await _next(cat, m.Moved)
-    assert moved.clock["running"] == 1
-    assert 60_000 < moved.clock["remaining_ms"][0] <= 62_000, "the Fischer increment is added after the move"
+    first = await _next(cat, m.Moved)
+    assert first.clock["running"] is None and first.clock["remaining_ms"] == [60_000, 60_000], "a first move costs nothing, earns nothing"
+    await bob.move(table, "c3")
+    second = await _next(cat, m.Moved)
+    assert second.clock["running"] == 0 and second.clock["remaining_ms"][1] == 60_000, "ann has moved: her time runs"
+    assert 59_000 < second.clock["remaining_ms"][0] <= 60_000, "a first move costs nothing, earns nothing"
+    await ann.move(table, "c4")
+    third = await _next(cat, m.Moved)
+    assert third.clock["running"] == 1 and third.clock["remaining_ms"][1] == 60_000
+    assert 60_000 < third.clock["remaining_ms"][0] <= 62_000, "the Fischer increment is added after the move"
     assert started.table == table
 
 
 async def test_flag_falls_for_a_silent_player(connect) -> None:
     ann, bob, cat, table = await _game(connect, time_control="0.01+0")  # 0.6 s each
     await ann.move(table, "d3")
+    await bob.move(table, "c3")
     for client in (ann, bob, cat):
         over = await client.next_event(m.GameOver, timeout_s=TIMEOUT_S)
-        assert over.outcome["winner"] == 0 and over.outcome["reason"] == "White ran out of time"
-    await refused(bob.move(table, "c3"), "game_over")
+        assert over.outcome["winner"] == 1 and over.outcome["reason"] == "Black ran out of time"
+    await refused(ann.move(table, "c4"), "game_over")
 
 
 @pytest.mark.parametrize("durable", [False, True], ids=["in_memory", "durable"])
@@ -181,17 +188,17 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
     try:
         table_id = await _bullet_game(server, ann, bob)
         table = server.tables[table_id]
-        _send_as_the_flag_falls(server, table_id, ann, {"type": "move", "id": 99, "table": table_id, "move": "d3", "ply": 0})
+        _send_as_the_flag_falls(server, table_id, ann, {"type": "move", "id": 99, "table": table_id, "move": "c4", "ply": 2})
 
         frames = []
         while (frame := await ann.recv()).get("id") != 99:
             frames.append(frame)
         assert (frame["type"], frame["code"], frame["message"]) == ("error", "game_over", FLAG_FELL_MESSAGE)
-        assert [f["type"] for f in frames] == ["game_started", "game_over"], "game_over is pushed before the error reply, and no moved"
-        assert frames[1]["outcome"]["winner"] == 1 and frames[1]["outcome"]["reason"] == "Black ran out of time"
+        assert [f["type"] for f in frames] == ["game_over"], "game_over is pushed before the error reply, and no moved"
+        assert frames[0]["outcome"]["winner"] == 1 and frames[0]["outcome"]["reason"] == "Black ran out of time"
         pushes = await bob.sync()
-        assert [p["type"] for p in pushes] == ["game_started", "game_over"] and pushes[1]["outcome"] == frames[1]["outcome"]
-        assert table.moves == [] and table.clock.running is None and table.clock.remaining(0, time.monotonic()) == 0.0
+        assert [p["type"] for p in pushes] == ["game_over"] and pushes[0]["outcome"] == frames[0]["outcome"]
+        assert table.moves == ["d3", "c3"] and table.clock.running is None and table.clock.remaining(0, time.monotonic()) == 0.0
     finally:
         await ann.close()
         await bob.close()
@@ -199,7 +206,7 @@ async def test_a_move_after_the_flag_fell_loses_on_time_though_the_flag_timer_ha
         await server.close()
         db = sqlite3.connect(db_path)
         try:
-            assert db.execute("SELECT count(*) FROM moves").fetchone() == (0,), "the late move was saved"
+            assert db.execute("SELECT count(*) FROM moves").fetchone() == (2,), "the late move was saved"
             status, outcome, clocks = db.execute("SELECT status, outcome, clocks FROM tables WHERE id = ?", (table_id,)).fetchone()
         finally:
             db.close()
@@ -246,11 +253,18 @@ async def test_a_flag_that_fell_first_decides_the_game_before_a_resignation_or_a
 
 
 async def _bullet_game(server: Server, ann: Raw, bob: Raw) -> int:
-    """Seat ann and bob at a new Othello table with 0.6 s each; return its id (ann's clock runs)."""
+    """Seat ann and bob at a new Othello table with 0.6 s each, each plays a first move; return its id.
+
+    Ann's clock runs (from bob's first move on); the pushes so far are read.
+    """
     await ann.hello("ann")
     await bob.hello("bob")
     table_id: int = (await ann.request("create_table", game="othello", time_control="0.01+0"))["table"]["id"]
     await bob.request("join_table", table=table_id)  # the game starts
+    assert (await ann.request("move", table=table_id, move="d3", ply=0))["type"] == "ok"
+    assert (await bob.request("move", table=table_id, move="c3", ply=1))["type"] == "ok"
+    await ann.sync()
+    await bob.sync()
     return table_id
 
 
@@ -377,10 +391,10 @@ async def test_persistent_server_restores_tables_and_sessions(tmp_path: Path) ->
     try:
         restored = second.tables[table]
         assert restored.moves == ["d3"] and restored.status == "playing"
-        assert restored.clock is not None and restored.clock.running == 1
+        assert restored.clock is not None and restored.clock.running is None  # bob's time runs after his first move
         back = await Client.connect("127.0.0.1", second.port, name="bob", token=tokens[1])
         resumed = await back.next_event(m.Resumed, timeout_s=TIMEOUT_S)
-        assert resumed.seat == 1 and resumed.moves == ["d3"] and resumed.table.clock["running"] == 1
+        assert resumed.seat == 1 and resumed.moves == ["d3"] and resumed.table.clock["running"] is None
         await back.move(table, resumed.view["legal_moves"][0])
         await back.close()
     finally:
@@ -416,7 +430,7 @@ async def test_timed_game_restored_before_its_first_move_can_be_played(tmp_path:
     try:
         back = await Client.connect("127.0.0.1", second.port, name="ann", token=token)
         await back.move(table, "d3")
-        assert second.tables[table].clock.running == 1  # type: ignore[union-attr]
+        assert second.tables[table].clock.running is None  # type: ignore[union-attr]  # bob's time waits for his first move
         await back.close()
     finally:
         await second.close()

@@ -19,7 +19,7 @@ Checked:
   *reset* before the closing error fails too: the server closes with a
   half-close and discards the client's unread bytes, so a reset cannot
   destroy what it sent (``PARLOUR_FUZZ_STRICT_CLOSE=0`` only counts them);
-- a move, resignation, offer, answer or join at a real game's table never
+- a move, resignation, abort, offer, answer or join at a real game's table never
   succeeds for a hostile;
 - every message the server sends is valid for its type;
 - each game ends with the outcome the engine gives for the moves the spectator
@@ -80,7 +80,7 @@ FATAL_CODES = frozenset({"bad_frame", "unsupported_version", "rate_limited", "ti
 """Error codes after which the server closes the connection (``bad_token`` too, when it comes without an id)."""
 SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in m.SERVER_TYPES)
 REQUEST_TAGS = [cls.__struct_config__.tag for cls in m.REQUEST_TYPES]
-MUST_FAIL_AT_REAL_TABLES = frozenset({"move", "resign", "offer", "answer", "join_table"})
+MUST_FAIL_AT_REAL_TABLES = frozenset({"move", "resign", "abort", "offer", "answer", "join_table"})
 MAX_BODY = DEFAULT_MAX_FRAME_BYTES
 
 # --- the shared state of one fuzz run -----------------------------------------------------------
@@ -216,6 +216,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "leave_table": lambda: {"table": table},
         "move": lambda: {"table": table, "move": rng.choice(_MOVES), "ply": rng.randint(0, 80)},
         "resign": lambda: {"table": table},
+        "abort": lambda: {"table": table},
         "offer": lambda: {"table": table, "kind": rng.choice(["draw", "takeback", "rematch"]), "plies": rng.randint(1, 3)},
         "answer": lambda: {"table": table, "kind": rng.choice(["draw", "takeback", "rematch"]), "accept": rng.random() < 0.5},
         "say": lambda: {"text": junk_text(rng) or "hi", "table": rng.choice([None, table])},

@@ -401,6 +401,7 @@ async def test_leaving_mid_game_forfeits(trio) -> None:
     ann, bob, cat = trio
     game = await Game.start(ann, bob, cat)
     await game.play("d3")
+    await game.play("c3")  # both sides have moved: leaving now forfeits (before, it aborts: test_abort.py)
     await ann.leave_table(game.id)
     for client in (bob, cat):
         over = await next_of(client, m.GameOver)

@@ -99,14 +99,17 @@ async def test_resume_replaces_a_half_open_connection(connect, server: Server) -
         await thief_or_owner.close()
 
 
-async def test_abandoned_before_the_opponent_moved_is_a_draw(connect) -> None:
+@pytest.mark.parametrize("leaver", ["ann", "bob"], ids=["the_side_that_moved", "the_side_yet_to_move"])
+async def test_abandoned_before_both_sides_moved_is_aborted_not_forfeited(connect, leaver: str) -> None:
     ann, bob = await connect("ann"), await connect("bob")
     table = (await ann.create_table("othello")).table.id
     await bob.join_table(table)
     await ann.move(table, "d3")
-    await ann.close()
-    over = await bob.next_event(m.GameOver, timeout_s=TIMEOUT_S)
-    assert over.outcome["winner"] is None and "before the opponent moved" in over.outcome["reason"]
+    gone, stays = (ann, bob) if leaver == "ann" else (bob, ann)
+    await gone.close()
+    over = await stays.next_event(m.GameOver, timeout_s=TIMEOUT_S)
+    seat = "Black" if leaver == "ann" else "White"
+    assert over.outcome == {"winner": None, "reason": f"{seat} abandoned the game before both sides had moved", "score": None, "aborted": True}
 
 
 async def test_a_lost_welcome_does_not_strand_the_player(connect, raw: RawFactory, server: Server) -> None:

@@ -42,7 +42,12 @@ async def test_every_key_hint_fits_the_footer_at_80_columns(configured_server, m
         main.query_one(f"#table-{table.id} #board").focus()
         await until(pilot, lambda: "h" in main.active_bindings and app.session.tables[table.id].running)
         await pilot.pause()
-        assert footer_keys(main) == ["d", "t", "h", "x", "^q", "f1", "f2", "f3", "f4"]  # no rematch while it runs
+        assert footer_keys(main) == ["d", "h", "x", "a", "^q", "f1", "f2", "f3", "f4"]  # before our first move: abort, no takeback
+
+        await app.session.move(table.id, "d3")
+        await until(pilot, lambda: app.session.tables[table.id].moves)
+        await pilot.pause()
+        assert footer_keys(main) == ["d", "t", "h", "x", "^q", "f1", "f2", "f3", "f4"]  # no rematch while it runs, no abort once we moved
 
         await app.session.resign(table.id)
         await until(pilot, lambda: app.session.tables[table.id].outcome is not None)
