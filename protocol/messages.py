@@ -374,6 +374,12 @@ class Mute(Message, tag="mute"):
     mute: bool = True
 
 
+class ListMutes(Message, tag="list_mutes"):
+    """Asks for the names the sender mutes (answered with ``mutes``)."""
+
+    id: RequestId
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -402,6 +408,7 @@ Request = Union[
     ListSeeks,
     Tell,
     Mute,
+    ListMutes,
     Finger,
     GetLeaderboard,
 ]
@@ -870,6 +877,13 @@ class Told(Message, tag="told"):
     text: str
 
 
+class MutedNames(Message, tag="mutes"):
+    """Answers ``list_mutes``: every name the sender mutes, sorted, each in its compared form (NFKC, case-folded)."""
+
+    id: int
+    names: list[str]
+
+
 ServerMessage = Union[
     Welcome,
     Ok,
@@ -905,6 +919,7 @@ ServerMessage = Union[
     SeekAdded,
     SeekRemoved,
     Told,
+    MutedNames,
     Player,
     Ranking,
 ]
