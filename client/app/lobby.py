@@ -25,9 +25,10 @@ from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError
 from ..terminal import player_label
 from .match_form import MatchForm
+from .muted import MutedScreen
 from .player import PlayerScreen
 
-__all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "seek_line", "MOST_ROWS", "SEEKS_SHOWN"]
+__all__ = ["LobbyPane", "CursorList", "COLUMNS", "row_cells", "sort_key", "seek_line", "MOST_ROWS", "SEEKS_SHOWN"]
 
 MOST_ROWS = 1000
 """The most tables the lobby's list shows at once (narrow it with the filter)."""
@@ -98,6 +99,23 @@ def sort_key(column: str) -> Callable[[dict[str, Any]], Any]:
     return lambda cells: str(cells[column]).casefold()
 
 
+class CursorList(OptionList):
+    """An option list that, while it has the focus, always highlights a row (the first, when none was).
+
+    A plain :class:`OptionList` highlights nothing until an arrow key is
+    pressed, so a focused list shows no cursor and Enter does nothing.
+    """
+
+    def on_focus(self) -> None:
+        if self.highlighted is None:
+            self.action_first()
+
+    def show_cursor(self) -> None:
+        """Highlight the first enabled row if the list has the focus and no row is highlighted."""
+        if self.has_focus and self.highlighted is None:
+            self.action_first()
+
+
 class LobbyPane(Vertical):
     """The lobby: a table list, a filter, who is online and the lobby chat.
 
@@ -105,7 +123,9 @@ class LobbyPane(Vertical):
     ``w`` watches it. Clicking a column header sorts by it (again: reversed).
     ``s`` (or the button) opens the seek form; Enter on an open seek answers it
     with a matching seek, so the server pairs us; Enter on a name in the online
-    list opens that player (ratings, challenge, tell, mute).
+    list opens that player (ratings, challenge, tell, mute). ``t``, ``e`` and
+    ``o`` go to the tables, the open seeks and the online list (a focused list
+    always shows its highlighted row); ``u`` lists the players we mute.
 
     Args:
         session: the session model whose lobby is shown.
@@ -130,7 +150,11 @@ class LobbyPane(Vertical):
     BINDINGS = [
         Binding("j", "join", "Join"),
         Binding("w", "watch", "Watch"),
-        Binding("s", "seek", "Seek a game"),
+        Binding("s", "seek", "Seek", tooltip="post a seek: a game for anyone to take"),
+        Binding("t", "focus_list('tables')", "Tables", show=False),
+        Binding("e", "focus_list('seeks')", "Seeks", tooltip="the open seeks"),
+        Binding("o", "focus_list('who')", "Who", tooltip="the online list"),
+        Binding("u", "muted", "Muted", tooltip="the players you mute"),
     ]
 
     def __init__(self, session: ClientSession, **kwargs: Any) -> None:
@@ -152,8 +176,8 @@ class LobbyPane(Vertical):
         yield Static("", id="lobby-error")
         with Horizontal(id="seeks-row"):
             with Vertical(id="seeks-side"):
-                yield Label("Open seeks (Enter: play)")
-                yield OptionList(id="seeks", compact=True)
+                yield Label("Open seeks (e; Enter: play)")
+                yield CursorList(id="seeks", compact=True)
             yield Button("Seek a game", id="seek-button", compact=True)
         with Horizontal(id="bottom"):
             with Vertical(id="chat-side"):
@@ -163,8 +187,8 @@ class LobbyPane(Vertical):
                 yield Label("Messages")
                 yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200, min_width=12)
             with Vertical(id="who-side"):
-                yield Label("Online (Enter: player)")
-                yield OptionList(id="who", compact=True)
+                yield Label("Online (o; Enter: player)")
+                yield CursorList(id="who", compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
@@ -321,7 +345,7 @@ class LobbyPane(Vertical):
             total = self._online_total + len(since)
         else:
             rows, total = [(name, "") for name in seen], len(seen)
-        who = self.query_one("#who", OptionList)
+        who = self.query_one("#who", CursorList)
         picked = who.highlighted_option.id if who.highlighted_option is not None else None
         who.clear_options()
         who.add_options([Option(Text(printable(name) + note), id=name) for name, note in rows[:WHO_MOST]])
@@ -329,12 +353,23 @@ class LobbyPane(Vertical):
             who.add_option(Option(Text(f"(+{total - min(len(rows), WHO_MOST)} more)"), disabled=True))
         if picked is not None and _has_option(who, picked):
             who.highlighted = who.get_option_index(picked)
+        who.show_cursor()
 
     @on(OptionList.OptionSelected, "#who")
     def _player_picked(self, event: OptionList.OptionSelected) -> None:
         name = event.option.id
         if name is not None and name.casefold() != self.session.client.name.casefold():
             self.app.push_screen(PlayerScreen(self.session, name))
+
+    # --- moving between the lists --------------------------------------------------------
+
+    def action_focus_list(self, which: str) -> None:
+        """Focus the list ``which`` (``"tables"``, ``"seeks"`` or ``"who"``); its highlighted row shows."""
+        self.query_one(f"#{which}").focus()
+
+    def action_muted(self) -> None:
+        """Open the list of players we mute (Enter there unmutes)."""
+        self.app.push_screen(MutedScreen(self.session))
 
     # --- seeks and messages --------------------------------------------------------------
 
@@ -347,13 +382,14 @@ class LobbyPane(Vertical):
             pass  # a server without seeks: the list stays empty
 
     def _show_seeks(self) -> None:
-        seeks = self.query_one("#seeks", OptionList)
+        seeks = self.query_one("#seeks", CursorList)
         picked = seeks.highlighted_option.id if seeks.highlighted_option is not None else None
         seeks.clear_options()
         shown = list(self.session.seeks.values())[:SEEKS_SHOWN]
         seeks.add_options([Option(Text(seek_line(seek)), id=str(seek.id)) for seek in shown])
         if picked is not None and _has_option(seeks, picked):
             seeks.highlighted = seeks.get_option_index(picked)
+        seeks.show_cursor()
 
     @on(Button.Pressed, "#seek-button")
     def action_seek(self) -> None:
