@@ -7,7 +7,7 @@ they are shown through :func:`client.sanitize.printable` as plain text, never ma
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from rich.text import Text
 from textual import on, work
@@ -17,10 +17,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Input, Label, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-import games
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..option_text import options_text, schema
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError
 from ..terminal import player_label
@@ -44,41 +44,28 @@ COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Sea
 """The lobby table's columns: key and header."""
 
 
-def row_cells(table: m.TableInfo) -> dict[str, Any]:
-    """The cells of one lobby row by column key (plain, sanitised text and numbers); options at their default are left out."""
-    defaults = _defaults(table.game)
-    words = [f"{printable(str(k))}={_value(v)}" for k, v in table.options.items() if v is not None and defaults.get(k, _NONE) != v]
+def row_cells(table: m.TableInfo, described_games: Iterable[Any] | None = None) -> dict[str, Any]:
+    """The cells of one lobby row by column key (plain, sanitised text and numbers).
+
+    Options read as their labels and values in words (``Flying: yes``), from the
+    game's schema in ``described_games`` (``welcome.games``; else this client's
+    own); options at their default are left out.
+    """
+    options = options_text(schema(table.game, described_games), table.options)
+    words = [options] if options else []
     if table.time_control:
-        words.append(f"tc={printable(table.time_control)}")
+        words.append(f"Clock: {printable(table.time_control)}")
     if table.hints and table.computer is None:
-        words.append("hints")
+        words.append("Hints: yes")
     seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
     return {
         "id": table.id,
         "game": printable(table.game),
-        "options": " ".join(words),
+        "options": ", ".join(words),
         "seats": seats,
         "status": f"{printable(table.status)} (ply {table.ply})" if table.status == "playing" else printable(table.status),
         "watching": table.spectators,
     }
-
-
-_NONE = object()
-
-
-def _defaults(game: str) -> dict[str, Any]:
-    """The default of each option of ``game``, where this client knows the game (the lobby shows only the others)."""
-    try:
-        return {option.name: option.default for option in games.get(game).options}
-    except games.GameError:
-        return {}
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, dict) and isinstance(value.get("length"), int):
-        return f"<{value['length']} chars>"
-    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-    return printable(text if len(text) <= 20 else text[:17] + "...")
 
 
 def seek_line(seek: m.SeekInfo) -> str:
@@ -229,7 +216,9 @@ class LobbyPane(Vertical):
 
     def visible_rows(self) -> list[dict[str, Any]]:
         """The rows the list shows: filtered, sorted, at most :data:`MOST_ROWS`."""
-        rows = [row_cells(info) for info in self.session.lobby.values()]
+        welcome = self.session.client.welcome
+        described = welcome.games if welcome is not None else None
+        rows = [row_cells(info, described) for info in self.session.lobby.values()]
         wanted = self.filter_text.casefold()
         if wanted:
             rows = [cells for cells in rows if any(wanted in str(value).casefold() for value in cells.values())]
