@@ -74,7 +74,7 @@ SETTLE_S = 5.0
 """How long a hostile waits for the replies to what it sent."""
 
 REPLY_TYPES = frozenset({"welcome", "ok", "pong", "tables", "table_joined", "archive", "record", "error", "player", "ranking",
-                         "players", "challenge_sent", "seek_posted", "seeks"})
+                         "players", "challenge_sent", "seek_posted", "seeks", "mutes"})
 FATAL_CODES = frozenset({"bad_frame", "unsupported_version", "rate_limited", "timeout", "too_many_connections",
                          "shutting_down", "bad_password"})
 """Error codes after which the server closes the connection (``bad_token`` too, when it comes without an id)."""
