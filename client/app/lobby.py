@@ -174,7 +174,7 @@ class LobbyPane(Vertical):
                 yield Label("Messages")
                 yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200, min_width=12)
             with Vertical(id="who-side"):
-                yield Label("Online (o; Enter: player)")
+                yield Label("Online (o)")
                 yield CursorList(id="who", compact=True)
 
     def on_mount(self) -> None:
