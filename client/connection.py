@@ -598,3 +598,9 @@ class Client:
     async def mute(self, name: str, mute: bool = True) -> None:
         """Mute (or, ``mute`` false, unmute) the player ``name``: no tells or challenges from them."""
         await self.request(m.Mute, name=name, mute=mute)
+
+    async def list_mutes(self) -> list[str]:
+        """The names we mute, sorted, each as the server compares names (NFKC, case-folded: ``"Bob"`` is ``"bob"``)."""
+        reply = await self.request(m.ListMutes)
+        assert isinstance(reply, m.MutedNames)
+        return list(reply.names)

@@ -3,7 +3,8 @@
 Both look for servers with :func:`client.discovery.browse`. ``parlour servers``
 prints one line per server and exits (status 0 when it found some, 1 when
 none, 2 when it could not look); ``parlour play`` with no address prints the
-same lines numbered and reads the number of the one to connect to.
+same lines numbered and reads the number of the one to connect to, or, when
+exactly one server answered, says which and connects to it without asking.
 """
 
 from __future__ import annotations
@@ -93,7 +94,13 @@ def choose_server(servers: list[FoundServer], read_line: Callable[[], str], say:
     """Show ``servers`` numbered and read which one to connect to; ``None`` on an empty line or end of input.
 
     A line that is not one of the numbers is asked again, saying what was wrong.
+    With exactly one server there is nothing to choose: it is named and
+    returned without reading a line.
     """
+    if len(servers) == 1:
+        say(f"Found one server: {describe_server(servers[0])}")
+        say("Connecting to it.")
+        return servers[0]
     for number, server in enumerate(servers, start=1):
         say(f"{number:>3}. {describe_server(server)}")
     while True:

@@ -22,8 +22,16 @@ def rating_text(rating: int, provisional: bool) -> str:
     return f"{rating}{'?' if provisional else ''}"
 
 
-def describe_finger(player: m.Player) -> str:
-    """Several lines: the player, each rating with its record, then the last rated games with their ids."""
+LINE_MODE_REPLAY = "replay ID or export ID FILE"
+"""How line mode says to see a past game (the commands it takes)."""
+
+
+def describe_finger(player: m.Player, how_to_replay: str = LINE_MODE_REPLAY) -> str:
+    """Several lines: the player, each rating with its record, then the last rated games with their ids.
+
+    ``how_to_replay`` is the client's own words for seeing one of those games
+    (line mode's commands by default; the app names its archive key).
+    """
     name = printable(player.name)
     lines = [f"{name}{' (online)' if player.online else ''}"]
     if not player.ratings:
@@ -34,7 +42,7 @@ def describe_finger(player: m.Player) -> str:
             f"{r.games} games: {r.wins} won, {r.draws} drawn, {r.losses} lost"
         )
     if player.recent:
-        lines.append("  last rated games (replay ID or export ID FILE):")
+        lines.append(f"  last rated games ({how_to_replay}):")
     for g in player.recent:
         change = g.after - g.before
         lines.append(

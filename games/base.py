@@ -73,6 +73,8 @@ class Option:
         doc: one line for humans.
         max_length: for ``str`` options, the longest text accepted
             (characters); for ``list[int]``, the most items.
+        label: a few words for people (forms, lobby lines); empty: the name
+            with spaces for underscores, capitalised (see :attr:`title`).
     """
 
     name: str
@@ -82,11 +84,18 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     max_length: int | None = None
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        """The label people read: :attr:`label`, or ``"Mill protection"`` made from ``mill_protection``."""
+        return self.label or self.name.replace("_", " ").capitalize()
 
     def describe(self) -> dict[str, Any]:
         """Return the option as a plain map, ready for the wire."""
         return {
             "name": self.name,
+            "label": self.title,
             "type": self.type,
             "default": self.default,
             "min": self.minimum,
@@ -176,7 +185,7 @@ def _bounds_text(minimum: int | None, maximum: int | None) -> str:
 
 
 MAX_PLIES = Option(
-    "max_plies", "int", None, "the game is drawn once this many plies have been played", minimum=1
+    "max_plies", "int", None, "the game is drawn once this many plies have been played", minimum=1, label="Most plies"
 )
 """The common ``max_plies`` option (RULES.md, "Common to all games")."""
 

@@ -85,8 +85,8 @@ class Nimble(Game):
     uses_seed = True
     public_views = True
     options = (
-        Option("n", "int", 6, "number of squares (default: the board's length)", minimum=1, maximum=100),
-        Option("p", "int", 3, "most pawns per square in a random setup", minimum=0, maximum=100),
+        Option("n", "int", 6, "number of squares (default: the board's length)", minimum=1, maximum=100, label="Squares"),
+        Option("p", "int", 3, "most pawns per square in a random setup", minimum=0, maximum=100, label="Most pawns"),
         Option("board", "list[int]", None, "pawns per square, square 1 first (instead of a random setup)",
                minimum=0, maximum=10_000, max_length=100),
     )

@@ -289,7 +289,7 @@ class Tactego(Game):
     uses_seed = True
     options = (
         Option("rows", "int", 8, "board rows", minimum=2, maximum=26),
-        Option("cols", "int", 8, "board columns", minimum=2, maximum=26),
+        Option("cols", "int", 8, "board columns", minimum=2, maximum=26, label="Columns"),
         Option("pieces", "str", None, "the text of a pieces file: 'STRENGTH COUNT' or 'F COUNT' lines", max_length=10000),
         Option("hidden", "bool", True, "hide enemy strengths until a piece has fought"),
         MAX_PLIES,

@@ -389,6 +389,12 @@ class Mute(Message, tag="mute"):
     mute: bool = True
 
 
+class ListMutes(Message, tag="list_mutes"):
+    """Asks for the names the sender mutes (answered with ``mutes``)."""
+
+    id: RequestId
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -418,6 +424,7 @@ Request = Union[
     ListSeeks,
     Tell,
     Mute,
+    ListMutes,
     Finger,
     GetLeaderboard,
 ]
@@ -948,6 +955,13 @@ class Told(Message, tag="told"):
     text: str
 
 
+class MutedNames(Message, tag="mutes"):
+    """Answers ``list_mutes``: every name the sender mutes, sorted, each in its compared form (NFKC, case-folded)."""
+
+    id: int
+    names: list[str]
+
+
 ServerMessage = Union[
     Welcome,
     Ok,
@@ -983,6 +997,7 @@ ServerMessage = Union[
     SeekAdded,
     SeekRemoved,
     Told,
+    MutedNames,
     Player,
     Ranking,
 ]

@@ -12,7 +12,7 @@ import sqlite3
 from typing import Awaitable, Callable, Iterable
 
 from protocol import Code
-from protocol.messages import Mute, Ok
+from protocol.messages import ListMutes, Mute, MutedNames, Ok
 
 from .names import NameError_, check_name, name_key
 from .session import Session
@@ -81,6 +81,10 @@ class Mutes:
         else:
             muted.discard(key)
         return Ok(id=request.id)
+
+    async def list_mutes(self, session: Session, request: ListMutes, then: list[Callable[[], None]]) -> MutedNames:
+        """The names ``session`` mutes, sorted, as name keys (at most :data:`MAX_MUTES`)."""
+        return MutedNames(id=request.id, names=sorted(self._of(session)))
 
     def forget(self, session: Session) -> None:
         """Drop a guest's mutes: the session is over."""

@@ -21,6 +21,7 @@ from protocol.messages import (
     CreateTable,
     DeclineChallenge,
     JoinTable,
+    ListMutes,
     ListSeeks,
     Message,
     Mute,
@@ -110,6 +111,7 @@ class Social:
             ListSeeks: self.seeks.list_seeks,
             Tell: self.tells.tell,
             Mute: self.mutes.mute,
+            ListMutes: self.mutes.list_mutes,
         })  # fmt: skip
 
     def _unseeking(self, handler: Handler) -> Handler:

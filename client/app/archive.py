@@ -26,13 +26,15 @@ from games.record import GameRecord, RecordError, parse_record, replay
 from ..connection import ConnectionLost, ServerError
 from ..sanitize import printable, printable_lines
 from ..session import ClientSession
-from ..terminal import describe_archived
+from .archive_rows import ARCHIVE_COLUMNS, archive_cells, ellipsize, fit_widths
 from .boards import BoardWidget, make_board
 
 __all__ = ["ArchiveScreen", "Replay", "PAGE"]
 
 PAGE = 50
 """How many finished games one page of the list holds."""
+SCROLLBAR_CELLS = 2
+"""Room kept for the list's vertical scroll bar, in cells."""
 
 
 @dataclass
@@ -153,8 +155,27 @@ class ArchiveScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)  # as the main screen's: the replay's keys fit 80 columns
 
     def on_mount(self) -> None:
-        self.query_one("#games", DataTable).add_column("Finished games", key="game")
         self.load_page()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_list)
+
+    def show_list(self) -> None:
+        """Lay the list out again: one column per field, the wide ones cut with "…" so a row fits the screen's width."""
+        table = self.query_one("#games", DataTable)
+        welcome = self.session.client.welcome
+        rows = [archive_cells(entry, welcome.games if welcome is not None else None) for entry in self.entries]
+        natural = {key: max([len(header), *(len(cells[key]) for cells in rows)]) for key, header in ARCHIVE_COLUMNS}
+        room = (table.size.width or self.size.width) - SCROLLBAR_CELLS - 2 * table.cell_padding * len(ARCHIVE_COLUMNS)
+        widths = fit_widths(natural, room)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for key, header in ARCHIVE_COLUMNS:
+            table.add_column(header, key=key, width=widths[key])
+        for index, cells in enumerate(rows):
+            table.add_row(*(Text(ellipsize(cells[key], widths[key])) for key, _ in ARCHIVE_COLUMNS), key=str(index))
+        if rows:
+            table.move_cursor(row=min(cursor, len(rows) - 1))
 
     # --- the list --------------------------------------------------------------------------
 
@@ -168,9 +189,8 @@ class ArchiveScreen(Screen[None]):
             return
         self.exhausted = len(page) < PAGE
         table = self.query_one("#games", DataTable)
-        for entry in page:
-            self.entries.append(entry)
-            table.add_row(Text(describe_archived(entry)), key=str(len(self.entries) - 1))
+        self.entries.extend(page)
+        self.show_list()
         if not self.entries:
             self.say("No finished games on this server yet.")
         elif not self.exhausted:

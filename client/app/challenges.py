@@ -17,6 +17,7 @@ from textual.app import App
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..option_text import options_text, schema
 from ..ratings_text import rating_text
 from ..sanitize import printable
 from ..session import Change, ClientSession
@@ -34,11 +35,13 @@ def challenge_question(challenge: m.ChallengeInfo, rating: tuple[int, bool] | No
     >>> info = m.ChallengeInfo(id=1, challenger="bob", challenged="ann", game="othello", options={}, time_control="5+3", rated=True)
     >>> challenge_question(info, (1620, True))
     'bob (1620?) challenges you to a rated game of othello, clock 5+3.'
+    >>> challenge_question(m.ChallengeInfo(id=2, challenger="bob", challenged="ann", game="morris", options={"flying": True}, rated=False))
+    'bob challenges you to a casual game of morris, no clock, Flying: yes.'
     """
     who = printable(challenge.challenger) + (f" ({rating_text(*rating)})" if rating is not None else "")
     kind = "rated" if challenge.rated else "casual"
     clock = f"clock {printable(challenge.time_control)}" if challenge.time_control else "no clock"
-    options = " ".join(f"{printable(str(k))}={printable(str(v))[:20]}" for k, v in challenge.options.items() if v is not None)
+    options = options_text(schema(challenge.game), challenge.options)  # "Flying: yes", not flying=True
     seat = "" if challenge.seat is None else f" They take seat {challenge.seat}."
     return f"{who} challenges you to a {kind} game of {printable(challenge.game)}, {clock}{', ' + options if options else ''}.{seat}"
 

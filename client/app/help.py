@@ -26,9 +26,11 @@ KEYS_TEXT = """\
 - **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list
-- Lobby: **s** (or the button) seeks a game (game, clock, rated, rating range); **Enter** on an open seek
-  plays that seeker; **Enter** on a name in the online list shows their ratings and record, with
-  **c** challenge, a message field to tell them something, **m** mute (again: unmute)
+- Lobby: **t** the table list, **e** the open seeks, **o** who is online (the highlighted row shows);
+  **s** (or the button) seeks a game (game, clock, rated, rating range); **Enter** on an open seek
+  plays that seeker; **Enter** on a name in the online list opens their card: ratings and record,
+  a message field (focused: type and Enter to tell them something), **Challenge**, **Mute**/**Unmute**;
+  **u** lists the players you mute (**Enter** unmutes one)
 - A challenge to you comes up as a dialog: **a** accepts (the game opens in its tab), **d** declines;
   tells come up as notifications and stay in the lobby's Messages log
 - New table: **Rated** makes the result change both players' ratings (claimed names, against a person)

@@ -7,7 +7,7 @@ they are shown through :func:`client.sanitize.printable` as plain text, never ma
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from rich.text import Text
 from textual import on, work
@@ -17,17 +17,18 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Input, Label, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-import games
 from protocol import messages as m
 
 from ..connection import ConnectionLost, ServerError
+from ..option_text import options_text, schema
 from ..sanitize import printable
 from ..session import Change, ClientSession, SessionError
 from ..terminal import player_label
 from .match_form import MatchForm
+from .muted import MutedScreen
 from .player import PlayerScreen
 
-__all__ = ["LobbyPane", "COLUMNS", "row_cells", "sort_key", "seek_line", "MOST_ROWS", "SEEKS_SHOWN"]
+__all__ = ["LobbyPane", "CursorList", "COLUMNS", "row_cells", "sort_key", "seek_line", "MOST_ROWS", "SEEKS_SHOWN"]
 
 MOST_ROWS = 1000
 """The most tables the lobby's list shows at once (narrow it with the filter)."""
@@ -43,41 +44,28 @@ COLUMNS = (("id", "#"), ("game", "Game"), ("options", "Options"), ("seats", "Sea
 """The lobby table's columns: key and header."""
 
 
-def row_cells(table: m.TableInfo) -> dict[str, Any]:
-    """The cells of one lobby row by column key (plain, sanitised text and numbers); options at their default are left out."""
-    defaults = _defaults(table.game)
-    words = [f"{printable(str(k))}={_value(v)}" for k, v in table.options.items() if v is not None and defaults.get(k, _NONE) != v]
+def row_cells(table: m.TableInfo, described_games: Iterable[Any] | None = None) -> dict[str, Any]:
+    """The cells of one lobby row by column key (plain, sanitised text and numbers).
+
+    Options read as their labels and values in words (``Flying: yes``), from the
+    game's schema in ``described_games`` (``welcome.games``; else this client's
+    own); options at their default are left out.
+    """
+    options = options_text(schema(table.game, described_games), table.options)
+    words = [options] if options else []
     if table.time_control:
-        words.append(f"tc={printable(table.time_control)}")
+        words.append(f"Clock: {printable(table.time_control)}")
     if table.hints and table.computer is None:
-        words.append("hints")
+        words.append("Hints: yes")
     seats = " vs ".join(player_label(table, seat) for seat in range(len(table.seats)))
     return {
         "id": table.id,
         "game": printable(table.game),
-        "options": " ".join(words),
+        "options": ", ".join(words),
         "seats": seats,
         "status": f"{printable(table.status)} (ply {table.ply})" if table.status == "playing" else printable(table.status),
         "watching": table.spectators,
     }
-
-
-_NONE = object()
-
-
-def _defaults(game: str) -> dict[str, Any]:
-    """The default of each option of ``game``, where this client knows the game (the lobby shows only the others)."""
-    try:
-        return {option.name: option.default for option in games.get(game).options}
-    except games.GameError:
-        return {}
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, dict) and isinstance(value.get("length"), int):
-        return f"<{value['length']} chars>"
-    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-    return printable(text if len(text) <= 20 else text[:17] + "...")
 
 
 def seek_line(seek: m.SeekInfo) -> str:
@@ -98,6 +86,23 @@ def sort_key(column: str) -> Callable[[dict[str, Any]], Any]:
     return lambda cells: str(cells[column]).casefold()
 
 
+class CursorList(OptionList):
+    """An option list that, while it has the focus, always highlights a row (the first, when none was).
+
+    A plain :class:`OptionList` highlights nothing until an arrow key is
+    pressed, so a focused list shows no cursor and Enter does nothing.
+    """
+
+    def on_focus(self) -> None:
+        if self.highlighted is None:
+            self.action_first()
+
+    def show_cursor(self) -> None:
+        """Highlight the first enabled row if the list has the focus and no row is highlighted."""
+        if self.has_focus and self.highlighted is None:
+            self.action_first()
+
+
 class LobbyPane(Vertical):
     """The lobby: a table list, a filter, who is online and the lobby chat.
 
@@ -105,7 +110,9 @@ class LobbyPane(Vertical):
     ``w`` watches it. Clicking a column header sorts by it (again: reversed).
     ``s`` (or the button) opens the seek form; Enter on an open seek answers it
     with a matching seek, so the server pairs us; Enter on a name in the online
-    list opens that player (ratings, challenge, tell, mute).
+    list opens that player (ratings, challenge, tell, mute). ``t``, ``e`` and
+    ``o`` go to the tables, the open seeks and the online list (a focused list
+    always shows its highlighted row); ``u`` lists the players we mute.
 
     Args:
         session: the session model whose lobby is shown.
@@ -130,7 +137,11 @@ class LobbyPane(Vertical):
     BINDINGS = [
         Binding("j", "join", "Join"),
         Binding("w", "watch", "Watch"),
-        Binding("s", "seek", "Seek a game"),
+        Binding("s", "seek", "Seek", tooltip="post a seek: a game for anyone to take"),
+        Binding("t", "focus_list('tables')", "Tables", show=False),
+        Binding("e", "focus_list('seeks')", "Seeks", tooltip="the open seeks"),
+        Binding("o", "focus_list('who')", "Who", tooltip="the online list"),
+        Binding("u", "muted", "Muted", tooltip="the players you mute"),
     ]
 
     def __init__(self, session: ClientSession, **kwargs: Any) -> None:
@@ -152,8 +163,8 @@ class LobbyPane(Vertical):
         yield Static("", id="lobby-error")
         with Horizontal(id="seeks-row"):
             with Vertical(id="seeks-side"):
-                yield Label("Open seeks (Enter: play)")
-                yield OptionList(id="seeks", compact=True)
+                yield Label("Open seeks (e; Enter: play)")
+                yield CursorList(id="seeks", compact=True)
             yield Button("Seek a game", id="seek-button", compact=True)
         with Horizontal(id="bottom"):
             with Vertical(id="chat-side"):
@@ -163,8 +174,8 @@ class LobbyPane(Vertical):
                 yield Label("Messages")
                 yield RichLog(id="messages-log", wrap=True, markup=False, max_lines=200, min_width=12)
             with Vertical(id="who-side"):
-                yield Label("Online (Enter: player)")
-                yield OptionList(id="who", compact=True)
+                yield Label("Online (o)")
+                yield CursorList(id="who", compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
@@ -205,7 +216,9 @@ class LobbyPane(Vertical):
 
     def visible_rows(self) -> list[dict[str, Any]]:
         """The rows the list shows: filtered, sorted, at most :data:`MOST_ROWS`."""
-        rows = [row_cells(info) for info in self.session.lobby.values()]
+        welcome = self.session.client.welcome
+        described = welcome.games if welcome is not None else None
+        rows = [row_cells(info, described) for info in self.session.lobby.values()]
         wanted = self.filter_text.casefold()
         if wanted:
             rows = [cells for cells in rows if any(wanted in str(value).casefold() for value in cells.values())]
@@ -321,7 +334,7 @@ class LobbyPane(Vertical):
             total = self._online_total + len(since)
         else:
             rows, total = [(name, "") for name in seen], len(seen)
-        who = self.query_one("#who", OptionList)
+        who = self.query_one("#who", CursorList)
         picked = who.highlighted_option.id if who.highlighted_option is not None else None
         who.clear_options()
         who.add_options([Option(Text(printable(name) + note), id=name) for name, note in rows[:WHO_MOST]])
@@ -329,12 +342,23 @@ class LobbyPane(Vertical):
             who.add_option(Option(Text(f"(+{total - min(len(rows), WHO_MOST)} more)"), disabled=True))
         if picked is not None and _has_option(who, picked):
             who.highlighted = who.get_option_index(picked)
+        who.show_cursor()
 
     @on(OptionList.OptionSelected, "#who")
     def _player_picked(self, event: OptionList.OptionSelected) -> None:
         name = event.option.id
         if name is not None and name.casefold() != self.session.client.name.casefold():
             self.app.push_screen(PlayerScreen(self.session, name))
+
+    # --- moving between the lists --------------------------------------------------------
+
+    def action_focus_list(self, which: str) -> None:
+        """Focus the list ``which`` (``"tables"``, ``"seeks"`` or ``"who"``); its highlighted row shows."""
+        self.query_one(f"#{which}").focus()
+
+    def action_muted(self) -> None:
+        """Open the list of players we mute (Enter there unmutes)."""
+        self.app.push_screen(MutedScreen(self.session))
 
     # --- seeks and messages --------------------------------------------------------------
 
@@ -347,13 +371,14 @@ class LobbyPane(Vertical):
             pass  # a server without seeks: the list stays empty
 
     def _show_seeks(self) -> None:
-        seeks = self.query_one("#seeks", OptionList)
+        seeks = self.query_one("#seeks", CursorList)
         picked = seeks.highlighted_option.id if seeks.highlighted_option is not None else None
         seeks.clear_options()
         shown = list(self.session.seeks.values())[:SEEKS_SHOWN]
         seeks.add_options([Option(Text(seek_line(seek)), id=str(seek.id)) for seek in shown])
         if picked is not None and _has_option(seeks, picked):
             seeks.highlighted = seeks.get_option_index(picked)
+        seeks.show_cursor()
 
     @on(Button.Pressed, "#seek-button")
     def action_seek(self) -> None:

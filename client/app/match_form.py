@@ -24,6 +24,7 @@ from ..connection import ConnectionLost, ServerError
 from ..sanitize import printable
 from ..session import ClientSession
 from .new_table import FormError, check_time_control
+from .yes_no import YesNo
 
 __all__ = ["MatchForm", "MatchRequest", "check_rating_bound", "MOST_RATING"]
 
@@ -97,7 +98,7 @@ class MatchForm(ModalScreen[bool | None]):
                 yield Input(placeholder="MINUTES+INCREMENT, e.g. 5+3 (empty: none)", id="m-time_control", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Rated")
-                yield Checkbox("rated (claimed names only)", id="m-rated", compact=True)
+                yield YesNo(note="claimed names only", id="m-rated")
             if self.challenged is None:
                 with Horizontal(classes="row"):
                     yield Label("Ratings")

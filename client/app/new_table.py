@@ -24,8 +24,10 @@ import games
 from games.base import InvalidOption, Option
 
 from ..connection import ConnectionLost, ServerError
+from ..option_text import game_options
 from ..sanitize import printable
 from ..session import ClientSession
+from .yes_no import YesNo
 
 __all__ = ["NewTableScreen", "TableRequest", "FormError", "game_options", "check_time_control", "COMPUTER_LEVELS"]
 
@@ -35,6 +37,8 @@ MOST_INITIAL_MIN = 24 * 60
 MOST_INCREMENT_S = 60 * 60
 _TIME_CONTROL = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:\+\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*)?$")
 OPPONENTS = (("person", "a person"), ("computer", "the computer"))
+LABEL_MIN_WIDTH = 10
+"""The narrowest the label column gets, in cells (it widens to the longest label, padding included)."""
 
 
 class FormError(ValueError):
@@ -57,23 +61,6 @@ class TableRequest:
     computer: dict[int, int] = field(default_factory=dict)
     hints: bool = False
     rated: bool = False
-
-
-def game_options(described: dict[str, Any]) -> list[Option]:
-    """The options of a game as the server's ``welcome.games`` describes it, as checkable :class:`Option` values.
-
-    Where this client knows the game, its own options are used (they carry text
-    lengths too); otherwise they are built from the metadata.
-    """
-    try:
-        return list(games.get(str(described.get("name"))).options)
-    except games.GameError:
-        pass
-    options = []
-    for entry in described.get("options") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry.get("type") in ("int", "bool", "str", "list[int]"):
-            options.append(Option(entry["name"], entry["type"], entry.get("default"), str(entry.get("doc") or ""), entry.get("min"), entry.get("max")))
-    return options
 
 
 def check_time_control(text: str) -> str | None:
@@ -121,10 +108,10 @@ class NewTableScreen(ModalScreen[int | None]):
     NewTableScreen .row { height: auto; }
     NewTableScreen #options { height: auto; }
     NewTableScreen .row { margin-bottom: 1; }
-    NewTableScreen .row > Label { width: 14; text-align: right; padding-right: 1; }
+    NewTableScreen .row > Label { width: 18; text-align: right; padding-right: 1; }
     NewTableScreen .row > Input, NewTableScreen .row > Select, NewTableScreen .row > Checkbox { width: 16; }
     NewTableScreen .doc { width: 1fr; color: $text-muted; padding: 0 1; height: auto; }
-    NewTableScreen .error { color: $error; height: auto; padding-left: 15; margin-top: -1; margin-bottom: 1; }
+    NewTableScreen .error { color: $error; height: auto; padding-left: 19; margin-top: -1; margin-bottom: 1; }
     NewTableScreen #buttons { height: auto; align-horizontal: right; }
     NewTableScreen #buttons Button { margin-left: 1; }
     """
@@ -156,8 +143,8 @@ class NewTableScreen(ModalScreen[int | None]):
                                      "the computer's strength: 1 (a beginner can win) to 5 (the strongest)")
                 yield from self._row("seat", "Your seat", Select([("seat 0", 0), ("seat 1", 1)], value=0, allow_blank=False, id="f-seat", compact=True), "")
                 yield from self._row("seed", "Seed", Input(id="f-seed", compact=True), "the setup seed, for a game of chance (empty: drawn at random)")
-                yield from self._row("hints", "Hints", Checkbox("allow", id="f-hints", compact=True), "let the players ask the computer for a move")
-                yield from self._row("rated", "Rated", Checkbox("rated", id="f-rated", compact=True), "the result changes both players' ratings (claimed names only, against a person)")
+                yield from self._row("hints", "Hints", YesNo(id="f-hints"), "let the players ask the computer for a move")
+                yield from self._row("rated", "Rated", YesNo(id="f-rated"), "the result changes both players' ratings (claimed names only, against a person)")
             yield Static("", id="err-form", classes="error")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", compact=True)
@@ -194,19 +181,30 @@ class NewTableScreen(ModalScreen[int | None]):
         rows = []
         for option in self.options:
             widget: Any = (
-                Checkbox("on", bool(option.default), id=f"f-options-{option.name}", compact=True)
+                YesNo(bool(option.default), id=f"f-options-{option.name}")
                 if option.type == "bool"
                 else Input(_default_text(option), placeholder="a file to read" if option.type == "str" else "default", id=f"f-options-{option.name}", compact=True)
             )
-            doc = f"{option.doc}; {option.allowed()}" + (" (type a file name)" if option.type == "str" else "")
-            row = Horizontal(Label(option.name), widget, Static(printable(doc), classes="doc"), classes="row")
+            doc = option.doc if option.type == "bool" else f"{option.doc}; {option.allowed()}" + (" (type a file name)" if option.type == "str" else "")
+            row = Horizontal(Label(printable(option.title)), widget, Static(printable(doc), classes="doc"), classes="row")
             rows += [row, Static("", id=f"err-options-{option.name}", classes="error")]
         await box.mount_all(rows)
+        self._fit_labels()
         self.query_one("#game-title", Static).update(printable(str(described.get("title") or "")))
         seats = described.get("seats") or ["seat 0", "seat 1"]
         self.query_one("#row-seat .doc", Static).update(f"seat 0 plays {printable(str(seats[0]))} and moves first; seat 1 plays {printable(str(seats[1]))}")
         self.query_one("#row-seed").display = bool(described.get("uses_seed"))
         self._clear_errors()
+
+    def _fit_labels(self) -> None:
+        """Make the label column as wide as the longest label, so that no label is cut (the fields move right instead)."""
+        labels = list(self.query(".row > Label").results(Label))
+        width = max([LABEL_MIN_WIDTH, *(len(str(label.render())) + 1 for label in labels)])
+        for label in labels:
+            label.styles.width = width
+        for line in self.query(".error").results(Static):
+            if line.id != "err-form":
+                line.styles.padding = (0, 0, 0, width + 1)
 
     # --- reading and checking --------------------------------------------------------
 

@@ -2,10 +2,13 @@
 
 >>> app.push_screen(PlayerScreen(session, "bob"))   # doctest: +SKIP
 
-Buttons (and keys): **Challenge** (``c``) opens :class:`client.app.match_form.MatchForm`;
-the message field sends a tell; **Mute** (``m``) mutes them (no tells or
-challenges from them; again: unmute); Escape closes. Everything the server
-says about the player is shown through :func:`client.sanitize.printable`.
+The card opens with the message field focused (Enter sends a tell), so
+typing starts nothing else. Buttons (and, from a button, keys):
+**Challenge** (``c``) opens :class:`client.app.match_form.MatchForm`;
+**Mute** (``m``) mutes them (no tells or challenges from them); for a player
+already muted (the server's ``list_mutes``) it reads **Unmute** and lifts
+it. Escape closes. Everything the server says about the player is shown
+through :func:`client.sanitize.printable`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from ..ratings_text import describe_finger
 from ..sanitize import printable
 from ..session import ClientSession
 from .match_form import MatchForm
+from .muted import same_name
+
+APP_REPLAY = "Escape, then F3: the archive replays them"
+"""How the card says to see a past game: the app's archive, not line mode's commands."""
 
 __all__ = ["PlayerScreen"]
 
@@ -48,7 +55,7 @@ class PlayerScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("c", "challenge", "Challenge"),
-        Binding("m", "mute", "Mute"),
+        Binding("m", "mute", "Mute or unmute"),
     ]
 
     def __init__(self, session: ClientSession, name: str) -> None:
@@ -69,14 +76,15 @@ class PlayerScreen(ModalScreen[None]):
                 yield Button("Close", id="p-close", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#p-challenge", Button).focus()
+        self.query_one("#tell-text", Input).focus()  # typing writes a tell; no key here starts anything
         self._finger()
+        self._muted()
 
     @work(exclusive=True, group="finger")
     async def _finger(self) -> None:
         shown = self.query_one("#finger", Static)
         try:
-            shown.update(describe_finger(await self.session.client.finger(self.player)))
+            shown.update(describe_finger(await self.session.client.finger(self.player), how_to_replay=APP_REPLAY))
         except (ServerError, ConnectionLost) as exc:
             shown.update(f"{printable(self.player)}: no ratings ({printable(getattr(exc, 'message', None) or str(exc))})")
 
@@ -112,14 +120,26 @@ class PlayerScreen(ModalScreen[None]):
         self._mute(not self.muted)
 
     @work(exclusive=True, group="mute")
+    async def _muted(self) -> None:
+        """Ask whether we mute the player already (the button then reads Unmute)."""
+        try:
+            names = await self.session.client.list_mutes()
+        except (ServerError, ConnectionLost):
+            return  # a server without list_mutes: the button starts at Mute
+        self._show_muted(any(same_name(name, self.player) for name in names))
+
+    def _show_muted(self, muted: bool) -> None:
+        self.muted = muted
+        self.query_one("#p-mute", Button).label = "Unmute" if muted else "Mute"
+
+    @work(exclusive=True, group="mute")
     async def _mute(self, mute: bool) -> None:
         try:
             await self.session.client.mute(self.player, mute)
         except (ServerError, ConnectionLost) as exc:
-            self._status(f"cannot mute: {printable(getattr(exc, 'message', None) or str(exc))}")
+            self._status(f"cannot {'mute' if mute else 'unmute'}: {printable(getattr(exc, 'message', None) or str(exc))}")
             return
-        self.muted = mute
-        self.query_one("#p-mute", Button).label = "Unmute" if mute else "Mute"
+        self._show_muted(mute)
         self._status(f"{printable(self.player)} is muted: no tells or challenges from them." if mute else f"{printable(self.player)} is no longer muted.")
 
     @on(Button.Pressed, "#p-close")

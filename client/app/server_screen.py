@@ -1,7 +1,10 @@
 """The server screen: servers found on the LAN, recently used ones, and an address to type.
 
 Choosing a server fills the address (and, for a recent one, the name); Connect
-opens the session. The password and TLS fingerprint fields appear when the
+opens the session. When servers are found on the LAN and the name is known,
+the focus goes to the found list (unless the user is already typing an
+address), so Enter on the highlighted server connects to it; a server that
+wants a password or TLS gets that field focused instead. The password and TLS fingerprint fields appear when the
 server turns out to want them (``bad_password``; a TLS server that closed a
 plain hello, a certificate that fails its check), with the reason beside them.
 """
@@ -173,8 +176,8 @@ class ServerScreen(Screen[Connected]):
             self._show_found(searching=False, problem="not searching: connecting to the address given")
             self.connect()
         else:
-            self.action_rescan()
             self.query_one("#name" if not self.start_name else "#address", Input).focus()
+            self.action_rescan()
 
     # --- LAN discovery ---------------------------------------------------------------
 
@@ -203,23 +206,46 @@ class ServerScreen(Screen[Connected]):
 
     def _show_found(self, *, searching: bool, problem: str | None = None) -> None:
         lan = self.query_one("#lan", OptionList)
+        picked = lan.highlighted_option.id if lan.highlighted_option is not None else None
         lan.clear_options()
         for server in self.found:
-            lan.add_option(Option(describe_found(server)))
+            lan.add_option(Option(describe_found(server), id=server.key))
         if not self.found:
             lan.add_option(Option(problem or ("searching..." if searching else "no servers found yet"), disabled=True))
+            return
+        keys = [server.key for server in self.found]
+        lan.highlighted = keys.index(picked) if picked in keys else 0
+        if self._waiting_for_a_server():
+            lan.focus()
+
+    def _waiting_for_a_server(self) -> bool:
+        """Whether the focus may move to the found list: the name is filled and no address is being typed."""
+        if not self.query_one("#name", Input).value.strip():
+            return False
+        focused = self.app.focused
+        address = self.query_one("#address", Input)
+        return focused is None or (focused is address and not address.value.strip())
 
     # --- choosing ---------------------------------------------------------------------
 
     @on(OptionList.OptionSelected, "#lan")
     def _chose_found(self, event: OptionList.OptionSelected) -> None:
+        """Fill in the found server; connect at once unless a field is still wanted (name, password, fingerprint)."""
         server = self.found[event.option_index]
         self.query_one("#address", Input).value = server.address
-        if server.password:
-            self._show("password")
+        wanted = None
         if server.tls:
             self._show("fingerprint")
-        self.query_one("#connect", Button).focus()
+            wanted = wanted if self.query_one("#fingerprint", Input).value else "fingerprint"
+        if server.password:
+            self._show("password")
+            wanted = wanted if self.query_one("#password", Input).value else "password"
+        if not self.query_one("#name", Input).value.strip():
+            wanted = "name"
+        if wanted is not None:
+            self.query_one(f"#{wanted}", Input).focus()
+        else:
+            self.connect()
 
     @on(OptionList.OptionSelected, "#recent")
     def _chose_recent(self, event: OptionList.OptionSelected) -> None:
@@ -230,7 +256,10 @@ class ServerScreen(Screen[Connected]):
 
     @on(Button.Pressed, "#connect")
     @on(Input.Submitted)
-    def _submit(self) -> None:
+    def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
+        if isinstance(event, Input.Submitted) and event.input.id == "name" and not self.query_one("#address", Input).value.strip() and self.found:
+            self.query_one("#lan", OptionList).focus()  # a name typed, servers found: pick one there
+            return
         self.connect()
 
     # --- connecting --------------------------------------------------------------------

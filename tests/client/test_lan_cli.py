@@ -39,6 +39,16 @@ def test_the_number_picks_the_server_and_anything_else_is_asked_again() -> None:
     assert "'den' is not a server number: give a number from 1 to 2" in said
 
 
+def test_one_server_found_is_named_and_used_without_asking() -> None:
+    said: list[str] = []
+
+    def no_reading() -> str:
+        raise AssertionError("asked which server when only one was found")
+
+    assert choose_server([DEN], no_reading, said.append) is DEN
+    assert said == [f"Found one server: {describe_server(DEN)}", "Connecting to it."]
+
+
 @pytest.mark.parametrize("lines", [["\n"], []], ids=["empty line", "end of input"])
 def test_an_empty_line_or_the_end_of_input_picks_none(lines: list[str]) -> None:
     assert pick(lines)[0] is None

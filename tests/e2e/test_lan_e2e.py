@@ -87,12 +87,13 @@ def test_a_server_on_the_lan_is_found_by_name_and_joined_through_what_was_found(
         assert offered == [f"{SERVER_ADDRESS}:{port}"], server.lines  # the interface's address, not 127.0.1.1 or loopback
 
         finder = Process("servers", "--timeout", "2", prefix=in_client, environ=environ)
-        player = Process("play", "--name", "ann", "--timeout", "2", stdin_text="1\nquit\n", prefix=in_client, environ=environ)
+        player = Process("play", "--name", "ann", "--timeout", "2", stdin_text="quit\n", prefix=in_client, environ=environ)
         assert finder.finish(timeout_s=30) == 0, finder.lines
         listed = [line for line in finder.lines if line.startswith(name)]
         assert listed == [f"{name}  {SERVER_ADDRESS}:{port}  Parlour 0.1.0, protocol 2  password required, plain TCP"], finder.lines
 
-        player.expect(rf"^\s+1\. {re.escape(listed[0])}$")
+        player.expect(rf"^Found one server: {re.escape(listed[0])}$")  # the only one: used without asking for its number
+        player.expect(r"^Connecting to it\.$")
         player.expect(rf"^Connected to {re.escape(name)} \(Parlour 0\.1\.0\) as ann\.")
         assert player.finish(timeout_s=30) == 0, player.lines
 

@@ -80,6 +80,7 @@ REQUESTS: list[m.Message] = [
     m.ListSeeks(id=36, after=4, limit=10),
     m.Tell(id=37, name="bob", text="hi"),
     m.Mute(id=38, name="bob", mute=False),
+    m.ListMutes(id=39),
     m.CreateTable(id=27, game="othello", time_control="5+3", rated=True),
     m.Finger(id=28, name="ann"),
     m.GetLeaderboard(id=29, game="othello"),
@@ -138,6 +139,7 @@ SERVER_MESSAGES: list[m.Message] = [
     m.SeekAdded(seek=SEEK),
     m.SeekRemoved(seek=2),
     m.Told(name="ann", text="hi"),
+    m.MutedNames(id=17, names=["bob", "cat"]),
     m.TableUpdated(table=m.TableInfo(id=6, game="othello", options={}, seats=["ann", None], status="waiting", spectators=0,
                                      ply=0, ratings=[m.SeatRating(rating=1662, provisional=True), None])),
     m.GameOver(table=6, outcome={"winner": 0, "reason": "resigned", "score": None},
@@ -180,7 +182,7 @@ def test_wire_type_names() -> None:
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "abort", "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
-        "finger", "leaderboard",
+        "list_mutes", "finger", "leaderboard",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
@@ -188,7 +190,7 @@ def test_wire_type_names() -> None:
         "resumed", "player_away", "player_back", "offered", "answered", "taken_back", "rematch_started",
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
         "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
-        "seek_removed", "told",
+        "seek_removed", "told", "mutes",
         "player", "ranking",
     ]
 
@@ -605,6 +607,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
                            limit=st.integers(min_value=1, max_value=100)),
     m.Tell: st.builds(m.Tell, id=request_ids, name=st.text(max_size=256), text=st.text(min_size=1, max_size=500)),
     m.Mute: st.builds(m.Mute, id=request_ids, name=st.text(max_size=256), mute=st.booleans()),
+    m.ListMutes: st.builds(m.ListMutes, id=request_ids),
     m.Finger: st.builds(m.Finger, id=request_ids, name=st.text(max_size=256)),
     m.GetLeaderboard: st.builds(m.GetLeaderboard, id=request_ids, game=st.text(min_size=1, max_size=32),
                                 family=st.none() | st.sampled_from(["bullet", "blitz", "rapid", "classical", "untimed"]),

@@ -74,7 +74,7 @@ SETTLE_S = 5.0
 """How long a hostile waits for the replies to what it sent."""
 
 REPLY_TYPES = frozenset({"welcome", "ok", "pong", "tables", "table_joined", "archive", "record", "error", "player", "ranking",
-                         "players", "challenge_sent", "seek_posted", "seeks"})
+                         "players", "challenge_sent", "seek_posted", "seeks", "mutes"})
 FATAL_CODES = frozenset({"bad_frame", "unsupported_version", "rate_limited", "timeout", "too_many_connections",
                          "shutting_down", "bad_password"})
 """Error codes after which the server closes the connection (``bad_token`` too, when it comes without an id)."""
@@ -238,6 +238,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "list_seeks": lambda: {"after": rng.choice([None, 0, 3]), "limit": rng.choice([1, 100])},
         "tell": lambda: {"name": rng.choice([name, "h0c0", "h1c1", "nobody"]), "text": junk_text(rng) or "hi"},
         "mute": lambda: {"name": rng.choice([name, "h0c0", "nobody", ""]), "mute": rng.random() < 0.5},
+        "list_mutes": lambda: {},
         "set_password": lambda: {"password": rng.choice([None, "short", "a long enough password"])},
         "finger": lambda: {"name": rng.choice([name, "ann", junk_text(rng) or "x", "Computer 1"])},
         "leaderboard": lambda: {"game": rng.choice(_GAMES) or "x", "family": rng.choice([None, "blitz", "untimed"]),

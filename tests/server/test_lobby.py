@@ -88,7 +88,7 @@ async def test_welcome_lists_games_with_options_and_a_token(connect) -> None:
     assert othello["seats"] == ["Black", "White"]
     assert othello["uses_seed"] is False
     size = next(option for option in othello["options"] if option["name"] == "size")
-    assert size == {"name": "size", "type": "int", "default": 8, "min": 6, "max": 16, "doc": size["doc"]}
+    assert size == {"name": "size", "label": "Size", "type": "int", "default": 8, "min": 6, "max": 16, "doc": size["doc"]}
     assert size["doc"]
 
 

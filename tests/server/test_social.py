@@ -222,6 +222,17 @@ async def test_a_tell_is_delivered_as_sent_and_a_muted_one_dropped(connect: Conn
     await refused(bob.mute("a\x00b"), "bad_name")
 
 
+async def test_list_mutes_answers_the_muted_names_sorted_in_their_compared_form(connect: Connect) -> None:
+    ann, bob = await connect("ann", watch_lobby=False), await connect("bob", watch_lobby=False)
+    assert await ann.list_mutes() == []
+    await ann.mute("Zed")
+    await ann.mute("BOB")
+    await ann.mute("carl")
+    await ann.mute("carl", False)
+    assert await ann.list_mutes() == ["bob", "zed"]  # case-folded, as they are compared
+    assert await bob.list_mutes() == []  # each player's own
+
+
 async def test_a_tell_longer_than_the_chat_limit_is_refused(configured_server: ConfiguredServer) -> None:
     server = await configured_server(limits=Limits(max_chat_chars=10))
     async with _ann_and_bob(server) as (ann, bob):
@@ -356,6 +367,8 @@ async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server
     bob = await player(server, "bob")
     cat = await player(server, "cat")
     try:
+        assert await ann.list_mutes() == ["bob"]
+        assert await guest.list_mutes() == []  # the guest's mute ended with its session
         await refused(bob.challenge("ann", "othello"), "muted")
         await bob.tell("ann", "dropped")
         await cat.tell("ann", "delivered")

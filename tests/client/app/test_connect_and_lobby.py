@@ -25,7 +25,7 @@ async def test_connect_by_address_field_then_a_new_table_appears_in_the_lobby(se
         table = main.query_one("#tables", DataTable)
         await until(pilot, lambda: table.row_count == 1)
         cells = [str(cell) for cell in table.get_row_at(0)]
-        assert cells[1] == "othello" and "size=6" in cells[2] and "bob vs (free)" == cells[3] and cells[4] == "waiting"
+        assert cells[1] == "othello" and cells[2] == "Size: 6" and "bob vs (free)" == cells[3] and cells[4] == "waiting"
         who = main.query_one("#who", OptionList)
         assert "bob" in [who.get_option_at_index(index).id for index in range(who.option_count)]
     assert app.recent.load() == [RecentServer("127.0.0.1", server.port, "ann")]

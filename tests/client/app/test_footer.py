@@ -32,7 +32,7 @@ async def test_every_key_hint_fits_the_footer_at_80_columns(configured_server, m
         main = await in_lobby(app, pilot)
         main.query_one("#tables").focus()
         await pilot.pause()
-        assert {"j", "w", "s", "f1", "f2", "f3", "^q"} <= set(footer_keys(main))
+        assert {"j", "w", "s", "e", "o", "u", "f1", "f2", "f3", "^q"} <= set(footer_keys(main))  # e, o: the seek and online lists; u: muted
 
         # The widest: a player at a running table with hints has the game's four keys and all the app's.
         table = await app.session.create("othello", hints=True)
@@ -65,5 +65,5 @@ async def test_every_key_hint_fits_the_footer_at_80_columns(configured_server, m
         assert not {"f2", "f3", "f4"} & set(keys)  # they do nothing here, so they are not offered
         await dave.close()
 
-    for key in ("**F2**", "**F3**", "**F4**", "**m**", "**r** rematch"):  # the help screen still names every key
+    for key in ("**F2**", "**F3**", "**F4**", "**m**", "**r** rematch", "**e** the open seeks", "**o** who is online", "**u** lists"):  # the help screen still names every key
         assert key in KEYS_TEXT

@@ -56,3 +56,24 @@ async def test_a_server_found_on_the_lan_is_chosen_its_password_asked_until_righ
         recent.highlighted = 0
         await pilot.press("enter")
         assert (screen.query_one("#name", Input).value, screen.query_one("#address", Input).value) == ("ann", f"127.0.0.1:{server.port}")
+
+
+async def test_with_servers_found_the_focus_is_on_the_found_list_and_enter_connects_to_the_highlighted_one(configured_server, make_app):
+    name = f"tui-enter-{os.getpid()}-{secrets.token_hex(3)}"
+    server = await configured_server(server_name=name)
+    advertiser = advertise(server, fingerprint=None)
+    try:
+        app = make_app(name="ann", discover=True, lan_interfaces=LOOPBACK)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            lan = screen.query_one("#lan", OptionList)
+            assert app.focused is screen.query_one("#address", Input)  # nothing found yet
+            await until(pilot, lambda: any(name in line for line in options(screen, "lan")), timeout_s=10.0)
+            await until(pilot, lambda: app.focused is lan and lan.highlighted is not None)
+            while name not in options(screen, "lan")[lan.highlighted]:  # other test servers may share loopback
+                await pilot.press("down")
+            await pilot.press("enter")
+            await in_lobby(app, pilot)
+            assert app.session.client.welcome.server == name
+    finally:
+        await advertiser.close()
