@@ -158,6 +158,9 @@ class LineView:
             self.show()
         elif isinstance(event, m.GameOver):
             self.write(self.result_line(event.outcome))
+            if event.view is not None:
+                self.write("The game is over: every piece is shown now.")
+                self.show()
             if event.ratings:
                 self.write(describe_change((at.info.seats[0] or self.seat_name(0), at.info.seats[1] or self.seat_name(1)), event.ratings))
             if at.seat is not None:

@@ -510,7 +510,7 @@ class ClientSession:
         state = self._here(event)
         if state is None:
             return []
-        view = dict(state.view, outcome=event.outcome, to_move=None)
+        view = dict(event.view if event.view is not None else state.view, outcome=event.outcome, to_move=None)
         view.pop("legal_moves", None)
         view.pop("forced_pass", None)
         state.view = view

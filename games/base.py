@@ -415,6 +415,15 @@ class State(abc.ABC):
             view["legal_moves"] = self.legal_moves()
         return view
 
+    def revealed(self) -> "State":
+        """This position with nothing hidden from anyone: every seat's view (a spectator's too) shows all of it.
+
+        For a game that is over, whose hidden parts are public then, and for
+        replays of finished games. Games that hide nothing return the state
+        itself.
+        """
+        return self
+
     @abc.abstractmethod
     def _view(self, seat: int | None) -> dict[str, Any]:
         """Return the game-specific part of the view for ``seat``."""

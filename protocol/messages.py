@@ -568,11 +568,16 @@ class GameOver(Message, tag="game_over"):
     """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``.
 
     ``ratings`` is given when the game was rated: per seat, the rating change.
+    ``view`` is given when a game that hides information (Tactego) was ended by
+    the table (resignation, time, agreement, a forfeit): the final position
+    with everything shown, the same for every receiver. (A move that ends such
+    a game shows everything in its ``moved`` view.)
     """
 
     table: int
     outcome: dict[str, Any]
     ratings: list[RatingChange] | None = None
+    view: dict[str, Any] | None = None
 
 
 class Resumed(Message, tag="resumed"):

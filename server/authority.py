@@ -818,7 +818,11 @@ class Authority:
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
-        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict(), ratings=table.rating_changes))
+        # Ended by the table (resignation, time, agreement) in a game that hides information: the
+        # setup is public now, and no moved showed it (a move that ends the game carries it itself).
+        hides = table.ended is not None and table.game.seed_is_secret(table.options)
+        revealed = table.view_for(None) if hides else None
+        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict(), ratings=table.rating_changes, view=revealed))
         for holder in list(table.seats):
             if holder is not None and not holder.connected:
                 self.vacate(holder, table)  # nobody waits for an absent player of a finished game
