@@ -174,6 +174,9 @@ class LineView:
         elif isinstance(event, m.TakenBack):
             self.write(f"{plies_text(event.plies).capitalize()} taken back.")
             self.show()
+        elif isinstance(event, m.RematchStarted) and event.seat is None:
+            self.write(f"The players of table {event.previous} started a rematch: you now watch it at table {event.table.id}.")
+            self.show()
         elif isinstance(event, m.RematchStarted):
             self.write(f"Rematch at table {event.table.id}: you play {self.seat_name(event.seat)} this time.")
             self.show()
@@ -198,6 +201,8 @@ class LineView:
             self.write(f"{tag} {self.result_line(event.outcome, state)}")
         elif isinstance(event, m.Offered) and state.is_player and event.seat != state.seat:
             self.write(f"{tag} {self.player(event.seat, state)} {self._offer_words(state, event)} (t {state.id} to answer).")
+        elif isinstance(event, m.RematchStarted) and event.seat is None:
+            self.write(f"The players of table {event.previous} started a rematch: you now watch it at table {event.table.id} (t {event.table.id} to go there).")
         elif isinstance(event, m.RematchStarted):
             self.write(f"The rematch of table {event.previous} is ready at table {event.table.id} (t {event.table.id} to go there).")
         elif isinstance(event, m.PlayerAway) and state.is_player:

@@ -552,11 +552,15 @@ class ClientSession:
         return [Change("taken_back", state.id, event)]
 
     def _on_rematch(self, event: m.RematchStarted) -> list[Change]:
+        """A rematch began: a player gets the new table beside the old; a spectator moves from the old to the new."""
         self._add(event.table, event.seat, event.view, [], event)
         previous = self.tables.get(event.previous)
         if previous is not None:
             previous.offers.pop("rematch", None)
         changes = [Change("table_added", event.table.id, event)]
+        if event.seat is None and previous is not None and previous.seat is None:
+            del self.tables[event.previous]  # the server watches the new table for us instead
+            changes.append(Change("table_removed", event.previous, event))
         if self.focus in (None, event.previous):
             self.focus = event.table.id
             changes.append(Change("focus", event.table.id, event))

@@ -635,11 +635,15 @@ class TakenBack(Message, tag="taken_back"):
 
 
 class RematchStarted(Message, tag="rematch_started"):
-    """Push to both players: a rematch with seats swapped is ready at ``table``."""
+    """Push to both players and the spectators of ``previous``: a rematch with seats swapped is ready at ``table``.
+
+    ``seat`` is the receiver's seat there; ``None`` for a spectator of the old
+    table, who now watches the new one instead.
+    """
 
     previous: int
     table: TableInfo
-    seat: int
+    seat: int | None
     view: dict[str, Any]
 
 

@@ -796,12 +796,22 @@ class Authority:
         return table
 
     def _announce_rematch(self, old: Table, table: Table) -> None:
+        self._move_spectators(old, table)
         info = table.info()
-        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))  # type: ignore[arg-type]
+        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
         self.computers.wake(table)
+
+    def _move_spectators(self, old: Table, table: Table) -> None:
+        """The spectators of ``old`` follow its rematch: they watch ``table`` instead (one watched table for another)."""
+        for session in list(old.spectators):
+            old.unwatch(session)
+            session.watching.discard(old.id)
+            table.watch(session)
+            session.watching.add(table.id)
+        self._close_if_empty(old)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
