@@ -715,14 +715,25 @@ class PastGame(msgspec.Struct, frozen=True, kw_only=True):
     finished: str
 
 
+class CasualInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's casual games in one game (finished, no rating changed), as ``finger`` shows them."""
+
+    game: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
 class Player(Message, tag="player"):
-    """Answers ``finger``: a player's ratings (by game, then family) and last rated games (newest first)."""
+    """Answers ``finger``: a player's ratings (by game, then family), last rated games (newest first) and casual games (by game)."""
 
     id: int
     name: str
     online: bool
     ratings: list[RatingInfo]
     recent: list[PastGame]
+    casual: list[CasualInfo] = msgspec.field(default_factory=list)
 
 
 class RankingRow(msgspec.Struct, frozen=True, kw_only=True):

@@ -461,7 +461,7 @@ class Authority:
     def play_move_now(self, session: Session, request: PlayMove, then: list[Push]) -> Message | None:
         """:meth:`play_move` without waiting, or ``None`` if it must wait (call :meth:`play_move` then).
 
-        Nothing waits without a database, a rating or a flag that fell, with
+        Nothing waits without a database, a rating, a game's end or a flag that fell, with
         the table's lock free: so no other action can come between plan and
         apply, and the lock is not taken. The checks and their order are
         :meth:`play_move`'s.
@@ -477,12 +477,15 @@ class Authority:
         seats = table.seats  # Table.plan_move(), written out: one call fewer on every move
         seat = 0 if seats[0] is session else 1 if seats[1] is session else table.seat_of(session)  # seat_of() raises not_seated
         played = table.plan_seat_move(seat, request.move, request.ply)
+        final = played[-1].state.outcome
+        if final is not None:
+            return None  # play_move plans again and settles the game's end (server.rated.settle_ending)
         if table.clock is not None:
             try:
                 table.press_clock(played)
             except FlagFell:
                 return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
-        lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+        lapsed = self._apply_moves(table, played, final)
         return self._moves_played(table, played, lapsed, request, then)
 
     def _moves_played(self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push]) -> Message:
@@ -529,8 +532,8 @@ class Authority:
                 await self._flag_fell(table, fell.seat)
                 raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
         final = played[-1].state.outcome
-        if final is not None and table.rated:
-            await self._commit_rated_end(table, played, final, clock_before)
+        if final is not None:  # the game's end: ratings or casual counts (server.rated.settle_ending)
+            await self._commit_end(table, played, final, clock_before)
         elif self.durable:
             try:
                 await self._persist(*_move_sql(table, played, final))
@@ -550,8 +553,8 @@ class Authority:
             self.schedule_flag(table)
         return lapsed
 
-    async def _commit_rated_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
-        """Commit the plies that end a rated game together with its rating change (see :meth:`_commit_moves`)."""
+    async def _commit_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
+        """Commit the plies that end a game together with its rating change or casual counts (see :meth:`_commit_moves`)."""
         async with settle_ending(self.ratings, table, final, played) as rating_sql:
             try:
                 await self._persist(*(_move_sql(table, played, final) if self.durable else ()), *rating_sql)

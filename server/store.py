@@ -280,6 +280,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE moves ADD COLUMN running INTEGER",  # the seat whose time runs after the move; NULL: stopped
         ),
     ),
+    Migration(
+        8,
+        "each player's casual games (finished, no rating changed), counted per game (server.casual)",
+        (
+            """CREATE TABLE casual_games (
+                name_key TEXT NOT NULL,                   -- server.names.name_key of the player
+                game     TEXT NOT NULL,
+                games    INTEGER NOT NULL,
+                wins     INTEGER NOT NULL,
+                draws    INTEGER NOT NULL,
+                losses   INTEGER NOT NULL,
+                PRIMARY KEY (name_key, game)
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
