@@ -182,12 +182,20 @@ class LineView:
             self.show()
         elif isinstance(event, m.Resumed):
             self.show()
+            self.chat_so_far(at)
         elif isinstance(event, m.PlayerAway):
             self.write(
                 f"{printable(event.name)} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return."
             )
         elif isinstance(event, m.PlayerBack):
             self.write(f"{printable(event.name)} is back.")
+
+    def chat_so_far(self, state: TableState) -> None:
+        """Print the chat lines said at ``state``'s table before we came (or while we were away), if any."""
+        if state.earlier:
+            lines = [f"Chat at table {state.id} so far:"]
+            lines += [f"  {printable(line.name)}: {printable(line.text)}" for line in state.earlier]
+            self.write("\n".join(lines))
 
     def _report_elsewhere(self, state: TableState, change: Change) -> None:
         """A short line about a table that is not focused (only what needs the player)."""
@@ -201,6 +209,8 @@ class LineView:
             self.write(f"{tag} {self.result_line(event.outcome, state)}")
         elif isinstance(event, m.Offered) and state.is_player and event.seat != state.seat:
             self.write(f"{tag} {self.player(event.seat, state)} {self._offer_words(state, event)} (t {state.id} to answer).")
+        elif isinstance(event, m.Resumed):
+            self.chat_so_far(state)
         elif isinstance(event, m.RematchStarted) and event.seat is None:
             self.write(f"The players of table {event.previous} started a rematch: you now watch it at table {event.table.id} (t {event.table.id} to go there).")
         elif isinstance(event, m.RematchStarted):

@@ -497,11 +497,20 @@ class Tables(Message, tag="tables"):
     next: int | None
 
 
+class ChatEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a table's chat history (``table_joined.chat``, ``resumed.chat``): who said what."""
+
+    name: str
+    text: str
+
+
 class TableJoined(Message, tag="table_joined"):
     """Answers ``create_table``, ``join_table`` and ``watch_table``.
 
     ``seat`` is the sender's seat (``None``: spectator); ``view`` the position
-    as that seat may see it; ``moves`` every move so far in notation.
+    as that seat may see it; ``moves`` every move so far in notation; ``chat``
+    the table's chat history, oldest first (the last 100 lines, without those
+    of players the receiver mutes; left out when empty).
     """
 
     id: int
@@ -509,6 +518,7 @@ class TableJoined(Message, tag="table_joined"):
     seat: int | None
     view: dict[str, Any]
     moves: list[str]
+    chat: list[ChatEntry] = msgspec.field(default_factory=list)
 
 
 class Error(Message, tag="error"):
@@ -581,12 +591,13 @@ class GameOver(Message, tag="game_over"):
 
 
 class Resumed(Message, tag="resumed"):
-    """Push after a resuming ``welcome``: one per table the session sits at or watches."""
+    """Push after a resuming ``welcome``: one per table the session sits at or watches (``chat`` as in ``table_joined``)."""
 
     table: TableInfo
     seat: int | None
     view: dict[str, Any]
     moves: list[str]
+    chat: list[ChatEntry] = msgspec.field(default_factory=list)
 
 
 class PlayerAway(Message, tag="player_away"):

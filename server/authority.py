@@ -33,6 +33,7 @@ from protocol.messages import (
     Answer,
     Answered,
     AskHint,
+    ChatEntry,
     CreateTable,
     GameOver,
     GameStarted,
@@ -107,6 +108,9 @@ class Authority:
         rated_allowed: whether rated tables may be created (``parlour serve --no-rated`` turns it off).
         computers: thinks for the computer seats (replace it to change its settings
             before the first computer seat).
+        chat_for: ``chat_for(session, table)``: the table's chat history as the
+            session may see it, for ``table_joined`` and ``resumed`` (the server
+            sets it to :meth:`server.chat.TableChat.history_for`).
     """
 
     def __init__(
@@ -132,6 +136,7 @@ class Authority:
         self._bots_committing = 0  # computer seats of new tables whose row is being committed
         self.ratings = Ratings()
         self.rated_allowed = True
+        self.chat_for: Callable[[Session, Table], list[ChatEntry]] = lambda session, table: []  # the table's chat history for session
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -219,7 +224,8 @@ class Authority:
 
     def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
         assert session.peer is not None
-        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves)))
+        chat = self.chat_for(session, table)
+        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat))
         if seat is not None:
             send_to_table(table, PlayerBack(table=table.id, seat=seat, name=session.name), skip=session)
 
@@ -293,7 +299,7 @@ class Authority:
             if table.outcome is not None:
                 then.append(lambda: self._announce_outcome(table, table.outcome, lobby=False))  # type: ignore[arg-type]
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat)
+        return self._joined(request.id, table, seat, session)
 
     def running_bots(self) -> int:
         """How many computer seats sit at tables whose game is not over (or whose creation is being committed)."""
@@ -316,8 +322,9 @@ class Authority:
                 f"this server runs at most {most} computer seats at once and {running} are playing; try again when a game ends",
             )
 
-    def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
-        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
+    def _joined(self, request_id: int, table: Table, seat: int | None, session: Session) -> TableJoined:
+        chat = self.chat_for(session, table)
+        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat)
 
     def _check_room(self, session: Session, who: str = "you") -> None:
         """Refuse one more table to a session at its limit of seats plus watched tables."""
@@ -402,7 +409,7 @@ class Authority:
             if decided is not None:
                 then.append(lambda: self._announce_outcome(table, decided, lobby=False))
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat)
+        return self._joined(request.id, table, seat, session)
 
     def _start(self, table: Table) -> None:
         log.info("table %d starts: %s vs %s", table.id, *table.seat_names)
@@ -423,7 +430,7 @@ class Authority:
         table.watch(session)
         session.watching.add(table.id)
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, None)
+        return self._joined(request.id, table, None, session)
 
     async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
         """Take ``session`` away from the table; leaving a running game forfeits it."""

@@ -295,6 +295,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             ) WITHOUT ROWID""",
         ),
     ),
+    Migration(
+        9,
+        "each table's chat history (server.chat: the last 100 lines per table)",
+        (
+            """CREATE TABLE chat (
+                table_id INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                seq      INTEGER NOT NULL,                -- 1 for the first line said at the table, then 2, ...
+                name     TEXT NOT NULL,                   -- the sender's name as shown
+                text     TEXT NOT NULL,
+                at       REAL NOT NULL,
+                PRIMARY KEY (table_id, seq)
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 

@@ -564,7 +564,7 @@ async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store
 async def test_wal_and_schema_version_are_set(store: Store) -> None:
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 8
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 9
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
