@@ -315,6 +315,15 @@ class Game(abc.ABC):
         if view.get("game") != self.name:
             raise GameError(f"not a {self.name} view: game is {view.get('game')!r}")
 
+    def setup_lines(self, state: "State") -> list[str]:
+        """The whole starting position ``state`` as text lines, for a finished game's record (a comment).
+
+        Only games that hide part of their setup while playing say anything
+        (the record's seed gives it, but no reader can see it there); the
+        others return ``[]``.
+        """
+        return []
+
     def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
         """Whether the setup seed reveals hidden information while the game runs.
 

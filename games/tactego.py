@@ -322,6 +322,16 @@ class Tactego(Game):
         """The seed reproduces the hidden setup, so it is secret while ``hidden`` is on."""
         return options.get("hidden") is not False
 
+    def setup_lines(self, state: State) -> list[str]:
+        """Every piece of ``state`` (a setup): a line of column letters, then each row from the top, ``1  rF r3 .  b2`` (``r`` Red, ``b`` Blue, ``F`` flag)."""
+        if not state.options["hidden"]:
+            return []
+        board = state.revealed().view(None)["board"]
+        width = len(str(len(board)))
+        cells = [[". " if cell is None else ("r" if cell[0] == 0 else "b") + cell[1] for cell in row] for row in board]
+        letters = " " * (width + 2) + " ".join(f"{chr(ord('a') + col)} " for col in range(len(board[0]))).rstrip()
+        return [letters] + [f"{number:>{width}}  " + " ".join(row).rstrip() for number, row in enumerate(cells, start=1)]
+
     def sample_state(self, view: Mapping[str, Any], rng: random.Random, seat: int | None = None) -> "TactegoState":
         """Draw a full position consistent with everything ``seat``'s view shows (determinization).
 

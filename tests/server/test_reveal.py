@@ -4,7 +4,8 @@ Raw TCP connections keep every frame the server sends to the two players and
 a spectator of a game ended by a resignation (no move shows its end): every
 position before ``game_over`` hides the opponent's unfought pieces, and the
 ``game_over`` itself carries the whole setup. A spectator who comes after the
-end, the archive's record and the line client's replay of it see it too.
+end, the archive's record (its setup written out as a comment) and the line
+client's replay of it see it too.
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ async def test_the_archive_record_replays_with_every_strength_shown(tmp_path: Pa
         assert record.seed == engine.seed and record.result == {"winner": 0, "reason": "Blue resigned", "score": None}
         states = replay(record)
         assert states[-1].view(None) == engine.view(None)
+        setup = [line.removeprefix("#   ") for line in text.splitlines() if line.startswith("#   ")]
+        truth = states[0].revealed().view(None)["board"]
+        assert setup[0].split() == ["a", "b", "c", "d"] and len(setup) == 1 + len(truth)
+        for line, row in zip(setup[1:], truth):
+            assert line.split()[1:] == ["." if cell is None else "rb"[cell[0]] + cell[1] for cell in row]
         for state in states:
             assert _hidden_cells(state.revealed().view(None)) == 0
 
