@@ -446,6 +446,8 @@ class Bot:
                 self._maybe_think(self.tables[event.table.id])
             return
         if isinstance(event, m.RematchStarted):
+            if event.seat is None:
+                return  # a bot watches no table, so it follows no rematch as a spectator
             self.tables[event.table.id] = Sitting(event.table, event.seat, event.view, clock=event.table.clock)
             self._say(f"Rematch at table {event.table.id}: playing {self._seat_name(event.seat)}.")
             await self._leave(event.previous, "the rematch started")

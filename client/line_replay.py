@@ -154,7 +154,7 @@ class Replayer:
         state = replaying.states[index]
         seats = game_seats(record.game)
         players = "  vs  ".join(f"{seats[i]}: {name_text(record.players[i], '?')}" for i in (0, 1))
-        lines = [f"Replay of {replaying.label} · {printable(record.game)} · {players}", render(state.view(None), None)]
+        lines = [f"Replay of {replaying.label} · {printable(record.game)} · {players}", render(state.revealed().view(None), None)]
         if index > 0:
             played = record.moves[index - 1]
             lines.append(f"Ply {index}: {seats[played.seat]} played {printable(played.move)}" + (" (forced)" if played.forced else ""))

@@ -158,6 +158,9 @@ class LineView:
             self.show(result=False)  # a move that ends the game: the game_over push after it says the result
         elif isinstance(event, m.GameOver):
             self.write(self.result_line(event.outcome))
+            if event.view is not None:
+                self.write("The game is over: every piece is shown now.")
+                self.show()
             if event.ratings:
                 self.write(describe_change((at.info.seats[0] or self.seat_name(0), at.info.seats[1] or self.seat_name(1)), event.ratings))
             if at.seat is not None:
@@ -171,17 +174,28 @@ class LineView:
         elif isinstance(event, m.TakenBack):
             self.write(f"{plies_text(event.plies).capitalize()} taken back.")
             self.show()
+        elif isinstance(event, m.RematchStarted) and event.seat is None:
+            self.write(f"The players of table {event.previous} started a rematch: you now watch it at table {event.table.id}.")
+            self.show()
         elif isinstance(event, m.RematchStarted):
             self.write(f"Rematch at table {event.table.id}: you play {self.seat_name(event.seat)} this time.")
             self.show()
         elif isinstance(event, m.Resumed):
             self.show()
+            self.chat_so_far(at)
         elif isinstance(event, m.PlayerAway):
             self.write(
                 f"{printable(event.name)} lost their connection; their seat is forfeited in {event.forfeit_in_s:.0f} s unless they return."
             )
         elif isinstance(event, m.PlayerBack):
             self.write(f"{printable(event.name)} is back.")
+
+    def chat_so_far(self, state: TableState) -> None:
+        """Print the chat lines said at ``state``'s table before we came (or while we were away), if any."""
+        if state.earlier:
+            lines = [f"Chat at table {state.id} so far:"]
+            lines += [f"  {printable(line.name)}: {printable(line.text)}" for line in state.earlier]
+            self.write("\n".join(lines))
 
     def _report_elsewhere(self, state: TableState, change: Change) -> None:
         """A short line about a table that is not focused (only what needs the player)."""
@@ -195,6 +209,10 @@ class LineView:
             self.write(f"{tag} {self.result_line(event.outcome, state)}")
         elif isinstance(event, m.Offered) and state.is_player and event.seat != state.seat:
             self.write(f"{tag} {self.player(event.seat, state)} {self._offer_words(state, event)} (t {state.id} to answer).")
+        elif isinstance(event, m.Resumed):
+            self.chat_so_far(state)
+        elif isinstance(event, m.RematchStarted) and event.seat is None:
+            self.write(f"The players of table {event.previous} started a rematch: you now watch it at table {event.table.id} (t {event.table.id} to go there).")
         elif isinstance(event, m.RematchStarted):
             self.write(f"The rematch of table {event.previous} is ready at table {event.table.id} (t {event.table.id} to go there).")
         elif isinstance(event, m.PlayerAway) and state.is_player:

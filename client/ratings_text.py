@@ -27,7 +27,7 @@ LINE_MODE_REPLAY = "replay ID or export ID FILE"
 
 
 def describe_finger(player: m.Player, how_to_replay: str = LINE_MODE_REPLAY) -> str:
-    """Several lines: the player, each rating with its record, then the last rated games with their ids.
+    """Several lines: the player, each rating with its record, the last rated games with their ids, then the casual games.
 
     ``how_to_replay`` is the client's own words for seeing one of those games
     (line mode's commands by default; the app names its archive key).
@@ -35,10 +35,12 @@ def describe_finger(player: m.Player, how_to_replay: str = LINE_MODE_REPLAY) -> 
     name = printable(player.name)
     lines = [f"{name}{' (online)' if player.online else ''}"]
     if not player.ratings:
-        lines.append("  no rated games yet")
+        lines.append("  rated: no rated games yet")
+    else:
+        lines.append("  rated:")
     for r in player.ratings:
         lines.append(
-            f"  {printable(r.game)} {printable(r.family)}: {rating_text(r.rating, r.provisional)} (deviation {r.deviation}), "
+            f"    {printable(r.game)} {printable(r.family)}: {rating_text(r.rating, r.provisional)} (deviation {r.deviation}), "
             f"{r.games} games: {r.wins} won, {r.draws} drawn, {r.losses} lost"
         )
     if player.recent:
@@ -49,6 +51,9 @@ def describe_finger(player: m.Player, how_to_replay: str = LINE_MODE_REPLAY) -> 
             f"    #{g.table} {printable(g.game)} {printable(g.family)} vs {printable(g.opponent)}: {printable(g.result)}, "
             f"{g.before} -> {g.after} ({change:+d}), {printable(g.finished[:16].replace('T', ' '))}"
         )
+    lines.append("  casual (unrated):" if player.casual else "  casual (unrated): no casual games yet")
+    for c in player.casual:
+        lines.append(f"    {printable(c.game)}: {c.games} games: {c.wins} won, {c.draws} drawn, {c.losses} lost")
     return "\n".join(lines)
 
 

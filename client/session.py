@@ -43,6 +43,7 @@ __all__ = [
     "takeback_plan",
     "taken_back_by",
     "describe_takeback",
+    "unseen_lines",
     "CHAT_LINES",
     "LOBBY_MOST",
     "SEEKS_MOST",
@@ -145,7 +146,7 @@ class TableState:
         clock: the last clock snapshot (``{"remaining_ms": [a, b], "running": 0|1|None, ...}``), ``None`` untimed.
         clock_at: the monotonic time (seconds) the snapshot arrived.
         offers: pending offers by kind (at most one of each kind at a table).
-        chat: the table's latest chat lines, oldest first.
+        chat: the table's latest chat lines, oldest first (those said before we came included).
         away: seats whose player lost their connection, with the monotonic
             deadline (seconds) at which the seat is forfeited.
         moved_at_ply: the ply we last sent a move for; our turn is over until a newer view arrives.
@@ -166,6 +167,8 @@ class TableState:
     first_seat: int | None = None
     rating_changes: list[m.RatingChange] | None = None
     """Per seat, the rating before and after, once a rated game is over (``game_over.ratings``)."""
+    earlier: list[ChatLine] = field(default_factory=list)
+    """The chat lines said before we came (``table_joined.chat``, ``resumed.chat``) that we had not seen, oldest first."""
 
     def __post_init__(self) -> None:
         to_move = self.view.get("to_move")
@@ -283,6 +286,19 @@ class TableState:
 
     def _movers(self) -> list[int | None]:
         return [self.seat_of_ply(index) for index in range(len(self.moves))]
+
+
+def unseen_lines(known: Sequence[ChatLine], history: Sequence[ChatLine]) -> list[ChatLine]:
+    """The lines of ``history`` (the server's last lines at a table) after those ``known`` ends with.
+
+    The longest run of lines that ends ``known`` and starts ``history`` is
+    taken to be the same lines (seen before a reconnection); the rest of
+    ``history`` is new. With nothing in common, all of ``history`` is new.
+    """
+    for overlap in range(min(len(known), len(history)), 0, -1):
+        if list(known[len(known) - overlap :]) == list(history[:overlap]):
+            return list(history[overlap:])
+    return list(history)
 
 
 def takeback_plan(moves: Sequence[str], forced: Sequence[bool], movers: Sequence[int | None], seat: int) -> TakebackPlan:
@@ -517,7 +533,7 @@ class ClientSession:
         state = self._here(event)
         if state is None:
             return []
-        view = dict(state.view, outcome=event.outcome, to_move=None)
+        view = dict(event.view if event.view is not None else state.view, outcome=event.outcome, to_move=None)
         view.pop("legal_moves", None)
         view.pop("forced_pass", None)
         state.view = view
@@ -559,11 +575,15 @@ class ClientSession:
         return [Change("taken_back", state.id, event)]
 
     def _on_rematch(self, event: m.RematchStarted) -> list[Change]:
+        """A rematch began: a player gets the new table beside the old; a spectator moves from the old to the new."""
         self._add(event.table, event.seat, event.view, [], event)
         previous = self.tables.get(event.previous)
         if previous is not None:
             previous.offers.pop("rematch", None)
         changes = [Change("table_added", event.table.id, event)]
+        if event.seat is None and previous is not None and previous.seat is None:
+            del self.tables[event.previous]  # the server watches the new table for us instead
+            changes.append(Change("table_removed", event.previous, event))
         if self.focus in (None, event.previous):
             self.focus = event.table.id
             changes.append(Change("focus", event.table.id, event))
@@ -640,11 +660,20 @@ class ClientSession:
     # --- state helpers ------------------------------------------------------------------------
 
     def _add(self, info: m.TableInfo, seat: int | None, view: dict[str, Any], moves: Sequence[str], event: m.Message | None) -> TableState:
-        """Make (or remake) the state of a table we came to; keeps its chat if we were there already."""
+        """Make (or remake) the state of a table we came to; keeps its chat if we were there already.
+
+        The chat history a ``table_joined`` or ``resumed`` brings is added
+        after the lines we already hold (those seen before are not repeated);
+        :attr:`TableState.earlier` lists the lines it added.
+        """
         old = self.tables.get(info.id)
         state = TableState(info, seat, view, list(moves), [move == "pass" for move in moves])
         if old is not None:
             state.chat = old.chat
+        history = getattr(event, "chat", None)
+        if history:
+            state.earlier = unseen_lines(list(state.chat), [ChatLine(entry.name, entry.text) for entry in history])
+            state.chat.extend(state.earlier)
         self._set_clock(state, info.clock)
         self.tables[info.id] = state
         return state

@@ -457,6 +457,7 @@ class TerminalClient:
         if state.moves:
             self.write("Moves so far: " + " ".join(printable(move) for move in state.moves))
         self.view.show()
+        self.view.chat_so_far(state)
         await self.follow_lobby()
         await self._notify()
 

@@ -339,6 +339,15 @@ class Game(abc.ABC):
         """
         return self.uses_seed
 
+    def setup_lines(self, state: "State") -> list[str]:
+        """The whole starting position ``state`` as text lines, for a finished game's record (a comment).
+
+        Only games that hide part of their setup while playing say anything
+        (the record's seed gives it, but no reader can see it there); the
+        others return ``[]``.
+        """
+        return []
+
     def seed_is_secret(self, options: Mapping[str, Any]) -> bool:
         """Whether the setup seed reveals hidden information while the game runs.
 
@@ -438,6 +447,15 @@ class State(abc.ABC):
         if seat is not None and seat == to_move:
             view["legal_moves"] = self.legal_moves()
         return view
+
+    def revealed(self) -> "State":
+        """This position with nothing hidden from anyone: every seat's view (a spectator's too) shows all of it.
+
+        For a game that is over, whose hidden parts are public then, and for
+        replays of finished games. Games that hide nothing return the state
+        itself.
+        """
+        return self
 
     @abc.abstractmethod
     def _view(self, seat: int | None) -> dict[str, Any]:

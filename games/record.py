@@ -29,6 +29,9 @@ Headers (``Key: value``, any order, each at most once; only ``Game`` is required
 ``Finished``   when the game ended, ISO-8601 UTC
 =============  ==============================================================
 
+A finished game whose setup was hidden while it ran (Tactego) gets its whole
+setup as comment lines after the headers (:meth:`games.Game.setup_lines`).
+
 Text values (game, names) are written bare when they are printable with no
 surrounding spaces and do not start with ``"``; otherwise as a JSON string.
 
@@ -194,6 +197,7 @@ def format_record(record: GameRecord) -> str:
         lines.append(f"Started: {record.started_at}")
     if record.finished_at is not None:
         lines.append(f"Finished: {record.finished_at}")
+    lines += _setup_comment(record)
     lines.append("")
     for move in record.moves:
         parts = [f"{move.ply}.", move.move]
@@ -205,6 +209,22 @@ def format_record(record: GameRecord) -> str:
             parts.append(f"at={move.at}")
         lines.append(" ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def _setup_comment(record: GameRecord) -> list[str]:
+    """For a finished game whose setup was hidden while it ran: its whole setup as comment lines (else none)."""
+    if record.result is None or record.seed is None:
+        return []
+    import games  # here, not at the top, as in replay()
+
+    try:
+        game = games.get(record.game)
+        lines = game.setup_lines(game.new_state(record.options, record.seed))
+    except GameError:
+        return []
+    if not lines:
+        return []
+    return ["# The setup, public now that the game is over:"] + [f"#   {line}" for line in lines]
 
 
 def _dump(value: Any) -> str:

@@ -322,6 +322,16 @@ class Tactego(Game):
         """The seed reproduces the hidden setup, so it is secret while ``hidden`` is on."""
         return options.get("hidden") is not False
 
+    def setup_lines(self, state: State) -> list[str]:
+        """Every piece of ``state`` (a setup): a line of column letters, then each row from the top, ``1  rF r3 .  b2`` (``r`` Red, ``b`` Blue, ``F`` flag)."""
+        if not state.options["hidden"]:
+            return []
+        board = state.revealed().view(None)["board"]
+        width = len(str(len(board)))
+        cells = [[". " if cell is None else ("r" if cell[0] == 0 else "b") + cell[1] for cell in row] for row in board]
+        letters = " " * (width + 2) + " ".join(f"{chr(ord('a') + col)} " for col in range(len(board[0]))).rstrip()
+        return [letters] + [f"{number:>{width}}  " + " ".join(row).rstrip() for number, row in enumerate(cells, start=1)]
+
     def sample_state(self, view: Mapping[str, Any], rng: random.Random, seat: int | None = None) -> "TactegoState":
         """Draw a full position consistent with everything ``seat``'s view shows (determinization).
 
@@ -485,7 +495,7 @@ class TactegoState(State):
 
     __slots__ = (
         "game", "options", "seed", "ply", "to_move", "outcome", "last_move",
-        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves", "_revealed", "_has_moved",
+        "_geometry", "_board", "_counts", "_flags", "_lost", "_combat", "_moves", "_revealed", "_has_moved", "_open",
     )
 
     def __init__(
@@ -520,6 +530,7 @@ class TactegoState(State):
         self._moves: list[str] | None = None
         self._revealed: tuple[str, ...] | None = None
         self._has_moved: tuple[str, ...] | None = None
+        self._open = False  # every rank shown to every viewer (see revealed())
 
     def __repr__(self) -> str:
         return f"<TactegoState ply={self.ply} to_move={self.to_move} last_move={self.last_move!r}>"
@@ -640,6 +651,22 @@ class TactegoState(State):
 
     # -- views -------------------------------------------------------------
 
+    def revealed(self) -> "TactegoState":
+        """This position with every strength shown to everyone: the setup is public once the game is over.
+
+        The server shows it once a game is over, however it ended; replays of
+        finished games show it throughout. Moves played from the copy lead to
+        ordinary (hiding) positions.
+        """
+        if self._open or not self.options["hidden"]:
+            return self
+        copy = TactegoState(
+            self.game, self.options, self.seed, self._geometry, self._board, self.ply, self.to_move, self.outcome,
+            self.last_move, self._counts, self._flags, self._lost, self._combat,
+        )
+        copy._open = True
+        return copy
+
     def _view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see.
 
@@ -655,12 +682,14 @@ class TactegoState(State):
         last move; both ranks were revealed by the combat).
 
         A rank is shown when ``hidden`` is off, the piece has fought
-        (``revealed``) or ``seat`` owns it; a spectator owns nothing. The
+        (``revealed``) or ``seat`` owns it; a spectator owns nothing. In a
+        :meth:`revealed` copy (a game that is over) every rank is shown to
+        everyone. The
         board's cells are built afresh for every call: nothing that depends
         on the seat is kept between calls.
         """
         geometry, board, hidden = self._geometry, self._board, self.options["hidden"]
-        if hidden:
+        if hidden and not self._open:
             cells = [
                 None if p is None else [p.owner, p.rank if p.revealed or p.owner == seat else UNKNOWN] for p in board
             ]

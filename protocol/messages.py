@@ -579,11 +579,20 @@ class Tables(Message, tag="tables"):
     next: int | None
 
 
+class ChatEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a table's chat history (``table_joined.chat``, ``resumed.chat``): who said what."""
+
+    name: str
+    text: str
+
+
 class TableJoined(Message, tag="table_joined"):
     """Answers ``create_table``, ``join_table`` and ``watch_table``.
 
     ``seat`` is the sender's seat (``None``: spectator); ``view`` the position
-    as that seat may see it; ``moves`` every move so far in notation.
+    as that seat may see it; ``moves`` every move so far in notation; ``chat``
+    the table's chat history, oldest first (the last 100 lines, without those
+    of players the receiver mutes; left out when empty).
     """
 
     id: int
@@ -591,6 +600,7 @@ class TableJoined(Message, tag="table_joined"):
     seat: int | None
     view: dict[str, Any]
     moves: list[str]
+    chat: list[ChatEntry] = msgspec.field(default_factory=list)
 
 
 class Error(Message, tag="error"):
@@ -650,20 +660,26 @@ class GameOver(Message, tag="game_over"):
     """Push to a table: the game ended. ``outcome`` has ``winner``, ``reason``, ``score``.
 
     ``ratings`` is given when the game was rated: per seat, the rating change.
+    ``view`` is given when a game that hides information (Tactego) was ended by
+    the table (resignation, time, agreement, a forfeit): the final position
+    with everything shown, the same for every receiver. (A move that ends such
+    a game shows everything in its ``moved`` view.)
     """
 
     table: int
     outcome: dict[str, Any]
     ratings: list[RatingChange] | None = None
+    view: dict[str, Any] | None = None
 
 
 class Resumed(Message, tag="resumed"):
-    """Push after a resuming ``welcome``: one per table the session sits at or watches."""
+    """Push after a resuming ``welcome``: one per table the session sits at or watches (``chat`` as in ``table_joined``)."""
 
     table: TableInfo
     seat: int | None
     view: dict[str, Any]
     moves: list[str]
+    chat: list[ChatEntry] = msgspec.field(default_factory=list)
 
 
 class PlayerAway(Message, tag="player_away"):
@@ -712,11 +728,15 @@ class TakenBack(Message, tag="taken_back"):
 
 
 class RematchStarted(Message, tag="rematch_started"):
-    """Push to both players: a rematch with seats swapped is ready at ``table``."""
+    """Push to both players and the spectators of ``previous``: a rematch with seats swapped is ready at ``table``.
+
+    ``seat`` is the receiver's seat there; ``None`` for a spectator of the old
+    table, who now watches the new one instead.
+    """
 
     previous: int
     table: TableInfo
-    seat: int
+    seat: int | None
     view: dict[str, Any]
 
 
@@ -788,14 +808,25 @@ class PastGame(msgspec.Struct, frozen=True, kw_only=True):
     finished: str
 
 
+class CasualInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's casual games in one game (finished, no rating changed), as ``finger`` shows them."""
+
+    game: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
 class Player(Message, tag="player"):
-    """Answers ``finger``: a player's ratings (by game, then family) and last rated games (newest first)."""
+    """Answers ``finger``: a player's ratings (by game, then family), last rated games (newest first) and casual games (by game)."""
 
     id: int
     name: str
     online: bool
     ratings: list[RatingInfo]
     recent: list[PastGame]
+    casual: list[CasualInfo] = msgspec.field(default_factory=list)
 
 
 class RankingRow(msgspec.Struct, frozen=True, kw_only=True):

@@ -52,6 +52,7 @@ from protocol.messages import (
 
 from .accounts import ACCOUNT_MODES, Accounts
 from .bus import LocalBus
+from .chat import TableChat, forget_finished_chat_sql, stored_chat
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
 from .sessions import Sessions
@@ -217,6 +218,8 @@ class Server:
             self.ratings, lambda: self.authority.rated_allowed,
         )  # fmt: skip
         self.social.install(self._dispatch)
+        self.table_chat = TableChat(self.social.mutes, self._persist)
+        self.authority.chat_for = self.table_chat.history_for
         self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
         """Handlers that answer without waiting when they can (``None``: the request's ``_dispatch`` handler must)."""
 
@@ -254,6 +257,8 @@ class Server:
                 await self.store.start()
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
+                self.table_chat.restore(self.tables, self.store.read(stored_chat))
+                self._persist_soon(forget_finished_chat_sql())
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -472,14 +477,10 @@ class Server:
         most = self.config.limits.max_chat_chars
         if len(request.text) > most:
             raise RequestError(Code.BAD_MESSAGE, f"a chat line has at most {most} characters, not {len(request.text)}", "text")
-        message = Chat(name=session.name, text=request.text, table=request.table)
-        if request.table is None:
-            then.append(lambda: self.lobby.say(message))
-        else:
-            table = self.authority.table(request.table)
-            if table.id not in session.seats and table.id not in session.watching:
-                raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
-            then.append(lambda: self.authority.to_table(table, message))
+        if request.table is not None:
+            return await self.table_chat.say(session, self.authority.table(request.table), request, then)
+        message = Chat(name=session.name, text=request.text, table=None)
+        then.append(lambda: self.lobby.say(message))
         return Ok(id=request.id)
 
     async def _list_archive(self, session: Session, request: ListArchive, then: list[Push]) -> Message:

@@ -34,6 +34,7 @@ from protocol.messages import (
     Answer,
     Answered,
     AskHint,
+    ChatEntry,
     CreateTable,
     GameOver,
     GameStarted,
@@ -114,6 +115,9 @@ class Authority:
             before the game is aborted, in seconds (``None``: never; ``parlour serve --abort-after``).
         computers: thinks for the computer seats (replace it to change its settings
             before the first computer seat).
+        chat_for: ``chat_for(session, table)``: the table's chat history as the
+            session may see it, for ``table_joined`` and ``resumed`` (the server
+            sets it to :meth:`server.chat.TableChat.history_for`).
     """
 
     def __init__(
@@ -140,6 +144,7 @@ class Authority:
         self.ratings = Ratings()
         self.rated_allowed = True
         self.abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
+        self.chat_for: Callable[[Session, Table], list[ChatEntry]] = lambda session, table: []  # the table's chat history for session
 
     def left(self, session: Session) -> None:
         """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
@@ -229,7 +234,8 @@ class Authority:
 
     def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
         assert session.peer is not None
-        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves)))
+        chat = self.chat_for(session, table)
+        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat))
         if seat is not None:
             send_to_table(table, PlayerBack(table=table.id, seat=seat, name=session.name), skip=session)
 
@@ -303,7 +309,7 @@ class Authority:
             if table.outcome is not None:
                 then.append(lambda: self._announce_outcome(table, table.outcome, lobby=False))  # type: ignore[arg-type]
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat)
+        return self._joined(request.id, table, seat, session)
 
     def running_bots(self) -> int:
         """How many computer seats sit at tables whose game is not over (or whose creation is being committed)."""
@@ -326,8 +332,9 @@ class Authority:
                 f"this server runs at most {most} computer seats at once and {running} are playing; try again when a game ends",
             )
 
-    def _joined(self, request_id: int, table: Table, seat: int | None) -> TableJoined:
-        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves))
+    def _joined(self, request_id: int, table: Table, seat: int | None, session: Session) -> TableJoined:
+        chat = self.chat_for(session, table)
+        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat)
 
     def _check_room(self, session: Session, who: str = "you") -> None:
         """Refuse one more table to a session at its limit of seats plus watched tables."""
@@ -412,7 +419,7 @@ class Authority:
             if decided is not None:
                 then.append(lambda: self._announce_outcome(table, decided, lobby=False))
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat)
+        return self._joined(request.id, table, seat, session)
 
     def _start(self, table: Table) -> None:
         log.info("table %d starts: %s vs %s", table.id, *table.seat_names)
@@ -433,7 +440,7 @@ class Authority:
         table.watch(session)
         session.watching.add(table.id)
         then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, None)
+        return self._joined(request.id, table, None, session)
 
     async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
         """Take ``session`` away from the table; leaving a running game forfeits it, or aborts it while a side has not moved."""
@@ -475,7 +482,7 @@ class Authority:
     def play_move_now(self, session: Session, request: PlayMove, then: list[Push]) -> Message | None:
         """:meth:`play_move` without waiting, or ``None`` if it must wait (call :meth:`play_move` then).
 
-        Nothing waits without a database, a rating or a flag that fell, with
+        Nothing waits without a database, a rating, a game's end or a flag that fell, with
         the table's lock free: so no other action can come between plan and
         apply, and the lock is not taken. The checks and their order are
         :meth:`play_move`'s.
@@ -491,12 +498,15 @@ class Authority:
         seats = table.seats  # Table.plan_move(), written out: one call fewer on every move
         seat = 0 if seats[0] is session else 1 if seats[1] is session else table.seat_of(session)  # seat_of() raises not_seated
         played = table.plan_seat_move(seat, request.move, request.ply)
+        final = played[-1].state.outcome
+        if final is not None:
+            return None  # play_move plans again and settles the game's end (server.rated.settle_ending)
         if table.clock is not None:
             try:
                 table.press_clock(played)
             except FlagFell:
                 return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
-        lapsed = self._apply_moves(table, played, played[-1].state.outcome)
+        lapsed = self._apply_moves(table, played, final)
         return self._moves_played(table, played, lapsed, request, then)
 
     def _moves_played(self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push]) -> Message:
@@ -543,8 +553,8 @@ class Authority:
                 await self._flag_fell(table, fell.seat)
                 raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
         final = played[-1].state.outcome
-        if final is not None and table.rated:
-            await self._commit_rated_end(table, played, final, clock_before)
+        if final is not None:  # the game's end: ratings or casual counts (server.rated.settle_ending)
+            await self._commit_end(table, played, final, clock_before)
         elif self.durable:
             try:
                 await self._persist(*_move_sql(table, played, final))
@@ -564,8 +574,8 @@ class Authority:
             self.schedule_flag(table)
         return lapsed
 
-    async def _commit_rated_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
-        """Commit the plies that end a rated game together with its rating change (see :meth:`_commit_moves`)."""
+    async def _commit_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
+        """Commit the plies that end a game together with its rating change or casual counts (see :meth:`_commit_moves`)."""
         async with settle_ending(self.ratings, table, final, played) as rating_sql:
             try:
                 await self._persist(*(_move_sql(table, played, final) if self.durable else ()), *rating_sql)
@@ -860,12 +870,22 @@ class Authority:
         return table
 
     def _announce_rematch(self, old: Table, table: Table) -> None:
+        self._move_spectators(old, table)
         info = table.info()
-        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))  # type: ignore[arg-type]
+        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
         if table.outcome is not None:
             self._announce_outcome(table, table.outcome, lobby=False)
         self._table_changed(table)
         self.computers.wake(table)
+
+    def _move_spectators(self, old: Table, table: Table) -> None:
+        """The spectators of ``old`` follow its rematch: they watch ``table`` instead (one watched table for another)."""
+        for session in list(old.spectators):
+            old.unwatch(session)
+            session.watching.discard(old.id)
+            table.watch(session)
+            session.watching.add(table.id)
+        self._close_if_empty(old)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
@@ -882,7 +902,11 @@ class Authority:
 
     def _announce_outcome(self, table: Table, outcome: games.Outcome, *, lobby: bool = True) -> None:
         log.info("table %d over: %s", table.id, outcome)
-        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict(), ratings=table.rating_changes))
+        # Ended by the table (resignation, time, agreement) in a game that hides information: the
+        # setup is public now, and no moved showed it (a move that ends the game carries it itself).
+        hides = table.ended is not None and table.game.seed_is_secret(table.options)
+        revealed = table.view_for(None) if hides else None
+        send_to_table(table, GameOver(table=table.id, outcome=outcome.to_dict(), ratings=table.rating_changes, view=revealed))
         for holder in list(table.seats):
             if holder is not None and not holder.connected:
                 self.vacate(holder, table)  # nobody waits for an absent player of a finished game

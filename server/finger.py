@@ -1,7 +1,8 @@
 """The ``finger`` and ``leaderboard`` requests: what the server tells anyone about players' ratings.
 
 Both answers are bounded: ``finger`` holds at most one rating per game and
-family and the last :data:`server.ratings.RECENT_GAMES` rated games;
+family, the last :data:`server.ratings.RECENT_GAMES` rated games and one
+casual count per game;
 ``leaderboard`` one page of at most
 :data:`protocol.messages.MAX_LEADERBOARD_PAGE` rows. Ratings are public, as
 on FICS and lichess; nothing here reveals anything about a game in progress.
@@ -14,7 +15,7 @@ from typing import Any, Callable, TypeVar
 
 import games
 from protocol import Code, Message
-from protocol.messages import Finger, GetLeaderboard, PastGame, Player, Ranking, RankingRow, RatingInfo
+from protocol.messages import CasualInfo, Finger, GetLeaderboard, PastGame, Player, Ranking, RankingRow, RatingInfo
 
 from .names import NameError_, check_name, name_key
 from .ratings import Ratings
@@ -48,7 +49,7 @@ class RatingQueries:
         return await asyncio.to_thread(query, *args)
 
     async def finger(self, session: Session, request: Finger, then: list[Push]) -> Message:
-        """A name's ratings per game and family, and its last rated games (a ``player`` reply).
+        """A name's ratings per game and family, its last rated games and its casual games per game (a ``player`` reply).
 
         Raises:
             RequestError: ``bad_name`` for a text that cannot be a name.
@@ -78,6 +79,7 @@ class RatingQueries:
                 )  # fmt: skip
                 for g in found.recent
             ],
+            casual=[CasualInfo(game=c.game, games=c.games, wins=c.wins, draws=c.draws, losses=c.losses) for c in found.casual],
         )
 
     async def leaderboard(self, session: Session, request: GetLeaderboard, then: list[Push]) -> Message:

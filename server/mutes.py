@@ -1,4 +1,4 @@
-"""Who mutes whom: a muted player's tells are dropped and their challenges refused.
+"""Who mutes whom: a muted player's tells and table chat are dropped and their challenges refused.
 
 A player with a claimed name keeps their mutes in the database (table
 ``mutes``), so they hold on every later visit; a guest's mutes last as long
@@ -49,6 +49,10 @@ class Mutes:
     def mutes(self, owner: Session, sender: Session) -> bool:
         """Whether ``owner`` mutes ``sender``."""
         return name_key(sender.name) in self._of(owner)
+
+    def mutes_key(self, owner: Session, key: str) -> bool:
+        """Whether ``owner`` mutes the name whose name key is ``key`` (:func:`server.names.name_key`)."""
+        return key in self._of(owner)
 
     def _of(self, owner: Session) -> set[str]:
         if _claimed(owner):

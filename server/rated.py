@@ -18,6 +18,7 @@ import games
 from protocol import Code
 from protocol.messages import CreateTable, RatingChange, SeatRating
 
+from .casual import casual_results, casual_sql
 from .names import name_key
 from .ratings import GameChange, Ratings, family_of
 from .session import Session
@@ -90,16 +91,21 @@ async def settle_ending(
             await persist(ended_sql, *rating_sql)
         table.end(outcome)
 
-    The list is empty for a game that is not rated (an unrated table, an
-    aborted game (``outcome.aborted``), one with a computer seat, fewer than
-    :data:`MIN_RATED_PLIES` plies). If the block raises nothing changes.
+    The list has no rating statements for a game that is not rated (an
+    unrated table, an aborted game, one with a computer seat, fewer than
+    :data:`MIN_RATED_PLIES` plies); such a game, unless aborted, adds to its
+    players' casual counts instead (:mod:`server.casual`). If the block
+    raises nothing changes.
 
     Args:
         played: plies planned but not applied yet (the move that ended the game).
     """
     plan = None if outcome.aborted else _plan(ratings, table, outcome, played)
+    casual = casual_results(table, outcome) if plan is None and not outcome.aborted else []
     async with ratings.settle(plan) as change:
-        yield change.statements()
+        yield change.statements() + (casual_sql(casual) if ratings.store is not None else [])
+    if ratings.store is None:
+        ratings.casual.add(casual)
     if change.seats:
         table.rating_changes = [
             RatingChange(before=round(seat.before.rating), after=round(seat.after.rating), deviation=round(seat.after.deviation)) for seat in change.seats

@@ -30,6 +30,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 
 from . import glicko2
 from .clock import TimeControl
+from .casual import CasualCounts, CasualRecord, read_casual
 from .store import Statement, Store
 
 __all__ = [
@@ -209,11 +210,13 @@ class Finger:
         name: the name as last seen in a rated game (as asked, if never).
         ratings: ``(game, family, rating)`` for every game and family played rated, by game then family.
         recent: the last :data:`RECENT_GAMES` rated games, newest first.
+        casual: the casual games (:mod:`server.casual`) per game, by game.
     """
 
     name: str
     ratings: list[tuple[str, str, Rating]]
     recent: list[PastGame]
+    casual: list[CasualRecord] = dataclasses.field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +243,7 @@ class Ratings:
         self._cache: dict[tuple[str, str, str], Rating] = {}  # (name key, game, family) -> rating as of its last game
         self._names: dict[str, str] = {}  # name key -> name, for players rated without a database
         self._lock = asyncio.Lock()  # one rated ending at a time: plan, commit, apply
+        self.casual = CasualCounts()  # casual games, counted here only without a database
 
     def get(self, name_key: str, game: str, family: str) -> Rating:
         """The player's rating in ``game`` and ``family`` as of now (the default for a player not rated there).
@@ -314,7 +318,7 @@ class Ratings:
     # --- finger and leaderboard ----------------------------------------------------
 
     def finger(self, name_key: str, name: str) -> Finger:
-        """Every rating of a name and its last :data:`RECENT_GAMES` rated games.
+        """Every rating of a name, its last :data:`RECENT_GAMES` rated games and its casual games.
 
         Args:
             name_key: the name key looked up.
@@ -323,18 +327,18 @@ class Ratings:
         now = self.clock()
         if self.store is None:
             rated = [(key[1], key[2], rating.aged(now)) for key, rating in self._cache.items() if key[0] == name_key]
-            return Finger(self._names.get(name_key, name), sorted(rated, key=_by_game_and_family), [])
+            return Finger(self._names.get(name_key, name), sorted(rated, key=_by_game_and_family), [], self.casual.of(name_key))
 
-        def query(db: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+        def query(db: sqlite3.Connection) -> tuple[list[Any], list[Any], list[CasualRecord]]:
             rows = db.execute(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE name_key = ? ORDER BY game, family", (name_key,)).fetchall()
             recent = db.execute(_RECENT_SQL, (name_key, RECENT_GAMES)).fetchall()
-            return rows, recent
+            return rows, recent, read_casual(db, name_key)
 
-        rows, recent = self.store.read(query)
+        rows, recent, casual = self.store.read(query)
         decoded = _decode_ratings(rows)
         shown = decoded[0][0] if decoded else name
         games = [(game, family, rating.aged(now)) for _name, game, family, rating in decoded]
-        return Finger(shown, sorted(games, key=_by_game_and_family), _decode_recent(recent))
+        return Finger(shown, sorted(games, key=_by_game_and_family), _decode_recent(recent), casual)
 
     def leaderboard(self, game: str, family: str | None, limit: int, offset: int = 0, provisional: bool = False) -> list[LeaderboardRow]:
         """The best ratings in ``game``: one family's, or (``family`` ``None``) each player's best of any family.

@@ -281,6 +281,35 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE moves ADD COLUMN running INTEGER",  # the seat whose time runs after the move; NULL: stopped
         ),
     ),
+    Migration(
+        8,
+        "each player's casual games (finished, no rating changed), counted per game (server.casual)",
+        (
+            """CREATE TABLE casual_games (
+                name_key TEXT NOT NULL,                   -- server.names.name_key of the player
+                game     TEXT NOT NULL,
+                games    INTEGER NOT NULL,
+                wins     INTEGER NOT NULL,
+                draws    INTEGER NOT NULL,
+                losses   INTEGER NOT NULL,
+                PRIMARY KEY (name_key, game)
+            ) WITHOUT ROWID""",
+        ),
+    ),
+    Migration(
+        9,
+        "each table's chat history (server.chat: the last 100 lines per table)",
+        (
+            """CREATE TABLE chat (
+                table_id INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                seq      INTEGER NOT NULL,                -- 1 for the first line said at the table, then 2, ...
+                name     TEXT NOT NULL,                   -- the sender's name as shown
+                text     TEXT NOT NULL,
+                at       REAL NOT NULL,
+                PRIMARY KEY (table_id, seq)
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 

@@ -263,10 +263,13 @@ class Table:
         """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
 
         Until play starts every seat gets the spectator view: nobody learns
-        any hidden part of a setup before both seats are filled. ``forced_pass``:
+        any hidden part of a setup before both seats are filled. Once the game
+        is over everyone sees all of it (:meth:`games.State.revealed`). ``forced_pass``:
         as :func:`view_of`.
         """
         state = self.state
+        if (self.ended is not None or state.outcome is not None) and (self.started or self.dealt):
+            state = state.revealed()  # the game is over: its hidden setup is public now
         view = state.view(seat if self.started else None)  # view_of(), written out: this makes every move's view
         if forced_pass_due(state) if forced_pass is None else forced_pass:
             view.pop("legal_moves", None)

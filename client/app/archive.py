@@ -41,6 +41,9 @@ SCROLLBAR_CELLS = 2
 class Replay:
     """A finished game being stepped through: its record, every position, and where we are.
 
+    Every position is shown with nothing hidden (:meth:`games.State.revealed`):
+    the game is over, so a hidden setup (Tactego's) is public.
+
     ``states[i]`` is the position after ``i`` plies (``states[0]``: the start).
     """
 
@@ -228,7 +231,7 @@ class ArchiveScreen(Screen[None]):
         self.record_text = text
         box = self.query_one("#replay-board", Vertical)
         await box.remove_children()
-        board = make_board(self.replaying.state.view(None), None, id="board")
+        board = make_board(self.replaying.state.revealed().view(None), None, id="board")
         board.can_focus = False  # the pane takes the keys: a replay picks no moves
         await box.mount(board)
         self.show()
@@ -243,7 +246,7 @@ class ArchiveScreen(Screen[None]):
         if replaying is None:
             return
         self.query_one("#replay-title", Static).update(Text(replaying.title()))
-        self.query_one("#board", BoardWidget).show(replaying.state.view(None), None, last_move=replaying.last_move)
+        self.query_one("#board", BoardWidget).show(replaying.state.revealed().view(None), None, last_move=replaying.last_move)
         self.query_one("#replay-status", Static).update(Text(replaying.status()))
 
     def action_step(self, plies: int) -> None:

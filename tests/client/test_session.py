@@ -323,3 +323,16 @@ async def test_answer_seek_posts_a_matching_seek_and_the_server_pairs_us(connect
     paired = await ann.next_event(m.Paired)
     session.apply(paired)
     assert session.focus == paired.table.id and session.tables[paired.table.id].running
+
+
+def test_a_game_over_with_the_whole_setup_replaces_the_hidden_board() -> None:
+    session, _seen = _session()
+    tactego = games.get("tactego").new_state({"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n"}, "setup")
+    info = m.TableInfo(id=1, game="tactego", options={}, seats=["ann", "bob"], status="playing", spectators=0, ply=0)
+    session.apply(m.Resumed(table=info, seat=None, view=tactego.view(None), moves=[]))
+    assert any(cell[1] == "?" for row in session.tables[1].view["board"] for cell in row if cell)
+    outcome = {"winner": 0, "reason": "Blue resigned", "score": None}
+    session.apply(m.GameOver(table=1, outcome=outcome, view=dict(tactego.revealed().view(None), outcome=outcome, to_move=None)))
+    table = session.tables[1]
+    assert table.view["board"] == tactego.revealed().view(None)["board"]
+    assert table.outcome == outcome and table.to_move is None and table.status == "over"

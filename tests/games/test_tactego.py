@@ -707,3 +707,16 @@ def test_render_not_hidden_and_wide_ranks():
     text = render(state.view(None), None)
     assert "r123" in text and "b123" in text and "rF" in text and "?" not in text.split("\n\n")[0]
     assert "all pieces shown" in text
+
+
+def test_a_revealed_position_shows_every_strength_to_everyone_and_leaves_the_original_hidden():
+    state = GAME.new_state({"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n"}, "open")
+    truth = GAME.new_state({"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n", "hidden": False}, "open")
+    opened = state.revealed()
+    for seat in (0, 1, None):
+        assert opened.view(seat)["board"] == truth.view(None)["board"]
+        assert any(cell[1] == "?" for row in state.view(seat)["board"] for cell in row if cell), "the original still hides"
+    assert opened.revealed() is opened and truth.revealed() is truth
+    after = opened.play(opened.legal_moves()[0])
+    assert any(cell[1] == "?" for row in after.view(None)["board"] for cell in row if cell), "moves lead to hiding positions"
+    assert GAME.new_state({}, "x").revealed().view(0)["hidden"] is True

@@ -124,7 +124,12 @@ async def test_no_hidden_strength_reaches_the_opponent_or_a_spectator(server: Se
         views = _views([frame for frame in connection.frames if not _waiting(frame)])
         assert views, "the connection received no position at all"
         assert any(cell is not None and cell[1] == "?" for row in views[0]["board"] for cell in row)
-        for view in views:
+        final = [view for view in views if view["outcome"] is not None]
+        assert [view["ply"] for view in final] == [engine.ply], "only the last move's view shows the end"
+        for view in final:  # the game is over: the setup is public, every strength shown to everyone
+            assert view == engine.revealed().view(seat)
+            assert view["board"] == open_views[engine.ply]["board"]
+        for view in views[: len(views) - len(final)]:
             # Every view sent is exactly the engine's view for this seat, whose
             # hiding is proven in the engine's own tests ...
             assert view == by_ply[view["ply"]].view(seat)
@@ -230,6 +235,9 @@ async def test_seat_hopping_before_the_start_reveals_nothing_of_the_victims_setu
         frames = _decoded(connection)
         for view in (view for frame in frames for view in _all_views(frame)):
             board = truth[view["ply"]].view(None)["board"]
+            if view["outcome"] is not None:  # the game is over: the setup is public now
+                assert view["board"] == board
+                continue
             for _ply, r, c, rank in _ranks_seen(view):
                 if view["board"][r][c][0] != 0:
                     continue

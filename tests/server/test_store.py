@@ -565,7 +565,7 @@ async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store
 async def test_wal_and_schema_version_are_set(store: Store) -> None:
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 7
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 9
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -649,7 +649,7 @@ async def test_a_timed_game_from_before_schema_7_keeps_its_table_row_clocks_unti
             )
     assert pragma(db, "user_version") == 6
     async with SQLiteStore.open(db) as store:
-        assert pragma(db, "user_version") == 7
+        assert pragma(db, "user_version") == SCHEMA_VERSION
         [table] = store.unfinished_tables()
         assert table.clocks == {"remaining_ms": [299_000, 300_000], "running": 1}
         await store.write(append_move_sql(1, move_row(2, clock_ms=297_000, other_ms=299_000, running=0)))

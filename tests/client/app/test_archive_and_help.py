@@ -85,3 +85,29 @@ async def test_archive_lists_replays_step_by_step_and_exports_a_finished_game_an
         assert help_screen.query_one("#rules", Markdown).source.startswith("## Nimble")
         await pilot.press("escape")
         await in_lobby(app, pilot)
+
+
+async def test_a_finished_tactego_game_replays_with_every_piece_shown(configured_server, make_app, tmp_path):
+    server = await configured_server(db_path=str(tmp_path / "parlour.sqlite"))
+    options = {"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n"}
+    ann = await Client.connect("127.0.0.1", server.port, name="ann")
+    bob = await Client.connect("127.0.0.1", server.port, name="bob")
+    try:
+        table = (await ann.create_table("tactego", options)).table.id
+        started = await bob.join_table(table)
+        assert any(cell[1] == "?" for row in started.view["board"] for cell in row if cell), "hidden while it runs"
+        await bob.resign(table)
+    finally:
+        await ann.close()
+        await bob.close()
+    app = make_app(name="carol", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        await in_lobby(app, pilot)
+        await pilot.press("f3")
+        archive = await until(pilot, lambda: isinstance(app.screen, ArchiveScreen) and app.screen)
+        await until(pilot, lambda: archive.query_one("#games", DataTable).row_count == 1)
+        await pilot.press("enter")
+        await until(pilot, lambda: "ply 0/0" in board_text(archive))
+        picture = archive.query_one("#board").render().plain
+        board = picture.split("? = unknown piece")[0]  # the legend names the mark
+        assert "?" not in board and "F" in board and "3" in board, picture
