@@ -91,7 +91,7 @@ async def test_resume_replaces_a_half_open_connection(connect, server: Server) -
     thief_or_owner = await Client.connect("127.0.0.1", server.port, name="bob", token=bob.token)
     try:
         error = await bob.next_event(m.Error, timeout_s=TIMEOUT_S)
-        assert error.code == "bad_token" and "resumed by another connection" in error.message
+        assert error.code == "signed_in_elsewhere" and "another connection took over this session" in error.message
         await asyncio.wait_for(bob.closed.wait(), TIMEOUT_S)
         resumed = await thief_or_owner.next_event(m.Resumed, timeout_s=TIMEOUT_S)
         assert resumed.seat == 1 and resumed.table.id == table
@@ -309,7 +309,7 @@ async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
         assert second.welcome is not None and second.welcome.resumed
         await asyncio.wait_for(shell.finished.wait(), TIMEOUT_S)
         assert first.superseded and not any(line.startswith("Reconnected") for line in said), said
-        assert said[-1] == "Disconnected: another connection resumed this session", said
+        assert said[-1] == "Disconnected: signed in elsewhere: another connection took over this session", said
         assert (await second.next_event(m.Resumed, timeout_s=TIMEOUT_S)).table.id == table
         await second.ping()
         assert not second.closed.is_set(), "the new connection keeps the session"
