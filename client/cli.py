@@ -384,8 +384,8 @@ async def _host(args: argparse.Namespace) -> int:
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         claims = args.settings.claims
-        if claims is not None:  # a secret kept when this server listened on another port still works here
-            await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
+        if claims is not None:  # a secret kept for this name by address (or for another database) still works here
+            await asyncio.to_thread(claims.adopt, server.server_id, args.name, lambda secret: server.accounts.proves(args.name, secret))
         if wants_app(args):
             return await _host_app(args, local, server.port, quit_warning=lambda: _host_quit_warning(server), greeting="\n".join(instructions))
         return await _session(local, server.port, args.name, args.settings, quit_warning=lambda: _host_quit_warning(server))
