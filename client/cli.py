@@ -28,6 +28,7 @@ from .secret_cli import add_parser as add_secret_commands
 from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
+from .reconnect import WAITED_OUT, Attempt, Reconnector
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
@@ -499,7 +500,7 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
     assert client.welcome is not None
     if settings.claims is not None and settings.claims.new_password:
         print(await settings.claims.set_password(client, settings.claims.password), flush=True)
-    reconnect = _reconnector(host, port, name, tokens, settings)
+    reconnect = _reconnector(host, port, name, tokens, settings, client.welcome.grace_s)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
@@ -527,47 +528,36 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
     return 0
 
 
-RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
-"""Waits between reconnection attempts; the last one repeats."""
-RECONNECT_GIVE_UP_S = 300.0
-"""Stop trying after this long without a connection."""
+def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings, grace_s: float | None = None) -> Any:
+    """A function that resumes a session by its token under the shared retry policy (:mod:`client.reconnect`).
 
-
-def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Any:
-    """A function that resumes a session by its token, retrying with backoff.
-
-    It gives up at once (returning ``None``) when the server refuses the
+    It gives up (returning ``None``) at once when the server refuses the
     session or the password, or the certificate fails its check: waiting
     would not change those. A refusal for too many connections is waited out.
+    It keeps trying for :func:`client.reconnect.give_up_after_s` of the server's ``grace_s``.
     """
 
     async def reconnect(token: str, say: Any) -> Client | None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + RECONNECT_GIVE_UP_S
-        attempt = 0
-        while loop.time() < deadline:
-            await asyncio.sleep(RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)])
-            attempt += 1
-            try:
-                client = await _resume_or_renew(host, port, name, token, settings)
-            except ServerError as exc:
-                if exc.code != "too_many_connections":
-                    say(describe_connect_error(exc, settings))
-                    return None
-                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
-                say(f"Reconnect attempt {attempt} refused ({exc.message}); next try in {next_s:.1f} s")
-                continue
-            except (FingerprintMismatch, ssl.SSLCertVerificationError) as exc:
-                say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(exc, settings)}")
-                return None
-            except OSError:  # TimeoutError included
-                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
-                say(f"Reconnect attempt {attempt} failed; next try in {next_s:.1f} s")
-                continue
-            if client.token != token:  # the session had expired: a new one, with a new token
-                tokens.put(host, port, name, client.token)
-            return client
-        return None
+        def attempted(attempt: Attempt) -> None:
+            if isinstance(attempt.error, ServerError):
+                say(f"Reconnect attempt {attempt.number} refused ({attempt.error.message}); next try in {attempt.next_in_s:.1f} s")
+            else:
+                say(f"Reconnect attempt {attempt.number} failed; next try in {attempt.next_in_s:.1f} s")
+
+        reconnector = Reconnector(lambda: _resume_or_renew(host, port, name, token, settings), grace_s=grace_s, on_attempt=attempted)
+        client = await reconnector.run()
+        if client is None:
+            failure = reconnector.failure
+            if isinstance(failure, (FingerprintMismatch, ssl.SSLCertVerificationError)):
+                say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(failure, settings)}")
+            elif isinstance(failure, ServerError) and failure.code not in WAITED_OUT:
+                say(describe_connect_error(failure, settings))
+            else:
+                say(f"Gave up reconnecting to {host}:{port} after {reconnector.give_up_s:g} s.")
+            return None
+        if client.token != token:  # the session had expired: a new one, with a new token
+            tokens.put(host, port, name, client.token)
+        return client
 
     return reconnect
 

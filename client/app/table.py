@@ -214,7 +214,7 @@ class TableView(Widget):
     def _draw_seats(self) -> None:
         state = self.state
         top, bottom = (1 - state.seat, state.seat) if state.seat is not None else (1, 0)
-        remaining = state.remaining_ms(self.session.now())
+        remaining = state.remaining_ms(self.session.clock_time())
         for widget_id, seat in (("#seat-top", top), ("#seat-bottom", bottom)):
             widget = self.query_one(widget_id, Static)
             widget.update(self._seat_line(state, seat, remaining))
@@ -237,10 +237,12 @@ class TableView(Widget):
         if seat == state.seat:
             text.append(" (you)")
         if seat in state.away and state.status != "over":
-            left = max(0, round(state.away[seat] - self.session.now()))
+            left = max(0, round(state.away[seat] - self.session.clock_time()))
             text.append(f" away, forfeits in {left} s", style="italic")
         if remaining is not None:
             text.append(f"  {clock_text(remaining[seat])}", style="bold")
+            if self.session.offline_since is not None and state.running:
+                text.append(" paused", style="italic")
         return text
 
     def _draw_banner(self, state: TableState) -> None:

@@ -271,7 +271,7 @@ async def test_a_resume_needs_no_write_and_keeps_the_token(configured_server: Co
 async def test_the_cli_client_keeps_its_token_and_takes_a_new_one_when_the_session_expired(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.01,))
     server.config = type(server.config)(**{**_fields(server.config), "grace_s": 5.0})
     tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
     ann = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
@@ -297,7 +297,7 @@ async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Tokens live on, so a taken-over client that reconnected would kick the other out, and so on forever."""
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.01,))
     tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
     first = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
     table = (await first.create_table("othello")).table.id
