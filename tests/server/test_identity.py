@@ -5,9 +5,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from client import Client
+from client.claims import NameClaims
+from client.cli import ConnectSettings, _connect, _reconnector
+from client.terminal import TerminalClient
+from client.tokens import SecretStore, TokenStore
 from protocol import messages as m
+from server import passwords
 from server.app import Server, ServerConfig
+from server.names import name_key
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, RawFactory
@@ -67,3 +75,31 @@ async def test_the_replaced_connection_is_told_signed_in_elsewhere_and_closed(ra
     finally:
         await second.close()
         await first.close()
+
+
+async def test_two_line_clients_with_one_claimed_name_do_not_take_the_session_from_each_other(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second sign-in proves the claimed name: the first stops, says so, and never resumes (tokens and secrets still work)."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.05,))  # a client that did retry would do so at once
+    secrets_here = SecretStore(tmp_path / "secrets.json")
+    settings = ConnectSettings(claims=NameClaims(store=secrets_here, say=lambda _: None))
+    first = await _connect("127.0.0.1", server.port, "ann", TokenStore(tmp_path / "one.json"), settings)
+    assert first.welcome is not None and first.welcome.claimed
+    said: list[str] = []
+    shell = TerminalClient(first, said.append, reconnect=_reconnector("127.0.0.1", server.port, "ann", TokenStore(tmp_path / "one.json"), settings))
+    following = asyncio.create_task(shell.follow_events())
+    second = await _connect("127.0.0.1", server.port, "ann", TokenStore(tmp_path / "two.json"), settings)  # no token: by the secret
+    try:
+        assert second.welcome is not None and second.welcome.resumed and second.welcome.claimed
+        await asyncio.wait_for(shell.finished.wait(), TIMEOUT_S)
+        assert said[-1] == "Disconnected: signed in elsewhere: another connection took over this session", said
+        assert not any("Reconnect" in line for line in said), said
+        await asyncio.sleep(0.5)
+        await second.ping()
+        assert not second.closed.is_set() and server.names[name_key("ann")].connected
+    finally:
+        await second.close()
+        following.cancel()
+        await asyncio.gather(following, return_exceptions=True)
