@@ -21,6 +21,11 @@ from .conftest import SIZE, in_lobby, until
 pytestmark = pytest.mark.slow
 
 
+def screen_text(app: object) -> str:
+    """The screen's rows as drawn now (the compositor's own strips: what the terminal gets)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # type: ignore[attr-defined]
+
+
 def bar_text(main: MainScreen) -> str:
     """What the connection bar above the tabs says ('' while hidden)."""
     bar = main.query_one("#offline", Static)
@@ -35,9 +40,12 @@ async def test_a_killed_server_shows_reconnecting_on_every_tab_pauses_the_clocks
         async with app.run_test(size=SIZE) as pilot:
             main = await in_lobby(app, pilot)
             session = app.session
-            state = await session.create("othello", time_control="5+0", computer={1: 1})  # ann moves first: her clock runs
-            await until(pilot, lambda: main.query(f"#{tab_id(state.id)}") and session.tables[state.id].running)
+            state = await session.create("othello", time_control="5+0", computer={1: 1})
             table = state.id
+            await until(pilot, lambda: main.query(f"#{tab_id(table)}") and session.tables[table].my_turn)
+            await session.move(table, session.tables[table].legal_moves[0])
+            await until(pilot, lambda: len(session.tables[table].moves) == 2 and session.tables[table].my_turn, timeout_s=15)  # the computer replied
+            await until(pilot, lambda: (session.tables[table].clock or {}).get("running") == 0)  # ann's clock runs
 
             server.popen.kill()  # SIGKILL: no shutdown message, the connection just breaks
             await asyncio.to_thread(server.popen.wait, 10)
@@ -54,7 +62,7 @@ async def test_a_killed_server_shows_reconnecting_on_every_tab_pauses_the_clocks
             reading = session.tables[table].remaining_ms(session.clock_time())
             await pilot.pause(1.2)
             assert session.tables[table].remaining_ms(session.clock_time()) == reading, "the clocks stand still while the server is away"
-            await until(pilot, lambda: "paused" in str(main.query_one("#seat-bottom", Static).render()))
+            await until(pilot, lambda: "paused" in screen_text(app), timeout_s=3)  # by the clocks
 
             server, _ = await asyncio.to_thread(start_server, "--db", db, "--grace", "60", port=port)
             await asyncio.sleep(0.2)
@@ -66,7 +74,7 @@ async def test_a_killed_server_shows_reconnecting_on_every_tab_pauses_the_clocks
             await pilot.pause(0.3)
             after = session.tables[table].remaining_ms(session.clock_time())
             assert before is not None and after is not None and after[0] < before[0], "the clock runs again"
-            assert "paused" not in str(main.query_one("#seat-bottom", Static).render())
+            await until(pilot, lambda: "paused" not in screen_text(app), timeout_s=3)
     finally:
         server.kill()
 
