@@ -26,7 +26,7 @@ from .tls import FingerprintMismatch
 
 __all__ = ["Attempt", "GIVE_UP_S", "RETRY_DELAYS_S", "Reconnector", "WAITED_OUT", "give_up_after_s"]
 
-RETRY_DELAYS_S: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+RETRY_DELAYS_S: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits before each attempt, in seconds; the last one repeats."""
 
 GIVE_UP_S = 300.0
@@ -40,7 +40,7 @@ def give_up_after_s(grace_s: float | None) -> float:
     """How long to keep trying, in seconds: :data:`GIVE_UP_S`, or the server's grace period and one more wait if longer.
 
     >>> give_up_after_s(None), give_up_after_s(60.0), give_up_after_s(600.0)
-    (300.0, 300.0, 615.0)
+    (300.0, 300.0, 608.0)
     """
     return max(GIVE_UP_S, (grace_s or 0.0) + RETRY_DELAYS_S[-1])
 

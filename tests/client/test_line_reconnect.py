@@ -46,3 +46,11 @@ async def test_the_clocks_stand_still_while_the_server_is_away(tmp_path: Path) -
         await bob.close()
         await shell.client.close()
         await server.close()
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import client.reconnect
+
+    assert doctest.testmod(client.reconnect).failed == 0
