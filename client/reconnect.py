@@ -6,7 +6,8 @@ session with growing waits (:data:`RETRY_DELAYS_S`), for at least
 seats (``welcome.grace_s``), so a server that crashed and came back is found
 again. :meth:`Reconnector.retry_now` cuts the current wait short (the app's
 retry key). It gives up at once on what waiting cannot change: the server
-refusing the session or the password, or a certificate failing its check.
+refusing the session or the password, a certificate failing its check, a
+secret that cannot be written down, a TLS file that cannot be read.
 A connection whose session went to another connection (``Client.superseded``,
 "signed in elsewhere") must not be resumed at all: front ends do not start one.
 
@@ -23,6 +24,7 @@ from typing import Awaitable, Callable
 
 from .connection import Client, ServerError
 from .tls import FingerprintMismatch
+from .tokens import SecretStoreError
 
 __all__ = ["Attempt", "GIVE_UP_S", "RETRY_DELAYS_S", "Reconnector", "WAITED_OUT", "give_up_after_s"]
 
@@ -109,8 +111,8 @@ class Reconnector:
                         self.failure = exc
                         return None
                     self.failure = exc
-                except (FingerprintMismatch, ssl.SSLCertVerificationError) as exc:
-                    self.failure = exc
+                except (FingerprintMismatch, ssl.SSLCertVerificationError, SecretStoreError, ValueError) as exc:
+                    self.failure = exc  # a certificate, a secret that cannot be kept, a CA file (TLSFileError): waiting changes none
                     return None
                 except OSError as exc:  # TimeoutError and ConnectionLost included: the server is not (yet) there
                     self.failure = exc
