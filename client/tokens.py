@@ -134,12 +134,7 @@ class SecretStore:
                         data.pop(key, None)
                     else:
                         data[key] = secret
-                temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                    os.chmod(temporary, 0o600)  # in case the file was left over with wider permissions
-                    file.write(json.dumps(data, indent=1))
-                temporary.replace(self.path)
+                _write_private(self.path, data)
         except OSError as exc:
             raise SecretStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
@@ -196,7 +191,7 @@ def _write_private(path: Path, data: dict[str, str]) -> None:
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        os.chmod(temporary, 0o600)
+        os.chmod(temporary, 0o600)  # in case the file was left over with wider permissions
         file.write(json.dumps(data, indent=1))
     temporary.replace(path)
 
