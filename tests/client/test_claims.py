@@ -143,6 +143,7 @@ async def test_a_claimed_name_works_through_every_address_of_its_server(configur
     assert len(said) == 1, "claimed once, proven through the other spellings"
     assert home.store.entries() == {f"@{server.server_id} ann": home.store.get_for(server.server_id, "ann")}
     assert home.store.server_ids.addresses(server.server_id) == [f"{host}:{server.port}" for host in ("127.0.0.1", "127.0.0.2", "localhost")]
+    assert (tmp_path / "server_ids.json").stat().st_mode & 0o777 == 0o600
 
 
 async def test_a_secret_kept_by_address_moves_to_the_server_id_on_first_use(configured_server: ConfiguredServer, tmp_path: Path) -> None:
