@@ -301,7 +301,7 @@ class Bot:
         for sitting in self.tables.values():
             sitting.stop_thinking()
         if self.client.superseded:
-            self._say("Another connection resumed this session; stopping so as not to take it back.")
+            self._say("Signed in elsewhere: another connection took over this session; stopping so as not to take it back.")
             return False
         self._say(f"Connection lost ({printable_lines(self.client.close_reason or 'closed')}); reconnecting...")
         loop = asyncio.get_running_loop()

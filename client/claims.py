@@ -1,9 +1,10 @@
 """Claimed names from the client's side: the secret a ``hello`` carries, and keeping a new one.
 
 The first time this machine says ``hello`` to a server with a name, it
-generates a secret, keeps it (:class:`client.tokens.SecretStore`) and asks the
+generates a secret, keeps it (:class:`client.tokens.SecretStore`, by the
+server's stable id, asked with ``identify`` before ``hello``) and asks the
 server to claim the name with it; afterwards every ``hello`` with that name
-carries the kept secret. ``parlour secret export`` and ``import``
+carries the kept secret, through whatever address reaches that server. ``parlour secret export`` and ``import``
 (:mod:`client.secret_cli`) move secrets to another machine.
 """
 
@@ -19,14 +20,35 @@ from typing import Any, Callable
 from protocol import messages as m
 
 from .connection import Client, ServerError
-from .tokens import SecretStore, SecretStoreError
+from .tokens import SecretStore, SecretStoreError, secret_key, server_secret_key
 
-__all__ = ["NameClaims", "SECRET_BYTES", "NAME_PASSWORD_ENV", "ask_on_terminal"]
+__all__ = ["NameClaims", "Place", "SECRET_BYTES", "NAME_PASSWORD_ENV", "ask_on_terminal", "sentences"]
 
 SECRET_BYTES = 32
 """Entropy of a generated secret, in bytes (``secrets.token_urlsafe``: 43 characters)."""
 NAME_PASSWORD_ENV = "PARLOUR_NAME_PASSWORD"
 """The environment variable with the password of a claimed name (where there is no terminal to ask on)."""
+OPEN_OPTIONS = ("ssl", "fingerprint", "timeout_s")
+"""The options of :meth:`Client.connect` that concern opening the connection (the others go into ``hello``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a secret is kept: the server's stable id when it told it (``identify``), else the address used."""
+
+    host: str
+    port: int
+    server_id: str | None
+
+
+def sentences(first: str, second: str) -> str:
+    """``first`` and ``second`` as two sentences: ``first`` ends with a full stop (added if missing) before ``second``.
+
+    >>> sentences("the name 'ann' is claimed on this server: choose another name", "This machine has its secret.")
+    "the name 'ann' is claimed on this server: choose another name. This machine has its secret."
+    """
+    first = first.rstrip()
+    return f"{first}{'' if first.endswith(('.', '!', '?')) else '.'} {second}"
 
 
 def ask_on_terminal(prompt: str) -> str | None:
@@ -62,6 +84,13 @@ class NameClaims:
     async def connect(self, host: str, port: int, name: str, **options: Any) -> Client:
         """:meth:`Client.connect` as ``name`` with its kept secret, or claiming it with a new one.
 
+        The connection first asks the server its stable id (``identify``), and
+        the secret is the one kept for that id, whatever address reached the
+        server (PROTOCOL.md section 15). A secret kept for this address from
+        before server ids is used, and moved to the id once it proved the
+        name. A server that does not answer ``identify`` is known by its
+        address, as before.
+
         A new secret is written down before the ``hello`` that claims with it,
         so no name is ever claimed with a secret this machine lost; it is
         forgotten again if the server refuses the hello or does not claim the name.
@@ -73,69 +102,111 @@ class NameClaims:
         """
         if self.guest:
             return await Client.connect(host, port, name=name, **options)
-        secret = self.store.get(host, port, name)
+        opening = {key: options[key] for key in OPEN_OPTIONS if key in options}
+        hello = {key: value for key, value in options.items() if key not in OPEN_OPTIONS}
+        client = await Client.open(host, port, **opening)
+        try:
+            identity = await client.identify(opening.get("timeout_s", 10.0))
+        except BaseException:
+            await client.close()
+            raise
+        place = Place(host, port, identity.server_id if identity is not None else None)
+        try:
+            return await self._hello(client, place, name, hello, options)
+        except BaseException:
+            await client.close()
+            raise
+
+    async def _hello(self, client: Client, place: "Place", name: str, hello: dict[str, Any], options: dict[str, Any]) -> Client:
+        """Say hello on ``client`` as ``name`` with the secret kept for ``place`` (or claiming it); see :meth:`connect`."""
+        secret, moved_from = self._kept(place, name)
         if secret is None and self.password is not None:
-            return await Client.connect(host, port, name=name, secret=self.password, **options)
+            await client.handshake(name=name, secret=self.password, **hello)
+            self._remember(place)
+            return client
         fresh = secret is None
         if secret is None:
             secret = secrets.token_urlsafe(SECRET_BYTES)
-            self.store.put(host, port, name, secret)
+            self._keep(place, name, secret)
         try:
-            client = await Client.connect(host, port, name=name, secret=secret, claim=True, **options)
+            welcome = await client.handshake(name=name, secret=secret, claim=True, **hello)
         except ServerError as exc:
             if not fresh:
                 raise
-            self.store.put(host, port, name, None)  # refused: nothing was claimed with it (a lost connection may have: kept then)
+            self._keep(place, name, None)  # refused: nothing was claimed with it (a lost connection may have: kept then)
             if exc.code != "name_claimed":
                 raise
-            return await self._claimed_elsewhere(exc, host, port, name, options)
-        assert client.welcome is not None
-        if fresh and client.welcome.claimed:
+            return await self._claimed_elsewhere(exc, place, name, options)
+        if fresh and welcome.claimed:
             self.say(
                 f"Claimed the name {name} on this server; your secret is in {self.store.path}; "
                 f"`parlour secret export {name}` moves it to another machine."
             )
         elif fresh:  # the server claims no names (--accounts off)
-            self.store.put(host, port, name, None)
+            self._keep(place, name, None)
+        elif moved_from is not None and welcome.claimed and place.server_id is not None:
+            self.store.update({moved_from: None, server_secret_key(place.server_id, name): secret})  # proved here: kept by the id now
+        self._remember(place)
         return client
 
-    async def _claimed_elsewhere(self, refusal: ServerError, host: str, port: int, name: str, options: dict[str, Any]) -> Client:
+    def _kept(self, place: "Place", name: str) -> tuple[str | None, str | None]:
+        """The secret kept for ``name`` at ``place``, and the key of the entry from before server ids it came from (else ``None``)."""
+        if place.server_id is not None:
+            secret = self.store.get_for(place.server_id, name)
+            if secret is not None:
+                return secret, None
+        secret = self.store.get(place.host, place.port, name)
+        return secret, (secret_key(place.host, place.port, name) if secret is not None and place.server_id is not None else None)
+
+    def _keep(self, place: "Place", name: str, secret: str | None) -> None:
+        """Keep (``None``: forget) ``secret`` for ``name`` at ``place``: by its server id, else by its address."""
+        if place.server_id is not None:
+            self.store.put_for(place.server_id, name, secret)
+        else:
+            self.store.put(place.host, place.port, name, secret)
+
+    def _remember(self, place: "Place") -> None:
+        if place.server_id is not None:
+            self.store.server_ids.put(place.host, place.port, place.server_id)
+
+    async def _claimed_elsewhere(self, refusal: ServerError, place: "Place", name: str, options: dict[str, Any]) -> Client:
         """After ``name_claimed`` for a new claim: connect with the password the player gives, or raise the refusal with a hint."""
         if self.ask is not None:
             asked = await asyncio.to_thread(self.ask, f"The name {name} is claimed on this server. Its password (Enter to give up): ")
             if asked:
                 self.password = asked  # for reconnections too
-                return await Client.connect(host, port, name=name, secret=asked, **options)
-        raise self._with_hint(refusal, host, port, name) from None
+                return await Client.connect(place.host, place.port, name=name, secret=asked, **options)
+        raise self._with_hint(refusal, place.host, place.port, name) from None
 
-    def adopt(self, host: str, port: int, name: str, proves: Callable[[str], bool]) -> bool:
-        """Keep for ``host:port`` a secret this machine holds for ``name`` at another address, if ``proves`` accepts it.
+    def adopt(self, server_id: str, name: str, proves: Callable[[str], bool]) -> bool:
+        """Keep for the server ``server_id`` a secret this machine holds for ``name`` elsewhere, if ``proves`` accepts it.
 
-        For a server in this process (``parlour host``), whose address changes
-        with its port: ``proves`` checks a secret against the server's own
-        record, so no secret is sent anywhere. Runs scrypt: call it off the event loop.
+        For a server in this process (``parlour host``): ``proves`` checks a
+        secret against the server's own record, so no secret is sent anywhere.
+        Runs scrypt: call it off the event loop.
 
         Returns:
-            whether a secret for ``host:port`` is kept now.
+            whether a secret for ``server_id`` is kept now.
         """
-        if self.guest or self.store.get(host, port, name) is not None:
+        if self.guest or self.store.get_for(server_id, name) is not None:
             return not self.guest
-        for secret in self._elsewhere(host, port, name).values():
-            if proves(secret):
+        here = server_secret_key(server_id, name)
+        for key, secret in self.store.entries().items():
+            if key != here and key.partition(" ")[2] == name and proves(secret):
                 try:
-                    self.store.put(host, port, name, secret)
+                    self.store.update({here: secret})
                 except SecretStoreError:
                     return False
                 return True
         return False
 
     def _elsewhere(self, host: str, port: int, name: str) -> dict[str, str]:
-        """The secrets this machine holds for ``name`` at other addresses: address -> secret."""
+        """The secrets this machine holds for ``name`` at other addresses (entries from before server ids): address -> secret."""
         here = f"{host}:{port}"
         found = {}
         for key, secret in self.store.entries().items():
             address, _, entry_name = key.partition(" ")
-            if entry_name == name and address != here:
+            if entry_name == name and address != here and not address.startswith("@"):
                 found[address] = secret
         return found
 
@@ -145,10 +216,10 @@ class NameClaims:
         if not elsewhere:
             return error
         hint = (
-            f" This machine has the secret of {name} for {', '.join(elsewhere)}; if that is the same server, "
+            f"This machine has the secret of {name} for {', '.join(elsewhere)}; if that is the same server, "
             f"`parlour secret export {name} --server {elsewhere[0]} | parlour secret import --server {host}:{port} -` uses it here."
         )
-        return ServerError(m.Error(code=error.code, message=error.message + hint, field=error.field))
+        return ServerError(m.Error(code=error.code, message=sentences(error.message, hint), field=error.field))
 
     async def set_password(self, client: Client, password: str | None) -> str:
         """Set ``password`` for the claimed name of ``client`` (``None``: ask for it twice); return what to tell the player."""

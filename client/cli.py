@@ -29,6 +29,7 @@ from .bot_cli import BOT_DESCRIPTION, add_bot_arguments, finish_bot_arguments
 from .connection import DEFAULT_PORT, Client, ConnectionLost, ServerError
 from .lan_cli import NONE_FOUND, add_servers_parser, add_timeout_argument, choose_server, find_servers
 from .line_script import EXIT_STATUS_HELP, ScriptRun
+from .reconnect import WAITED_OUT, Attempt, Reconnector
 from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
@@ -415,8 +416,8 @@ async def _host(args: argparse.Namespace) -> int:
     try:
         local = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         claims = args.settings.claims
-        if claims is not None:  # a secret kept when this server listened on another port still works here
-            await asyncio.to_thread(claims.adopt, local, server.port, args.name, lambda secret: server.accounts.proves(args.name, secret))
+        if claims is not None:  # a secret kept for this name by address (or for another database) still works here
+            await asyncio.to_thread(claims.adopt, server.server_id, args.name, lambda secret: server.accounts.proves(args.name, secret))
         if wants_app(args):
             return await _host_app(args, local, server.port, quit_warning=lambda: _host_quit_warning(server), greeting="\n".join(instructions))
         return await _session(
@@ -540,7 +541,7 @@ async def _session(
     assert client.welcome is not None
     if settings.claims is not None and settings.claims.new_password:
         print(await settings.claims.set_password(client, settings.claims.password), flush=True)
-    reconnect = _reconnector(host, port, name, tokens, settings)
+    reconnect = _reconnector(host, port, name, tokens, settings, client.welcome.grace_s)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
         from prompt_toolkit.patch_stdout import patch_stdout
@@ -571,47 +572,36 @@ async def _session(
     return script.status
 
 
-RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
-"""Waits between reconnection attempts; the last one repeats."""
-RECONNECT_GIVE_UP_S = 300.0
-"""Stop trying after this long without a connection."""
+def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings, grace_s: float | None = None) -> Any:
+    """A function that resumes a session by its token under the shared retry policy (:mod:`client.reconnect`).
 
-
-def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Any:
-    """A function that resumes a session by its token, retrying with backoff.
-
-    It gives up at once (returning ``None``) when the server refuses the
+    It gives up (returning ``None``) at once when the server refuses the
     session or the password, or the certificate fails its check: waiting
     would not change those. A refusal for too many connections is waited out.
+    It keeps trying for :func:`client.reconnect.give_up_after_s` of the server's ``grace_s``.
     """
 
     async def reconnect(token: str, say: Any) -> Client | None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + RECONNECT_GIVE_UP_S
-        attempt = 0
-        while loop.time() < deadline:
-            await asyncio.sleep(RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)])
-            attempt += 1
-            try:
-                client = await _resume_or_renew(host, port, name, token, settings)
-            except ServerError as exc:
-                if exc.code != "too_many_connections":
-                    say(describe_connect_error(exc, settings))
-                    return None
-                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
-                say(f"Reconnect attempt {attempt} refused ({exc.message}); next try in {next_s:.1f} s")
-                continue
-            except (FingerprintMismatch, ssl.SSLCertVerificationError) as exc:
-                say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(exc, settings)}")
-                return None
-            except OSError:  # TimeoutError included
-                next_s = RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)]
-                say(f"Reconnect attempt {attempt} failed; next try in {next_s:.1f} s")
-                continue
-            if client.token != token:  # the session had expired: a new one, with a new token
-                tokens.put(host, port, name, client.token)
-            return client
-        return None
+        def attempted(attempt: Attempt) -> None:
+            if isinstance(attempt.error, ServerError):
+                say(f"Reconnect attempt {attempt.number} refused ({attempt.error.message}); next try in {attempt.next_in_s:.1f} s")
+            else:
+                say(f"Reconnect attempt {attempt.number} failed; next try in {attempt.next_in_s:.1f} s")
+
+        reconnector = Reconnector(lambda: _resume_or_renew(host, port, name, token, settings), grace_s=grace_s, on_attempt=attempted)
+        client = await reconnector.run()
+        if client is None:
+            failure = reconnector.failure
+            if isinstance(failure, (FingerprintMismatch, ssl.SSLCertVerificationError)):
+                say(f"Cannot reconnect to {host}:{port}: {describe_connect_error(failure, settings)}")
+            elif isinstance(failure, ServerError) and failure.code not in WAITED_OUT:
+                say(describe_connect_error(failure, settings))
+            else:
+                say(f"Gave up reconnecting to {host}:{port} after {reconnector.give_up_s:g} s.")
+            return None
+        if client.token != token:  # the session had expired: a new one, with a new token
+            tokens.put(host, port, name, client.token)
+        return client
 
     return reconnect
 

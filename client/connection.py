@@ -22,7 +22,13 @@ from protocol.pacing import TokenBucket
 
 from .tls import check_fingerprint
 
-__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT", "MAX_LISTED_TABLES"]
+__all__ = ["Client", "ServerError", "ConnectionLost", "DEFAULT_PORT", "MAX_LISTED_TABLES", "SIGNED_IN_ELSEWHERE"]
+
+SIGNED_IN_ELSEWHERE = "signed in elsewhere: another connection took over this session"
+"""The close reason of a connection whose session another connection took over (:attr:`Client.superseded`)."""
+
+SUPERSEDING_CODES = ("signed_in_elsewhere", "bad_token")
+"""The ``error`` codes (without ``id``) that tell a connection its session went elsewhere; ``bad_token`` from older servers."""
 
 DEFAULT_PORT = 7420
 
@@ -62,9 +68,10 @@ class Client:
     Build with :meth:`connect`. Attributes after connecting: ``welcome`` (the
     server's ``welcome`` message), ``name`` and ``token``. ``superseded``
     turns true when the server hands the session to another connection that
-    resumed it (``error`` ``bad_token`` without ``id``); the server then
-    closes this one, and resuming from here would only take the session back
-    from the other connection. Requests keep to the request rate ``welcome``
+    resumed it or proved its claimed name (``error`` ``signed_in_elsewhere``
+    without ``id``); the server then closes this one, and resuming from here
+    would only take the session back from the other connection: front ends
+    stop and say :data:`SIGNED_IN_ELSEWHERE`. Requests keep to the request rate ``welcome``
     announces: past the burst they wait on this side, so the server never
     holds them back or closes the connection for flooding.
     """
@@ -106,7 +113,7 @@ class Client:
         secret: str | None = None,
         claim: bool = False,
     ) -> "Client":
-        """Open a connection and say hello.
+        """Open a connection and say hello (:meth:`open`, then :meth:`handshake`).
 
         Args:
             ssl: a client TLS context (see :mod:`client.tls`); ``None`` for plain TCP.
@@ -126,6 +133,21 @@ class Client:
                 :class:`client.tls.FingerprintMismatch`).
             ServerError: the server refused the handshake (``name_taken``, ...).
         """
+        client = await cls.open(host, port, ssl=ssl, fingerprint=fingerprint, timeout_s=timeout_s)
+        await client.handshake(
+            name=name, token=token, password=password, bot=bot, secret=secret, claim=claim, watch_lobby=watch_lobby, timeout_s=timeout_s
+        )
+        return client
+
+    @classmethod
+    async def open(
+        cls, host: str, port: int = DEFAULT_PORT, *, ssl: ssl_module.SSLContext | None = None, fingerprint: str | None = None, timeout_s: float = 10.0
+    ) -> "Client":
+        """Open a connection without saying hello: then :meth:`identify` (optional) and :meth:`handshake`.
+
+        Raises:
+            OSError: as :meth:`connect` (``TimeoutError`` after ``timeout_s`` seconds).
+        """
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=ssl), timeout_s)
         if fingerprint is not None:
             try:
@@ -133,28 +155,63 @@ class Client:
             except BaseException:
                 writer.close()
                 raise
-        client = cls(reader, writer)
+        return cls(reader, writer)
+
+    async def identify(self, timeout_s: float = 10.0) -> m.Identity | None:
+        """Ask the server for its stable id (``identify``, before or after hello; PROTOCOL.md section 15).
+
+        Returns ``None`` from a server that does not know ``identify`` (it answers ``handshake_required``).
+
+        Raises:
+            ServerError: any other refusal; ConnectionLost, TimeoutError: no answer.
+        """
+        try:
+            reply = await asyncio.wait_for(self.request(m.Identify), timeout_s)
+        except ServerError as exc:
+            if exc.code in ("handshake_required", "bad_message"):
+                return None
+            raise
+        assert isinstance(reply, m.Identity)
+        return reply
+
+    async def handshake(
+        self,
+        *,
+        name: str,
+        token: str | None = None,
+        password: str | None = None,
+        bot: bool = False,
+        secret: str | None = None,
+        claim: bool = False,
+        watch_lobby: bool = False,
+        timeout_s: float = 10.0,
+    ) -> m.Welcome:
+        """Say ``hello`` (the arguments as :meth:`connect`'s) and return the ``welcome``; the connection is closed if it fails.
+
+        Raises:
+            ServerError, ConnectionLost, TimeoutError: as :meth:`connect`.
+        """
         try:
             hello = m.Hello(
-                id=client._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot,
+                id=self._next_id(), version=PROTOCOL_VERSION, name=name, token=token, password=password, bot=bot,
                 secret=secret, claim=claim,
             )  # fmt: skip
-            reply = await asyncio.wait_for(client._request(hello), timeout_s)
+            reply = await asyncio.wait_for(self._request(hello), timeout_s)
         except BaseException:
-            await client.close()
+            await self.close()
             raise
         assert isinstance(reply, m.Welcome)
-        client.welcome = reply
-        client._keep_to_rate(reply)
+        self.welcome = reply
+        self._keep_to_rate(reply)
         if reply.heartbeat_s is not None and reply.idle_timeout_s is not None:
-            client._keepalive_task = asyncio.create_task(client._keep_alive(reply.heartbeat_s, reply.idle_timeout_s))
+            self._keepalive_task = asyncio.create_task(self._keep_alive(reply.heartbeat_s, reply.idle_timeout_s))
         if watch_lobby:
             try:
-                await asyncio.wait_for(client.watch_lobby(), timeout_s)
+                await asyncio.wait_for(self.watch_lobby(), timeout_s)
             except BaseException:
-                await client.close()
+                await self.close()
                 raise
-        return client
+        return reply
 
     @property
     def name(self) -> str:
@@ -228,9 +285,9 @@ class Client:
             return  # liveness only: a keep-alive pong has no waiter
         if isinstance(message, m.Shutdown):
             self.close_reason = f"server shutting down: {message.message}"
-        elif isinstance(message, m.Error) and message.id is None and message.code == "bad_token":
+        elif isinstance(message, m.Error) and message.id is None and message.code in SUPERSEDING_CODES:
             self.superseded = True  # the server closes this connection next
-            self.close_reason = "another connection resumed this session"
+            self.close_reason = SIGNED_IN_ELSEWHERE
         self._events.put_nowait(message)
 
     async def _wait_for_pace(self, pacer: TokenBucket) -> None:

@@ -58,6 +58,7 @@ class FoundServer:
         protocol: its protocol version, ``None`` when not said.
         password: whether it wants a password.
         tls: whether it speaks TLS (connect with ``--tls-fingerprint``: the fingerprint is not advertised).
+        server_id: the id it advertises (``""``: none); a hint only: the client asks the server itself (``identify``).
     """
 
     key: str
@@ -68,6 +69,7 @@ class FoundServer:
     protocol: int | None
     password: bool
     tls: bool
+    server_id: str = ""
 
     @property
     def address(self) -> str:
@@ -219,6 +221,7 @@ async def _resolve(zeroconf: Any, key: str) -> FoundServer | None:
         protocol=record.protocol,
         password=record.password,
         tls=record.tls,
+        server_id=record.server_id,
     )
 
 

@@ -114,12 +114,14 @@ class LineView:
             return ""
 
     def clock_text(self, at: TableState) -> str:
-        """The clock line of ``at``, counted down to now."""
+        """The clock line of ``at``, counted down to now (to the moment the connection was lost while it is: paused)."""
         assert at.clock is not None
+        paused_at = self.session.offline_since
         try:
-            return format_clock(at.clock, self.seat_names(at), self.now() - at.clock_at)
+            line = format_clock(at.clock, self.seat_names(at), (self.now() if paused_at is None else paused_at) - at.clock_at)
         except (KeyError, TypeError, ValueError, IndexError):
             return "Clock: (unreadable snapshot from the server)"
+        return line if paused_at is None or at.clock.get("running") is None else f"{line} (paused: connection lost)"
 
     def report(self, change: Change, was_playing: bool) -> None:
         """Print what ``change`` means to the player; ``was_playing``: the table's game ran before the push."""

@@ -387,6 +387,8 @@ class ClientSession:
         self.challenges: dict[int, m.ChallengeInfo] = {}
         self.seeks: dict[int, m.SeekInfo] = {}
         self.tells: deque[ChatLine] = deque(maxlen=CHAT_LINES)
+        self.offline_since: float | None = None
+        """The monotonic time the connection was lost, while it is (``None``: connected); clocks read as paused meanwhile."""
         self._observers: list[Observer] = []
 
     # --- observers ---------------------------------------------------------------------
@@ -445,12 +447,26 @@ class ClientSession:
                     return (str(seats[0]), str(seats[1]))
         return ("seat 0", "seat 1")
 
+    def clock_time(self) -> float:
+        """The monotonic time to read clocks and away countdowns at: now, or the moment the connection was lost.
+
+        While the server is away nothing it decides can be known, so the clocks
+        are shown paused at their last reading rather than running on a guess.
+        """
+        return self.offline_since if self.offline_since is not None else self.now()
+
+    def mark_offline(self) -> None:
+        """Note that the connection is lost (clocks pause, see :meth:`clock_time`); :meth:`reattach` ends it."""
+        if self.offline_since is None:
+            self.offline_since = self.now()
+
     # --- the pump ----------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Apply every push from the connection until it closes, then report ``disconnected``."""
+        """Apply every push from the connection until it closes, then mark the session offline and report ``disconnected``."""
         async for event in self.client.events():
             self.apply(event)
+        self.mark_offline()
         self._notify(Change("disconnected"))
 
     async def reattach(self, client: Client) -> list[str]:
@@ -461,6 +477,7 @@ class ClientSession:
         table that could not be watched again (the table is then dropped).
         """
         self.client = client
+        self._resume_clocks()
         problems = []
         for state in [state for state in self.tables.values() if state.seat is None]:
             try:
@@ -471,6 +488,17 @@ class ClientSession:
                 continue
             self._add(joined.table, None, joined.view, joined.moves, joined)
         return problems
+
+    def _resume_clocks(self) -> None:
+        """End the offline pause: each clock runs on from its paused reading until the server's next snapshot."""
+        paused_at = self.offline_since
+        self.offline_since = None
+        if paused_at is None:
+            return
+        for state in self.tables.values():
+            remaining = state.remaining_ms(paused_at)
+            if remaining is not None and state.clock is not None:
+                self._set_clock(state, dict(state.clock, remaining_ms=remaining))
 
     def apply(self, event: m.Message) -> list[Change]:
         """Update the model from one server push; notify observers; return what changed.

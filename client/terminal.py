@@ -696,6 +696,8 @@ class TerminalClient:
             async for event in self.client.events():
                 self.on_event(event)
                 await self._notify()
+            if not self.client.closed_by_us:
+                self.session.mark_offline()  # clocks read as paused until the session is back
             if self.client.closed_by_us or self.client.superseded or self.reconnect is None:
                 break  # superseded: the session lives on in another connection; taking it back would never end
             if self._shut_down:  # the notice said why already

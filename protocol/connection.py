@@ -21,7 +21,7 @@ from typing import Iterator
 from .codec import decode_request, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
 from .framing import _HEADER, DEFAULT_MAX_FRAME_BYTES, HEADER_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
-from .messages import Hello, Message, Request, ServerMessage
+from .messages import Hello, Identify, Message, Request, ServerMessage
 
 __all__ = ["State", "ServerConnection", "ClientConnection"]
 
@@ -116,6 +116,8 @@ class ServerConnection:
         except ProtocolError as exc:
             return exc
         is_hello = isinstance(request, Hello)
+        if type(request) is Identify:
+            return request  # asked before or after hello alike
         if is_hello != (self.state is _AWAIT_HELLO):
             text = "hello was already received" if is_hello else "say hello first"
             return ProtocolError(Code.HANDSHAKE_REQUIRED, text, request_id=request.id)

@@ -96,6 +96,9 @@ class Code(StrEnum):
     """The server's operator does not allow rated games (``parlour serve --no-rated``)."""
     RATED_NEEDS_CLAIM = "rated_needs_claim"
     """Only claimed names sit at a rated table; a guest name cannot."""
+    SIGNED_IN_ELSEWHERE = "signed_in_elsewhere"
+    """Without ``id``: another connection took over this session (it resumed it, or proved its claimed name).
+    The connection is closed; the client must not resume on its own, or the two would take the session from each other."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

@@ -7,11 +7,11 @@ read leniently (a missing or garbled one gets a neutral default) and cut to
 :data:`MOST_TXT_VALUE_BYTES`; nothing in it is ever a reason to trust a server
 more (a TLS server is still pinned by its fingerprint).
 
->>> record = ServiceRecord(name="game night", version="0.1.0", protocol=2, password=True, tls=False)
+>>> record = ServiceRecord(name="game night", version="0.1.0", protocol=2, password=True, tls=False, server_id="5f0c")
 >>> encode_txt(record)
-{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no'}
+{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no', 'id': '5f0c'}
 >>> decode_txt({b"name": b"game night", b"protocol": b"two", b"tls": b"yes"})
-ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True)
+ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True, server_id='')
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ __all__ = [
     "INTERFACES_ENV",
     "MOST_TXT_VALUE_BYTES",
     "SERVICE_TYPE",
+    "SERVER_ID_CHARACTERS",
     "ServiceRecord",
     "decode_txt",
     "encode_txt",
@@ -52,6 +53,9 @@ def mdns_interfaces(environ: Mapping[str, str] = os.environ) -> list[str] | None
 MOST_TXT_VALUE_BYTES = 200
 """The longest value kept from a TXT entry, in bytes (DNS allows 255 per ``key=value`` string)."""
 
+SERVER_ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+"""The characters a server id may have (this server's are hexadecimal digits)."""
+
 MOST_LABEL_BYTES = 63
 """The longest DNS label, in bytes: the instance name is cut to fit."""
 
@@ -66,6 +70,8 @@ class ServiceRecord:
         protocol: the protocol version, ``None`` when not given or not a number.
         password: whether the server wants a password.
         tls: whether the server speaks TLS only (its fingerprint is not advertised: pin it as always).
+        server_id: the server's stable id (``welcome.server_id``), ``""`` when not given or not
+            :data:`SERVER_ID_CHARACTERS`; a hint, never proof (anyone may advertise any id).
     """
 
     name: str
@@ -73,10 +79,11 @@ class ServiceRecord:
     protocol: int | None
     password: bool
     tls: bool
+    server_id: str = ""
 
 
 def encode_txt(record: ServiceRecord) -> dict[str, str]:
-    """The TXT properties of ``record`` (keys ``name``, ``version``, ``protocol``, ``password``, ``tls``).
+    """The TXT properties of ``record`` (keys ``name``, ``version``, ``protocol``, ``password``, ``tls``, ``id``).
 
     The name and version are cut to :data:`MOST_TXT_VALUE_BYTES` bytes (on a character boundary).
     """
@@ -86,6 +93,7 @@ def encode_txt(record: ServiceRecord) -> dict[str, str]:
         "protocol": "" if record.protocol is None else str(record.protocol),
         "password": _yes_no(record.password),
         "tls": _yes_no(record.tls),
+        "id": record.server_id,
     }
 
 
@@ -94,8 +102,9 @@ def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = ""
 
     Never raises: a value that is not UTF-8 is decoded with replacement
     characters, a missing name becomes ``fallback_name``, a protocol that is not
-    a whole number from 0 to 9999 becomes ``None``, and ``password``/``tls`` are
-    true only for exactly ``yes``.
+    a whole number from 0 to 9999 becomes ``None``, ``password``/``tls`` are
+    true only for exactly ``yes``, and an ``id`` of other characters than
+    :data:`SERVER_ID_CHARACTERS` (or longer than 64) becomes ``""``.
     """
 
     def text(key: bytes) -> str:
@@ -110,6 +119,7 @@ def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = ""
         protocol=protocol,
         password=text(b"password") == "yes",
         tls=text(b"tls") == "yes",
+        server_id=server_id if len(server_id := text(b"id")) <= 64 and set(server_id) <= SERVER_ID_CHARACTERS else "",
     )
 
 

@@ -111,6 +111,12 @@ class Hello(Message, tag="hello"):
         return f"Hello({fields})"
 
 
+class Identify(Message, tag="identify"):
+    """Asks the server who it is (``identity``); allowed before ``hello``, so a client can pick the secret its ``hello`` carries."""
+
+    id: RequestId
+
+
 class ListTables(Message, tag="list_tables"):
     """Asks for one page of the lobby: up to ``limit`` tables whose id is above ``after`` (``None``: from the first)."""
 
@@ -427,6 +433,7 @@ Request = Union[
     ListMutes,
     Finger,
     GetLeaderboard,
+    Identify,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
@@ -554,6 +561,18 @@ class Welcome(Message, tag="welcome"):
     """The session owns its name: claimed now, or proven by ``hello.secret`` (PROTOCOL.md section 15)."""
     accounts: str | None = None
     """Whether the server lets names be claimed: ``"off"``, ``"optional"`` or ``"required"``."""
+    server_id: str | None = None
+    """The server's stable identity (PROTOCOL.md section 15): the same through every address, kept across restarts."""
+    grace_s: float | None = None
+    """How long the server holds a disconnected player's seats, in seconds (a client retries at least this long)."""
+
+
+class Identity(Message, tag="identity"):
+    """Answers ``identify``: the server's stable id and its name (PROTOCOL.md section 15)."""
+
+    id: int
+    server_id: str
+    server: str
 
 
 class Ok(Message, tag="ok"):
@@ -1031,6 +1050,7 @@ ServerMessage = Union[
     MutedNames,
     Player,
     Ranking,
+    Identity,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

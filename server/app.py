@@ -25,6 +25,7 @@ from protocol.messages import (
     CreateTable,
     Error,
     Hello,
+    Identify,
     GetRecord,
     JoinTable,
     LeaveTable,
@@ -172,6 +173,7 @@ class Server:
         self.handshake = Sessions(
             self.config.limits, self.config.server_name, self.config.password, self._persist, self._persist_soon, self.accounts
         )
+        self.handshake.grace_s = self.config.grace_s
         self.sessions: dict[str, Session] = self.handshake.by_token
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
@@ -231,6 +233,7 @@ class Server:
     @config.setter
     def config(self, config: ServerConfig) -> None:
         self._config = config
+        self.handshake.grace_s = config.grace_s
         self.authority.grace_s = config.grace_s
         self.authority.limits = config.limits
         self.authority.rated_allowed = config.rated
@@ -255,6 +258,7 @@ class Server:
                 self._at_once.clear()  # every move waits for its commit: no handler can answer at once
                 self.ratings.store = self.store
                 await self.store.start()
+                self.handshake.server_id = self.store.server_id()
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
@@ -273,6 +277,11 @@ class Server:
         connections.start_deadlines()
         for table in list(self.tables.values()):
             self.computers.wake(table)  # a computer to move when the server stopped thinks again
+
+    @property
+    def server_id(self) -> str:
+        """The server's stable identity (``welcome.server_id``): its database's, or this process's without one."""
+        return self.handshake.server_id
 
     @property
     def peers(self) -> dict[Peer, None]:
@@ -407,6 +416,8 @@ class Server:
         try:
             if isinstance(request, Hello):
                 reply = await self._hello(peer, request, then)
+            elif isinstance(request, Identify):
+                reply = self.handshake.identify(request)
             else:
                 assert peer.session is not None
                 reply = await self._dispatch[type(request)](peer.session, request, then)

@@ -170,6 +170,7 @@ def advertise(server: Server, fingerprint: str | None) -> Advertiser:
         protocol=PROTOCOL_VERSION,
         password=config.password is not None,
         tls=fingerprint is not None,
+        server_id=server.server_id,
     )
     advertiser = Advertiser(record, server.port, [host for host, _ in server.sockets])
     advertiser.start()

@@ -10,12 +10,13 @@ tables' business, not this module's.
 from __future__ import annotations
 
 import hmac
+import secrets
 import logging
 from typing import Awaitable, Callable
 
 import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError
-from protocol.messages import Error, Hello, Welcome
+from protocol.messages import Error, Hello, Identify, Identity, Welcome
 
 from . import __version__
 from .accounts import Accounts
@@ -26,7 +27,15 @@ from .session import Session, new_token
 from .store import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
 from .table import RequestError
 
-__all__ = ["Sessions"]
+__all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id"]
+
+SIGNED_IN_ELSEWHERE = "you signed in elsewhere: another connection took over this session"
+"""The message of ``signed_in_elsewhere``, sent to the connection a resume or a proven claimed name replaced."""
+
+
+def new_server_id() -> str:
+    """A fresh server id (128 random bits as 32 hexadecimal digits), for a server without a database."""
+    return secrets.token_hex(16)
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +71,10 @@ class Sessions:
         self._persist = persist
         self._persist_soon = persist_soon
         self.accounts = accounts if accounts is not None else Accounts("off", persist)
+        self.server_id = new_server_id()
+        """The server's stable identity in ``welcome`` and ``identity``: the database's once the server has opened it."""
+        self.grace_s: float | None = None
+        """The grace period ``welcome`` announces (the server's ``grace_s``)."""
 
     async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
         """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
@@ -110,7 +123,13 @@ class Sessions:
             request_burst=limits.request_burst,
             claimed=session.claimed,
             accounts=self.accounts.mode,
+            server_id=self.server_id,
+            grace_s=self.grace_s,
         )
+
+    def identify(self, request: Identify) -> Identity:
+        """Answer ``identify`` (before or after ``hello``): the server's stable id and its name."""
+        return Identity(id=request.id, server_id=self.server_id, server=self._server_name)
 
     def _check_password(self, hello: Hello) -> None:
         """Refuse a ``hello`` without the server's password (compared in constant time)."""
@@ -188,7 +207,7 @@ class Sessions:
             raise RequestError(Code.BAD_TOKEN, f"this server has no session {name!r} with that token (it may have expired)")
         old_peer, session.peer = session.peer, peer
         if old_peer is not None:
-            old_peer.send(Error(code=Code.BAD_TOKEN, message="this session was resumed by another connection"))
+            old_peer.send(Error(code=Code.SIGNED_IN_ELSEWHERE, message=SIGNED_IN_ELSEWHERE))
             old_peer.close()
         log.info("%s resumed %s", peer.address, session.name)
         return session

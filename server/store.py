@@ -310,6 +310,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             ) WITHOUT ROWID""",
         ),
     ),
+    Migration(
+        10,
+        "the server's stable identity (welcome.server_id), made once per database",
+        (
+            """CREATE TABLE server_identity (
+                only INTEGER PRIMARY KEY CHECK (only = 1),  -- one row
+                server_id TEXT NOT NULL                     -- 128 random bits as 32 hexadecimal digits
+            )""",
+            "INSERT INTO server_identity (only, server_id) VALUES (1, lower(hex(randomblob(16))))",
+        ),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 
@@ -758,6 +769,9 @@ class Store(Protocol):
 
     def accounts(self) -> list[tuple[str, str, str, str | None]]:
         """Every claimed name: (name key, name, secret hash, password hash or ``None``)."""
+
+    def server_id(self) -> str:
+        """The server's stable identity, made once when the database was created (or upgraded to have one)."""
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """The tables whose game is not over, with their moves; rows that cannot be read go to ``damaged``."""
@@ -1232,6 +1246,10 @@ class SQLiteStore:
     def accounts(self) -> list[tuple[str, str, str, str | None]]:
         """Return every claimed name: (name key, name, secret hash, password hash or ``None``) rows."""
         return self._read(lambda db: db.execute("SELECT name_key, name, secret_hash, password_hash FROM accounts").fetchall())
+
+    def server_id(self) -> str:
+        """Return the server's stable identity (32 hexadecimal digits), made once per database file by its schema step 8."""
+        return str(self._read(lambda db: db.execute("SELECT server_id FROM server_identity").fetchone()[0]))
 
     def unfinished_tables(self, damaged: list[DamagedTable] | None = None) -> list[StoredTable]:
         """Return every table whose game is not over, by id, each with its moves in ply order.

@@ -11,15 +11,18 @@ asks while one of your games runs; leaving a running game asks too
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import replace
 from typing import Callable
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.timer import Timer
 
 from ..claims import NameClaims
 from ..connection import ConnectionLost, ServerError
+from ..reconnect import Reconnector
 from ..sanitize import printable
 from ..session import ClientSession, SessionError
 from ..tokens import TokenStore
@@ -33,10 +36,7 @@ from .recent import RecentServer, RecentServers
 from .server_screen import Connected, ServerScreen, ServerStart
 from .tabs import MainScreen
 
-__all__ = ["ParlourApp", "RECONNECT_DELAYS_S"]
-
-RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
-"""Waits between attempts to resume the session after the connection drops; then the app gives up."""
+__all__ = ["ParlourApp"]
 
 
 class ParlourApp(App[int]):
@@ -88,6 +88,10 @@ class ParlourApp(App[int]):
         self.target: Target | None = None
         self.quit_warning = quit_warning  # parlour host: quitting stops the server for everyone (asked on every quit)
         self.greeting = greeting  # parlour host: how the others connect, shown once connected
+        self.reconnector: Reconnector | None = None  # resuming the session after the connection dropped (client.reconnect)
+        self._lost_reason = ""  # why the connection closed, for the bar above the tabs
+        self._gave_up: str | None = None  # why reconnecting stopped, until the retry key starts it again
+        self._offline_timer: Timer | None = None  # redraws the bar's countdown while reconnecting
         self._start = start
 
     def _claim_notice(self, text: str) -> None:
@@ -124,34 +128,95 @@ class ParlourApp(App[int]):
     # --- reconnecting ------------------------------------------------------------------
 
     def connection_lost(self) -> None:
-        """The connection closed: say why and try to resume the session."""
+        """The connection closed: say why, above every tab, and resume the session (unless it went elsewhere).
+
+        While the server is away the clocks show paused (:meth:`ClientSession.clock_time`).
+        A session another connection took over ("signed in elsewhere") is not
+        resumed on its own: the two would take it from each other for ever.
+        """
         session = self.session
         if session is None or session.client.closed_by_us:
             return
-        self.notify(f"Connection lost ({printable(session.client.close_reason or 'closed')}); reconnecting...", severity="warning")
-        self._reconnect()
+        session.mark_offline()
+        self._lost_reason = printable(session.client.close_reason or "closed")
+        if session.client.superseded:
+            self.notify("Signed in elsewhere: another connection took over this session.", severity="warning", timeout=30)
+            self._show_offline()
+            return
+        self.notify(f"Connection lost ({self._lost_reason}); reconnecting...", severity="warning")
+        self._start_reconnecting()
 
-    @work(exclusive=True, group="reconnect")
-    async def _reconnect(self) -> None:
+    def _start_reconnecting(self) -> None:
         session, target = self.session, self.target
         assert session is not None and target is not None
-        for delay in RECONNECT_DELAYS_S:
-            await asyncio.sleep(delay)
-            try:
-                client = await open_client(target, self.tokens, timeout_s=5.0, claims=self.claims)
-            except ServerError as exc:
-                if exc.code == "too_many_connections":
-                    continue
-                self.notify(f"The server refused the session ({exc.code}): quit (Ctrl+Q) and start again.", severity="error", timeout=30)
-                return
-            except OSError:
-                continue
-            for problem in await session.reattach(client):
-                self.notify(printable(problem), severity="warning")
-            self.notify("Reconnected.")
-            self._pump()
+        welcome = session.client.welcome
+        self.reconnector = Reconnector(
+            lambda: open_client(target, self.tokens, timeout_s=5.0, claims=self.claims), grace_s=welcome.grace_s if welcome is not None else None
+        )
+        if self._offline_timer is None:
+            self._offline_timer = self.set_interval(0.5, self._show_offline)
+        self._show_offline()
+        self._reconnect(self.reconnector)
+
+    def retry_now(self) -> None:
+        """The retry key: attempt at once while reconnecting; after giving up (or being signed in elsewhere), start again."""
+        session = self.session
+        if session is None or session.offline_since is None:
             return
-        self.notify("Could not reconnect: quit (Ctrl+Q) and start again.", severity="error", timeout=30)
+        if self.reconnector is not None and self.reconnector.running:
+            self.reconnector.retry_now()
+        else:
+            self._gave_up = None
+            self._start_reconnecting()
+            self.reconnector.retry_now()  # type: ignore[union-attr]
+
+    @work(exclusive=True, group="reconnect")
+    async def _reconnect(self, reconnector: Reconnector) -> None:
+        session = self.session
+        assert session is not None
+        client = await reconnector.run()
+        if client is None:
+            failure = reconnector.failure
+            why = printable(getattr(failure, "message", None) or str(failure) or type(failure).__name__) if failure is not None else "no answer"
+            self._gave_up = f"{getattr(failure, 'code', 'no connection')}: {why}" if isinstance(failure, ServerError) else why
+            self._show_offline()
+            self.notify(f"Could not reconnect ({self._gave_up}).", severity="error", timeout=30)
+            return
+        self.reconnector = self._gave_up = None
+        for problem in await session.reattach(client):
+            self.notify(printable(problem), severity="warning")
+        if self._offline_timer is not None:
+            self._offline_timer.stop()
+            self._offline_timer = None
+        self._show_offline()
+        self.notify("Reconnected.")
+        self._pump()
+
+    def offline_text(self) -> str | None:
+        """What the bar above the tabs says about the connection (``None``: connected, no bar)."""
+        session = self.session
+        if session is None or session.offline_since is None:
+            return None
+        lost = f"Connection lost ({self._lost_reason})"
+        reconnector = self.reconnector
+        if reconnector is None and session.client.superseded:
+            return "Signed in elsewhere: another connection took over this session; this one stopped. Ctrl+R takes it back · Ctrl+Q quits"
+        if reconnector is None or not reconnector.running:
+            if self._gave_up is not None:
+                return f"{lost}. Could not reconnect ({self._gave_up}). Ctrl+R tries again · Ctrl+Q quits"
+            return f"{lost}. Reconnecting · clocks paused · Ctrl+R retries now"
+        now = asyncio.get_running_loop().time()
+        if reconnector.next_at is None:
+            step = f"trying now (attempt {reconnector.attempts + 1})"
+        else:
+            step = f"attempt {reconnector.attempts + 1} in {max(0, math.ceil(reconnector.next_at - now))} s"
+        left = max(0, math.ceil((reconnector.give_up_at or now) - now))
+        return f"{lost}. Reconnecting: {step}, for {left // 60}:{left % 60:02} more · clocks paused · Ctrl+R retries now"
+
+    def _show_offline(self) -> None:
+        main = self._main()
+        if main is not None and main.is_mounted:
+            main.show_offline(self.offline_text())
 
     # --- the screens -----------------------------------------------------------------------
 

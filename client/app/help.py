@@ -24,6 +24,8 @@ KEYS_TEXT = """\
 - **F4** (Ctrl+W) close the table's tab: stop watching, or leave your seat (asks first while your game runs)
 - **F6** (Ctrl+PageDown) the next tab · **F5** (Ctrl+PageUp) the previous tab; a table's tab puts you on its board
 - **Ctrl+Q** quit (asks first) · **Ctrl+C** quit; during a game it asks first
+- **Ctrl+R** while the connection is lost (the red bar above the tabs; clocks paused): reconnect now;
+  after signing in elsewhere, take the session back here
 - Lobby list: **Enter** or **j** joins the highlighted table (watches it when full), **w** watches it;
   click a column header to sort (again: reversed); type in the filter to narrow the list
 - Lobby: **t** the table list, **e** the open seeks, **o** who is online (the highlighted row shows);

@@ -218,7 +218,7 @@ class TableView(Widget):
     def _draw_seats(self) -> None:
         state = self.state
         top, bottom = (1 - state.seat, state.seat) if state.seat is not None else (1, 0)
-        remaining = state.remaining_ms(self.session.now())
+        remaining = state.remaining_ms(self.session.clock_time())
         for widget_id, seat in (("#seat-top", top), ("#seat-bottom", bottom)):
             widget = self.query_one(widget_id, SeatLines)
             widget.show(self._seat_info(state, seat, remaining))
@@ -234,14 +234,15 @@ class TableView(Widget):
         names = self.session.seat_names(state.game)
         player = state.info.seats[seat] if seat < len(state.info.seats) else None
         away = seat in state.away and state.status != "over"
+        paused = self.session.offline_since is not None and state.running
         return SeatInfo(
             seat_name=names[seat],
             player=printable(player) if player else None,
             rating=seat_rating(state.info.ratings, state.rating_changes, seat) if player else None,
             you=seat == state.seat,
             moving=state.running and state.to_move == seat,
-            clock=clock_text(remaining[seat]) if remaining is not None else None,
-            away_s=max(0, round(state.away[seat] - self.session.now())) if away else None,
+            clock=clock_text(remaining[seat]) + (" paused" if paused else "") if remaining is not None else None,
+            away_s=max(0, round(state.away[seat] - self.session.clock_time())) if away else None,
         )
 
     def _draw_banner(self, state: TableState) -> None:

@@ -55,9 +55,12 @@ class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+pagedown,f6", "next_tab(1)", "Next tab", show=False),
         Binding("ctrl+pageup,f5", "next_tab(-1)", "Previous tab", show=False),
+        Binding("ctrl+r", "retry_now", "Retry", tooltip="reconnect now"),
     ]
     DEFAULT_CSS = """
     MainScreen #banner { height: 1; background: $primary-background; padding: 0 1; }
+    MainScreen #offline { display: none; height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; }
+    MainScreen #offline.shown { display: block; }
     MainScreen TabbedContent { height: 1fr; }
     MainScreen TabPane { padding: 0; }
     """
@@ -72,6 +75,7 @@ class MainScreen(Screen[None]):
         welcome = self.session.client.welcome
         server = printable(welcome.server) if welcome is not None else "?"
         yield Static(f"Parlour · {server} · you are {printable(self.session.client.name)} · F1 help", id="banner")
+        yield Static("", id="offline", markup=False)  # above the tabs: seen on every tab while the server is away
         with TabbedContent(id="tabs"):
             with TabPane("Lobby", id=LOBBY_TAB):
                 yield LobbyPane(self.session)
@@ -100,6 +104,23 @@ class MainScreen(Screen[None]):
             self.call_later(self.show_focus)
         elif change.kind == "disconnected":
             self.call_later(self.app.connection_lost)  # type: ignore[attr-defined]
+
+    def show_offline(self, text: str | None) -> None:
+        """Show ``text`` (the connection's state: reconnecting, gave up, signed in elsewhere) above every tab; ``None`` hides it."""
+        bar = self.query_one("#offline", Static)
+        bar.update(text or "")
+        bar.set_class(text is not None, "shown")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The retry key only while the connection is lost."""
+        if action == "retry_now":
+            return self.query_one("#offline", Static).has_class("shown")
+        return True
+
+    def action_retry_now(self) -> None:
+        """Reconnect now, without waiting for the next attempt (or try again after giving up)."""
+        self.app.retry_now()  # type: ignore[attr-defined]
 
     async def open_tab(self, table: int) -> None:
         """Add table ``table``'s tab if it has none, and show it if the model focuses it."""

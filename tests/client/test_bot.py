@@ -150,3 +150,18 @@ async def test_two_auto_bots_started_together_find_each_other_and_play_a_game(st
     assert first.bot.games_played == second.bot.games_played == 1
     results = {line.split(": ")[1].split()[0] for bot in (first, second) for line in bot.lines if line.startswith("Game over")}
     assert results == {"won", "lost"}, first.lines + second.lines
+
+
+async def test_a_bot_signed_in_elsewhere_stops_and_does_not_take_its_session_back(server: Server, start_bot: Any) -> None:
+    running = await start_bot("botty", game="nimble", level=1, mode="create")
+    await eventually(lambda: server.names.get("botty") is not None and server.names["botty"].seats)
+    elsewhere = await Client.connect("127.0.0.1", server.port, name="botty", token=running.bot.client.token)
+    try:
+        assert await running.stopped() == 1
+        said = "Signed in elsewhere: another connection took over this session; stopping so as not to take it back."
+        assert said in running.lines and not any("reconnecting" in line for line in running.lines), running.lines
+        await asyncio.sleep(0.5)
+        await elsewhere.ping()
+        assert not elsewhere.closed.is_set()
+    finally:
+        await elsewhere.close()

@@ -120,14 +120,66 @@ async def test_a_bot_claims_its_name_where_names_must_be_claimed(configured_serv
 
 
 async def test_a_server_in_this_process_lets_its_host_keep_a_secret_from_another_port(server: Server, tmp_path: Path) -> None:
-    """``parlour host`` on a new port: the secret kept for the old one is checked by the server itself, never sent."""
+    """``parlour host`` with a secret kept by address (or for another database): checked by the server itself, never sent."""
     home = claims(tmp_path)
     await (await home.connect("127.0.0.1", server.port, "ann")).close()
-    secret = home.store.get("127.0.0.1", server.port, "ann")
-    home.store.update({f"127.0.0.1:{server.port} ann": None, "127.0.0.1:1 ann": "not it", "127.0.0.1:2 ann": secret})
-    assert home.adopt("127.0.0.1", server.port, "ann", lambda s: server.accounts.proves("ann", s))
-    assert home.store.get("127.0.0.1", server.port, "ann") == secret
-    assert not home.adopt("127.0.0.1", server.port + 1, "bob", lambda s: server.accounts.proves("bob", s))
+    secret = home.store.get_for(server.server_id, "ann")
+    assert secret is not None
+    home.store.update({f"@{server.server_id} ann": None, "127.0.0.1:1 ann": "not it", "127.0.0.1:2 ann": secret})
+    assert home.adopt(server.server_id, "ann", lambda s: server.accounts.proves("ann", s))
+    assert home.store.get_for(server.server_id, "ann") == secret
+    assert not home.adopt(server.server_id, "bob", lambda s: server.accounts.proves("bob", s))
+
+
+async def test_a_claimed_name_works_through_every_address_of_its_server(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    """The secret is kept by the server's id: 127.0.0.1, localhost and 127.0.0.2 (loopback too) reach one server."""
+    server = await configured_server(host="0.0.0.0")
+    said: list[str] = []
+    home = claims(tmp_path, said)
+    for host in ("127.0.0.1", "localhost", "127.0.0.2"):
+        client = await home.connect(host, server.port, "ann")
+        assert client.welcome is not None and client.welcome.claimed and client.welcome.server_id == server.server_id
+        await client.close()
+    assert len(said) == 1, "claimed once, proven through the other spellings"
+    assert home.store.entries() == {f"@{server.server_id} ann": home.store.get_for(server.server_id, "ann")}
+    assert home.store.server_ids.addresses(server.server_id) == [f"{host}:{server.port}" for host in ("127.0.0.1", "127.0.0.2", "localhost")]
+    assert (tmp_path / "server_ids.json").stat().st_mode & 0o777 == 0o600
+
+
+async def test_a_secret_kept_by_address_moves_to_the_server_id_on_first_use(configured_server: ConfiguredServer, tmp_path: Path) -> None:
+    server = await configured_server(host="0.0.0.0")
+    home = claims(tmp_path)
+    await (await home.connect("127.0.0.1", server.port, "ann")).close()
+    secret = home.store.get_for(server.server_id, "ann")
+    home.store.update({f"@{server.server_id} ann": None, f"127.0.0.1:{server.port} ann": secret})  # as a client before server ids kept it
+    refusal = await refused(claims(tmp_path).connect("localhost", server.port, "ann"), "name_claimed")  # not moved yet: another spelling
+    assert home.store.entries() == {f"127.0.0.1:{server.port} ann": secret}, "the refused attempt changed nothing"
+    assert refusal.message.count(". This machine has the secret of ann for 127.0.0.1") == 1
+    first_use = await home.connect("127.0.0.1", server.port, "ann")
+    assert first_use.welcome is not None and first_use.welcome.claimed
+    await first_use.close()
+    assert home.store.entries() == {f"@{server.server_id} ann": secret}, "moved to the server id"
+    elsewhere = await home.connect("localhost", server.port, "ann")
+    assert elsewhere.welcome is not None and elsewhere.welcome.claimed
+    await elsewhere.close()
+
+
+async def test_an_imported_secret_works_through_another_address_than_the_exporting_ones(
+    configured_server: ConfiguredServer, tmp_path: Path
+) -> None:
+    server = await configured_server(host="0.0.0.0")
+    home, laptop = claims(tmp_path / "home"), claims(tmp_path / "laptop")
+    await (await home.connect("127.0.0.1", server.port, "ann")).close()
+    document = json.loads(json.dumps(export_secrets(home.store, "ann", ("127.0.0.1", server.port))))
+    assert document["secrets"] == [
+        {"server": f"127.0.0.1:{server.port}", "server_id": server.server_id, "name": "ann", "secret": home.store.get_for(server.server_id, "ann")}
+    ]
+    assert import_secrets(laptop.store, document) == [f"ann for 127.0.0.1:{server.port}"]
+    there = await laptop.connect("127.0.0.2", server.port, "ann")
+    assert there.welcome is not None and there.welcome.claimed
+    await there.close()
+    with pytest.raises(ExportError, match="is not a server id"):
+        import_secrets(laptop.store, {"parlour_secrets": 1, "secrets": [{"server": "", "server_id": "a b", "name": "ann", "secret": "s"}]})
 
 
 async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Server, tmp_path: Path) -> None:
@@ -135,7 +187,7 @@ async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Se
     laptop = claims(tmp_path / "laptop")
     laptop.store.put("10.0.0.9", 7420, "ann", "the secret for another address")
     refusal = await refused(laptop.connect("127.0.0.1", server.port, "ann"), "name_claimed")
-    assert "This machine has the secret of ann for 10.0.0.9:7420" in refusal.message
+    assert "or choose another name. This machine has the secret of ann for 10.0.0.9:7420" in refusal.message, "two sentences, not run together"
     assert f"parlour secret import --server 127.0.0.1:{server.port} -" in refusal.message
 
 
@@ -193,3 +245,11 @@ async def test_a_name_moves_to_another_machine_through_the_secret_commands(
     (tmp_path / "junk").write_text("{}")
     status, _, error = parlour(["secret", "import", str(tmp_path / "junk")], capsys)
     assert status == 1 and "not a Parlour secrets export" in error
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import client.claims
+
+    assert doctest.testmod(client.claims).failed == 0

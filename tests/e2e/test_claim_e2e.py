@@ -24,6 +24,6 @@ async def test_play_claims_its_name_and_keeps_the_secret(server: Server) -> None
         player.kill()
     assert claimed[1].startswith(DATA_HOME)
     with open(claimed[1], encoding="utf-8") as file:
-        assert f"127.0.0.1:{server.port} zoe" in json.load(file)
+        assert f"@{server.server_id} zoe" in json.load(file)  # kept by the server's stable id
     assert server.accounts.is_claimed("zoe")
     assert not any("Traceback" in line for line in player.lines)

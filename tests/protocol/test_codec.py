@@ -102,7 +102,11 @@ def test_every_server_message_decodes_straight_into_its_struct(message: m.Messag
 
 @pytest.mark.parametrize("message", REQUESTS + SERVER_MESSAGES, ids=lambda s: type(s).__name__)
 def test_encode_message_gives_the_bytes_of_the_map_path(message: m.Message) -> None:
-    assert encode_message(message) == encode_frame(to_wire(message))
+    direct, via_map = encode_message(message), encode_frame(to_wire(message))
+    if len(type(message).__struct_fields__) < 15:
+        assert direct == via_map
+    else:  # a struct of 16 entries or more (type included) is a map16 however many are left out: the same map
+        assert direct[4:7] == b"\xde\x00" + bytes([via_map[4] & 0x0F]) and direct[7:] == via_map[5:]
 
 
 @settings(max_examples=300, deadline=None)

@@ -45,8 +45,8 @@ HELLO_BYTES = (
 
 WELCOME = m.Welcome(id=1, protocol=1, server="test", version="0.1.0", name="ann", token="tok", games=[])
 WELCOME_BYTES = (
-    b"\x00\x00\x00\x50"  # 80
-    b"\x88"
+    b"\x00\x00\x00\x52"  # 82
+    b"\xde\x00\x08"  # a map16 header: welcome has more fields than a fixmap holds (16 with type), though defaults are left out
     b"\xa4type" b"\xa7welcome"
     b"\xa2id" b"\x01"
     b"\xa8protocol" b"\x01"
@@ -95,7 +95,7 @@ def test_server_reads_golden_hello() -> None:
 
 def test_welcome_reply_golden_bytes() -> None:
     assert ServerConnection().send(WELCOME) == WELCOME_BYTES
-    assert len(WELCOME_BYTES) == 4 + 0x50
+    assert len(WELCOME_BYTES) == 4 + 0x52
 
 
 def test_client_reads_golden_welcome() -> None:
@@ -292,7 +292,7 @@ def test_message_error_before_hello_keeps_waiting_for_hello() -> None:
 
 # --- the handshake table ---------------------------------------------------------------------------------
 
-NON_HELLO = [r for r in REQUESTS if not isinstance(r, m.Hello)]
+NON_HELLO = [r for r in REQUESTS if not isinstance(r, (m.Hello, m.Identify))]
 
 
 @pytest.mark.parametrize("request_", NON_HELLO, ids=lambda r: type(r).__name__)
@@ -305,6 +305,16 @@ def test_request_before_hello_is_refused(request_: m.Message) -> None:
     assert event.request_id == request_.id  # type: ignore[attr-defined]
     assert event.fatal is False
     assert conn.state is State.AWAIT_HELLO
+
+
+def test_identify_is_accepted_before_and_after_hello() -> None:
+    conn = ServerConnection()
+    identify = m.Identify(id=4)
+    assert server_events(conn, ClientConnection().send(identify)) == [identify]
+    assert conn.state is State.AWAIT_HELLO  # it is no hello: hello is still awaited
+    assert server_events(conn, HELLO_BYTES) == [HELLO]
+    conn.accept_hello()
+    assert server_events(conn, ClientConnection().send(identify)) == [identify]
 
 
 def test_hello_is_accepted_while_awaiting_hello() -> None:

@@ -26,7 +26,7 @@ def test_doctests() -> None:
 
 
 def test_a_record_survives_encoding_as_zeroconf_returns_it() -> None:
-    record = ServiceRecord(name="Zoë's den 🎲", version="0.1.0", protocol=2, password=False, tls=True)
+    record = ServiceRecord(name="Zoë's den 🎲", version="0.1.0", protocol=2, password=False, tls=True, server_id="0f" * 16)
     as_received = {key.encode(): value.encode() for key, value in encode_txt(record).items()}
     assert decode_txt(as_received) == record
 
@@ -44,6 +44,8 @@ def test_missing_or_garbled_values_get_neutral_defaults() -> None:
     assert decode_txt({}, fallback_name="den").name == "den"
     assert decode_txt({b"protocol": "²".encode()}).protocol is None  # a digit to str.isdigit, not a number to int()
     assert decode_txt({b"protocol": b"99999"}).protocol is None
+    assert decode_txt({b"id": b"a b"}).server_id == "" and decode_txt({b"id": b"x" * 65}).server_id == ""
+    assert decode_txt({b"id": b"\x1b[2J"}).server_id == ""  # never anything a terminal would act on
 
 
 @given(st.dictionaries(st.binary(max_size=20), st.one_of(st.none(), st.binary(max_size=400)), max_size=8))

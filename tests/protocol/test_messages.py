@@ -61,6 +61,7 @@ REQUESTS: list[m.Message] = [
     m.CreateTable(id=22, game="othello", time_control="5+3"),
     m.Ping(id=0),
     m.Ping(id=m.MAX_ID),
+    m.Identify(id=1),
     m.Hello(id=23, version=PROTOCOL_VERSION, name="botty", bot=True),
     m.Hello(id=26, version=PROTOCOL_VERSION, name="ann", secret="s" * 256, claim=True),
     m.SetPassword(id=27, password="correct horse"),
@@ -150,6 +151,8 @@ SERVER_MESSAGES: list[m.Message] = [
                                     finished="2026-11-24T00:10:00.000Z")]),
     m.Ranking(id=14, game="othello", family=None, rows=[
         m.RankingRow(rank=1, name="Ann", family="blitz", rating=1662, deviation=80, provisional=False, games=30)], next=None),
+    m.Identity(id=15, server_id="k3JQ2vXh7sPq9wLm", server="den"),
+    m.Welcome(id=1, protocol=2, server="den", version="0.1.0", name="ann", token="t", games=[], server_id="k3JQ2vXh7sPq9wLm", grace_s=60.0),
 ]
 
 
@@ -182,7 +185,7 @@ def test_wire_type_names() -> None:
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "abort", "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
-        "list_mutes", "finger", "leaderboard",
+        "list_mutes", "finger", "leaderboard", "identify",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
@@ -191,7 +194,7 @@ def test_wire_type_names() -> None:
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
         "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
         "seek_removed", "told", "mutes",
-        "player", "ranking",
+        "player", "ranking", "identity",
     ]
 
 
@@ -589,6 +592,7 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
                              offset=st.integers(min_value=0, max_value=2**31)),
     m.GetRecord: st.builds(m.GetRecord, id=request_ids, table=table_ids),
     m.Ping: st.builds(m.Ping, id=request_ids),
+    m.Identify: st.builds(m.Identify, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
     m.SetPassword: st.builds(m.SetPassword, id=request_ids, password=st.none() | st.text(max_size=256)),
     m.Who: st.builds(m.Who, id=request_ids, game=st.none() | st.text(min_size=1, max_size=32), sort=st.sampled_from(["name", "rating"]),

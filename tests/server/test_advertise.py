@@ -49,6 +49,7 @@ async def test_found_with_its_properties_connected_to_and_gone_when_it_stops(con
             client = await Client.connect(found.addresses[0], found.port, name="ann", password="sesame")
             try:
                 assert client.welcome is not None and client.welcome.server == name
+                assert found.server_id == client.welcome.server_id == server.server_id != ""  # the TXT record says who it is
             finally:
                 await client.close()
             await advertiser.close()

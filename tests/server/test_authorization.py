@@ -20,7 +20,7 @@ leave by a stranger (``test_play.py``: ``test_spectator_moving_is_not_seated``,
 moving out of turn (``test_play.py::test_move_out_of_turn``); offering a draw
 or a takeback twice, a rematch before the end (``test_controls.py``); an
 unknown token, a token resumed again and again, a lost ``welcome``, the
-``bad_token`` notice of a takeover (``test_reconnect.py``); ``handshake_required`` for
+``signed_in_elsewhere`` notice of a takeover (``test_reconnect.py``); ``handshake_required`` for
 ``list_tables``, ``ping`` and a second ``hello`` (``test_lobby.py``).
 """
 
@@ -325,7 +325,7 @@ async def test_a_resume_takes_over_only_its_own_session(connect: Connect, raw: R
     s.ann = await connect("ann", token=old_token)
     assert s.ann.welcome is not None and s.ann.welcome.resumed and s.ann.token == old_token
     notice = await first.next_event(m.Error, timeout_s=TIMEOUT_S)
-    assert isinstance(notice, m.Error) and (notice.code, notice.id) == ("bad_token", None)
+    assert isinstance(notice, m.Error) and (notice.code, notice.id) == ("signed_in_elsewhere", None)
     await asyncio.wait_for(first.closed.wait(), TIMEOUT_S)
     back = await resumed(s.ann)
     assert (back.table.id, back.seat, back.moves) == (s.table, 0, ["d3"])
@@ -340,7 +340,7 @@ async def test_a_resume_takes_over_only_its_own_session(connect: Connect, raw: R
     again = await hello(conn, "ann", old_token)  # the token lives as long as the session: it takes over again
     assert (again["type"], again["resumed"], again["token"]) == ("welcome", True, old_token), again
     notice = await s.ann.next_event(m.Error, timeout_s=TIMEOUT_S)
-    assert (notice.code, notice.id) == ("bad_token", None)
+    assert (notice.code, notice.id) == ("signed_in_elsewhere", None)
     bob = await resumed(await connect("bob", token=s.bob.token))  # bob's token was not touched
     assert (bob.table.id, bob.seat) == (s.table, 1)
 

@@ -74,10 +74,10 @@ SETTLE_S = 5.0
 """How long a hostile waits for the replies to what it sent."""
 
 REPLY_TYPES = frozenset({"welcome", "ok", "pong", "tables", "table_joined", "archive", "record", "error", "player", "ranking",
-                         "players", "challenge_sent", "seek_posted", "seeks", "mutes"})
+                         "players", "challenge_sent", "seek_posted", "seeks", "mutes", "identity"})
 FATAL_CODES = frozenset({"bad_frame", "unsupported_version", "rate_limited", "timeout", "too_many_connections",
-                         "shutting_down", "bad_password"})
-"""Error codes after which the server closes the connection (``bad_token`` too, when it comes without an id)."""
+                         "shutting_down", "bad_password", "signed_in_elsewhere"})
+"""Error codes after which the server closes the connection (``signed_in_elsewhere``: another connection took the session)."""
 SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in m.SERVER_TYPES)
 REQUEST_TAGS = [cls.__struct_config__.tag for cls in m.REQUEST_TYPES]
 MUST_FAIL_AT_REAL_TABLES = frozenset({"move", "resign", "abort", "offer", "answer", "join_table"})
@@ -224,6 +224,7 @@ def request_map(kind: str, rng: random.Random, ctx: Context, rid: int, name: str
         "get_record": lambda: {"table": table},
         "watch_lobby": lambda: {"watch": rng.random() < 0.5},
         "ping": dict,
+        "identify": dict,
         "hint": lambda: {"table": table},
         "who": lambda: {"game": rng.choice([None, *_GAMES[:2]]), "sort": rng.choice(["name", "rating"]), "offset": rng.randint(0, 5),
                         "limit": rng.choice([1, 100])},
@@ -491,7 +492,7 @@ class Hostile(asyncio.Protocol):
         code = frame.get("code") if kind == "error" else None
         if code is not None:
             self.stats.errors[str(code)] += 1
-        if (code in FATAL_CODES and not (code == "rate_limited" and frame.get("id") is not None)) or (code == "bad_token" and frame.get("id") is None):
+        if code in FATAL_CODES and not (code == "rate_limited" and frame.get("id") is not None):
             self.fatal = str(code)
         if kind == "error" and frame.get("id") is None and code != "bad_message":
             if code == "bad_frame" and self.expected:

@@ -270,7 +270,7 @@ async def test_connection_attempts_per_address_are_rate_limited(limited: Limited
 async def test_a_reconnecting_client_waits_out_the_connection_rate(
     limited: LimitedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.05,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.05,))
     server = await limited(connections_per_address_per_s=5, connection_burst=1)
     tokens = TokenStore(tmp_path / "tokens.json")
     ann = await _client(server, "ann")  # the address's one token

@@ -91,7 +91,7 @@ async def test_resume_replaces_a_half_open_connection(connect, server: Server) -
     thief_or_owner = await Client.connect("127.0.0.1", server.port, name="bob", token=bob.token)
     try:
         error = await bob.next_event(m.Error, timeout_s=TIMEOUT_S)
-        assert error.code == "bad_token" and "resumed by another connection" in error.message
+        assert error.code == "signed_in_elsewhere" and "another connection took over this session" in error.message
         await asyncio.wait_for(bob.closed.wait(), TIMEOUT_S)
         resumed = await thief_or_owner.next_event(m.Resumed, timeout_s=TIMEOUT_S)
         assert resumed.seat == 1 and resumed.table.id == table
@@ -274,7 +274,7 @@ async def test_a_resume_needs_no_write_and_keeps_the_token(configured_server: Co
 async def test_the_cli_client_keeps_its_token_and_takes_a_new_one_when_the_session_expired(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.01,))
     server.config = type(server.config)(**{**_fields(server.config), "grace_s": 5.0})
     tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
     ann = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
@@ -300,7 +300,7 @@ async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Tokens live on, so a taken-over client that reconnected would kick the other out, and so on forever."""
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.01,))
     tokens, settings = TokenStore(tmp_path / "tokens.json"), ConnectSettings()
     first = await _connect("127.0.0.1", server.port, "ann", tokens, settings)
     table = (await first.create_table("othello")).table.id
@@ -312,7 +312,7 @@ async def test_a_terminal_whose_session_was_taken_over_does_not_take_it_back(
         assert second.welcome is not None and second.welcome.resumed
         await asyncio.wait_for(shell.finished.wait(), TIMEOUT_S)
         assert first.superseded and not any(line.startswith("Reconnected") for line in said), said
-        assert said[-1] == "Disconnected: another connection resumed this session", said
+        assert said[-1] == "Disconnected: signed in elsewhere: another connection took over this session", said
         assert (await second.next_event(m.Resumed, timeout_s=TIMEOUT_S)).table.id == table
         await second.ping()
         assert not second.closed.is_set(), "the new connection keeps the session"

@@ -565,7 +565,7 @@ async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store
 async def test_wal_and_schema_version_are_set(store: Store) -> None:
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 9
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 10
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -655,6 +655,26 @@ async def test_a_timed_game_from_before_schema_7_keeps_its_table_row_clocks_unti
         await store.write(append_move_sql(1, move_row(2, clock_ms=297_000, other_ms=299_000, running=0)))
         loaded = store.load(1)
         assert loaded is not None and loaded.clocks == {"remaining_ms": [299_000, 297_000], "running": 0}
+
+
+async def test_the_server_id_is_made_once_per_file_and_kept(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with SQLiteStore.open(db) as store:
+        first = store.server_id()
+    async with SQLiteStore.open(db) as store:
+        assert store.server_id() == first  # the same file: the same server
+    async with SQLiteStore.open(tmp_path / "other.sqlite3") as other:
+        assert other.server_id() != first  # another file: another server
+    assert len(first) == 32 and int(first, 16) >= 0
+    older = tmp_path / "older.sqlite3"
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:7])
+        async with SQLiteStore.open(older) as old:
+            await old.save_session("t", "ann")
+    async with SQLiteStore.open(older) as upgraded:  # a file from before schema 8 gets its id when upgraded, once
+        made = upgraded.server_id()
+        assert upgraded.sessions() == {"t": "ann"}
+    async with SQLiteStore.open(older) as again:
+        assert again.server_id() == made != first
 
 
 NEXT = Migration(

@@ -280,7 +280,7 @@ async def test_password_without_tls_works_too(start_server: StartServer) -> None
 async def test_reconnecting_uses_the_same_tls_and_password(
     start_server: StartServer, tls: TLSFiles, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("client.cli.RECONNECT_DELAYS_S", (0.01,))
+    monkeypatch.setattr("client.reconnect.RETRY_DELAYS_S", (0.01,))
     server = await start_server(password=PASSWORD)
     pin = certificate_fingerprint(tls.cert_file)
     settings = ConnectSettings(ssl=client_context(pinned=True), fingerprint=pin, password=PASSWORD)

@@ -28,7 +28,7 @@ async def test_the_app_claims_a_free_name_proves_it_later_and_another_machine_is
     async with app.run_test(size=SIZE) as pilot:
         await in_lobby(app, pilot)
         assert app.session is not None and app.session.client.welcome.claimed
-        assert list(mine.entries()) == [f"127.0.0.1:{server.port} ann"]
+        assert list(mine.entries()) == [f"@{server.server_id} ann"]  # kept by the server's id (PROTOCOL.md section 15)
         await app.session.client.close()
 
     # Another machine: no secret for ann there, so the server asks for it and the app shows the secret field.
@@ -41,7 +41,7 @@ async def test_the_app_claims_a_free_name_proves_it_later_and_another_machine_is
         error = screen.query_one("#secret-error", Static)
         await until(pilot, lambda: "name_claimed" in str(error.render()))  # its own connection was refused
         assert screen.query_one("#secret-row").display
-        screen.query_one("#secret", Input).value = mine.entries()[f"127.0.0.1:{server.port} ann"]  # the exported secret
+        screen.query_one("#secret", Input).value = mine.entries()[f"@{server.server_id} ann"]  # the exported secret
         await pilot.click("#connect")
         await in_lobby(elsewhere, pilot)
         assert elsewhere.session is not None and elsewhere.session.client.name == "ann"
