@@ -108,6 +108,21 @@ class NameClaims:
                 return await Client.connect(host, port, name=name, secret=asked, **options)
         raise self._with_hint(refusal, host, port, name) from None
 
+    async def change_secret(self, client: Client, host: str, port: int) -> str:
+        """Give the claimed name of ``client`` at ``host:port`` a new secret, kept here once the server took it; return what to tell the player.
+
+        Raises:
+            ServerError: as :meth:`Client.change_secret` (``name_claimed``: the kept secret is not the name's).
+            client.tokens.SecretStoreError: the new secret cannot be written down (the server has it: export fails).
+        """
+        current = self.store.get(host, port, client.name) or self.password
+        if current is None:
+            return f"No secret changed: this machine has neither the secret nor the password of {client.name} on this server."
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        await client.change_secret(current, secret)
+        self.store.put(host, port, client.name, secret)
+        return f"New secret for {client.name} kept in {self.store.path}; the old one and every other session of the name no longer work."
+
     def adopt(self, host: str, port: int, name: str, proves: Callable[[str], bool]) -> bool:
         """Keep for ``host:port`` a secret this machine holds for ``name`` at another address, if ``proves`` accepts it.
 
@@ -150,10 +165,16 @@ class NameClaims:
         )
         return ServerError(m.Error(code=error.code, message=error.message + hint, field=error.field))
 
-    async def set_password(self, client: Client, password: str | None) -> str:
-        """Set ``password`` for the claimed name of ``client`` (``None``: ask for it twice); return what to tell the player."""
+    async def set_password(self, client: Client, password: str | None, host: str, port: int) -> str:
+        """Set ``password`` for the claimed name of ``client`` at ``host:port`` (``None``: ask for it twice); return what to tell the player.
+
+        The name's secret kept here (or the password it was proven with) proves the change to the server.
+        """
         if client.welcome is None or not client.welcome.claimed:
             return f"No password set: {client.name} is not a name this machine has claimed on this server."
+        current = self.store.get(host, port, client.name) or self.password
+        if current is None:
+            return f"No password set: this machine has neither the secret nor the password of {client.name}."
         if password is None and self.ask is not None:
             password = await asyncio.to_thread(self.ask, f"A password for {client.name} on this server (at least 8 characters): ")
             again = await asyncio.to_thread(self.ask, "The same password again: ") if password else None
@@ -162,7 +183,7 @@ class NameClaims:
         if not password:
             return f"No password set: give it on a terminal, or in {NAME_PASSWORD_ENV}."
         try:
-            await client.set_password(password)
+            await client.set_password(password, current)
         except ServerError as exc:
             return f"No password set ({exc.code}): {exc.message}"
         self.password = password

@@ -498,7 +498,7 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
         return 1
     assert client.welcome is not None
     if settings.claims is not None and settings.claims.new_password:
-        print(await settings.claims.set_password(client, settings.claims.password), flush=True)
+        print(await settings.claims.set_password(client, settings.claims.password, host, port), flush=True)
     reconnect = _reconnector(host, port, name, tokens, settings)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:

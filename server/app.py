@@ -43,6 +43,7 @@ from protocol.messages import (
     Resign,
     Say,
     SetPassword,
+    ChangeSecret,
     Tables,
     WatchLobby,
     WatchTable,
@@ -50,6 +51,7 @@ from protocol.messages import (
 )
 
 from .accounts import ACCOUNT_MODES, Accounts
+from .credentials import Credentials
 from .bus import LocalBus
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .connection import Connections, send_protocol_error
@@ -57,6 +59,7 @@ from .sessions import Sessions
 from .authority import Authority, restore_table
 from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
+from .names import name_key
 from .peer import Peer
 from .session import Push, Session
 from .social import Social
@@ -172,6 +175,7 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
+        self.authority.name_locked_s = lambda session: self.accounts.limits.locked_s(name_key(session.name))
         self.authority.rated_allowed = self.config.rated
         self.ratings = self.authority.ratings
         rating_queries = RatingQueries(self.ratings, self.names)
@@ -182,6 +186,7 @@ class Server:
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
         self._closing = False
+        credentials = Credentials(self.accounts, self.handshake)
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
             WatchLobby: self._watch_lobby,
@@ -198,7 +203,8 @@ class Server:
             GetRecord: self._get_record,
             Ping: self._ping,
             AskHint: self.authority.hint,
-            SetPassword: self.accounts.set_password,
+            SetPassword: credentials.set_password,
+            ChangeSecret: credentials.change_secret,
             Finger: rating_queries.finger,
             GetLeaderboard: rating_queries.leaderboard,
         }

@@ -24,6 +24,7 @@ from protocol.messages import (
     ListSeeks,
     Message,
     Mute,
+    MuteGuests,
     Offer,
     Seek,
     Tell,
@@ -110,6 +111,7 @@ class Social:
             ListSeeks: self.seeks.list_seeks,
             Tell: self.tells.tell,
             Mute: self.mutes.mute,
+            MuteGuests: self.mutes.mute_guests,
         })  # fmt: skip
 
     def _unseeking(self, handler: Handler) -> Handler:

@@ -142,8 +142,8 @@ async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Se
 async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: Server, tmp_path: Path) -> None:
     home = claims(tmp_path / "home")
     owner = await home.connect("127.0.0.1", server.port, "ann")
-    assert (await home.set_password(owner, "short")).startswith("No password set (bad_request)")
-    assert (await home.set_password(owner, "correct horse")).startswith("Password set")
+    assert (await home.set_password(owner, "short", "127.0.0.1", server.port)).startswith("No password set (bad_request)")
+    assert (await home.set_password(owner, "correct horse", "127.0.0.1", server.port)).startswith("Password set")
     await owner.close()
     by_setting = await claims(tmp_path / "laptop", password="correct horse").connect("127.0.0.1", server.port, "ann")
     assert by_setting.welcome is not None and by_setting.welcome.claimed
@@ -156,7 +156,7 @@ async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: 
     assert asking.store.entries() == {}, "a password is not kept on disk"
     await by_asking.close()
     guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
-    assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
+    assert (await home.set_password(guest, "correct horse", "127.0.0.1", server.port)).startswith("No password set: bob is not a name")
     await guest.close()
 
 
