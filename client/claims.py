@@ -50,6 +50,7 @@ class NameClaims:
         password: the name's password (set with ``set_password``), to prove it where this machine has no secret.
         ask: asks the player for that password when the name turns out to be claimed (blocking; ``None``: never asks).
         new_password: set a password once connected (``--set-password``; see :meth:`set_password`).
+        new_secret: replace the secret once connected (``--new-secret``; see :meth:`change_secret`).
     """
 
     store: SecretStore = field(default_factory=SecretStore)
@@ -58,6 +59,7 @@ class NameClaims:
     password: str | None = field(default=None, repr=False)
     ask: Callable[[str], str | None] | None = None
     new_password: bool = False
+    new_secret: bool = False
 
     async def connect(self, host: str, port: int, name: str, **options: Any) -> Client:
         """:meth:`Client.connect` as ``name`` with its kept secret, or claiming it with a new one.

@@ -144,6 +144,12 @@ def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = Tr
             help=f"after connecting, set a password for your claimed name (asked on the terminal, or from {NAME_PASSWORD_ENV}); "
             "it proves the name on machines without its secret, where the client asks for it",
         )
+        parser.add_argument(
+            "--new-secret",
+            action="store_true",
+            help="after connecting, replace the secret of your claimed name with a new one kept on this machine "
+            "(the old secret, copies of it elsewhere and every other session of the name stop working)",
+        )
 
 
 def _add_connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -247,6 +253,7 @@ def _name_claims(args: argparse.Namespace, environ: Mapping[str, str]) -> NameCl
         password=environ.get(NAME_PASSWORD_ENV) or None,
         ask=ask_on_terminal,
         new_password=getattr(args, "set_password", False),
+        new_secret=getattr(args, "new_secret", False),
     )
 
 
@@ -497,8 +504,9 @@ async def _session(host: str, port: int, name: str, settings: ConnectSettings, q
         print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
         return 1
     assert client.welcome is not None
-    if settings.claims is not None and settings.claims.new_password:
-        print(await settings.claims.set_password(client, settings.claims.password, host, port), flush=True)
+    if settings.claims is not None and (settings.claims.new_password or settings.claims.new_secret):
+        print(await _change_credentials(client, settings.claims, host, port), flush=True)
+        tokens.put(host, port, name, client.token)  # a change renews the session's token
     reconnect = _reconnector(host, port, name, tokens, settings)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
@@ -531,6 +539,21 @@ RECONNECT_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the last one repeats."""
 RECONNECT_GIVE_UP_S = 300.0
 """Stop trying after this long without a connection."""
+
+
+async def _change_credentials(client: Client, claims: NameClaims, host: str, port: int) -> str:
+    """Set a password (``--set-password``) and/or a new secret (``--new-secret``); return what to tell the player."""
+    said = []
+    if claims.new_password:
+        said.append(await claims.set_password(client, claims.password, host, port))
+    if claims.new_secret:
+        try:
+            said.append(await claims.change_secret(client, host, port))
+        except ServerError as exc:
+            said.append(f"No secret changed ({exc.code}): {exc.message}")
+        except SecretStoreError as exc:
+            said.append(f"The server took a new secret for {client.name} but this machine could not keep it ({exc}): prove the name with its password")
+    return "\n".join(said)
 
 
 def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings) -> Any:

@@ -193,3 +193,24 @@ async def test_a_name_moves_to_another_machine_through_the_secret_commands(
     (tmp_path / "junk").write_text("{}")
     status, _, error = parlour(["secret", "import", str(tmp_path / "junk")], capsys)
     assert status == 1 and "not a Parlour secrets export" in error
+
+
+async def test_new_secret_replaces_the_kept_secret_and_the_old_one_stops_working(server: Server, tmp_path: Path) -> None:
+    from client.cli import _change_credentials, parse_args
+
+    args = parse_args(["play", "127.0.0.1", "--name", "ann", "--new-secret"], environ={})
+    assert args.settings.claims.new_secret and not args.settings.claims.new_password
+    home = claims(tmp_path / "home", new_secret=True)
+    owner = await home.connect("127.0.0.1", server.port, "ann")
+    old_secret, old_token = home.store.get("127.0.0.1", server.port, "ann"), owner.token
+    said = await _change_credentials(owner, home, "127.0.0.1", server.port)
+    assert said.startswith("New secret for ann kept in") and owner.token != old_token
+    new_secret = home.store.get("127.0.0.1", server.port, "ann")
+    assert new_secret is not None and new_secret != old_secret and json.loads(home.store.path.read_text())
+    await owner.close()
+    stale = claims(tmp_path / "copy")
+    stale.store.put("127.0.0.1", server.port, "ann", old_secret)  # an export made before the change
+    await refused(stale.connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    again = await home.connect("127.0.0.1", server.port, "ann")
+    assert again.welcome is not None and again.welcome.claimed
+    await again.close()
