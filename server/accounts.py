@@ -156,7 +156,7 @@ class Accounts:
             RequestError: ``name_claimed`` (the name is claimed and not proven),
                 ``rate_limited`` (too many wrong guesses, or claims from the address), ``name_taken`` (the name
                 looks like a claimed one, or is being claimed), ``bad_name`` (a
-                claim of a name mixing scripts), ``bad_request`` (a claim without
+                name mixing scripts, guest or claim), ``bad_request`` (a claim without
                 a long enough secret), ``claim_required``.
         """
         account = self._accounts.get(key)
@@ -164,6 +164,9 @@ class Accounts:
             await self._prove(host, name, key, account, hello.secret)
             return Admission(account.name, key, claimed=True, proven=True)  # the name as it was claimed
         self._check_look_alike(name, key)
+        scripts = mixed_scripts(name)
+        if scripts:  # guests too: a mixed-script name is how a look-alike gets past Unicode's skeletons (ɑӏісе)
+            raise RequestError(Code.BAD_NAME, f"a name cannot mix scripts ({' and '.join(scripts)}): {name!r}")
         if hello.claim and self.mode != "off":
             return await self._claim(host, name, key, hello.secret)
         if self.mode == "required":
@@ -232,9 +235,6 @@ class Accounts:
     async def _claim(self, host: str, name: str, key: str, secret: str | None) -> Admission:
         if secret is None or len(secret) < MIN_SECRET_CHARS:
             raise RequestError(Code.BAD_REQUEST, f"claiming a name needs a secret of at least {MIN_SECRET_CHARS} characters", "secret")
-        scripts = mixed_scripts(name)
-        if scripts:
-            raise RequestError(Code.BAD_NAME, f"a claimed name cannot mix scripts ({' and '.join(scripts)}): {name!r}")
         if key in self._pending:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is being claimed by someone else")
         refusal = self.limits.claim_refusal(host)

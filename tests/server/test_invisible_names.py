@@ -99,3 +99,11 @@ async def test_look_alikes_of_a_claimed_name_are_refused_as_guest_and_as_claim(s
     await owner.close()
     other = await hello(server, "alicia", claim=True, secret=secrets.token_urlsafe(32))  # a different name still passes
     await other.close()
+
+
+async def test_a_guest_name_mixing_scripts_is_refused(start: Start) -> None:
+    server = await start()
+    owner = await hello(server, "alice", claim=True, secret=secrets.token_urlsafe(32))
+    mixed = await refused(hello(server, "\u0251\u04cf\u0456\u0441\u0435"), "bad_name")  # Latin alpha, Cyrillic palochka, i, es, ie
+    assert "Cyrillic and Latin" in mixed.message
+    await owner.close()
