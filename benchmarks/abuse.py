@@ -199,18 +199,19 @@ async def measure(args: argparse.Namespace, port: int) -> dict[str, Any]:
     result["guesses_one_address"] = await guesses_one_address(port, args.seconds, args.burst)
     addresses = [f"127.0.{10 + i // 200}.{1 + i % 200}" for i in range(args.addresses)]
     result.update(await guesses_one_name(port, addresses, secret))
-    players = {}
-    for name in ("bob", "carol", "dave"):
-        outcome, players[name] = await hello(port, name, "127.0.0.250", claim=True, secret=secrets.token_urlsafe(32))
+    floods = [
+        ("tells_one_address", ["127.0.0.3"], args.tell_seconds, False),
+        ("tells_many_addresses", [f"127.0.5.{i}" for i in range(1, args.addresses + 1)], args.tell_seconds, False),
+        ("tells_many_addresses_guests_muted", [f"127.0.6.{i}" for i in range(1, args.addresses + 1)], min(args.tell_seconds, 10.0), True),
+    ]
+    for n, (label, sources, seconds, mute_guests) in enumerate(floods):
+        name = f"player{n}"  # each flood has a recipient of its own, connected just before it (an idle one would time out)
+        outcome, target = await hello(port, name, "127.0.0.250", claim=True, secret=secrets.token_urlsafe(32))
         assert outcome == "welcome", outcome
-    result["tells_one_address"] = await tell_flood(port, ["127.0.0.3"], args.tell_seconds, players["bob"], "bob")
-    many = [f"127.0.5.{i}" for i in range(1, args.addresses + 1)]
-    result["tells_many_addresses"] = await tell_flood(port, many, args.tell_seconds, players["carol"], "carol")
-    await players["dave"].request("mute_guests", mute=True)
-    muted = [f"127.0.6.{i}" for i in range(1, args.addresses + 1)]
-    result["tells_many_addresses_guests_muted"] = await tell_flood(port, muted, min(args.tell_seconds, 10.0), players["dave"], "dave")
-    for raw in players.values():
-        await raw.close()
+        if mute_guests:
+            await target.request("mute_guests", mute=True)
+        result[label] = await tell_flood(port, sources, seconds, target, name)
+        await target.close()
     return result
 
 

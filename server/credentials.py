@@ -51,7 +51,7 @@ class Credentials:
         password_hash = None if password is None else await self._accounts.hash(password)
         token = await self._sessions.renew_token(session, set_password_sql(key, password_hash))
         account.password_hash = password_hash
-        return TokenRenewed(id=request.id, token=token)
+        return _renewed(request.id, token)
 
     async def change_secret(self, session: Session, request: ChangeSecret, then: list[Callable[[], None]]) -> TokenRenewed:
         """Replace the secret of the sender's claimed name with ``request.secret``, proven by ``request.current``.
@@ -66,7 +66,7 @@ class Credentials:
         secret_hash = await self._accounts.hash(request.secret)
         token = await self._sessions.renew_token(session, set_secret_sql(key, secret_hash))
         account.secret_hash = secret_hash
-        return TokenRenewed(id=request.id, token=token)
+        return _renewed(request.id, token)
 
     async def _prove(self, session: Session, current: str | None, doing: str) -> tuple[str, Account]:
         """The name key and account of ``session``'s claimed name, once ``current`` proved it."""
@@ -80,3 +80,10 @@ class Credentials:
         if not await self._accounts.verify(host, key, current):
             raise RequestError(Code.NAME_CLAIMED, f"wrong current password or secret for {account.name!r}", "current")
         return key, account
+
+
+def _renewed(request_id: int, token: str | None) -> TokenRenewed:
+    """The reply carrying ``token``; the change is made, but a session that ended meanwhile gets no token."""
+    if token is None:
+        raise RequestError(Code.INTERNAL_ERROR, "the change is made, but your session ended meanwhile: say hello again with the new password or secret")
+    return TokenRenewed(id=request_id, token=token)

@@ -138,7 +138,8 @@ class Sessions:
         admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
         holder = self.by_name.get(admission.key)
         if admission.proven and holder is not None:
-            await self.renew_token(holder)
+            if await self.renew_token(holder) is None:
+                raise RequestError(Code.INTERNAL_ERROR, f"the session of {holder.name!r} ended while it was being taken over; try again")
             holder.claimed = True
             return self._resume(peer, holder.token, name), True
         committed = False
@@ -152,17 +153,17 @@ class Sessions:
             await self.end_others(session)
         return session, False
 
-    async def renew_token(self, session: Session, *statements: Statement) -> str:
+    async def renew_token(self, session: Session, *statements: Statement) -> str | None:
         """Give ``session`` a fresh token and end every other session of its name; return the token.
 
         The new token (in the sessions row and the seats it holds), the rows of
         the other sessions going and ``statements`` are committed together
         first; then the old token is dead and the other sessions' connections
-        get ``bad_token`` and are closed.
+        get ``bad_token`` and are closed. ``None`` when ``session`` itself was
+        forgotten while the commit was in flight (``statements`` are committed all the same).
 
         Raises:
-            RequestError: ``internal_error`` when the database refused the write, or the session
-                ended while it was being written (try again).
+            RequestError: ``internal_error`` when the database refused the write (nothing was written).
             StoreError: the disk is full (``storage_full``).
         """
         old, token = session.token, new_token()
@@ -174,14 +175,14 @@ class Sessions:
                 raise
             log.error("cannot renew the token of %s: %s", session.name, exc)
             raise RequestError(Code.INTERNAL_ERROR, "the server's database refused the write; try again") from None
+        for other in others:
+            self._end(other)
         if self.by_token.get(old) is not session:  # forgotten while the commit was in flight
             self._persist_soon(delete_session_sql(token))
-            raise RequestError(Code.INTERNAL_ERROR, f"the session of {session.name!r} ended meanwhile; try again")
+            return None
         del self.by_token[old]
         session.token = token
         self.by_token[token] = session
-        for other in others:
-            self._end(other)
         log.info("%s has a fresh token; %d other sessions of the name ended", session.name, len(others))
         return token
 
