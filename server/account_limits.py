@@ -33,7 +33,7 @@ __all__ = ["SlidingWindow", "NameWindow", "AccountLimits", "LimitReached", "Rese
 
 TRACKED_KEYS = 10_000
 """The most addresses (or names) one window remembers; the least recently counted are forgotten first."""
-SOURCES_PER_NAME = 1_000
+SOURCES_PER_NAME = 100
 """The most proofs one name's window remembers beyond its limit (fresh sources while it is locked)."""
 
 

@@ -191,7 +191,11 @@ class Sessions:
         others = self._others(session)
         if not others:
             return
-        await self._persist(*(delete_session_sql(other.token) for other in others))
+        try:
+            await self._persist(*(delete_session_sql(other.token) for other in others))
+        except StoreError as exc:  # the proof stands; the other sessions live on until they are forgotten
+            log.error("cannot end the other sessions of %s: %s", session.name, exc)
+            return
         for other in others:
             self._end(other)
 

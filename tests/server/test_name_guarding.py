@@ -21,7 +21,7 @@ from client import Client
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
 from server import passwords
-from server.account_limits import AccountLimits
+from server.account_limits import AccountLimits, LimitReached
 from server.app import Server
 from server.limits import Limits
 
@@ -218,3 +218,20 @@ async def test_the_secret_can_be_changed(start: Start, cheap_hashes: None) -> No
     guest = await Client.connect("127.0.0.1", server.port, name="bob", timeout_s=TIMEOUT_S)
     await refused(guest.change_secret("anything at all", new_secret()), "bad_action")
     await guest.close()
+
+
+def test_a_names_lock_lifts_when_its_window_has_passed() -> None:
+    now = [100.0]
+    limits = AccountLimits(per_address=10, per_name=2, name_window_s=10.0, clock=lambda: now[0])
+    limits.reserve_proof("127.0.0.2", "alice")
+    now[0] += 4.0
+    limits.reserve_proof("127.0.0.2", "alice")
+    assert limits.locked_s("alice") == pytest.approx(6.0)
+    with pytest.raises(LimitReached, match="yours among them: try again in 6 s"):
+        limits.reserve_proof("127.0.0.2", "alice")
+    limits.reserve_proof("127.0.0.3", "alice").release()  # another source is checked; a right proof is given back
+    assert limits.counts("127.0.0.3", "alice") == (0, 2)
+    now[0] += 6.5
+    assert limits.locked_s("alice") == 0
+    limits.reserve_proof("127.0.0.2", "alice")
+    assert limits.counts("2001:db8::1", "bob") == (0, 0)
