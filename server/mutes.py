@@ -83,7 +83,7 @@ class Mutes:
         if key == name_key(session.name):
             raise RequestError(Code.BAD_REQUEST, "you cannot mute yourself", "name")
         muted = self._of(session)
-        if request.mute and key not in muted and len(muted) >= MAX_MUTES:
+        if request.mute and key not in muted and len(muted - {GUESTS}) >= MAX_MUTES:
             raise RequestError(Code.BAD_REQUEST, f"you already mute {MAX_MUTES} names, the most this server keeps; unmute one first", "name")
         await self._set(session, key, request.mute)
         return Ok(id=request.id)
