@@ -72,6 +72,7 @@ class NameClaims:
         password: the name's password (set with ``set_password``), to prove it where this machine has no secret.
         ask: asks the player for that password when the name turns out to be claimed (blocking; ``None``: never asks).
         new_password: set a password once connected (``--set-password``; see :meth:`set_password`).
+        new_secret: replace the secret once connected (``--new-secret``; see :meth:`change_secret`).
     """
 
     store: SecretStore = field(default_factory=SecretStore)
@@ -80,6 +81,7 @@ class NameClaims:
     password: str | None = field(default=None, repr=False)
     ask: Callable[[str], str | None] | None = None
     new_password: bool = False
+    new_secret: bool = False
 
     async def connect(self, host: str, port: int, name: str, **options: Any) -> Client:
         """:meth:`Client.connect` as ``name`` with its kept secret, or claiming it with a new one.
@@ -178,6 +180,27 @@ class NameClaims:
                 return await Client.connect(place.host, place.port, name=name, secret=asked, **options)
         raise self._with_hint(refusal, place.host, place.port, name) from None
 
+    @staticmethod
+    def _place_of(client: Client, host: str, port: int) -> "Place":
+        """Where the secret of ``client``'s name is kept: by the server id its ``welcome`` gave, else by ``host:port``."""
+        return Place(host, port, client.welcome.server_id if client.welcome is not None else None)
+
+    async def change_secret(self, client: Client, host: str, port: int) -> str:
+        """Give the claimed name of ``client`` at ``host:port`` a new secret, kept here once the server took it; return what to tell the player.
+
+        Raises:
+            ServerError: as :meth:`Client.change_secret` (``name_claimed``: the kept secret is not the name's).
+            client.tokens.SecretStoreError: the new secret cannot be written down (the server has it: export fails).
+        """
+        place = self._place_of(client, host, port)
+        current = self._kept(place, client.name)[0] or self.password
+        if current is None:
+            return f"No secret changed: this machine has neither the secret nor the password of {client.name} on this server."
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        await client.change_secret(current, secret)
+        self._keep(place, client.name, secret)
+        return f"New secret for {client.name} kept in {self.store.path}; the old one and every other session of the name no longer work."
+
     def adopt(self, server_id: str, name: str, proves: Callable[[str], bool]) -> bool:
         """Keep for the server ``server_id`` a secret this machine holds for ``name`` elsewhere, if ``proves`` accepts it.
 
@@ -221,10 +244,16 @@ class NameClaims:
         )
         return ServerError(m.Error(code=error.code, message=sentences(error.message, hint), field=error.field))
 
-    async def set_password(self, client: Client, password: str | None) -> str:
-        """Set ``password`` for the claimed name of ``client`` (``None``: ask for it twice); return what to tell the player."""
+    async def set_password(self, client: Client, password: str | None, host: str, port: int) -> str:
+        """Set ``password`` for the claimed name of ``client`` at ``host:port`` (``None``: ask for it twice); return what to tell the player.
+
+        The name's secret kept here (or the password it was proven with) proves the change to the server.
+        """
         if client.welcome is None or not client.welcome.claimed:
             return f"No password set: {client.name} is not a name this machine has claimed on this server."
+        current = self._kept(self._place_of(client, host, port), client.name)[0] or self.password
+        if current is None:
+            return f"No password set: this machine has neither the secret nor the password of {client.name}."
         if password is None and self.ask is not None:
             password = await asyncio.to_thread(self.ask, f"A password for {client.name} on this server (at least 8 characters): ")
             again = await asyncio.to_thread(self.ask, "The same password again: ") if password else None
@@ -233,7 +262,7 @@ class NameClaims:
         if not password:
             return f"No password set: give it on a terminal, or in {NAME_PASSWORD_ENV}."
         try:
-            await client.set_password(password)
+            await client.set_password(password, current)
         except ServerError as exc:
             return f"No password set ({exc.code}): {exc.message}"
         self.password = password

@@ -154,6 +154,12 @@ def _add_guest_argument(parser: argparse.ArgumentParser, set_password: bool = Tr
             help=f"after connecting, set a password for your claimed name (asked on the terminal, or from {NAME_PASSWORD_ENV}); "
             "it proves the name on machines without its secret, where the client asks for it",
         )
+        parser.add_argument(
+            "--new-secret",
+            action="store_true",
+            help="after connecting, replace the secret of your claimed name with a new one kept on this machine "
+            "(the old secret, copies of it elsewhere and every other session of the name stop working)",
+        )
 
 
 def _add_connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -264,6 +270,7 @@ def _name_claims(args: argparse.Namespace, environ: Mapping[str, str]) -> NameCl
         password=environ.get(NAME_PASSWORD_ENV) or None,
         ask=ask_on_terminal,
         new_password=getattr(args, "set_password", False),
+        new_secret=getattr(args, "new_secret", False),
     )
 
 
@@ -539,8 +546,9 @@ async def _session(
         print(f"Cannot connect to {host}:{port}: {describe_connect_error(exc, settings)}", flush=True)
         return 1
     assert client.welcome is not None
-    if settings.claims is not None and settings.claims.new_password:
-        print(await settings.claims.set_password(client, settings.claims.password), flush=True)
+    if settings.claims is not None and (settings.claims.new_password or settings.claims.new_secret):
+        print(await _change_credentials(client, settings.claims, host, port), flush=True)
+        tokens.put(host, port, name, client.token)  # a change renews the session's token
     reconnect = _reconnector(host, port, name, tokens, settings, client.welcome.grace_s)
     shell = TerminalClient(client, lambda text: print(text, flush=True), reconnect=reconnect, quit_warning=quit_warning)
     if interactive:
@@ -570,6 +578,21 @@ async def _session(
             followers.cancel()  # it may be waiting to reconnect
             await asyncio.gather(followers, return_exceptions=True)
     return script.status
+
+
+async def _change_credentials(client: Client, claims: NameClaims, host: str, port: int) -> str:
+    """Set a password (``--set-password``) and/or a new secret (``--new-secret``); return what to tell the player."""
+    said = []
+    if claims.new_password:
+        said.append(await claims.set_password(client, claims.password, host, port))
+    if claims.new_secret:
+        try:
+            said.append(await claims.change_secret(client, host, port))
+        except ServerError as exc:
+            said.append(f"No secret changed ({exc.code}): {exc.message}")
+        except SecretStoreError as exc:
+            said.append(f"The server took a new secret for {client.name} but this machine could not keep it ({exc}): prove the name with its password")
+    return "\n".join(said)
 
 
 def _reconnector(host: str, port: int, name: str, tokens: TokenStore, settings: ConnectSettings, grace_s: float | None = None) -> Any:

@@ -16,6 +16,8 @@ import itertools
 import ssl as ssl_module
 from typing import Any, AsyncIterator, Mapping
 
+import msgspec
+
 from protocol import PROTOCOL_VERSION, ClientConnection, ProtocolError
 from protocol import messages as m
 from protocol.pacing import TokenBucket
@@ -223,9 +225,11 @@ class Client:
     def token(self) -> str:
         """The session's resume token, from ``welcome``.
 
-        A session keeps one token for its whole life, so a resume's ``welcome``
-        normally repeats the token used; a client should still keep whatever
-        token ``welcome`` gives (a server may issue a new one).
+        A resume by token keeps the token, so a resume's ``welcome`` normally
+        repeats the token used; a client should still keep whatever token
+        ``welcome`` gives: proving a claimed name by its secret or password
+        issues a new one, and so do :meth:`set_password` and :meth:`change_secret`
+        (this property then gives the new one).
         """
         assert self.welcome is not None
         return self.welcome.token
@@ -579,13 +583,34 @@ class Client:
         """Round-trip a ``ping``."""
         await self.request(m.Ping)
 
-    async def set_password(self, password: str | None) -> None:
+    async def set_password(self, password: str | None, current: str) -> str:
         """Set a password (at least 8 characters) that proves this session's claimed name like its secret; ``None`` removes it.
 
+        ``current`` is the name's current password or secret. Every other session of the name
+        is ended and this one gets a new token, which is returned (and kept as :attr:`token`).
+
         Raises:
-            ServerError: ``bad_action`` (the name is not claimed by this session) or ``bad_request`` (too short).
+            ServerError: ``bad_action`` (the name is not claimed by this session), ``bad_request``
+                (too short), ``name_claimed`` (``current`` is wrong), ``rate_limited``.
         """
-        await self.request(m.SetPassword, password=password)
+        return self._renewed(await self.request(m.SetPassword, password=password, current=current))
+
+    async def change_secret(self, current: str, secret: str) -> str:
+        """Replace the secret of this session's claimed name with ``secret`` (at least 16 characters).
+
+        ``current`` is the name's current secret or password. As :meth:`set_password`, returns
+        the session's new token.
+
+        Raises:
+            ServerError: as :meth:`set_password`.
+        """
+        return self._renewed(await self.request(m.ChangeSecret, current=current, secret=secret))
+
+    def _renewed(self, reply: m.Message) -> str:
+        """Keep the token of a ``token_renewed`` reply."""
+        assert isinstance(reply, m.TokenRenewed) and self.welcome is not None
+        self.welcome = msgspec.structs.replace(self.welcome, token=reply.token)
+        return reply.token
     # --- finding an opponent (PROTOCOL.md §17) ----------------------------------------------
 
     async def who(self, *, game: str | None = None, sort: str = "name", offset: int = 0, limit: int = 50) -> m.Players:
@@ -661,3 +686,7 @@ class Client:
         reply = await self.request(m.ListMutes)
         assert isinstance(reply, m.MutedNames)
         return list(reply.names)
+
+    async def mute_guests(self, mute: bool = True) -> None:
+        """Mute (or, ``mute`` false, unmute) every guest: only claimed names may tell or challenge this player."""
+        await self.request(m.MuteGuests, mute=mute)

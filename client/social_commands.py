@@ -38,7 +38,9 @@ SOCIAL_HELP = """Finding an opponent:
   unseek [ID]               take back your seek ID (all of them without an ID)
   seeks                     the open seeks
   tell NAME TEXT            a private message to NAME
-  mute NAME / unmute NAME   stop / allow tells and challenges from NAME"""
+  mute NAME / unmute NAME   stop / allow tells and challenges from NAME
+  muteguests / unmuteguests stop / allow tells and challenges from every name
+                            that is not claimed (guests)"""
 
 _CHALLENGE_ENDS = {
     "accepted": "was accepted",
@@ -135,6 +137,8 @@ class SocialCommands:
             "tell": self._tell,
             "mute": self._mute,
             "unmute": self._unmute,
+            "muteguests": self._mute_guests,
+            "unmuteguests": self._unmute_guests,
         }
 
     def _write(self, text: str) -> None:
@@ -232,6 +236,18 @@ class SocialCommands:
     async def _unmute(self, args: list[str]) -> None:
         await self.terminal.client.mute(_one_name(args, "unmute NAME"), False)
         self._write(f"{printable(args[0])} is no longer muted.")
+
+    async def _mute_guests(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("usage: muteguests")
+        await self.terminal.client.mute_guests()
+        self._write("Muted every guest: only claimed names can tell or challenge you now.")
+
+    async def _unmute_guests(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("usage: unmuteguests")
+        await self.terminal.client.mute_guests(False)
+        self._write("Guests are no longer muted.")
 
     # --- pushes ---------------------------------------------------------------------
 

@@ -291,10 +291,34 @@ class AskHint(Message, tag="hint"):
 
 
 class SetPassword(Message, tag="set_password"):
-    """Sets (or with ``None`` removes) a password that proves the sender's claimed name like its secret."""
+    """Sets (or with ``None`` removes) a password that proves the sender's claimed name like its secret.
+
+    ``current`` must be the name's current password or secret (the server refuses a change without it);
+    the reply is :class:`TokenRenewed`, and every other holder of the session's token is shut out.
+    """
 
     id: RequestId
     password: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None
+    current: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)] | None = None
+
+    def __repr__(self) -> str:
+        """The request with both passwords hidden, so that no log line holds them."""
+        return f"SetPassword(id={self.id!r}, password=<hidden>, current=<hidden>)"
+
+
+class ChangeSecret(Message, tag="change_secret"):
+    """Replaces the secret of the sender's claimed name with ``secret`` (at least ``MIN_SECRET_CHARS``), proven by ``current``.
+
+    ``current`` is the name's current secret or password. The reply is :class:`TokenRenewed`.
+    """
+
+    id: RequestId
+    current: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)]
+    secret: Annotated[str, Meta(max_length=MAX_SECRET_CHARS)]
+
+    def __repr__(self) -> str:
+        """The request with both secrets hidden, so that no log line holds them."""
+        return f"ChangeSecret(id={self.id!r}, current=<hidden>, secret=<hidden>)"
 # --- finding an opponent (PROTOCOL.md §17) -----------------------------------------
 
 MAX_PLAYERS_PAGE = 100
@@ -401,6 +425,13 @@ class ListMutes(Message, tag="list_mutes"):
     id: RequestId
 
 
+class MuteGuests(Message, tag="mute_guests"):
+    """Stops (``mute`` true) or restarts tells and challenges to the sender from every player whose name is not claimed."""
+
+    id: RequestId
+    mute: bool = True
+
+
 Request = Union[
     Hello,
     ListTables,
@@ -434,6 +465,8 @@ Request = Union[
     Finger,
     GetLeaderboard,
     Identify,
+    ChangeSecret,
+    MuteGuests,
 ]
 REQUEST_TYPES: tuple[type[Message], ...] = Request.__args__  # type: ignore[attr-defined]
 
@@ -579,6 +612,13 @@ class Ok(Message, tag="ok"):
     """Answers a request that needs nothing back but success."""
 
     id: int
+
+
+class TokenRenewed(Message, tag="token_renewed"):
+    """Answers ``set_password`` and ``change_secret``: the session's new resume token (the old one is dead)."""
+
+    id: int
+    token: str
 
 
 class Pong(Message, tag="pong"):
@@ -1051,6 +1091,7 @@ ServerMessage = Union[
     Player,
     Ranking,
     Identity,
+    TokenRenewed,
 ]
 SERVER_TYPES: tuple[type[Message], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
 

@@ -1,23 +1,44 @@
 """Rate limits of claimed names: guessing a secret or password, and claiming.
 
-Each failed proof counts against the address it came from and against the
-name it was for; once either has had ``most`` failures within the last
-``window_s`` seconds, further tries are refused (without hashing anything)
-until the oldest of those failures is ``window_s`` old. Claims count against
-their address the same way, so that one address cannot fill the database
-with names or keep the hashing threads busy.
+A proof (a secret or password in ``hello``, ``set_password`` or
+``change_secret``) is counted *before* it is hashed, as a reservation, so
+guesses sent at once cannot all slip past a limit while the first ones are
+still being hashed; a proof that turns out right gives its reservation back,
+so only wrong ones stay counted. Addresses are counted by their group
+(:func:`server.address_groups.address_group`: an IPv6 /64 is one source).
+
+Per address: at most ``per_address`` proofs within ``address_window_s``, then
+every proof from there is refused (without hashing) until the oldest is that
+old. Per name: once ``per_name`` proofs of one name stand within
+``name_window_s``, the name is *locked*, but only against the sources that
+guessed at it within the window: a source that has not (its owner, come back
+from another machine) may still try, and only then counts. So nobody can
+shut an owner out of their name by guessing at it, and while locked a name
+takes at most one more guess per fresh source per window.
+
+Claims count against their address the same way, so that one address cannot
+fill the database with names or keep the hashing threads busy.
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
+from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["SlidingWindow", "AccountLimits"]
+from .address_groups import address_group
+
+__all__ = ["SlidingWindow", "NameWindow", "AccountLimits", "LimitReached", "Reservation"]
 
 TRACKED_KEYS = 10_000
 """The most addresses (or names) one window remembers; the least recently counted are forgotten first."""
+SOURCES_PER_NAME = 100
+"""The most proofs one name's window remembers beyond its limit (fresh sources while it is locked)."""
+
+
+class LimitReached(Exception):
+    """A proof or claim refused by a limit; the message says which and how many seconds to wait."""
 
 
 class SlidingWindow:
@@ -49,14 +70,33 @@ class SlidingWindow:
 
     def count(self, key: str) -> int:
         """Count an event for ``key``; return its events within the window, this one included."""
+        self.reserve(key)
+        return len(self._events[key])
+
+    def reserve(self, key: str) -> float:
+        """Count an event for ``key`` now; return its time, to :meth:`refund` it by."""
         events = self._recent(key)
         if events is None:
             events = self._events[key] = deque(maxlen=self.most)
             while len(self._events) > TRACKED_KEYS:
                 self._events.popitem(last=False)
         self._events.move_to_end(key)
-        events.append(self._clock())
-        return len(events)
+        at = self._clock()
+        events.append(at)
+        return at
+
+    def refund(self, key: str, at: float) -> None:
+        """Take back the event of ``key`` counted at ``at`` (by :meth:`reserve`), if it is still there."""
+        events = self._events.get(key)
+        if events is not None and at in events:
+            events.remove(at)
+            if not events:
+                del self._events[key]
+
+    def recent(self, key: str) -> int:
+        """How many events ``key`` has within the window."""
+        events = self._recent(key)
+        return 0 if events is None else len(events)
 
     def _recent(self, key: str) -> deque[float] | None:
         """``key``'s events within the window (older ones dropped), or ``None`` when it has none."""
@@ -72,12 +112,96 @@ class SlidingWindow:
         return events
 
 
+class NameWindow:
+    """Proofs per name within a sliding window, each with the source it came from.
+
+    Args:
+        most: proofs of one name within ``window_s`` after which the name is locked against their sources.
+        window_s: the window's length, in seconds.
+        clock: the time source, in seconds.
+    """
+
+    def __init__(self, most: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if most < 1 or window_s <= 0:
+            raise ValueError(f"a window needs at least one event and a positive length, not {most} in {window_s} s")
+        self.most = most
+        self.window_s = window_s
+        self._clock = clock
+        self._events: OrderedDict[str, deque[tuple[float, str]]] = OrderedDict()
+
+    def locked_s(self, name: str) -> float:
+        """Seconds until ``name`` has fewer than ``most`` proofs within the window (0: not locked)."""
+        events = self._recent(name)
+        if len(events) < self.most:
+            return 0.0
+        return max(0.0, events[len(events) - self.most][0] + self.window_s - self._clock())
+
+    def refusal_s(self, name: str, source: str) -> float:
+        """Seconds ``source`` must wait to try ``name`` (0: now): the lock's, if ``source`` is one of its guessers."""
+        locked_s = self.locked_s(name)
+        if locked_s and any(by == source for _, by in self._recent(name)):
+            return locked_s
+        return 0.0
+
+    def reserve(self, name: str, source: str) -> float:
+        """Count a proof of ``name`` from ``source`` now; return its time, to :meth:`refund` it by."""
+        events = self._events.get(name)
+        if events is None:
+            events = self._events[name] = deque(maxlen=self.most + SOURCES_PER_NAME)
+            while len(self._events) > TRACKED_KEYS:
+                self._events.popitem(last=False)
+        self._events.move_to_end(name)
+        at = self._clock()
+        events.append((at, source))
+        return at
+
+    def refund(self, name: str, source: str, at: float) -> None:
+        """Take back the proof counted at ``at``, if it is still there."""
+        events = self._events.get(name)
+        if events is not None and (at, source) in events:
+            events.remove((at, source))
+            if not events:
+                del self._events[name]
+
+    def recent(self, name: str) -> int:
+        """How many proofs of ``name`` stand within the window."""
+        return len(self._recent(name))
+
+    def _recent(self, name: str) -> deque[tuple[float, str]]:
+        events = self._events.get(name)
+        if events is None:
+            return deque()
+        oldest = self._clock() - self.window_s
+        while events and events[0][0] <= oldest:
+            events.popleft()
+        if not events:
+            del self._events[name]
+        return events
+
+
+@dataclass(slots=True)
+class Reservation:
+    """A proof counted before its hash: :meth:`release` it if the proof was right."""
+
+    limits: "AccountLimits"
+    source: str
+    name_key: str
+    address_at: float
+    name_at: float
+
+    def release(self) -> None:
+        """Give the proof back to both windows (it was right, so it was no guess)."""
+        self.limits.addresses.refund(self.source, self.address_at)
+        self.limits.names.refund(self.name_key, self.source, self.name_at)
+
+
 class AccountLimits:
-    """The windows of wrong proofs (per address, per name) and of claims (per address).
+    """The windows of proofs (per address group, per name) and of claims (per address group).
 
     Args:
         per_address: wrong secrets or passwords allowed from one address within ``address_window_s``.
-        per_name: wrong secrets or passwords allowed for one name within ``name_window_s``.
+        per_name: wrong secrets or passwords of one name within ``name_window_s`` before it is locked
+            against the sources that sent them.
         claims_per_address: names one address may claim within ``claim_window_s``.
     """
 
@@ -92,29 +216,39 @@ class AccountLimits:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.addresses = SlidingWindow(per_address, address_window_s, clock)
-        self.names = SlidingWindow(per_name, name_window_s, clock)
+        self.names = NameWindow(per_name, name_window_s, clock)
         self.claims = SlidingWindow(claims_per_address, claim_window_s, clock)
 
-    def proof_refusal(self, address: str, name_key: str) -> str | None:
-        """Why ``address`` may not try to prove ``name_key`` now (with the seconds to wait), or ``None``."""
-        wait_s = self.addresses.wait_s(address)
-        if wait_s > 0:
-            return f"too many wrong secrets or passwords from your address: try again in {_seconds(wait_s)} s"
-        wait_s = self.names.wait_s(name_key)
-        if wait_s > 0:
-            return f"too many wrong secrets or passwords for this name: try again in {_seconds(wait_s)} s"
-        return None
+    def reserve_proof(self, address: str, name_key: str) -> Reservation:
+        """Count a proof of ``name_key`` from ``address`` before it is hashed.
 
-    def failed(self, address: str, name_key: str) -> tuple[int, int]:
-        """Count a wrong proof; return the failures within the windows of the address and of the name."""
-        return self.addresses.count(address), self.names.count(name_key)
+        Raises:
+            LimitReached: the address's group has used its proofs, or the name is locked against it.
+        """
+        source = address_group(address)
+        wait_s = self.addresses.wait_s(source)
+        if wait_s > 0:
+            raise LimitReached(f"too many wrong secrets or passwords from your address: try again in {_seconds(wait_s)} s")
+        wait_s = self.names.refusal_s(name_key, source)
+        if wait_s > 0:
+            raise LimitReached(f"too many wrong secrets or passwords for this name, yours among them: try again in {_seconds(wait_s)} s")
+        return Reservation(self, source, name_key, self.addresses.reserve(source), self.names.reserve(name_key, source))
+
+    def counts(self, address: str, name_key: str) -> tuple[int, int]:
+        """The proofs standing within the windows of ``address``'s group and of ``name_key``."""
+        return self.addresses.recent(address_group(address)), self.names.recent(name_key)
+
+    def locked_s(self, name_key: str) -> float:
+        """Seconds until ``name_key`` is no longer locked by wrong proofs (0: it is not)."""
+        return self.names.locked_s(name_key)
 
     def claim_refusal(self, address: str) -> str | None:
         """Why ``address`` may not claim a name now (with the seconds to wait), or ``None``; else counts the claim."""
-        wait_s = self.claims.wait_s(address)
+        source = address_group(address)
+        wait_s = self.claims.wait_s(source)
         if wait_s > 0:
             return f"too many names claimed from your address: try again in {_seconds(wait_s)} s"
-        self.claims.count(address)
+        self.claims.count(source)
         return None
 
 

@@ -1,4 +1,4 @@
-"""Claimed names: who may say ``hello`` with a name, and ``set_password``.
+"""Claimed names: who may say ``hello`` with a name.
 
 A player claims a free name by saying ``hello`` with ``claim`` and a secret
 its client generated; from then on a ``hello`` with that name must carry the
@@ -6,8 +6,10 @@ secret (or a password the player set with ``set_password``), though resuming
 a session by its token still works. Secrets and passwords are kept only as
 salted scrypt hashes (:mod:`server.passwords`), checked off the event loop,
 a few at a time, and guessing is rate-limited per address and per name
-(:mod:`server.account_limits`). A new name that looks like a claimed one (the same
-UTS #39 skeleton, :mod:`server.confusables`) is refused.
+(:mod:`server.account_limits`), each guess counted before it is hashed. A new
+name that looks like a claimed one (the same UTS #39 skeleton,
+:mod:`server.confusables`) is refused. Changing a password or secret is
+:mod:`server.credentials`' business.
 
 The server's mode (``--accounts``): ``optional`` lets names be claimed,
 ``required`` refuses a ``hello`` that neither proves nor claims its name,
@@ -24,20 +26,19 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from protocol import Code
-from protocol.messages import MIN_PASSWORD_CHARS, MIN_SECRET_CHARS, Hello, Message, Ok, SetPassword
+from protocol.messages import MIN_SECRET_CHARS, Hello
 
 from .confusables import look_alike_keys, mixed_scripts, prepare
-from .account_limits import AccountLimits
+from .account_limits import AccountLimits, LimitReached
 from .names import name_key
 from .passwords import hash_secret, verify_secret
-from .session import Session
 from .store import Statement
 from .table import RequestError
 
-__all__ = ["ACCOUNT_MODES", "Account", "Admission", "Accounts", "save_account_sql", "set_password_sql"]
+__all__ = ["ACCOUNT_MODES", "Account", "Admission", "Accounts", "save_account_sql", "set_password_sql", "set_secret_sql"]
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,11 @@ def set_password_sql(key: str, password_hash: str | None) -> Statement:
     return "UPDATE accounts SET password_hash = ? WHERE name_key = ?", (password_hash, key)
 
 
+def set_secret_sql(key: str, secret_hash: str) -> Statement:
+    """The statement that replaces a claimed name's secret hash."""
+    return "UPDATE accounts SET secret_hash = ? WHERE name_key = ?", (secret_hash, key)
+
+
 class Accounts:
     """Every claimed name, by name key, and the checks of ``hello`` against them.
 
@@ -150,7 +156,7 @@ class Accounts:
             RequestError: ``name_claimed`` (the name is claimed and not proven),
                 ``rate_limited`` (too many wrong guesses, or claims from the address), ``name_taken`` (the name
                 looks like a claimed one, or is being claimed), ``bad_name`` (a
-                claim of a name mixing scripts), ``bad_request`` (a claim without
+                name mixing scripts, guest or claim), ``bad_request`` (a claim without
                 a long enough secret), ``claim_required``.
         """
         account = self._accounts.get(key)
@@ -158,6 +164,9 @@ class Accounts:
             await self._prove(host, name, key, account, hello.secret)
             return Admission(account.name, key, claimed=True, proven=True)  # the name as it was claimed
         self._check_look_alike(name, key)
+        scripts = mixed_scripts(name)
+        if scripts:  # guests too: a mixed-script name is how a look-alike gets past Unicode's skeletons (ɑӏісе)
+            raise RequestError(Code.BAD_NAME, f"a name cannot mix scripts ({' and '.join(scripts)}): {name!r}")
         if hello.claim and self.mode != "off":
             return await self._claim(host, name, key, hello.secret)
         if self.mode == "required":
@@ -178,27 +187,35 @@ class Accounts:
         else:
             self._forget_look(admission.name, admission.key)
 
-    async def set_password(self, session: Session, request: SetPassword, then: list[Any]) -> Message:
-        """Handle ``set_password``: set or remove the password of the sender's claimed name.
+    def account(self, key: str) -> Account | None:
+        """The claimed name with this name key, or ``None``."""
+        return self._accounts.get(key)
+
+    async def verify(self, host: str, key: str, secret: str) -> bool:
+        """Whether ``secret`` is the secret or password of the claimed name ``key``, counted as a proof from ``host``.
+
+        The proof is counted against the limits before it is hashed, and given
+        back if it is right.
 
         Raises:
-            RequestError: ``bad_action`` for a session that does not own a claimed
-                name, ``bad_request`` for a password that is too short.
+            RequestError: ``rate_limited`` (too many wrong proofs from the address's group, or of the name by it).
         """
-        key = name_key(session.name)
+        try:
+            reservation = self.limits.reserve_proof(host, key)
+        except LimitReached as exc:
+            raise RequestError(Code.RATE_LIMITED, str(exc)) from None
         account = self._accounts.get(key)
-        if not session.claimed or account is None:
-            raise RequestError(Code.BAD_ACTION, f"only a claimed name can have a password, and {session.name!r} is not claimed by you")
-        password = request.password
-        if password is not None and len(password) < MIN_PASSWORD_CHARS:
-            raise RequestError(
-                Code.BAD_REQUEST, f"a password has at least {MIN_PASSWORD_CHARS} characters, not {len(password)}", "password"
-            )
-        password_hash = None if password is None else await self._hash(password)
-        await self._persist(set_password_sql(key, password_hash))
-        account.password_hash = password_hash
-        log.info("%s %s the password of the claimed name", session.name, "removed" if password is None else "set")
-        return Ok(id=request.id)
+        if account is not None and await self._check(secret, account):
+            reservation.release()
+            return True
+        by_address, by_name = self.limits.counts(host, key)
+        shown = account.name if account is not None else key
+        log.warning("%s gave a wrong secret or password for the claimed name %r (%d from there, %d for the name, recently)", host, shown, by_address, by_name)
+        return False
+
+    async def hash(self, secret: str) -> str:
+        """The scrypt hash of ``secret``, computed off the event loop."""
+        return await self._hash(secret)
 
     # --- proving and claiming -----------------------------------------------------------------
 
@@ -208,13 +225,8 @@ class Accounts:
                 Code.NAME_CLAIMED,
                 f"the name {account.name!r} is claimed on this server: give its secret (parlour secret import FILE) or password, or choose another name",
             )
-        refusal = self.limits.proof_refusal(host, key)
-        if refusal is not None:
-            raise RequestError(Code.RATE_LIMITED, refusal)
-        if await self._check(secret, account):
+        if await self.verify(host, key, secret):
             return
-        by_address, by_name = self.limits.failed(host, key)
-        log.warning("%s gave a wrong secret or password for the claimed name %r (%d from there, %d for the name, recently)", host, account.name, by_address, by_name)
         raise RequestError(
             Code.NAME_CLAIMED,
             f"wrong secret or password for the claimed name {account.name!r}: import its secret (parlour secret import FILE), or choose another name",
@@ -223,9 +235,6 @@ class Accounts:
     async def _claim(self, host: str, name: str, key: str, secret: str | None) -> Admission:
         if secret is None or len(secret) < MIN_SECRET_CHARS:
             raise RequestError(Code.BAD_REQUEST, f"claiming a name needs a secret of at least {MIN_SECRET_CHARS} characters", "secret")
-        scripts = mixed_scripts(name)
-        if scripts:
-            raise RequestError(Code.BAD_NAME, f"a claimed name cannot mix scripts ({' and '.join(scripts)}): {name!r}")
         if key in self._pending:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is being claimed by someone else")
         refusal = self.limits.claim_refusal(host)

@@ -45,6 +45,7 @@ from protocol.messages import (
     AbortGame,
     Say,
     SetPassword,
+    ChangeSecret,
     Tables,
     WatchLobby,
     WatchTable,
@@ -52,6 +53,7 @@ from protocol.messages import (
 )
 
 from .accounts import ACCOUNT_MODES, Accounts
+from .credentials import Credentials
 from .bus import LocalBus
 from .chat import TableChat, forget_finished_chat_sql, stored_chat
 from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
@@ -60,6 +62,7 @@ from .sessions import Sessions
 from .authority import DEFAULT_ABORT_AFTER_S, Authority, restore_table
 from .lobby import DEFAULT_TICK_S, Lobby
 from .limits import Limits
+from .names import name_key
 from .peer import Peer
 from .session import Push, Session
 from .social import Social
@@ -183,6 +186,7 @@ class Server:
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
         self.authority.durable = False  # until start() opens the store
+        self.authority.name_locked_s = lambda session: self.accounts.limits.locked_s(name_key(session.name))
         self.authority.rated_allowed = self.config.rated
         self.authority.abort_after_s = self.config.abort_after_s
         self.ratings = self.authority.ratings
@@ -194,6 +198,7 @@ class Server:
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
         self._closing = False
+        credentials = Credentials(self.accounts, self.handshake)
         self._dispatch: dict[type, Handler] = {
             ListTables: self._list_tables,
             WatchLobby: self._watch_lobby,
@@ -211,7 +216,8 @@ class Server:
             GetRecord: self._get_record,
             Ping: self._ping,
             AskHint: self.authority.hint,
-            SetPassword: self.accounts.set_password,
+            SetPassword: credentials.set_password,
+            ChangeSecret: credentials.change_secret,
             Finger: rating_queries.finger,
             GetLeaderboard: rating_queries.leaderboard,
         }

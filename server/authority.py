@@ -84,6 +84,8 @@ __all__ = ["DEFAULT_ABORT_AFTER_S", "Authority", "restore_table"]
 log = logging.getLogger(__name__)
 
 
+MAX_LOCK_EXTENSION_S = 600.0
+"""The most seconds an absent player's seat is held beyond the grace period because others' guesses lock their name."""
 FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
 FLAG_FELL_FIRST_MESSAGE = "a flag fell before this arrived: the game is over"
 
@@ -138,6 +140,9 @@ class Authority:
         self._persist = persist
         self._persist_soon = persist_soon
         self._forget = forget
+        self.name_locked_s: Callable[[Session], float] = lambda session: 0.0
+        """Seconds the session's claimed name stays locked by others' wrong guesses (see :meth:`_grace_over`)."""
+        self._lock_extended_s: dict[tuple[int, int], float] = {}  # (table id, seat) -> grace added for a locked name this absence
         self._tables_by_host: dict[str, set[int]] = {}  # address -> ids of tables it created (see _check_address_budget)
         self.computers = ComputerPlayers(WorkerPool(), self.play_computer_move)
         self._bots_committing = 0  # computer seats of new tables whose row is being committed
@@ -172,16 +177,41 @@ class Authority:
 
     def hold_seat(self, table: Table, seat: int, session: Session) -> None:
         """Keep an absent player's seat for the grace period, then forfeit it."""
-        grace_s = self.grace_s
+        self._lock_extended_s.pop((table.id, seat), None)
+        self._hold_for(table, seat, session, self.grace_s)
+
+    def _hold_for(self, table: Table, seat: int, session: Session, hold_s: float) -> None:
         loop = asyncio.get_running_loop()
-        table.grace[seat] = loop.call_later(grace_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
-        send_to_table(table, PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=grace_s))
+        table.grace[seat] = loop.call_later(hold_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
+        send_to_table(table, PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=hold_s))
+
+    def _locked_out_s(self, table: Table, seat: int, holder: Session) -> float:
+        """How much longer to hold the seat of ``holder``, whose grace ran out while others' guesses lock their name.
+
+        Such a player may be unable to prove their name from an address that
+        guessed, so the seat waits for the lock to end, at most
+        :data:`MAX_LOCK_EXTENSION_S` more in one absence (0: forfeit now).
+        """
+        locked_s = self.name_locked_s(holder) if holder.claimed else 0.0
+        extended_s = self._lock_extended_s.get((table.id, seat), 0.0)
+        hold_s = min(locked_s, MAX_LOCK_EXTENSION_S - extended_s)
+        if hold_s <= 0:
+            self._lock_extended_s.pop((table.id, seat), None)
+            return 0.0
+        self._lock_extended_s[(table.id, seat)] = extended_s + hold_s
+        return hold_s
 
     async def _grace_over(self, table: Table, seat: int) -> None:
         async with table.lock:
             table.grace.pop(seat, None)
             holder = table.seats[seat]
             if holder is None or holder.connected or self.tables.get(table.id) is not table:
+                self._lock_extended_s.pop((table.id, seat), None)
+                return
+            hold_s = self._locked_out_s(table, seat, holder)
+            if hold_s > 0:
+                log.info("the name of %s is locked by wrong guesses: their seat at table %d is held %.0f s more", holder.name, table.id, hold_s)
+                self._hold_for(table, seat, holder, hold_s)
                 return
             if table.status == "playing":
                 if table.abortable():
@@ -223,6 +253,7 @@ class Authority:
     def rejoin(self, session: Session, then: list[Push]) -> None:
         """A resumed session is back: stop its grace timers; after the ``welcome``, tell it and the others at its tables."""
         for table_id, seat in session.seats.items():
+            self._lock_extended_s.pop((table_id, seat), None)
             table = self.tables[table_id]
             timer = table.grace.pop(seat, None)
             if timer is not None:

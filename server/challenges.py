@@ -139,14 +139,14 @@ class Challenges:
         if terms.rated:
             check_rated(self.rated_allowed(), session, challenged)
         if self._mutes.mutes(challenged, session):
-            raise RequestError(Code.MUTED, f"{challenged.name} does not take challenges from you", "name")
+            raise RequestError(Code.MUTED, f"{challenged.name} {self._mutes.refusal(challenged, session)}", "name")
         limits = self._limits()
         if len(self.sent_by(session)) >= limits.max_challenges_per_player:
             raise RequestError(
                 Code.TOO_MANY_CHALLENGES,
                 f"you already have {limits.max_challenges_per_player} open challenges, the most this server allows; withdraw one first",
             )
-        self._spam.charge("challenges", session)
+        self._spam.charge("challenges", session, challenged)
         loop = asyncio.get_running_loop()
         challenge = OpenChallenge(issuable(next(self._ids), "challenge"), session, challenged, terms, request.seat, loop.time() + limits.challenge_expiry_s)
         challenge.timer = loop.call_later(limits.challenge_expiry_s, self._lapse, challenge)

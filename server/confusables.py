@@ -50,12 +50,17 @@ def skeleton(text: str) -> str:
 
 
 def look_alike_keys(name: str) -> frozenset[str]:
-    """The skeletons under which ``name`` may be read: of the name as written and of its name key.
+    """The skeletons under which ``name`` may be read; two names look alike when these sets meet.
 
-    Two names look alike when these sets meet: ``AIice`` (capital i) and
-    ``Alice`` as written, ``аlice`` (Cyrillic a) and ``ALICE`` once case-folded.
+    Case folding and the skeleton are taken in both orders, so that case does
+    not hide a look-alike whichever comes first: the skeleton of the name as
+    written and in capitals (``ALlCE`` and ``ALICE``), of its name key
+    (``аlice`` with a Cyrillic a and ``ALICE``), and of the name key of its
+    skeleton (``AIice`` with a capital i reads ``Alice``, whose key is ``alice``).
     """
-    return frozenset((skeleton(name), skeleton(name_key(name))))
+    key = name_key(name)
+    written = skeleton(name)
+    return frozenset((written, skeleton(name.upper()), skeleton(key), skeleton(name_key(written))))
 
 
 def mixed_scripts(name: str) -> list[str]:

@@ -4,6 +4,11 @@ A player with a claimed name keeps their mutes in the database (table
 ``mutes``), so they hold on every later visit; a guest's mutes last as long
 as the session. Both are kept by name key (:func:`server.names.name_key`),
 so a mute holds whatever case or width the muted player writes their name in.
+
+A player may also mute every guest at once (``mute_guests``): then only
+claimed names may tell or challenge them, so a flood of fresh guest names
+gets nowhere. It is kept as a mute of the name key ``""`` (:data:`GUESTS`),
+which no name has.
 """
 
 from __future__ import annotations
@@ -12,17 +17,20 @@ import sqlite3
 from typing import Awaitable, Callable, Iterable
 
 from protocol import Code
-from protocol.messages import ListMutes, Mute, MutedNames, Ok
+from protocol.messages import ListMutes, Mute, MuteGuests, MutedNames, Ok
 
 from .names import NameError_, check_name, name_key
 from .session import Session
 from .store import Statement
 from .table import RequestError
 
-__all__ = ["Mutes", "MAX_MUTES", "stored_mutes"]
+__all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes"]
 
 MAX_MUTES = 500
 """The most names one player may mute (``bad_request`` beyond)."""
+
+GUESTS = ""
+"""The muted name key that stands for every guest (the empty name is nobody's)."""
 
 Persist = Callable[..., Awaitable[None]]
 
@@ -47,8 +55,15 @@ class Mutes:
             self._claimed.setdefault(owner, set()).add(muted)
 
     def mutes(self, owner: Session, sender: Session) -> bool:
-        """Whether ``owner`` mutes ``sender``."""
-        return name_key(sender.name) in self._of(owner)
+        """Whether ``owner`` mutes ``sender``: by name, or as a guest while ``owner`` mutes guests."""
+        muted = self._of(owner)
+        return name_key(sender.name) in muted or (GUESTS in muted and not _claimed(sender))
+
+    def refusal(self, owner: Session, sender: Session) -> str:
+        """How ``owner``'s mute of ``sender`` reads in a refusal, after the owner's name."""
+        if name_key(sender.name) in self._of(owner):
+            return "does not take challenges from you"
+        return "takes challenges only from claimed names, and yours is not claimed"
 
     def mutes_key(self, owner: Session, key: str) -> bool:
         """Whether ``owner`` mutes the name whose name key is ``key`` (:func:`server.names.name_key`)."""
@@ -72,19 +87,28 @@ class Mutes:
         if key == name_key(session.name):
             raise RequestError(Code.BAD_REQUEST, "you cannot mute yourself", "name")
         muted = self._of(session)
-        if request.mute and key not in muted and len(muted) >= MAX_MUTES:
+        if request.mute and key not in muted and len(muted - {GUESTS}) >= MAX_MUTES:
             raise RequestError(Code.BAD_REQUEST, f"you already mute {MAX_MUTES} names, the most this server keeps; unmute one first", "name")
+        await self._set(session, key, request.mute)
+        return Ok(id=request.id)
+
+    async def mute_guests(self, session: Session, request: MuteGuests, then: list[Callable[[], None]]) -> Ok:
+        """Mute or unmute every guest for ``session``: committed first for a claimed name."""
+        await self._set(session, GUESTS, request.mute)
+        return Ok(id=request.id)
+
+    async def _set(self, session: Session, key: str, mute: bool) -> None:
+        """Add or drop the muted name key ``key`` for ``session`` (stored first for a claimed name)."""
         if _claimed(session):
             owner = name_key(session.name)
-            await self._persist(_mute_sql(owner, key) if request.mute else _unmute_sql(owner, key))
+            await self._persist(_mute_sql(owner, key) if mute else _unmute_sql(owner, key))
             muted = self._claimed.setdefault(owner, set())
         else:
             muted = self._guests.setdefault(session, set())
-        if request.mute:
+        if mute:
             muted.add(key)
         else:
             muted.discard(key)
-        return Ok(id=request.id)
 
     async def list_mutes(self, session: Session, request: ListMutes, then: list[Callable[[], None]]) -> MutedNames:
         """The names ``session`` mutes, sorted, as name keys (at most :data:`MAX_MUTES`)."""

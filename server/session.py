@@ -4,10 +4,13 @@ A session has a name, a secret resume token, the seats it holds and the
 tables it watches. Its connection (:class:`Peer`) may drop and be replaced by
 a new one that says ``hello`` with the token; the seats stay held meanwhile.
 
-The token is issued once, when the session is created, and stays the same
-for the session's whole life: resuming does not replace it. So a resume whose
-``welcome`` is lost (the connection drops, the server dies) leaves the client
-holding a token that still works. The token dies only when the session is
+The token is issued when the session is created, and resuming by it does
+not replace it: so a resume whose ``welcome`` is lost (the connection drops,
+the server dies) leaves the client holding a token that still works. It is
+replaced only when the player proves the claimed name again (a ``hello`` with
+its secret or password) or changes its password or secret
+(:meth:`server.sessions.Sessions.renew_token`): then the old token is dead,
+so whoever copied it is shut out. The token also dies when the session is
 forgotten (disconnected and holding no seat).
 """
 
@@ -43,7 +46,7 @@ class Session:
 
     Attributes:
         name: the player name.
-        token: the resume token, fixed for the session's life (never replaced).
+        token: the resume token (replaced only by :meth:`server.sessions.Sessions.renew_token`).
         peer: the live connection, or ``None`` while disconnected.
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.

@@ -2,7 +2,10 @@
 
 :class:`Sessions` answers ``hello``: it checks the version and the password,
 opens a new session (its row committed first) or gives an existing one to a
-new connection, and forgets sessions that hold nothing. What a resumed
+new connection, and forgets sessions that hold nothing. A ``hello`` that
+proves a claimed name by its secret or password gets a fresh token: whoever
+held the old one (a thief who copied it) is shut out, and so is every other
+session of that name (:meth:`Sessions.renew_token`). What a resumed
 session finds at its tables (grace timers, ``resumed`` pushes) is the
 tables' business, not this module's.
 """
@@ -27,7 +30,7 @@ from .session import Session, new_token
 from .store import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
 from .table import RequestError
 
-__all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id"]
+__all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id", "renew_token_sql"]
 
 SIGNED_IN_ELSEWHERE = "you signed in elsewhere: another connection took over this session"
 """The message of ``signed_in_elsewhere``, sent to the connection a resume or a proven claimed name replaced."""
@@ -154,6 +157,8 @@ class Sessions:
         admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
         holder = self.by_name.get(admission.key)
         if admission.proven and holder is not None:
+            if await self.renew_token(holder) is None:
+                raise RequestError(Code.INTERNAL_ERROR, f"the session of {holder.name!r} ended while it was being taken over; try again")
             holder.claimed = True
             return self._resume(peer, holder.token, name), True
         committed = False
@@ -163,7 +168,70 @@ class Sessions:
         finally:
             self.accounts.settle(admission, committed)
         session.claimed = admission.claimed
+        if admission.proven:
+            await self.end_others(session)
         return session, False
+
+    async def renew_token(self, session: Session, *statements: Statement) -> str | None:
+        """Give ``session`` a fresh token and end every other session of its name; return the token.
+
+        The new token (in the sessions row and the seats it holds), the rows of
+        the other sessions going and ``statements`` are committed together
+        first; then the old token is dead and the other sessions' connections
+        get ``bad_token`` and are closed. ``None`` when ``session`` itself was
+        forgotten while the commit was in flight (``statements`` are committed all the same).
+
+        Raises:
+            RequestError: ``internal_error`` when the database refused the write (nothing was written).
+            StoreError: the disk is full (``storage_full``).
+        """
+        old, token = session.token, new_token()
+        others = self._others(session)
+        try:
+            await self._persist(*renew_token_sql(old, token), *(delete_session_sql(other.token) for other in others), *statements)
+        except StoreError as exc:
+            if is_disk_full(exc):
+                raise
+            log.error("cannot renew the token of %s: %s", session.name, exc)
+            raise RequestError(Code.INTERNAL_ERROR, "the server's database refused the write; try again") from None
+        for other in others:
+            self._end(other)
+        if self.by_token.get(old) is not session:  # forgotten while the commit was in flight
+            self._persist_soon(delete_session_sql(token))
+            return None
+        del self.by_token[old]
+        session.token = token
+        self.by_token[token] = session
+        log.info("%s has a fresh token; %d other sessions of the name ended", session.name, len(others))
+        return token
+
+    async def end_others(self, session: Session) -> None:
+        """End every other session of ``session``'s name (their rows deleted first), as :meth:`renew_token` does."""
+        others = self._others(session)
+        if not others:
+            return
+        try:
+            await self._persist(*(delete_session_sql(other.token) for other in others))
+        except StoreError as exc:  # the proof stands; the other sessions live on until they are forgotten
+            log.error("cannot end the other sessions of %s: %s", session.name, exc)
+            return
+        for other in others:
+            self._end(other)
+
+    def _others(self, session: Session) -> list[Session]:
+        key = name_key(session.name)
+        return [other for other in self.by_token.values() if other is not session and name_key(other.name) == key]
+
+    def _end(self, other: Session) -> None:
+        """Kill ``other``'s token (its row is gone) and close its connection; the seats it holds run out their grace."""
+        if self.by_token.get(other.token) is other:
+            del self.by_token[other.token]
+        if self.by_name.get(name_key(other.name)) is other:
+            del self.by_name[name_key(other.name)]
+        peer = other.peer
+        if peer is not None and not peer.closed:
+            peer.send(Error(code=Code.BAD_TOKEN, message="this session was ended: its name was proven again, or its password or secret changed"))
+            peer.close()
 
     async def _open(self, peer: Peer, name: str, statements: tuple[Statement, ...] = ()) -> Session:
         """Open a session for the checked ``name`` with a fresh token, once its row (and ``statements``) are committed.
@@ -227,3 +295,15 @@ class Sessions:
             del self.by_name[name_key(session.name)]
         if self.by_token.pop(session.token, None) is not None:
             self._persist_soon(delete_session_sql(session.token))
+
+
+def renew_token_sql(old: str, new: str) -> tuple[Statement, Statement]:
+    """The statements that move a session from token ``old`` to ``new``: its row, and the seats that name it."""
+    return (
+        ("UPDATE sessions SET token = ? WHERE token = ?", (new, old)),
+        (
+            "UPDATE tables SET seat0_token = CASE WHEN seat0_token = ? THEN ? ELSE seat0_token END, "
+            "seat1_token = CASE WHEN seat1_token = ? THEN ? ELSE seat1_token END WHERE seat0_token = ? OR seat1_token = ?",
+            (old, new, old, new, old, old),
+        ),
+    )

@@ -25,6 +25,7 @@ from protocol.messages import (
     ListSeeks,
     Message,
     Mute,
+    MuteGuests,
     Offer,
     Seek,
     Tell,
@@ -112,6 +113,7 @@ class Social:
             Tell: self.tells.tell,
             Mute: self.mutes.mute,
             ListMutes: self.mutes.list_mutes,
+            MuteGuests: self.mutes.mute_guests,
         })  # fmt: skip
 
     def _unseeking(self, handler: Handler) -> Handler:

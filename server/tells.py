@@ -1,7 +1,8 @@
 """Private messages: ``tell NAME TEXT``.
 
 A tell has chat's limits (``max_chat_chars``) and is counted against the
-sender's ``tells_per_minute``. It reaches the named player's connection as a
+sender's, its address's and (from a guest) the recipient's budgets
+(:mod:`server.spam`). It reaches the named player's connection as a
 ``told`` push; a player who mutes the sender never sees it, and the sender
 is not told so (the reply is ``ok`` either way, as on FICS).
 """
@@ -64,7 +65,7 @@ class Tells:
         if len(request.text) > most:
             raise RequestError(Code.BAD_MESSAGE, f"a tell has at most {most} characters, not {len(request.text)}", "text")
         player = online_player(self._by_name, request.name, session, "tell")
-        self._spam.charge("tells", session)
+        self._spam.charge("tells", session, player)
         if not self._mutes.mutes(player, session):
             told = Told(name=session.name, text=request.text)
             then.append(lambda: send_to(player, told))

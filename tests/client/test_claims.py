@@ -194,8 +194,8 @@ async def test_a_refused_claim_says_where_this_machine_has_the_secret(server: Se
 async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: Server, tmp_path: Path) -> None:
     home = claims(tmp_path / "home")
     owner = await home.connect("127.0.0.1", server.port, "ann")
-    assert (await home.set_password(owner, "short")).startswith("No password set (bad_request)")
-    assert (await home.set_password(owner, "correct horse")).startswith("Password set")
+    assert (await home.set_password(owner, "short", "127.0.0.1", server.port)).startswith("No password set (bad_request)")
+    assert (await home.set_password(owner, "correct horse", "127.0.0.1", server.port)).startswith("Password set")
     await owner.close()
     by_setting = await claims(tmp_path / "laptop", password="correct horse").connect("127.0.0.1", server.port, "ann")
     assert by_setting.welcome is not None and by_setting.welcome.claimed
@@ -208,7 +208,7 @@ async def test_a_password_set_on_one_machine_proves_the_name_on_another(server: 
     assert asking.store.entries() == {}, "a password is not kept on disk"
     await by_asking.close()
     guest = await claims(tmp_path / "guest", guest=True).connect("127.0.0.1", server.port, "bob")
-    assert (await home.set_password(guest, "correct horse")).startswith("No password set: bob is not a name")
+    assert (await home.set_password(guest, "correct horse", "127.0.0.1", server.port)).startswith("No password set: bob is not a name")
     await guest.close()
 
 
@@ -253,3 +253,26 @@ def test_doctests() -> None:
     import client.claims
 
     assert doctest.testmod(client.claims).failed == 0
+
+
+async def test_new_secret_replaces_the_kept_secret_and_the_old_one_stops_working(server: Server, tmp_path: Path) -> None:
+    from client.cli import _change_credentials, parse_args
+
+    args = parse_args(["play", "127.0.0.1", "--name", "ann", "--new-secret"], environ={})
+    assert args.settings.claims.new_secret and not args.settings.claims.new_password
+    home = claims(tmp_path / "home", new_secret=True)
+    owner = await home.connect("127.0.0.1", server.port, "ann")
+    server_id = owner.welcome.server_id
+    old_secret, old_token = home.store.get_for(server_id, "ann"), owner.token
+    said = await _change_credentials(owner, home, "127.0.0.1", server.port)
+    assert old_secret is not None
+    assert said.startswith("New secret for ann kept in") and owner.token != old_token
+    new_secret = home.store.get_for(server_id, "ann")
+    assert new_secret is not None and new_secret != old_secret and json.loads(home.store.path.read_text())
+    await owner.close()
+    stale = claims(tmp_path / "copy")
+    stale.store.put("127.0.0.1", server.port, "ann", old_secret)  # an export made before the change
+    await refused(stale.connect("127.0.0.1", server.port, "ann"), "name_claimed")
+    again = await home.connect("127.0.0.1", server.port, "ann")
+    assert again.welcome is not None and again.welcome.claimed
+    await again.close()

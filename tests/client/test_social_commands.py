@@ -85,3 +85,14 @@ def test_seek_words() -> None:
     assert (seek.rating_min, seek.rating_max, seek.time_control) == (None, 1600, None)
     with pytest.raises(Exception, match="has no option"):
         parse_seek(["othello", "colour=red"])
+
+
+async def test_muteguests_stops_tells_from_every_guest(connect: Connect) -> None:
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    assert "only claimed names can tell or challenge you" in await bob.run("muteguests")
+    assert await ann.run("tell bob anyone?") == ""
+    assert "error (muted)" in await ann.run("challenge bob othello")
+    assert "no longer muted" in await bob.run("unmuteguests")
+    await ann.run("tell bob back")
+    assert bob.feed(await bob.next_push(m.Told)) == "ann tells you: back"
+    assert "usage: muteguests" in await bob.run("muteguests now")

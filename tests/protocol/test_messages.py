@@ -66,6 +66,10 @@ REQUESTS: list[m.Message] = [
     m.Hello(id=26, version=PROTOCOL_VERSION, name="ann", secret="s" * 256, claim=True),
     m.SetPassword(id=27, password="correct horse"),
     m.SetPassword(id=28, password=None),
+    m.SetPassword(id=29, password="correct horse", current="old password"),
+    m.ChangeSecret(id=30, current="the old secret", secret="the new secret of 43 characters"),
+    m.MuteGuests(id=31),
+    m.MuteGuests(id=32, mute=False),
     m.CreateTable(id=24, game="nimble", seat=0, computer=[m.ComputerSeat(seat=1, level=5)], hints=True),
     m.CreateTable(id=25, game="nimble", seat=None, computer=[m.ComputerSeat(seat=0, level=1), m.ComputerSeat(seat=1, level=5)]),
     m.AskHint(id=26, table=4),
@@ -141,6 +145,7 @@ SERVER_MESSAGES: list[m.Message] = [
     m.SeekRemoved(seek=2),
     m.Told(name="ann", text="hi"),
     m.MutedNames(id=17, names=["bob", "cat"]),
+    m.TokenRenewed(id=7, token="fresh"),
     m.TableUpdated(table=m.TableInfo(id=6, game="othello", options={}, seats=["ann", None], status="waiting", spectators=0,
                                      ply=0, ratings=[m.SeatRating(rating=1662, provisional=True), None])),
     m.GameOver(table=6, outcome={"winner": 0, "reason": "resigned", "score": None},
@@ -185,7 +190,7 @@ def test_wire_type_names() -> None:
         "hello", "list_tables", "watch_lobby", "create_table", "join_table", "watch_table", "leave_table", "move", "resign",
         "abort", "offer", "answer", "say", "list_archive", "get_record", "ping", "hint", "set_password",
         "who", "challenge", "accept_challenge", "decline_challenge", "withdraw_challenge", "seek", "unseek", "list_seeks", "tell", "mute",
-        "list_mutes", "finger", "leaderboard", "identify",
+        "list_mutes", "finger", "leaderboard", "identify", "change_secret", "mute_guests",
     ]
     assert [_tag(c) for c in m.SERVER_TYPES] == [
         "welcome", "ok", "pong", "tables", "table_joined", "error",
@@ -194,7 +199,7 @@ def test_wire_type_names() -> None:
         "chat", "archive", "record", "shutdown", "heartbeat", "hint",
         "players", "challenge_sent", "seek_posted", "seeks", "challenge_received", "challenge_ended", "paired", "seek_added",
         "seek_removed", "told", "mutes",
-        "player", "ranking", "identity",
+        "player", "ranking", "identity", "token_renewed",
     ]
 
 
@@ -594,7 +599,11 @@ REQUEST_STRATEGIES: dict[type[m.Message], st.SearchStrategy[m.Message]] = {
     m.Ping: st.builds(m.Ping, id=request_ids),
     m.Identify: st.builds(m.Identify, id=request_ids),
     m.AskHint: st.builds(m.AskHint, id=request_ids, table=table_ids),
-    m.SetPassword: st.builds(m.SetPassword, id=request_ids, password=st.none() | st.text(max_size=256)),
+    m.SetPassword: st.builds(
+        m.SetPassword, id=request_ids, password=st.none() | st.text(max_size=256), current=st.none() | st.text(max_size=256)
+    ),
+    m.ChangeSecret: st.builds(m.ChangeSecret, id=request_ids, current=st.text(max_size=256), secret=st.text(max_size=256)),
+    m.MuteGuests: st.builds(m.MuteGuests, id=request_ids, mute=st.booleans()),
     m.Who: st.builds(m.Who, id=request_ids, game=st.none() | st.text(min_size=1, max_size=32), sort=st.sampled_from(["name", "rating"]),
                      offset=st.integers(min_value=0, max_value=2**31), limit=st.integers(min_value=1, max_value=100)),
     m.Challenge: st.builds(m.Challenge, id=request_ids, name=st.text(max_size=256), game=st.text(min_size=1, max_size=32),

@@ -38,3 +38,8 @@ def test_mixed_scripts_are_named_unless_a_language_mixes_them() -> None:
     assert mixed_scripts("\u03a9mega") == ["Greek", "Latin"]
     for fine in ("Jos\u00e9 2", "\u0438\u0432\u0430\u043d", "\u5c71\u7530\u305f\u308d\u3046", "Kim \ud55c\uae00", "ann-\U0001f600"):
         assert mixed_scripts(fine) == [], fine
+
+
+@pytest.mark.parametrize("one", ["ALlCE", "AIice", "aIice", "ALICE"])
+def test_case_folding_and_the_skeleton_are_taken_in_both_orders(one: str) -> None:
+    assert look_alike_keys(one) & look_alike_keys("alice")
