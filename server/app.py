@@ -269,6 +269,7 @@ class Server:
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
                 self._persist_soon(forget_finished_chat_sql())
+                log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))  # once all of it was read
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -331,7 +332,6 @@ class Server:
             del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved
             self._persist_soon(delete_session_sql(session.token))
         self.authority.next_table_id = store.next_table_id()
-        log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))
         return damaged
 
     async def _set_aside(self, damaged: list[DamagedTable]) -> None:

@@ -167,7 +167,7 @@ def test_parlour_host_opens_the_full_screen_app_and_its_computer_players_work_un
         ann.keys("Down", "Enter")
         ann.wait_for("Opponent the computer")
         ann.keys("BTab", "Enter")  # Enter in the clock field creates the table
-        ann.wait_for("White: ann (you)")
+        ann.wait_for_match(r"ann \(you\)")  # the seat lines: "White  clock", then the player
         ann.wait_for("your move")
         ann.keys("Enter", "Enter", "Up", "Enter")  # the first pawn that can move, one step forward
         ann.wait_for("1 a1-a2")
