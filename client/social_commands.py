@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import games
 from protocol import messages as m
 
+from .line_text import options_words
 from .sanitize import printable
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ class SocialCommands:
         seat = table.seat if any(word.startswith("seat=") for word in words) else None
         rated = rated or table.rated  # "rated" alone, or rated=yes as for new
         sent = await self.terminal.client.challenge(name, game_name, table.options, seat=seat, time_control=table.time_control, rated=rated)
-        self._write(f"Challenge {sent.id} sent to {printable(sent.challenged)}: {_terms(sent.game, sent.time_control, sent.rated)}."
+        self._write(f"Challenge {sent.id} sent to {printable(sent.challenged)}: {_terms(sent.game, sent.time_control, sent.rated, sent.options)}."
                     f" It lapses in {sent.expires_in_s:.0f} s; withdraw {sent.id} takes it back.")  # fmt: skip
 
     async def answer(self, args: list[str], accept: bool) -> bool:
@@ -242,7 +243,7 @@ class SocialCommands:
             self.pending[challenge.id] = challenge
             seat = "" if challenge.seat is None else f", you play {_seat(challenge.game, 1 - challenge.seat)}"
             self._write(
-                f"{printable(challenge.challenger)} challenges you to {_terms(challenge.game, challenge.time_control, challenge.rated)}"
+                f"{printable(challenge.challenger)} challenges you to {_terms(challenge.game, challenge.time_control, challenge.rated, challenge.options)}"
                 f"{seat} — type accept {challenge.id} or decline {challenge.id}"
             )
         elif isinstance(event, m.ChallengeEnded):
@@ -289,8 +290,10 @@ def _seat(game: str, seat: int) -> str:
         return f"seat {seat}"
 
 
-def _terms(game: str, time_control: str | None, rated: bool) -> str:
-    return f"{printable(game)}, {printable(time_control) if time_control else 'no clock'}, {'rated' if rated else 'casual'}"
+def _terms(game: str, time_control: str | None, rated: bool, options: dict[str, Any]) -> str:
+    """``othello (Size: 6), 5+3, rated``: the game with its options in words, the clock, rated or casual (sanitised)."""
+    words = options_words(game, options)
+    return f"{printable(game)}{' ' + words if words else ''}, {printable(time_control) if time_control else 'no clock'}, {'rated' if rated else 'casual'}"
 
 
 def _rating(rating: int | None) -> str:
@@ -299,7 +302,7 @@ def _rating(rating: int | None) -> str:
 
 def _seek_text(seek: m.SeekInfo) -> str:
     bounds = "" if seek.rating_min is None and seek.rating_max is None else f", ratings {seek.rating_min or ''}-{seek.rating_max or ''}"
-    return _terms(seek.game, seek.time_control, seek.rated) + bounds
+    return _terms(seek.game, seek.time_control, seek.rated, seek.options) + bounds
 
 
 def _player_line(player: m.PlayerInfo) -> str:

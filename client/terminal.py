@@ -366,7 +366,7 @@ class TerminalClient:
         if not tables:
             self.write("No tables yet. Create one with: new GAME (e.g. new othello size=8)")
             return
-        self.write("\n".join(describe_table(table) for table in tables[:LIST_MOST]))
+        self.write("\n".join(describe_table(table, self._games()) for table in tables[:LIST_MOST]))
         if len(tables) > LIST_MOST:
             self.write(f"(only the first {LIST_MOST} tables are shown)")
 

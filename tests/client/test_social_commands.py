@@ -27,9 +27,9 @@ async def test_who_shows_names_and_statuses(connect: Connect) -> None:
 async def test_a_challenge_accepted_by_id_seats_both_shells(connect: Connect) -> None:
     ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
     out = await ann.run("challenge bob othello size=6 tc=5+3 seat=1")
-    assert out.startswith("Challenge 1 sent to bob: othello, 5+3, casual.")
+    assert out.startswith("Challenge 1 sent to bob: othello (Size: 6), 5+3, casual.")
     shown = bob.feed(await bob.next_push(m.ChallengeReceived))
-    assert shown == "ann challenges you to othello, 5+3, casual, you play Black — type accept 1 or decline 1"
+    assert shown == "ann challenges you to othello (Size: 6), 5+3, casual, you play Black — type accept 1 or decline 1"
     await bob.run("accept 1")
     for shell, seat in ((ann, 1), (bob, 0)):
         assert "Challenge 1 was accepted." == shell.feed(await shell.next_push(m.ChallengeEnded))

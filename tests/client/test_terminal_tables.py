@@ -99,7 +99,7 @@ async def test_tables_switch_and_leave_n_or_all(live: Any) -> None:
     await carl.run("new nimble")
     await ann.run("watch 3")
     listing = await ann.run("tables")
-    assert "  t1 othello — ann vs bob — you are Black, your move" in listing
+    assert "  t1 othello (Size: 6) — ann vs bob — you are Black, your move" in listing
     assert "  t2 hexapawn — ann vs (free) — you are White, waiting for a player" in listing
     assert "* t3 nimble — carl vs (free) — watching, waiting for a player" in listing
     assert (await ann.run("switch 2")).startswith("Switched to table 2 (hexapawn, playing as White).")
