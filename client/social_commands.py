@@ -1,7 +1,7 @@
 """The line-mode client's commands for finding an opponent (PROTOCOL.md §17).
 
 ``who``, ``challenge``, ``accept ID``/``decline ID``, ``withdraw``, ``seek``,
-``unseek``, ``seeks``, ``tell``, ``mute`` and ``unmute``, and the pushes that go
+``unseek``, ``seeks``, ``tell``, ``mute``, ``unmute`` and ``mutes``, and the pushes that go
 with them (a challenge received or ended, a pairing, a tell, seeks in the
 lobby). :class:`client.terminal.TerminalClient` hands these commands and
 pushes to :class:`SocialCommands`; everything another player wrote (names,
@@ -39,7 +39,8 @@ SOCIAL_HELP = """Finding an opponent:
   unseek [ID]               take back your seek ID (all of them without an ID)
   seeks                     the open seeks
   tell NAME TEXT            a private message to NAME
-  mute NAME / unmute NAME   stop / allow tells and challenges from NAME"""
+  mute NAME / unmute NAME   stop / allow tells and challenges from NAME
+  mutes                     the names you mute"""
 
 _CHALLENGE_ENDS = {
     "accepted": "was accepted",
@@ -136,6 +137,7 @@ class SocialCommands:
             "tell": self._tell,
             "mute": self._mute,
             "unmute": self._unmute,
+            "mutes": self._mutes,
         }
 
     def _write(self, text: str) -> None:
@@ -233,6 +235,15 @@ class SocialCommands:
     async def _unmute(self, args: list[str]) -> None:
         await self.terminal.client.mute(_one_name(args, "unmute NAME"), False)
         self._write(f"{printable(args[0])} is no longer muted.")
+
+    async def _mutes(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("usage: mutes (the names you mute; unmute NAME lifts one)")
+        names = await self.terminal.client.list_mutes()
+        if not names:
+            self._write("You mute nobody.")
+            return
+        self._write(f"You mute {len(names)}: {', '.join(printable(name) for name in names)}. unmute NAME lifts one.")
 
     # --- pushes ---------------------------------------------------------------------
 

@@ -85,3 +85,15 @@ def test_seek_words() -> None:
     assert (seek.rating_min, seek.rating_max, seek.time_control) == (None, 1600, None)
     with pytest.raises(Exception, match="has no option"):
         parse_seek(["othello", "colour=red"])
+
+
+async def test_mutes_lists_the_names_you_mute(connect: Connect) -> None:
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    assert await bob.run("mutes") == "You mute nobody."
+    await bob.run("mute ann")
+    await bob.run("mute Zed")
+    assert await bob.run("mutes") == "You mute 2: ann, zed. unmute NAME lifts one."
+    await bob.run("unmute zed")
+    assert await bob.run("mutes") == "You mute 1: ann. unmute NAME lifts one."
+    assert (await bob.run("mutes ann")).startswith("usage: mutes")
+    assert "mutes                     the names you mute" in await ann.run("help")
