@@ -150,3 +150,14 @@ async def test_two_auto_bots_started_together_find_each_other_and_play_a_game(st
     assert first.bot.games_played == second.bot.games_played == 1
     results = {line.split(": ")[1].split()[0] for bot in (first, second) for line in bot.lines if line.startswith("Game over")}
     assert results == {"won", "lost"}, first.lines + second.lines
+
+
+async def test_the_shutdown_notice_says_shutting_down_once(server: Server, start_bot: Any) -> None:
+    bot = await start_bot("botty", game="nimble", level=1, mode="create", give_up_s=0.5)
+    await eventually(lambda: any(line.startswith("Created table") for line in bot.lines))
+    await server.close()
+    await eventually(lambda: any("shutting down" in line for line in bot.lines))
+    await eventually(lambda: any("reconnecting" in line.lower() for line in bot.lines))
+    notices = [line for line in bot.lines if "shutting down" in line]
+    assert notices == ["The server is shutting down."], bot.lines
+    assert "Reconnecting when the server is back..." in bot.lines
