@@ -52,6 +52,7 @@ from protocol import messages as m
 
 from .claims import NameClaims
 from .connection import Client, ConnectionLost, ServerError
+from .line_text import shutdown_text
 from .sanitize import printable, printable_lines
 from .thinker import ProcessThinker
 
@@ -235,6 +236,7 @@ class Bot:
         self._stop_event = asyncio.Event()
         self._lobby_changed = True
         self._next_lobby_check = 0.0
+        self._told_shutdown = False  # a shutdown notice was said since the last connection
         self._created: set[int] = set()
 
     # --- the outside -----------------------------------------------------------------------
@@ -303,7 +305,11 @@ class Bot:
         if self.client.superseded:
             self._say("Signed in elsewhere: another connection took over this session; stopping so as not to take it back.")
             return False
-        self._say(f"Connection lost ({printable_lines(self.client.close_reason or 'closed')}); reconnecting...")
+        if self._told_shutdown:
+            self._say("Reconnecting when the server is back...")
+        else:
+            self._say(f"Connection lost ({printable_lines(self.client.close_reason or 'closed')}); reconnecting...")
+        self._told_shutdown = False
         loop = asyncio.get_running_loop()
         give_up_at = loop.time() + self.settings.give_up_s
         attempt = 0
@@ -457,7 +463,8 @@ class Bot:
             self._say(f"error ({printable(event.code)}): {printable_lines(event.message)}")
             return
         if isinstance(event, m.Shutdown):
-            self._say(f"The server is shutting down: {printable_lines(event.message)}")
+            self._say(shutdown_text(event.message))
+            self._told_shutdown = True  # the reconnection that follows need not say why again
             return
         sitting = self.tables.get(getattr(event, "table", None))  # type: ignore[arg-type]
         if sitting is not None:

@@ -569,6 +569,10 @@ async def _session(
         script = ScriptRun(keep_going, lambda text: print(text, flush=True))
         try:
             while (line := await _next_line(source, shell.finished)) is not None:
+                if isinstance(line, _Lost):
+                    if scripted:
+                        script.lost()
+                    break
                 if not await shell.handle(line):
                     break
                 if scripted and not script.after(line, shell.status):
@@ -639,8 +643,16 @@ async def _resume_or_renew(host: str, port: int, name: str, token: str, settings
     return await settings.open_session(host, port, name, timeout_s=5.0)
 
 
-async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | None:
-    """The next command, or ``None`` at end of input or once the connection is gone for good."""
+class _Lost:
+    """The type of :data:`LOST`."""
+
+
+LOST = _Lost()
+"""What :func:`_next_line` returns once the connection is gone for good (no more lines are read)."""
+
+
+async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -> str | _Lost | None:
+    """The next command; ``None`` at end of input, :data:`LOST` once the connection is gone for good."""
     read = asyncio.ensure_future(source.read())
     closed = asyncio.ensure_future(finished.wait())
     done, _ = await asyncio.wait({read, closed}, return_when=asyncio.FIRST_COMPLETED)
@@ -648,7 +660,7 @@ async def _next_line(source: LineInput | PromptInput, finished: asyncio.Event) -
     if read in done:
         return read.result()
     read.cancel()
-    return None
+    return LOST
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -499,7 +499,12 @@ class Client:
         return reply
 
     async def leave_table(self, table: int) -> None:
-        """Leave a seat (forfeiting a running game) or stop watching."""
+        """Leave a seat or stop watching.
+
+        Leaving the seat of a running game forfeits it (the leaver loses), but
+        while a side has not played a move of its own yet it aborts the game
+        instead: no result, not rated (PROTOCOL.md ``leave_table``).
+        """
         await self.request(m.LeaveTable, table=table)
 
     async def move(self, table: int, move: str, *, ply: int | None = None) -> None:

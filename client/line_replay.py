@@ -55,7 +55,8 @@ class Replayer:
             self.write("No finished games on this server yet.")
             return
         lines = ["Finished games, newest first:"]
-        lines += [describe_archived(entry) for entry in entries]
+        described = self.client().welcome
+        lines += [describe_archived(entry, described.games if described is not None else None) for entry in entries]
         lines.append("Type replay ID to step through one, or export ID FILE to save its record.")
         self.write("\n".join(lines))
 

@@ -2,18 +2,21 @@
 
 With stdin not a terminal, the first command that fails stops the script and
 becomes its exit status; with ``--keep-going`` the script runs to its end and
-exits with the status of its first failure. On a terminal nothing stops and
-the status stays 0.
+exits with the status of its first failure. A connection lost for good (no
+reconnection) stops the script whatever the flag: nothing after could run.
+On a terminal nothing stops and the status stays 0.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-__all__ = ["EXIT_OK", "EXIT_COMMAND", "EXIT_REFUSED", "EXIT_WAIT", "EXIT_STATUS_HELP", "ScriptRun"]
+__all__ = ["EXIT_OK", "EXIT_LOST", "EXIT_COMMAND", "EXIT_REFUSED", "EXIT_WAIT", "EXIT_STATUS_HELP", "ScriptRun"]
 
 EXIT_OK = 0
 """Every command worked."""
+EXIT_LOST = 1
+"""The client could not connect, or lost the connection for good (it could not reconnect) before the script's end."""
 EXIT_COMMAND = 3
 """The client could not run a command: unknown, typed wrongly, or impossible where you are (no table, an illegal move)."""
 EXIT_REFUSED = 4
@@ -22,7 +25,8 @@ EXIT_WAIT = 5
 """A ``wait`` failed: what it waited for cannot happen any more (no table, not seated, the game over, the connection lost)."""
 
 EXIT_STATUS_HELP = (
-    "Exit status with piped input (scripts): 0 when every command worked; 1 when it cannot connect; "
+    "Exit status with piped input (scripts): 0 when every command worked; "
+    f"{EXIT_LOST} when it cannot connect, or loses the connection for good before the script's end; "
     "2 when the server refuses the connection or the command line is wrong; "
     f"{EXIT_COMMAND} when a command is unknown, typed wrongly or impossible where you are (an illegal move, say); "
     f"{EXIT_REFUSED} when the server refuses a request; "
@@ -58,3 +62,13 @@ class ScriptRun:
             return True
         self.say(f"Script stopped at line {self.line_number} ({line.strip()}) with exit status {status}; --keep-going runs a script to its end.")
         return False
+
+    def lost(self) -> None:
+        """Note that the connection is gone for good (no reconnection) before the script's end: it stops here.
+
+        The exit status becomes :data:`EXIT_LOST`, unless a command failed before
+        (with ``keep_going``: the first failure's status stays).
+        """
+        if self.status == EXIT_OK:
+            self.status = EXIT_LOST
+        self.say(f"Script stopped after line {self.line_number}: the connection to the server is lost; exit status {self.status}.")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import games
 from protocol import messages as m
 
+from .option_text import options_text, schema
 from .ratings_text import rating_text
 from .sanitize import printable, printable_lines
 
@@ -21,6 +22,7 @@ __all__ = [
     "NewTable",
     "describe_table",
     "describe_archived",
+    "options_words",
     "player_label",
     "computer_label",
     "format_clock",
@@ -50,9 +52,15 @@ class UsageError(Exception):
     """A command typed wrongly; the message says how to type it."""
 
 
-def describe_table(table: m.TableInfo) -> str:
-    """One lobby line: id, game, options, clock, seats, status, spectators (sanitised: names come from users)."""
-    words = [f"{printable(str(k))}={_option_text(v)}" for k, v in table.options.items() if v is not None]
+def describe_table(table: m.TableInfo, described_games: Iterable[Any] | None = None) -> str:
+    """One lobby line: id, game, options, clock, seats, status, spectators (sanitised: names come from users).
+
+    ``#1 othello (Size: 6) tc=5+3 — ann vs (free) — waiting, ply 0, 0 watching``:
+    the options by label, values in words (:func:`options_words`; ``described_games``
+    is ``welcome.games``, else this client's own schemas are used).
+    """
+    options = options_words(table.game, table.options, described_games)
+    words = [options] if options else []
     if table.time_control:
         words.append(f"tc={printable(table.time_control)}")
     if table.seed is not None and table.status == "waiting" and _seed_matters(table):
@@ -66,6 +74,16 @@ def describe_table(table: m.TableInfo) -> str:
         f"#{table.id} {printable(table.game)} {' '.join(words)} — {seats} — "
         f"{printable(table.status)}, ply {table.ply}, {table.spectators} watching"
     )
+
+
+def options_words(game: str, options: Mapping[str, Any], described_games: Iterable[Any] | None = None) -> str:
+    """``(Size: 6, Flying: yes)``: a game's options set away from their defaults, as a person reads them; ``""`` when none is.
+
+    ``options`` as the server sent them (long texts summarized); labels come from
+    the game's schema in ``described_games`` (``welcome.games``) or this client's own.
+    """
+    text = options_text(schema(game, described_games), options)
+    return f"({text})" if text else ""
 
 
 def _seed_matters(table: m.TableInfo) -> bool:
@@ -182,8 +200,8 @@ def _switch(key: str, text: str) -> bool:
     raise UsageError(f"{key}=on or {key}=off, not {key}={text}")
 
 
-def describe_archived(entry: dict[str, Any]) -> str:
-    """One line of the archive: id, game, players, result, plies, when it finished (sanitised)."""
+def describe_archived(entry: dict[str, Any], described_games: Iterable[Any] | None = None) -> str:
+    """One line of the archive: id, game, options (as :func:`options_words`), players, result, plies, when it finished (sanitised)."""
     game = printable(str(entry.get("game", "?")))
     seats = game_seats(game)
     players = list(entry.get("players") or [])[:2]
@@ -191,8 +209,9 @@ def describe_archived(entry: dict[str, Any]) -> str:
     names = " vs ".join(f"{seats[i]} {name_text(players[i], '?')}" for i in (0, 1))
     result = entry.get("result")
     result_text = outcome_text(result, seats) if isinstance(result, dict) else "no result"
-    options = entry.get("options") or {}
-    words = "".join(f" {printable(str(k))}={_option_text(v)}" for k, v in options.items() if v is not None)
+    options = entry.get("options")
+    words = options_words(game, options, described_games) if isinstance(options, dict) else ""
+    words = f" {words}" if words else ""
     plies = entry.get("plies")
     return (
         f"#{entry.get('id', '?')} {game}{words} — {names} — {result_text} — "
@@ -288,18 +307,6 @@ def _when(text: Any) -> str:
 def plies_text(count: int) -> str:
     """``1 ply`` or ``N plies``."""
     return f"{count} ply" if count == 1 else f"{count} plies"
-
-
-def _option_text(value: Any) -> str:
-    """An option's value for one lobby line (sanitised): a long text the server summarized shows as ``<10000 chars>``."""
-    if isinstance(value, dict) and isinstance(value.get("length"), int):
-        return f"<{value['length']} chars>"
-    return printable(_short(value))
-
-
-def _short(value: Any) -> str:
-    text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-    return text if len(text) <= 20 else text[:17] + "..."
 
 
 def example_move(view: dict[str, Any]) -> str:

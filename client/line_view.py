@@ -9,7 +9,7 @@ from protocol import messages as m
 
 from .line_replay import Replaying
 from .ratings_text import describe_change
-from .line_text import describe_table, example_move, format_clock, mill_line, outcome_text, player_label, plies_text, shutdown_text
+from .line_text import describe_table, example_move, format_clock, mill_line, options_words, outcome_text, player_label, plies_text, shutdown_text
 from .render import render
 from .sanitize import printable, printable_lines
 from .session import Change, ClientSession, TableState
@@ -53,11 +53,18 @@ class LineView:
         return self.session.focused
 
     def table_line(self, state: TableState) -> str:
-        """One line of ``tables``: ``* t3 othello — ann vs bob — you are Black, your move`` (``*``: focused)."""
+        """One line of ``tables``: ``* t3 othello (Size: 6) — ann vs bob — you are Black, your move`` (``*``: focused)."""
         focus = "*" if state.id == self.session.focus else " "
         role = "watching" if state.seat is None else f"you are {self.seat_name(state.seat, state)}"
         players = " vs ".join(player_label(state.info, seat) for seat in (0, 1))
-        return f"{focus} t{state.id} {printable(state.game)} — {players} — {role}, {self._progress(state)}"
+        options = options_words(state.game, state.info.options, self._described_games())
+        game = printable(state.game) + (f" {options}" if options else "")
+        return f"{focus} t{state.id} {game} — {players} — {role}, {self._progress(state)}"
+
+    def _described_games(self) -> list[Any] | None:
+        """The server's ``welcome.games`` (the games' option schemas), when known."""
+        welcome = self.session.client.welcome
+        return welcome.games if welcome is not None else None
 
     def _progress(self, state: TableState) -> str:
         if state.outcome is not None:
@@ -130,7 +137,7 @@ class LineView:
             return  # the table_added before it said it all
         if change.kind == "lobby":
             if not self.session.tables and isinstance(event, m.TableUpdated):
-                self.write("lobby: " + describe_table(event.table))
+                self.write("lobby: " + describe_table(event.table, self._described_games()))
             elif not self.session.tables and isinstance(event, m.TableClosed):
                 self.write(f"lobby: table {event.table} closed")
             return

@@ -241,6 +241,19 @@ class TableState:
             return False
         return not any(mover == self.seat for mover, forced in zip(self._movers(), self.forced) if not forced)
 
+    @property
+    def leaving_aborts(self) -> bool:
+        """Whether leaving our seat now aborts the game (no result, not rated) rather than forfeiting it.
+
+        True while we sit at the running game and a side has not played a move of
+        its own yet (forced passes do not count), as the server rules (PROTOCOL.md
+        ``leave_table``); a game whose plies' seats are unknown counts as such.
+        """
+        if self.seat is None or not self.running:
+            return False
+        moved = {mover for mover, forced in zip(self._movers(), self.forced) if not forced}
+        return not {0, 1} <= moved
+
     def opponent_offer(self, kind: str | None = None) -> PendingOffer | None:
         """The opponent's pending offer of ``kind`` (``None``: the latest of any kind), for a player."""
         if self.seat is None:
@@ -798,7 +811,10 @@ class ClientSession:
         return self._joined(await self.client.watch_table(table))
 
     async def leave(self, table: int) -> None:
-        """Leave ``table``: give up the seat (forfeiting a running game) or stop watching.
+        """Leave ``table``: give up the seat or stop watching.
+
+        Leaving a running game forfeits it, or aborts it while a side has not
+        played a move of its own yet (:attr:`TableState.leaving_aborts`).
 
         The focus moves to the table we came to most recently, or the lobby.
 

@@ -1,7 +1,7 @@
 """The line-mode client's commands for finding an opponent (PROTOCOL.md §17).
 
 ``who``, ``challenge``, ``accept ID``/``decline ID``, ``withdraw``, ``seek``,
-``unseek``, ``seeks``, ``tell``, ``mute`` and ``unmute``, and the pushes that go
+``unseek``, ``seeks``, ``tell``, ``mute``, ``unmute`` and ``mutes``, and the pushes that go
 with them (a challenge received or ended, a pairing, a tell, seeks in the
 lobby). :class:`client.terminal.TerminalClient` hands these commands and
 pushes to :class:`SocialCommands`; everything another player wrote (names,
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import games
 from protocol import messages as m
 
+from .line_text import options_words
 from .sanitize import printable
 
 if TYPE_CHECKING:
@@ -38,9 +39,10 @@ SOCIAL_HELP = """Finding an opponent:
   unseek [ID]               take back your seek ID (all of them without an ID)
   seeks                     the open seeks
   tell NAME TEXT            a private message to NAME
-  mute NAME / unmute NAME   stop / allow tells and challenges from NAME
+  mute NAME / unmute NAME   stop / allow tells, challenges and table chat from NAME
   muteguests / unmuteguests stop / allow tells and challenges from every name
-                            that is not claimed (guests)"""
+                            that is not claimed (guests)
+  mutes                     the names you mute"""
 
 _CHALLENGE_ENDS = {
     "accepted": "was accepted",
@@ -139,6 +141,7 @@ class SocialCommands:
             "unmute": self._unmute,
             "muteguests": self._mute_guests,
             "unmuteguests": self._unmute_guests,
+            "mutes": self._mutes,
         }
 
     def _write(self, text: str) -> None:
@@ -180,7 +183,7 @@ class SocialCommands:
         seat = table.seat if any(word.startswith("seat=") for word in words) else None
         rated = rated or table.rated  # "rated" alone, or rated=yes as for new
         sent = await self.terminal.client.challenge(name, game_name, table.options, seat=seat, time_control=table.time_control, rated=rated)
-        self._write(f"Challenge {sent.id} sent to {printable(sent.challenged)}: {_terms(sent.game, sent.time_control, sent.rated)}."
+        self._write(f"Challenge {sent.id} sent to {printable(sent.challenged)}: {_terms(sent.game, sent.time_control, sent.rated, sent.options)}."
                     f" It lapses in {sent.expires_in_s:.0f} s; withdraw {sent.id} takes it back.")  # fmt: skip
 
     async def answer(self, args: list[str], accept: bool) -> bool:
@@ -249,6 +252,15 @@ class SocialCommands:
         await self.terminal.client.mute_guests(False)
         self._write("Guests are no longer muted.")
 
+    async def _mutes(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("usage: mutes (the names you mute; unmute NAME lifts one)")
+        names = await self.terminal.client.list_mutes()
+        if not names:
+            self._write("You mute nobody.")
+            return
+        self._write(f"You mute {len(names)}: {', '.join(printable(name) for name in names)}. unmute NAME lifts one.")
+
     # --- pushes ---------------------------------------------------------------------
 
     def on_event(self, event: m.Message) -> bool:
@@ -258,7 +270,7 @@ class SocialCommands:
             self.pending[challenge.id] = challenge
             seat = "" if challenge.seat is None else f", you play {_seat(challenge.game, 1 - challenge.seat)}"
             self._write(
-                f"{printable(challenge.challenger)} challenges you to {_terms(challenge.game, challenge.time_control, challenge.rated)}"
+                f"{printable(challenge.challenger)} challenges you to {_terms(challenge.game, challenge.time_control, challenge.rated, challenge.options)}"
                 f"{seat} — type accept {challenge.id} or decline {challenge.id}"
             )
         elif isinstance(event, m.ChallengeEnded):
@@ -305,8 +317,10 @@ def _seat(game: str, seat: int) -> str:
         return f"seat {seat}"
 
 
-def _terms(game: str, time_control: str | None, rated: bool) -> str:
-    return f"{printable(game)}, {printable(time_control) if time_control else 'no clock'}, {'rated' if rated else 'casual'}"
+def _terms(game: str, time_control: str | None, rated: bool, options: dict[str, Any]) -> str:
+    """``othello (Size: 6), 5+3, rated``: the game with its options in words, the clock, rated or casual (sanitised)."""
+    words = options_words(game, options)
+    return f"{printable(game)}{' ' + words if words else ''}, {printable(time_control) if time_control else 'no clock'}, {'rated' if rated else 'casual'}"
 
 
 def _rating(rating: int | None) -> str:
@@ -315,7 +329,7 @@ def _rating(rating: int | None) -> str:
 
 def _seek_text(seek: m.SeekInfo) -> str:
     bounds = "" if seek.rating_min is None and seek.rating_max is None else f", ratings {seek.rating_min or ''}-{seek.rating_max or ''}"
-    return _terms(seek.game, seek.time_control, seek.rated) + bounds
+    return _terms(seek.game, seek.time_control, seek.rated, seek.options) + bounds
 
 
 def _player_line(player: m.PlayerInfo) -> str:

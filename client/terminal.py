@@ -322,9 +322,8 @@ class TerminalClient:
         running = [state for state in self.session.tables.values() if state.is_player and state.running]
         if not running:
             return True
-        where = ", ".join(f"t{state.id}" for state in running)
         how = "Ctrl-C: quit now?" if interrupted else "Quit now?"
-        return await self._ask(f"{how} Your game at {where} is forfeited unless you return.")
+        return await self._ask(f"{how} {_lost_games_text(running, 'is {ended} unless you return', 't')}.")
 
     async def _help(self, args: list[str]) -> None:
         self.write(HELP.format(games=", ".join(game["name"] for game in self._games()), default_level=DEFAULT_COMPUTER_LEVEL))
@@ -366,7 +365,7 @@ class TerminalClient:
         if not tables:
             self.write("No tables yet. Create one with: new GAME (e.g. new othello size=8)")
             return
-        self.write("\n".join(describe_table(table) for table in tables[:LIST_MOST]))
+        self.write("\n".join(describe_table(table, self._games()) for table in tables[:LIST_MOST]))
         if len(tables) > LIST_MOST:
             self.write(f"(only the first {LIST_MOST} tables are shown)")
 
@@ -491,7 +490,7 @@ class TerminalClient:
         running = [state for state in targets if state.is_player and state.running]
         if running:
             where = ", ".join(f"table {state.id}" for state in running)
-            if not await self._ask(f"Leave {where}? You play there and leaving forfeits the game."):
+            if not await self._ask(f"Leave {where}? {_lost_games_text(running, 'is {ended} if you leave', 'table ')}."):
                 self.write("Not left.")
                 return
         for state in targets:
@@ -736,3 +735,20 @@ class TerminalClient:
         for change in changes:
             self.view.report(change, was_playing)
 
+
+
+def _lost_games_text(running: list[TableState], happens: str, prefix: str) -> str:
+    """What becomes of the running games we sit at when we go: forfeited, or aborted while a side has not moved.
+
+    ``happens`` holds ``{ended}`` (``is {ended} if you leave``); ``prefix`` goes before a
+    table's id (``t``, ``table ``). E.g. ``Your game at t3 is aborted unless you return
+    (no result: a side has not moved yet)``.
+    """
+    parts = []
+    for ended in ("forfeited", "aborted"):
+        states = [state for state in running if state.leaving_aborts == (ended == "aborted")]
+        if states:
+            where = ", ".join(f"{prefix}{state.id}" for state in states)
+            why = " (no result: a side has not moved yet)" if ended == "aborted" else ""
+            parts.append(f"at {where} {happens.format(ended=ended)}{why}")
+    return "Your game " + "; your game ".join(parts)

@@ -126,7 +126,9 @@ class Table:
         ``seed=None`` means the server draws one: at once, or, when the setup
         is secret, only as play starts (:meth:`plan_deal`); until then the
         table is not dealt and its state is drawn from :data:`PLACEHOLDER_SEED`,
-        only to show a board.
+        only to show a board. A setup without chance (``Game.setup_uses_chance``
+        false: Othello, a Nimble ``board``) has no seed: none is drawn, and a
+        given one is checked, then dropped (not sent, not stored, not "chosen").
 
         Raises:
             RequestError: ``unknown_game`` or ``bad_option`` with the engine's reason.
@@ -137,13 +139,16 @@ class Table:
             raise RequestError(Code.UNKNOWN_GAME, str(exc)) from None
         try:
             resolved = game.resolve_options(options)
+            chance = game.setup_uses_chance(resolved)
             undealt = seed is None and game.seed_is_secret(resolved)
-            if seed is None and not undealt:
+            if seed is None and chance and not undealt:
                 seed = secrets.token_hex(8)
-            state = game.new_state(resolved, PLACEHOLDER_SEED if undealt else seed)
+            state = game.new_state(resolved, PLACEHOLDER_SEED if undealt else seed)  # refuses an unusable seed
         except games.InvalidOption as exc:
             field = "seed" if exc.option == "seed" else f"options.{exc.option}" if exc.option else "options"
             raise RequestError(Code.BAD_OPTION, str(exc), field) from None
+        if not chance:
+            seed, seed_chosen = None, False
         table = cls(table_id, game, resolved, seed, state, bus)
         table.seed_chosen = seed_chosen
         table.dealt = not undealt

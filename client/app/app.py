@@ -255,15 +255,21 @@ class ParlourApp(App[int]):
     # --- leaving, resigning, quitting ------------------------------------------------------
 
     def action_close_tab(self) -> None:
-        """Close the shown table's tab: stop watching, or leave the seat (asking first while the game runs)."""
+        """Close the shown table's tab: stop watching, or leave the seat (asking first while the game runs,
+        saying whether leaving forfeits the game or aborts it)."""
         main = self._main()
         table = main.active_table() if main is not None and self.screen is main else None
         if table is None or self.session is None or table not in self.session.tables:
             return
         state = self.session.tables[table]
         if state.seat is not None and state.running:
-            question = f"Leave table {table}? Your game there is running: leaving it forfeits the game."
-            self.push_screen(ConfirmScreen(question, yes="Leave and forfeit"), lambda yes: self._leave(table) if yes else None)
+            if state.leaving_aborts:
+                question = f"Leave table {table}? A side has not moved yet: leaving aborts the game (no result, not rated)."
+                yes = "Leave and abort"
+            else:
+                question = f"Leave table {table}? Your game there is running: leaving it forfeits the game."
+                yes = "Leave and forfeit"
+            self.push_screen(ConfirmScreen(question, yes=yes), lambda yes: self._leave(table) if yes else None)
         else:
             self._leave(table)
 

@@ -165,3 +165,14 @@ async def test_a_bot_signed_in_elsewhere_stops_and_does_not_take_its_session_bac
         assert not elsewhere.closed.is_set()
     finally:
         await elsewhere.close()
+
+
+async def test_the_shutdown_notice_says_shutting_down_once(server: Server, start_bot: Any) -> None:
+    bot = await start_bot("botty", game="nimble", level=1, mode="create", give_up_s=0.5)
+    await eventually(lambda: any(line.startswith("Created table") for line in bot.lines))
+    await server.close()
+    await eventually(lambda: any("shutting down" in line for line in bot.lines))
+    await eventually(lambda: any("reconnecting" in line.lower() for line in bot.lines))
+    notices = [line for line in bot.lines if "shutting down" in line]
+    assert notices == ["The server is shutting down."], bot.lines
+    assert "Reconnecting when the server is back..." in bot.lines

@@ -27,9 +27,9 @@ async def test_who_shows_names_and_statuses(connect: Connect) -> None:
 async def test_a_challenge_accepted_by_id_seats_both_shells(connect: Connect) -> None:
     ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
     out = await ann.run("challenge bob othello size=6 tc=5+3 seat=1")
-    assert out.startswith("Challenge 1 sent to bob: othello, 5+3, casual.")
+    assert out.startswith("Challenge 1 sent to bob: othello (Size: 6), 5+3, casual.")
     shown = bob.feed(await bob.next_push(m.ChallengeReceived))
-    assert shown == "ann challenges you to othello, 5+3, casual, you play Black — type accept 1 or decline 1"
+    assert shown == "ann challenges you to othello (Size: 6), 5+3, casual, you play Black — type accept 1 or decline 1"
     await bob.run("accept 1")
     for shell, seat in ((ann, 1), (bob, 0)):
         assert "Challenge 1 was accepted." == shell.feed(await shell.next_push(m.ChallengeEnded))
@@ -96,3 +96,15 @@ async def test_muteguests_stops_tells_from_every_guest(connect: Connect) -> None
     await ann.run("tell bob back")
     assert bob.feed(await bob.next_push(m.Told)) == "ann tells you: back"
     assert "usage: muteguests" in await bob.run("muteguests now")
+
+
+async def test_mutes_lists_the_names_you_mute(connect: Connect) -> None:
+    ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
+    assert await bob.run("mutes") == "You mute nobody."
+    await bob.run("mute ann")
+    await bob.run("mute Zed")
+    assert await bob.run("mutes") == "You mute 2: ann, zed. unmute NAME lifts one."
+    await bob.run("unmute zed")
+    assert await bob.run("mutes") == "You mute 1: ann. unmute NAME lifts one."
+    assert (await bob.run("mutes ann")).startswith("usage: mutes")
+    assert "mutes                     the names you mute" in await ann.run("help")

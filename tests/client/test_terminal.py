@@ -86,14 +86,14 @@ def test_describe_table_sanitises_names_and_options() -> None:
     assert _clean(line)
     assert "␛[2J␛]0;pwned␇eve<U+202E>" in line
     assert "bob<U+009B>2J" in line
-    assert "pieces=x␛[31m" in line
+    assert "(Pieces: x␛[31m)" in line
     assert "tc=5+3" in line
 
 
 async def test_lobby_push_with_a_hostile_name_is_sanitised(connect: Connect) -> None:
     shell = await _shell(connect, "ann")
     out = shell.feed(m.TableUpdated(table=_table(seats=[HOSTILE, None])))
-    assert out.startswith("lobby: #1 othello size=6 — ␛[2J")
+    assert out.startswith("lobby: #1 othello (Size: 6) — ␛[2J")
     assert _clean(out)
 
 
@@ -101,15 +101,15 @@ async def test_list_against_the_real_server(connect: Connect) -> None:
     ann, bob = await _shell(connect, "ann"), await _shell(connect, "bob")
     await ann.run("new othello size=6")
     out = await bob.run("list")
-    assert out.startswith("#1 othello size=6")
+    assert out.startswith("#1 othello (Size: 6)")
     assert "ann vs (free) — waiting" in out
 
 
 def test_a_summarized_option_text_shows_its_length() -> None:
     line = describe_table(_table(game="tactego", options={"rows": 8, "pieces": {"length": 10000, "sha256": "0123456789abcdef"}}))
-    assert line.startswith("#1 tactego rows=8 pieces=<10000 chars> — ")
+    assert line.startswith("#1 tactego (Pieces: <10000 chars>) — ")  # rows=8 is the default
     archived = describe_archived({"id": 3, "game": "tactego", "options": {"pieces": {"length": 70, "sha256": "x"}}, "players": ["a", "b"]})
-    assert archived.startswith("#3 tactego pieces=<70 chars> — ")
+    assert archived.startswith("#3 tactego (Pieces: <70 chars>) — ")
 
 
 async def test_list_shows_long_options_as_summaries_and_the_table_keeps_its_full_options(connect: Connect, tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ async def test_list_shows_long_options_as_summaries_and_the_table_keeps_its_full
     pieces.write_text("0" * 100 + "5 3\nF 1\n")
     ann, bob, cat = await _shell(connect, "ann"), await _shell(connect, "bob"), await _shell(connect, "cat")
     await ann.run(f"new tactego pieces={pieces}")
-    assert "pieces=<108 chars>" in await bob.run("list")
+    assert "(Pieces: <108 chars>)" in await bob.run("list")
     await bob.run("join 1")
     update = await cat.next_push(m.TableUpdated)  # cat, in the lobby, watches it; players at a table do not
     while update.table.seats != ["ann", "bob"]:  # skip the push of ann's own creation
@@ -506,7 +506,7 @@ def test_describe_archived() -> None:
         "finished": "2024-05-01T12:09:41.250Z",
     }
     line = describe_archived(entry)
-    assert line.startswith("#12 othello size=8 — Black ann vs White ␛[2J")
+    assert line.startswith("#12 othello — Black ann vs White ␛[2J")  # size 8 is the default
     assert line.endswith(" — White wins — more discs (22–42) — 60 plies — finished 2024-05-01 12:09")
     assert _clean(line)
     draw = describe_archived(dict(entry, result={"winner": None, "reason": "agreement"}, players=["ann", None]))
@@ -649,3 +649,24 @@ async def test_the_lobby_shows_a_seed_only_where_the_setup_is_drawn_from_it(conn
     lines = {int(line.split()[0].lstrip("#")): line for line in (await ann.run("list")).splitlines()}
     assert "seed=" not in lines[1] and "seed=" not in lines[2] and "seed=" not in lines[3], lines
     assert "seed=luck" in lines[4] and "seed=luck" in lines[5], lines
+
+
+async def test_options_read_as_words_in_list_tables_archive_and_challenges(configured_server: Any, tmp_path: Path) -> None:
+    server = await configured_server(db_path=str(tmp_path / "parlour.sqlite3"))  # the archive needs a database
+    clients = [await Client.connect("127.0.0.1", server.port, name=name, watch_lobby=True) for name in ("ann", "bob")]
+    ann, bob = Shell(clients[0]), Shell(clients[1])
+    assert "Created table 1" in await ann.run("new morris flying=yes mill_protection=on")
+    words = "(Flying: yes, Mill protection: yes)"
+    listing = await bob.run("list")
+    assert listing.startswith(f"#1 morris {words} — ann vs (free)"), listing
+    assert f"t1 morris {words} — ann vs (free)" in await ann.run("tables")
+    await bob.run("join 1")
+    await ann.run("leave")  # before the first move: the game is aborted, and archived
+    archive = await bob.run("archive")
+    assert f"#1 morris {words} — " in archive, archive
+    challenge = await bob.run("challenge ann morris flying=yes")
+    assert "morris (Flying: yes), no clock, casual" in challenge, challenge
+    for text in (listing, archive, challenge):
+        assert "=True" not in text and "flying=" not in text and "mill_protection" not in text, text
+    for client in clients:
+        await client.close()

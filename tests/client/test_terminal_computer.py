@@ -150,5 +150,5 @@ def test_lobby_lines_show_computer_levels_bots_and_hints() -> None:
     assert "— ann vs computer (level 4) —" in describe_table(against)
     assert " hints" not in describe_table(against)  # always on against the computer: not worth a word
     bots = m.TableInfo(**base, seats=["bot-x", "bob"], bots=[True, False], hints=True)
-    assert "— bot-x (bot) vs bob —" in describe_table(bots) and "size=8 hints —" in describe_table(bots)
+    assert "— bot-x (bot) vs bob —" in describe_table(bots) and "#4 othello hints —" in describe_table(bots)
     assert player_label(m.TableInfo(**base, seats=[None, "bob"], bots=[True, False]), 0) == "(free)"

@@ -99,7 +99,7 @@ async def test_tables_switch_and_leave_n_or_all(live: Any) -> None:
     await carl.run("new nimble")
     await ann.run("watch 3")
     listing = await ann.run("tables")
-    assert "  t1 othello — ann vs bob — you are Black, your move" in listing
+    assert "  t1 othello (Size: 6) — ann vs bob — you are Black, your move" in listing
     assert "  t2 hexapawn — ann vs (free) — you are White, waiting for a player" in listing
     assert "* t3 nimble — carl vs (free) — watching, waiting for a player" in listing
     assert (await ann.run("switch 2")).startswith("Switched to table 2 (hexapawn, playing as White).")
@@ -167,22 +167,40 @@ async def test_takeback_on_your_turn_takes_back_your_move_and_their_reply(live: 
 
 
 async def test_resign_leave_and_quit_ask_on_a_terminal(live: Any) -> None:
-    ann, bob = await _game(live, answers=[False, False, False, False])
+    ann, bob = await _game(live, answers=[False] * 6)
     assert await ann.run("resign") == "Not resigned."
-    assert await ann.run("leave") == "Not left."
+    assert await ann.run("leave") == "Not left."  # nobody has moved: leaving would abort the game
     assert await ann.term.handle("quit") and await ann.term.handle(INTERRUPT)  # said no: still running
+    await _two_plies(ann, bob)
+    assert await ann.run("leave") == "Not left."  # both sides have moved: leaving would forfeit it
+    assert await ann.term.handle("quit")
     assert ann.asked == [
         "Resign the game at table 1 (othello)?",
-        "Leave table 1? You play there and leaving forfeits the game.",
+        "Leave table 1? Your game at table 1 is aborted if you leave (no result: a side has not moved yet).",
+        "Quit now? Your game at t1 is aborted unless you return (no result: a side has not moved yet).",
+        "Ctrl-C: quit now? Your game at t1 is aborted unless you return (no result: a side has not moved yet).",
+        "Leave table 1? Your game at table 1 is forfeited if you leave.",
         "Quit now? Your game at t1 is forfeited unless you return.",
-        "Ctrl-C: quit now? Your game at t1 is forfeited unless you return.",
     ]
     assert ann.term.at.running
     ann.answers = [True]
     await ann.run("resign")
     await ann.run("wait end")
     assert not await ann.term.handle("quit")  # no game running: no question
-    assert len(ann.asked) == 5
+    assert len(ann.asked) == 7
+
+
+async def test_leave_all_says_which_games_are_forfeited_and_which_aborted(live: Any) -> None:
+    ann, bob = await _game(live, answers=[False])
+    await _two_plies(ann, bob)
+    await bob.run("new hexapawn")
+    await ann.run("join 2")
+    await ann.until(lambda term: term.session.tables[2].running)
+    assert await ann.run("leave all") == "Not left."
+    assert ann.asked == [
+        "Leave table 1, table 2? Your game at table 1 is forfeited if you leave;"
+        " your game at table 2 is aborted if you leave (no result: a side has not moved yet)."
+    ]
 
 
 async def test_quit_in_parlour_host_always_asks_and_says_it_stops_the_server(connect: Connect) -> None:

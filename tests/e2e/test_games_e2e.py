@@ -124,7 +124,7 @@ def test_illegal_move_and_bad_option_leave_the_table_unchanged(tmp_path: Path) -
         player.expect(r"Legal moves: 2-1 3-1 3-2")
         player.send("3-1\nhistory\ntables\n")
         player.expect(r"1\.3-1")
-        player.expect(r"\* t1 nimble — ann vs bob — you are Player 1")
+        player.expect(r"\* t1 nimble \(Squares: 3, Board: 0,2,1\) — ann vs bob — you are Player 1")
         player.send("resign\n")
         player.expect(r"Result: Player 2 wins")
         opponent.expect(r"Result: Player 2 wins")

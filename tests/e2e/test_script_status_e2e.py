@@ -2,7 +2,8 @@
 
 The first failing command stops the script with its status (3: the client could not
 run it, 4: the server refused it, 5: a wait that can never end); ``--keep-going``
-runs the script to its end and exits with the status of its first failure.
+runs the script to its end and exits with the status of its first failure. A
+connection lost for good between commands stops the script with status 1.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from client.line_script import EXIT_COMMAND, EXIT_REFUSED, EXIT_WAIT
+from client.line_script import EXIT_COMMAND, EXIT_LOST, EXIT_REFUSED, EXIT_WAIT
 
 from .harness import ROOT, Process, start_server
 
@@ -66,11 +67,28 @@ def test_a_script_that_works_exits_0(address: str) -> None:
         player.kill()
 
 
+def test_a_connection_lost_for_good_between_commands_stops_the_script_with_status_1(address: str) -> None:
+    first = Process("play", address, "--name", "dee", "--guest", stdin_text="new nimble\n")  # stdin stays open
+    second = None
+    try:
+        first.expect(r"Created table \d+")
+        second = Process("play", address, "--name", "dee", "--guest")  # resumes dee's session: the first connection is superseded
+        first.expect("^Disconnected: ")  # superseded: it does not take the session back
+        first.expect("^" + re.escape(f"Script stopped after line 1: the connection to the server is lost; exit status {EXIT_LOST}.") + "$")
+        assert first.finish(timeout_s=15) == EXIT_LOST
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+
+
 def test_the_exit_statuses_are_documented() -> None:
     readme = (ROOT / "README.md").read_text()
     for status in (EXIT_COMMAND, EXIT_REFUSED, EXIT_WAIT):
         assert f"`{status}`" in readme
+    assert f"| `{EXIT_LOST}` | it could not connect, or lost the connection for good" in readme
     helped = Process("play", "--help")
     assert helped.finish(timeout_s=15) == 0
     text = " ".join(" ".join(helped.lines).split())
     assert f"{EXIT_REFUSED} when the server refuses a request" in text and "--keep-going" in text
+    assert f"{EXIT_LOST} when it cannot connect, or loses the connection for good" in text

@@ -12,7 +12,7 @@ def test_two_players_find_each_other_by_seek_and_talk_privately() -> None:
     bob = Process("play", address, "--name", "bob", "--guest")
     try:
         ann.send("seek nimble 3+2 board=1,2,3\n")
-        ann.expect(r"Seek 1 posted: nimble, 3\+2, casual\.")
+        ann.expect(r"Seek 1 posted: nimble \(Squares: 3, Board: 1,2,3\), 3\+2, casual\.")
         bob.send("who\n")
         bob.expect(r"^ann\s+idle")
         bob.send("seek nimble 3+2 board=1,2,3\n")

@@ -65,7 +65,7 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
 
         await pilot.press("ctrl+w")  # closing the tab of a running game asks first
         question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
-        assert "forfeits" in str(question.query_one("#question", Static).render())
+        assert "aborts" in str(question.query_one("#question", Static).render())  # nobody has moved yet
         await pilot.press("n")
         await until(pilot, lambda: app.screen is main)
         assert tabs.active == f"table-{table}" and table in app.session.tables
@@ -86,6 +86,35 @@ async def test_the_form_shows_errors_on_their_fields_then_creates_the_table_a_se
         await pilot.press("ctrl+w")  # the game is over: the tab closes without a question
         await until(pilot, lambda: table not in app.session.tables)
         assert tabs.active == "lobby" and not tabs.query(f"#table-{table}")
+
+
+async def test_the_leave_question_says_aborts_before_both_sides_moved_and_forfeits_after(server, connect, make_app):
+    bob = await connect("bob")
+    table = (await bob.create_table("othello", {"size": 6})).table.id  # bob is Black: he moves first
+    app = make_app(name="ann", address=f"127.0.0.1:{server.port}")
+    async with app.run_test(size=SIZE) as pilot:
+        main = await connected(app, pilot)
+        await app.session.join(table)
+        await until(pilot, lambda: app.session.tables[table].running and main.query(f"#table-{table} #board"))
+
+        async def question_and_yes() -> tuple[str, str]:
+            await pilot.press("ctrl+w")
+            screen = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen)
+            said = (str(screen.query_one("#question", Static).render()), str(screen.query_one("#yes", Button).label))
+            await pilot.press("n")
+            await until(pilot, lambda: app.screen is main)
+            return said
+
+        aborts = "Leave table {}? A side has not moved yet: leaving aborts the game (no result, not rated)."
+        assert await question_and_yes() == (aborts.format(table), "Leave and abort")
+        await bob.move(table, "c2")
+        await until(pilot, lambda: app.session.tables[table].moves == ["c2"])
+        assert await question_and_yes() == (aborts.format(table), "Leave and abort")  # ann has not moved yet
+        await app.session.move(table, "b2")
+        await until(pilot, lambda: len(app.session.tables[table].moves) == 2)
+        forfeits = f"Leave table {table}? Your game there is running: leaving it forfeits the game."
+        assert await question_and_yes() == (forfeits, "Leave and forfeit")
+        assert app.session.tables[table].running
 
 
 async def test_a_watched_tab_closes_at_once_and_quitting_asks_first_ctrl_c_only_during_a_game(server, connect, make_app):
