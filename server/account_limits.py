@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .address_groups import address_group
 
@@ -41,7 +41,64 @@ class LimitReached(Exception):
     """A proof or claim refused by a limit; the message says which and how many seconds to wait."""
 
 
-class SlidingWindow:
+class _Window:
+    """Timed events per key within a sliding window: what :class:`SlidingWindow` and :class:`NameWindow` share.
+
+    An event is a time (seconds on ``clock``) or a tuple whose first item is
+    one; each key keeps at most ``most + extra`` of them, and at most
+    :data:`TRACKED_KEYS` keys are kept (the least recently counted go first).
+
+    Raises:
+        ValueError: ``most`` below 1 or a window that is not positive.
+    """
+
+    extra = 0
+    """Events a key keeps beyond ``most``."""
+
+    def __init__(self, most: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if most < 1 or window_s <= 0:
+            raise ValueError(f"a window needs at least one event and a positive length, not {most} in {window_s} s")
+        self.most = most
+        self.window_s = window_s
+        self._clock = clock
+        self._events: OrderedDict[str, deque[Any]] = OrderedDict()
+
+    @staticmethod
+    def _at(event: Any) -> float:
+        return event
+
+    def _add(self, key: str, event: Any) -> None:
+        """Count ``event`` for ``key``, remembering ``key`` as the most recently counted."""
+        events = self._events.get(key)
+        if events is None:
+            events = self._events[key] = deque(maxlen=self.most + self.extra)
+            while len(self._events) > TRACKED_KEYS:
+                self._events.popitem(last=False)
+        self._events.move_to_end(key)
+        events.append(event)
+
+    def _take_back(self, key: str, event: Any) -> None:
+        """Remove ``event`` of ``key``, if it is still there."""
+        events = self._events.get(key)
+        if events is not None and event in events:
+            events.remove(event)
+            if not events:
+                del self._events[key]
+
+    def _recent(self, key: str) -> deque[Any]:
+        """``key``'s events within the window (older ones dropped; empty when it has none)."""
+        events = self._events.get(key)
+        if events is None:
+            return deque()
+        oldest = self._clock() - self.window_s
+        while events and self._at(events[0]) <= oldest:
+            events.popleft()
+        if not events:
+            del self._events[key]
+        return events
+
+
+class SlidingWindow(_Window):
     """Events per key (an address, a name) within a sliding window of time.
 
     Args:
@@ -53,18 +110,10 @@ class SlidingWindow:
         ValueError: ``most`` below 1 or a window that is not positive.
     """
 
-    def __init__(self, most: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
-        if most < 1 or window_s <= 0:
-            raise ValueError(f"a window needs at least one event and a positive length, not {most} in {window_s} s")
-        self.most = most
-        self.window_s = window_s
-        self._clock = clock
-        self._events: OrderedDict[str, deque[float]] = OrderedDict()
-
     def wait_s(self, key: str) -> float:
         """Seconds until ``key`` may have another event (0: now)."""
         events = self._recent(key)
-        if events is None or len(events) < self.most:
+        if len(events) < self.most:
             return 0.0
         return max(0.0, events[0] + self.window_s - self._clock())
 
@@ -75,44 +124,21 @@ class SlidingWindow:
 
     def reserve(self, key: str) -> float:
         """Count an event for ``key`` now; return its time, to :meth:`refund` it by."""
-        events = self._recent(key)
-        if events is None:
-            events = self._events[key] = deque(maxlen=self.most)
-            while len(self._events) > TRACKED_KEYS:
-                self._events.popitem(last=False)
-        self._events.move_to_end(key)
+        self._recent(key)
         at = self._clock()
-        events.append(at)
+        self._add(key, at)
         return at
 
     def refund(self, key: str, at: float) -> None:
         """Take back the event of ``key`` counted at ``at`` (by :meth:`reserve`), if it is still there."""
-        events = self._events.get(key)
-        if events is not None and at in events:
-            events.remove(at)
-            if not events:
-                del self._events[key]
+        self._take_back(key, at)
 
     def recent(self, key: str) -> int:
         """How many events ``key`` has within the window."""
-        events = self._recent(key)
-        return 0 if events is None else len(events)
-
-    def _recent(self, key: str) -> deque[float] | None:
-        """``key``'s events within the window (older ones dropped), or ``None`` when it has none."""
-        events = self._events.get(key)
-        if events is None:
-            return None
-        oldest = self._clock() - self.window_s
-        while events and events[0] <= oldest:
-            events.popleft()
-        if not events:
-            del self._events[key]
-            return None
-        return events
+        return len(self._recent(key))
 
 
-class NameWindow:
+class NameWindow(_Window):
     """Proofs per name within a sliding window, each with the source it came from.
 
     Args:
@@ -121,13 +147,11 @@ class NameWindow:
         clock: the time source, in seconds.
     """
 
-    def __init__(self, most: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
-        if most < 1 or window_s <= 0:
-            raise ValueError(f"a window needs at least one event and a positive length, not {most} in {window_s} s")
-        self.most = most
-        self.window_s = window_s
-        self._clock = clock
-        self._events: OrderedDict[str, deque[tuple[float, str]]] = OrderedDict()
+    extra = SOURCES_PER_NAME
+
+    @staticmethod
+    def _at(event: tuple[float, str]) -> float:
+        return event[0]
 
     def locked_s(self, name: str) -> float:
         """Seconds until ``name`` has fewer than ``most`` proofs within the window (0: not locked)."""
@@ -145,38 +169,17 @@ class NameWindow:
 
     def reserve(self, name: str, source: str) -> float:
         """Count a proof of ``name`` from ``source`` now; return its time, to :meth:`refund` it by."""
-        events = self._events.get(name)
-        if events is None:
-            events = self._events[name] = deque(maxlen=self.most + SOURCES_PER_NAME)
-            while len(self._events) > TRACKED_KEYS:
-                self._events.popitem(last=False)
-        self._events.move_to_end(name)
         at = self._clock()
-        events.append((at, source))
+        self._add(name, (at, source))
         return at
 
     def refund(self, name: str, source: str, at: float) -> None:
         """Take back the proof counted at ``at``, if it is still there."""
-        events = self._events.get(name)
-        if events is not None and (at, source) in events:
-            events.remove((at, source))
-            if not events:
-                del self._events[name]
+        self._take_back(name, (at, source))
 
     def recent(self, name: str) -> int:
         """How many proofs of ``name`` stand within the window."""
         return len(self._recent(name))
-
-    def _recent(self, name: str) -> deque[tuple[float, str]]:
-        events = self._events.get(name)
-        if events is None:
-            return deque()
-        oldest = self._clock() - self.window_s
-        while events and events[0][0] <= oldest:
-            events.popleft()
-        if not events:
-            del self._events[name]
-        return events
 
 
 @dataclass(slots=True)
