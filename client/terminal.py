@@ -118,6 +118,7 @@ Archive:
                             while replaying: forward|f [N], back|b [N], first,
                             last, goto N, stop (leave the replay)
   export ID FILE            save the record of finished game ID to FILE
+    [--format text|ggf]     (GGF, Othello only: --format ggf or a FILE.ggf)
 Ratings:
   finger NAME               NAME's ratings, record and last rated games
   top GAME [FAMILY] [RANK]  the best players of GAME (FAMILY: bullet, blitz,
