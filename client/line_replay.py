@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import games
+from games.ggf import GgfError, ggf_to_record, parse_ggf
 from games.record import GameRecord, parse_record, replay, RecordError
 
 from .connection import Client
@@ -66,7 +67,7 @@ class Replayer:
         self.write("\n".join(lines))
 
     async def replay(self, args: list[str]) -> None:
-        """``replay ID`` or ``replay FILE``: start stepping through a finished game."""
+        """``replay ID`` or ``replay FILE``: start stepping through a finished game (a FILE of Parlour's record, or of GGF)."""
         if len(args) != 1:
             raise UsageError("usage: replay ID (a finished game, see archive) or replay FILE (a record file)")
         target = args[0]
@@ -78,9 +79,9 @@ class Replayer:
             text = read_file("record", target)
             label = printable(target)
         try:
-            record = parse_record(text)
+            record = ggf_to_record(parse_ggf(text)) if text.lstrip().startswith("(;") else parse_record(text)
             states = replay(record)
-        except RecordError as exc:
+        except (RecordError, GgfError) as exc:
             raise UsageError(f"cannot replay {label}: {printable_lines(str(exc))}") from None
         self.replaying = Replaying(label, record, states)
         self.show()

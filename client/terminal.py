@@ -115,6 +115,7 @@ Chat:
 Archive:
   archive [N]               the server's last N finished games (default 20)
   replay ID | replay FILE   step through finished game ID, or a record file
+                            (Parlour's plain text or GGF)
                             while replaying: forward|f [N], back|b [N], first,
                             last, goto N, stop (leave the replay)
   export ID FILE            save the record of finished game ID to FILE
