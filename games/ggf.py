@@ -58,8 +58,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .base import GameError
-from .record import GameRecord, RecordedMove
+from .base import GameError, Outcome
+from .record import GameRecord, RecordedMove, RecordError, replay
 
 __all__ = [
     "GgfClock",
@@ -71,6 +71,7 @@ __all__ = [
     "ggf_to_record",
     "parse_ggf",
     "record_to_ggf",
+    "usual_start",
 ]
 
 BLACK, WHITE, EMPTY = "*", "O", "-"
@@ -269,12 +270,11 @@ def _escape(text: str) -> str:
 
 
 def _duration(seconds: float) -> str:
-    """``[h:]mm:ss`` for ``seconds`` (a fraction of a second kept only when there is one)."""
-    whole = int(seconds)
-    fraction = round(seconds - whole, 3)
+    """``[h:]mm:ss`` for ``seconds``, to the millisecond (a fraction written only when there is one: ``00:01.5``)."""
+    whole, millis = divmod(round(seconds * 1000), 1000)
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
-    text = f"{minutes:02d}:{secs:02d}" + (f"{fraction:.3f}".rstrip("0")[1:] if fraction else "")
+    text = f"{minutes:02d}:{secs:02d}" + (f".{millis:03d}".rstrip("0") if millis else "")
     return f"{hours}:{text}" if hours else text
 
 
@@ -495,8 +495,8 @@ def record_to_ggf(
         date=_ggf_date(record.started_at or record.finished_at),
         black=record.players[0],
         white=record.players[1],
-        black_rating=ratings[0],
-        white_rating=ratings[1],
+        black_rating=None if ratings[0] is None else round(ratings[0], 2),
+        white_rating=None if ratings[1] is None else round(ratings[1], 2),
         clock=None if clock is None else GgfClock(clock[0], clock[1], 0.0),
         game_type=str(size),
         result=_ggf_result(record.result, size),
@@ -552,8 +552,7 @@ def ggf_to_record(game: GgfGame) -> GameRecord:
             than the usual one, a board size other than 6 to 16; or moves
             that do not replay (the message names the move).
     """
-    import games
-    from .record import RecordError, replay
+    import games  # here, not at the top, as in games.record
 
     if game.game_type is not None and game.game_type.strip() != str(game.size):
         raise GgfError(f"TY[{game.game_type}] is an Othello variant Parlour does not play (only the plain board size, TY[{game.size}])")
@@ -574,16 +573,18 @@ def ggf_to_record(game: GgfGame) -> GameRecord:
     return GameRecord(record.game, record.options, players=record.players, result=result, started_at=record.started_at, moves=moves)
 
 
-def _record_result(result: GgfResult | None, outcome: Any) -> dict[str, Any] | None:
-    seats = ("Black", "White")
+def _record_result(result: GgfResult | None, outcome: Outcome | None) -> dict[str, Any] | None:
+    """The outcome map of a flagged ``RE`` (resigned, time out, agreed score), else the final position's (``None``: not over)."""
     if result is not None and result.flag:
         winner = None if result.margin == 0 else 0 if result.margin > 0 else 1
         if result.flag == "s":
             return {"winner": winner, "reason": "draw by agreement" if winner is None else "agreed score", "score": None}
-        loser = seats[1 - winner] if winner is not None else seats[0]
+        if winner is None:
+            return {"winner": None, "reason": f"no winner (RE[{result.margin:+.2f}:{result.flag}])", "score": None}
+        loser = ("Black", "White")[1 - winner]
         reason = f"{loser} resigned" if result.flag == "r" else f"{loser} ran out of time"
         return {"winner": winner, "reason": reason, "score": None}
-    return None if outcome is None else dict(outcome.to_dict())
+    return None if outcome is None else outcome.to_dict()
 
 
 def _iso_date(text: str | None) -> str | None:

@@ -183,6 +183,7 @@ def test_bad_texts_are_refused_naming_what_is_wrong(text: str, message: str) -> 
     ],
 )
 def test_games_parlour_cannot_replay_are_refused(game: GgfGame, message: str) -> None:
+    """A variant, a size Parlour has no board for, another start, a move out of turn."""
     with pytest.raises(GgfError) as caught:
         ggf_to_record(game)
     assert message in str(caught.value)
@@ -204,3 +205,10 @@ def test_long_and_fractional_clocks_round_trip() -> None:
     text = format_ggf(game)
     assert "TI[1:30:00/00:01.5/00:00]" in text
     assert parse_ggf(text) == game
+    assert "TI[01:00/00:00.25/00:00]" in format_ggf(GgfGame(clock=GgfClock(59.9996, 0.25)))  # rounded to the millisecond
+
+
+def test_ratings_are_kept_to_two_decimals_so_the_game_equals_its_round_trip() -> None:
+    game = record_to_ggf(GameRecord("othello", {}), ratings=(1662.3141, None))
+    assert (game.black_rating, game.white_rating) == (1662.31, None)
+    assert parse_ggf(format_ggf(game)) == game
