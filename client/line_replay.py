@@ -186,6 +186,9 @@ class Replayer:
     # --- status line -------------------------------------------------------------------
 
 
+# --- export's --format ------------------------------------------------------------------
+
+
 def _format_option(args: list[str]) -> tuple[list[str], str | None]:
     """``args`` without ``--format X`` (or ``--format=X``), and X (``None`` when not given).
 
