@@ -537,10 +537,19 @@ class Client:
         assert isinstance(reply, m.Archive)
         return reply.games
 
-    async def get_record(self, table: int) -> str:
-        """The plain-text record of finished game ``table``."""
-        reply = await self.request(m.GetRecord, table=table)
+    async def get_record(self, table: int, format: m.RecordFormat = "text") -> str:
+        """The record of finished game ``table``: plain text (``games.record``), or ``format="ggf"`` GGF (``games.ggf``).
+
+        Raises:
+            ServerError: ``no_such_table``; ``bad_request`` for GGF of a game
+                other than Othello, or (made here) from a server too old to
+                write GGF, which answers with plain text.
+        """
+        reply = await self.request(m.GetRecord, table=table, format=format)
         assert isinstance(reply, m.Record)
+        if reply.format != format:
+            message = f"the server sent the record of game {table} as {reply.format}, not {format}: it is too old to write {format} records"
+            raise ServerError(m.Error(code="bad_request", message=message, field="format"))
         return reply.text
 
     async def hint(self, table: int) -> m.Hint:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import games
+from games.ggf import GgfError, ggf_to_record, parse_ggf
 from games.record import GameRecord, parse_record, replay, RecordError
 
 from .connection import Client
@@ -14,7 +15,13 @@ from .line_text import UsageError, count_arg, describe_archived, game_id, game_s
 from .render import render
 from .sanitize import printable, printable_lines
 
-__all__ = ["Replayer", "Replaying"]
+__all__ = ["EXPORT_USAGE", "Replayer", "Replaying"]
+
+EXPORT_USAGE = (
+    "usage: export ID FILE [--format text|ggf], e.g. export 12 game12.txt; "
+    "GGF (Othello games only) is chosen by --format ggf or a FILE ending in .ggf"
+)
+FORMATS = ("text", "ggf")
 
 
 @dataclass
@@ -61,7 +68,7 @@ class Replayer:
         self.write("\n".join(lines))
 
     async def replay(self, args: list[str]) -> None:
-        """``replay ID`` or ``replay FILE``: start stepping through a finished game."""
+        """``replay ID`` or ``replay FILE``: start stepping through a finished game (a FILE of Parlour's record, or of GGF)."""
         if len(args) != 1:
             raise UsageError("usage: replay ID (a finished game, see archive) or replay FILE (a record file)")
         target = args[0]
@@ -73,21 +80,28 @@ class Replayer:
             text = read_file("record", target)
             label = printable(target)
         try:
-            record = parse_record(text)
+            record = ggf_to_record(parse_ggf(text)) if text.lstrip().startswith("(;") else parse_record(text)
             states = replay(record)
-        except RecordError as exc:
+        except (RecordError, GgfError) as exc:
             raise UsageError(f"cannot replay {label}: {printable_lines(str(exc))}") from None
         self.replaying = Replaying(label, record, states)
         self.show()
 
     async def export(self, args: list[str]) -> None:
-        """``export ID FILE``: save a finished game's record."""
-        number = game_id(args[0]) if len(args) == 2 else None
+        """``export ID FILE [--format text|ggf]``: save a finished game's record.
+
+        The format is ``--format``'s, else GGF for a file named ``*.ggf``, else plain text.
+        """
+        words, fmt = _format_option(args)
+        number = game_id(words[0]) if len(words) == 2 else None
         if number is None:
-            raise UsageError("usage: export ID FILE, e.g. export 12 game12.txt")
-        text = await self.client().get_record(number)
-        write_file(args[1], text)
-        self.write(f"Exported the record of game {number} to {args[1]}.")
+            raise UsageError(EXPORT_USAGE)
+        path = words[1]
+        fmt = fmt or ("ggf" if path.lower().endswith(".ggf") else "text")
+        text = await self.client().get_record(number, fmt)  # type: ignore[arg-type]
+        write_file(path, text)
+        kind = "GGF record" if fmt == "ggf" else "record"
+        self.write(f"Exported the {kind} of game {number} to {printable(path)}.")
 
     def require(self) -> Replaying:
         """The replay going on.
@@ -171,3 +185,26 @@ class Replayer:
         self.write("\n".join(lines))
 
     # --- status line -------------------------------------------------------------------
+
+
+# --- export's --format ------------------------------------------------------------------
+
+
+def _format_option(args: list[str]) -> tuple[list[str], str | None]:
+    """``args`` without ``--format X`` (or ``--format=X``), and X (``None`` when not given).
+
+    Raises:
+        UsageError: ``--format`` without a value, twice, or with a format other than text and ggf.
+    """
+    words: list[str] = []
+    fmt: str | None = None
+    rest = iter(args)
+    for word in rest:
+        if word == "--format" or word.startswith("--format="):
+            value = word.partition("=")[2] if "=" in word else next(rest, "")
+            if fmt is not None or value.lower() not in FORMATS:
+                raise UsageError(f"--format is text or ggf, given once, not {printable(value)!r}; {EXPORT_USAGE}")
+            fmt = value.lower()
+        else:
+            words.append(word)
+    return words, fmt

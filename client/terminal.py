@@ -115,9 +115,11 @@ Chat:
 Archive:
   archive [N]               the server's last N finished games (default 20)
   replay ID | replay FILE   step through finished game ID, or a record file
+                            (Parlour's plain text or GGF)
                             while replaying: forward|f [N], back|b [N], first,
                             last, goto N, stop (leave the replay)
   export ID FILE            save the record of finished game ID to FILE
+    [--format text|ggf]     (GGF, Othello only: --format ggf or a FILE.ggf)
 Ratings:
   finger NAME               NAME's ratings, record and last rated games
   top GAME [FAMILY] [RANK]  the best players of GAME (FAMILY: bullet, blitz,

@@ -242,11 +242,16 @@ class ListArchive(Message, tag="list_archive"):
     offset: Annotated[int, Meta(ge=0, le=2**31)] = 0
 
 
+RecordFormat = Literal["text", "ggf"]
+"""A record's format: Parlour's plain text (``games.record``), or GGF (``games.ggf``, Othello games only)."""
+
+
 class GetRecord(Message, tag="get_record"):
-    """Asks for the plain-text record of a finished game."""
+    """Asks for the record of a finished game, as plain text or (Othello only) GGF."""
 
     id: RequestId
     table: TableId
+    format: RecordFormat = "text"
 
 
 MAX_LEADERBOARD_PAGE = 50
@@ -819,10 +824,11 @@ class Archive(Message, tag="archive"):
 
 
 class Record(Message, tag="record"):
-    """Answers ``get_record``: the game as a plain-text record (see ``games.record``)."""
+    """Answers ``get_record``: the game as a record in ``format`` (see ``games.record`` and ``games.ggf``)."""
 
     id: int
     text: str
+    format: RecordFormat = "text"
 
 
 class Shutdown(Message, tag="shutdown"):

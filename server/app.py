@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from protocol import Code, ProtocolError
-from games.record import format_record
 from protocol.messages import (
     Answer,
     AskHint,
@@ -67,6 +66,7 @@ from .peer import Peer
 from .session import Push, Session
 from .social import Social
 from .dblock import DatabaseLock
+from .exports import ExportError, export_record
 from .finger import RatingQueries
 from .rated import show_ratings
 from . import listen
@@ -508,7 +508,11 @@ class Server:
         stored = self.store.load(request.table) if self.store is not None else None
         if stored is None or stored.row.status != "over" or "set_aside" in (stored.row.outcome or {}):
             raise RequestError(Code.NO_SUCH_TABLE, f"there is no finished game {request.table} in the archive")
-        return Record(id=request.id, text=format_record(self.store.to_record(stored)))  # type: ignore[union-attr]
+        try:
+            text = export_record(self.store, stored, request.format)  # type: ignore[arg-type]
+        except ExportError as exc:
+            raise RequestError(Code.BAD_REQUEST, str(exc), "format") from None
+        return Record(id=request.id, text=text, format=request.format)
 
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)

@@ -2,7 +2,9 @@
 
 ``parlour games [--db PATH] [--limit N] [--offset N]`` prints one line per
 finished game, the most recent first; ``parlour games --export ID`` prints
-that game (finished or not) as a plain-text record (:mod:`games.record`).
+that game (finished or not) as a plain-text record (:mod:`games.record`), and
+``parlour games --export ID --format ggf`` an Othello game as a GGF record
+(:mod:`games.ggf`, built by :mod:`server.exports`).
 
 It reads the database a running server is writing (WAL lets both work at
 once), and never writes to it: it opens the file read-only, so a database on
@@ -20,9 +22,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import games
-from games.record import RecordError, format_record
+from games.record import RecordError
 from protocol.cli_options import number_in
 
+from .exports import FORMATS, ExportError, export_record
 from .store import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
@@ -34,13 +37,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "games",
         help="list the finished games in a server's archive, or export one",
         description="List the finished games stored by 'parlour serve', most recent first, "
-        "or print one game as a plain-text record.",
+        "or print one game as a record (plain text, or GGF for an Othello game).",
     )
     parser.add_argument(
         "--db", type=Path, default=None, metavar="PATH", help=f"the server's database (default: {default_db_path()})"
     )
     parser.add_argument(
-        "--export", type=number_in(1, 2**63 - 1, whole=True), default=None, metavar="ID", help="print game ID as a plain-text record"
+        "--export", type=number_in(1, 2**63 - 1, whole=True), default=None, metavar="ID", help="print game ID as a record"
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="the record --export prints: text (Parlour's plain-text record, the default) or ggf (GGF, Othello games only)",
     )
     parser.add_argument("--limit", type=_count, default=50, metavar="N", help="list at most N games, 0 to 1000000 (default: 50)")
     parser.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the N most recent games, 0 to 1000000 (default: 0)")
@@ -58,15 +67,22 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
     Args:
         args: ``db`` (path or ``None`` for the default), ``export`` (id or
-            ``None``), ``limit`` and ``offset``.
+            ``None``), ``format`` (``"text"`` or ``"ggf"``; absent: text),
+            ``limit`` and ``offset``.
         out, err: where to write (default: ``sys.stdout`` and ``sys.stderr``).
 
     Returns:
         0 on success (an empty archive included); 1 if the database cannot be
-        opened or the game to export does not exist.
+        opened, the game to export does not exist, or cannot be written in
+        the format asked for (GGF of a game other than Othello); 2 for
+        ``--format`` without ``--export``.
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    fmt = getattr(args, "format", "text")
+    if fmt != "text" and args.export is None:
+        print(f"--format {fmt} goes with --export ID: it says how to print that game.", file=err)
+        return 2
     path = Path(args.db) if args.db is not None else default_db_path()
     if not path.exists():
         print(f"No games yet: {path} does not exist ('parlour serve --db {path}' creates it).", file=err)
@@ -82,9 +98,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             if table is None:
                 print(f"There is no game {args.export} in {path}.", file=err)
                 return 1
-            out.write(format_record(store.to_record(table)))
+            out.write(export_record(store, table, fmt))
             return 0
         entries = store.archive(limit=args.limit, offset=args.offset)
+    except ExportError as exc:
+        print(f"Cannot export game {args.export}: {exc}", file=err)
+        return 1
     except (StoreError, RecordError) as exc:
         print(f"Cannot read the archive: {exc}", file=err)
         return 1

@@ -4,6 +4,9 @@ The list comes from ``list_archive`` a page at a time. A replay fetches the
 game's record (``get_record``) and rebuilds every position with the rules
 engine (:func:`games.record.replay`), so stepping needs no further requests.
 The position is drawn with the game's board widget (:mod:`client.app.boards`).
+Export writes that plain-text record; to a file named ``*.ggf`` it asks the
+server for the game as GGF instead (``get_record`` with ``format: "ggf"``,
+Othello games only), which adds the ratings and the time control.
 """
 
 from __future__ import annotations
@@ -114,8 +117,8 @@ class ArchiveScreen(Screen[None]):
 
     Keys: Right/Left step and Home/End jump (on the board, which has the
     focus once a game is chosen; Tab moves between the list and the board),
-    ``g`` jumps to a ply, ``e`` exports the record to a file, ``m`` loads more
-    games, Escape goes back.
+    ``g`` jumps to a ply, ``e`` exports the record to a file (GGF to a file
+    named ``*.ggf``, for Othello), ``m`` loads more games, Escape goes back.
     """
 
     DEFAULT_CSS = """
@@ -269,7 +272,7 @@ class ArchiveScreen(Screen[None]):
         self.asking = what
         field = self.query_one("#ask", Input)
         field.value = f"game{self.replaying.table}.txt" if what == "export" else ""
-        field.placeholder = f"ply 0 to {self.replaying.last}" if what == "goto" else "file to write the record to"
+        field.placeholder = f"ply 0 to {self.replaying.last}" if what == "goto" else self._export_hint()
         field.remove_class("hidden")
         field.focus()
 
@@ -287,16 +290,35 @@ class ArchiveScreen(Screen[None]):
             replaying.go(int(text))
             self.show()
         elif what == "export":
-            self.export(Path(text).expanduser())
+            path = Path(text).expanduser()
+            if path.suffix.lower() == ".ggf":
+                self.export_ggf(replaying.table, path)
+            else:
+                self.export(path)
 
-    def export(self, path: Path) -> None:
-        """Write the replayed game's record to ``path``."""
+    def _export_hint(self) -> str:
+        """What the export question's empty field says: GGF is offered for an Othello game."""
+        othello = self.replaying is not None and self.replaying.record.game == "othello"
+        return "file to write the record to (name it .ggf for GGF)" if othello else "file to write the record to"
+
+    def export(self, path: Path, text: str | None = None, kind: str = "record") -> None:
+        """Write the replayed game's plain-text record (or ``text``, a ``kind`` of record) to ``path``."""
         try:
-            path.write_text(self.record_text, encoding="utf-8")
+            path.write_text(self.record_text if text is None else text, encoding="utf-8")
         except OSError as exc:
             self.say(f"cannot write {printable(str(path))}: {exc.strerror or exc}")
             return
-        self.say(f"Saved the record of game {self.replaying.table if self.replaying else '?'} to {printable(str(path))}.")
+        self.say(f"Saved the {kind} of game {self.replaying.table if self.replaying else '?'} to {printable(str(path))}.")
+
+    @work(exclusive=True, group="archive-export")
+    async def export_ggf(self, table: int, path: Path) -> None:
+        """Fetch game ``table`` as GGF from the server and write it to ``path`` (a game other than Othello: the server's reason)."""
+        try:
+            text = await self.session.client.get_record(table, "ggf")
+        except (ServerError, ConnectionLost) as exc:
+            self.say(f"cannot export game {table} as GGF: {printable_lines(str(getattr(exc, 'message', None) or exc))}")
+            return
+        self.export(path, text, "GGF record")
 
     def say(self, text: str) -> None:
         """Show one line of news under the list."""
