@@ -383,7 +383,7 @@ def _pick_address(args: argparse.Namespace) -> int | None:
 
 def run_host(args: argparse.Namespace) -> int:
     """Run a server and the terminal client in one process, on the ``--loop`` event loop; return the exit status."""
-    from server.loops import run_on
+    from server.net.loops import run_on
 
     try:
         return run_on(_host(args), args.loop_factory)
@@ -393,10 +393,10 @@ def run_host(args: argparse.Namespace) -> int:
 
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server
-    from server.addresses import reachable_addresses
+    from server.net.addresses import reachable_addresses
     from server.cli import advertise, configure_logging, connect_instructions, server_config
-    from server.loops import loop_name
-    from server.store import StoreError
+    from server.net.loops import loop_name
+    from server.storage.sqlite import StoreError
 
     configure_logging(args.log_level)
     config = server_config(args, socket.gethostname())

@@ -23,7 +23,7 @@ import games
 from games.record import RecordError, format_record
 from protocol.cli_options import number_in
 
-from .store import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
+from .storage.sqlite import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
 
 __all__ = ["add_parser", "run", "describe_result"]
 

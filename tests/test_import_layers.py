@@ -98,7 +98,7 @@ def test_the_source_walk_sees_every_package_and_the_known_edges() -> None:
     graph = _graph()
     assert {_package(name) for name in graph} == set(PACKAGES)
     edges = {(edge.importer, edge.module) for edges in graph.values() for edge in edges}
-    assert ("server.app", "server.limits") in edges  # a relative import, resolved
+    assert ("server.app", "server.net.limits") in edges  # a relative import, resolved
     assert ("client.connection", "protocol.messages") in edges  # from protocol import messages
     assert (COMMAND, "server.app") in edges  # parlour host, inside a function
 

@@ -21,8 +21,8 @@ from typing import Collection, Mapping, Protocol
 
 from protocol import Message
 
-from .peer import deliver
-from .session import Session
+from ..net.peer import deliver
+from ..core.session import Session
 
 __all__ = ["Bus", "LocalBus", "LOBBY", "Subscriber", "View", "table_topic"]
 
@@ -39,7 +39,7 @@ def table_topic(table_id: int) -> str:
 
 
 class Subscriber(Protocol):
-    """What the bus delivers to: a connection (:class:`server.peer.Peer`) or a session (:class:`server.session.Session`)."""
+    """What the bus delivers to: a connection (:class:`server.net.peer.Peer`) or a session (:class:`server.core.session.Session`)."""
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
         """Send an encoded frame; ``message`` is what it encodes (for error reports)."""
@@ -130,7 +130,7 @@ class LocalBus:
         return self._groups.get(topic, {}).keys()
 
     def publish(self, topic: str, frame: bytes, message: Message | None = None, *, skip: Subscriber | None = None) -> None:
-        peers = []  # the sessions' live connections, sent to in one loop (server.peer.deliver)
+        peers = []  # the sessions' live connections, sent to in one loop (server.net.peer.deliver)
         for subscriber in list(self._topics.get(topic, ())):
             if type(subscriber) is Session:
                 if subscriber is not skip:

@@ -9,7 +9,7 @@ not replace it: so a resume whose ``welcome`` is lost (the connection drops,
 the server dies) leaves the client holding a token that still works. It is
 replaced only when the player proves the claimed name again (a ``hello`` with
 its secret or password) or changes its password or secret
-(:meth:`server.sessions.Sessions.renew_token`): then the old token is dead,
+(:meth:`server.players.sessions.Sessions.renew_token`): then the old token is dead,
 so whoever copied it is shut out. The token also dies when the session is
 forgotten (disconnected and holding no seat).
 """
@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .peer import Peer
+from ..net.peer import Peer
 
 __all__ = ["Push", "Session", "new_token"]
 
@@ -46,12 +46,12 @@ class Session:
 
     Attributes:
         name: the player name.
-        token: the resume token (replaced only by :meth:`server.sessions.Sessions.renew_token`).
+        token: the resume token (replaced only by :meth:`server.players.sessions.Sessions.renew_token`).
         peer: the live connection, or ``None`` while disconnected.
         seats: table id to the seat held there.
         watching: ids of the tables this session spectates.
         bot: whether the client said ``hello`` as a program (``hello.bot``).
-        claimed: whether the session proved it owns a claimed name (:mod:`server.accounts`).
+        claimed: whether the session proved it owns a claimed name (:mod:`server.players.accounts`).
     """
 
     name: str

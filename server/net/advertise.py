@@ -3,7 +3,7 @@
 The server registers a ``_parlour._tcp.local.`` service (:mod:`protocol.lan`)
 through python-zeroconf on the interfaces it listens on: for a wildcard address
 (``0.0.0.0``, ``::``) every interface with an address of that IP version that
-other machines can reach (:func:`server.addresses.reachable_from`), else just
+other machines can reach (:func:`server.net.addresses.reachable_from`), else just
 the addresses it is bound to. The TXT record says the server's name, Parlour and
 protocol versions, and whether it wants a password or TLS (PROTOCOL.md §18).
 

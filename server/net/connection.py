@@ -19,7 +19,7 @@ meanwhile, in order, and ends once they are handled
 request that never waits costs none, and a durable move waits for its commit
 without one.
 Every frame produced while handling one chunk leaves in one write
-(:meth:`server.peer.Peer.flush`). A connection whose unhandled input grows past
+(:meth:`server.net.peer.Peer.flush`). A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
 bytes wait in its own socket buffer.
 """

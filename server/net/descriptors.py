@@ -6,7 +6,7 @@ logged a traceback for each failed attempt (up to 100 per event-loop tick)
 while the connections waited unanswered. So at start the server raises its
 soft limit as far as the hard limit allows, keeps ``max_connections`` below
 what the limit leaves (room for the database, the listening sockets, the logs
-and refusals in progress). The accept loop (:mod:`server.listen`) stops
+and refusals in progress). The accept loop (:mod:`server.net.listen`) stops
 accepting while that budget is used up, so the connections beyond it wait in
 the listen queue and are accepted, and answered, as soon as descriptors free up.
 """

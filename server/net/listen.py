@@ -3,9 +3,9 @@
 The server accepts connections itself (``loop.sock_accept``) instead of
 through ``loop.create_server``, so that it can stop accepting *before* its
 descriptors run out: :class:`Listener` only calls ``accept()`` while
-:class:`server.connection.Connections` has room for one more descriptor (open
+:class:`server.net.connection.Connections` has room for one more descriptor (open
 connections, handshakes and refusals in progress, under the budget of
-:mod:`server.descriptors`), and waits for one to end otherwise. Connections
+:mod:`server.net.descriptors`), and waits for one to end otherwise. Connections
 beyond the budget wait in the kernel's listen queue and are answered, if only
 with ``too_many_connections``, as soon as room frees up. This behaves the
 same on asyncio's loop and on uvloop, where libuv's own accept loop would

@@ -49,7 +49,7 @@ class Peer:
     Attributes:
         address: ``"host:port"`` of the remote end, for logs.
         host: the remote IP address (what connection limits count by).
-        session: the :class:`server.session.Session` it speaks for, once ``hello`` succeeded.
+        session: the :class:`server.core.session.Session` it speaks for, once ``hello`` succeeded.
         connected_at, last_received, last_sent: ``time.monotonic()`` seconds of
             the connection's start (``None`` once ``hello`` succeeded: only the
             handshake deadline needs it), of the last bytes read from it (or of the

@@ -12,8 +12,8 @@ happens per table:
 6. commit: the planned change is written to the store, and nothing changes
    in memory if the write fails;
 7. apply: the plan becomes the table's state;
-8. announce: after the reply, each recipient gets its own view (:mod:`server.fanout`),
-   and the lobby hears of the change (:mod:`server.lobby`).
+8. announce: after the reply, each recipient gets its own view (:mod:`server.tables.fanout`),
+   and the lobby hears of the change (:mod:`server.tables.lobby`).
 
 Grace periods, flag falls and seat vacating follow the same commit-then-apply rule.
 """
@@ -55,17 +55,17 @@ from protocol.messages import (
     WatchTable,
 )
 
-from .bus import Bus
-from .clock import Clock, FlagFell, TimeControl, TimeControlError
+from ..bus.local import Bus
+from ..tables.clock import Clock, FlagFell, TimeControl, TimeControlError
 from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
-from .fanout import ViewCache, send_moved, send_to_table, send_views
-from .ids import issuable
-from .limits import Limits
-from .lobby import Lobby
-from .rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
-from .ratings import Ratings
-from .session import Push, Session, new_token
-from .store import (
+from ..tables.fanout import ViewCache, send_moved, send_to_table, send_views
+from ..core.ids import issuable
+from ..net.limits import Limits
+from ..tables.lobby import Lobby
+from ..ratings.rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
+from ..ratings.ratings import Ratings
+from ..core.session import Push, Session, new_token
+from ..storage.sqlite import (
     Statement,
     StoredTable,
     TableRow,
@@ -76,7 +76,7 @@ from .store import (
     truncate_moves_sql,
     update_table_sql,
 )
-from .table import NO_COMPUTER, Played, RequestError, Table, clock_seat
+from ..tables.table import NO_COMPUTER, Played, RequestError, Table, clock_seat
 from .workers import WorkerPool
 
 __all__ = ["DEFAULT_ABORT_AFTER_S", "Authority", "restore_table"]
@@ -119,7 +119,7 @@ class Authority:
             before the first computer seat).
         chat_for: ``chat_for(session, table)``: the table's chat history as the
             session may see it, for ``table_joined`` and ``resumed`` (the server
-            sets it to :meth:`server.chat.TableChat.history_for`).
+            sets it to :meth:`server.social.chat.TableChat.history_for`).
     """
 
     def __init__(
@@ -531,7 +531,7 @@ class Authority:
         played = table.plan_seat_move(seat, request.move, request.ply)
         final = played[-1].state.outcome
         if final is not None:
-            return None  # play_move plans again and settles the game's end (server.rated.settle_ending)
+            return None  # play_move plans again and settles the game's end (server.ratings.rated.settle_ending)
         if table.clock is not None:
             try:
                 table.press_clock(played)
@@ -584,7 +584,7 @@ class Authority:
                 await self._flag_fell(table, fell.seat)
                 raise RequestError(Code.GAME_OVER, FLAG_FELL_MESSAGE) from None
         final = played[-1].state.outcome
-        if final is not None:  # the game's end: ratings or casual counts (server.rated.settle_ending)
+        if final is not None:  # the game's end: ratings or casual counts (server.ratings.rated.settle_ending)
             await self._commit_end(table, played, final, clock_before)
         elif self.durable:
             try:

@@ -2,9 +2,9 @@
 
 When it is a computer seat's turn, :meth:`ComputerPlayers.wake` sends that
 seat's view (never the state: the computer sees only what its seat may see)
-to a worker (:mod:`server.workers`). The move comes back on the event loop
+to a worker (:mod:`server.play.workers`). The move comes back on the event loop
 and is played through the same pipeline as a person's move
-(:meth:`server.authority.Authority.play_computer_move`): same checks, same
+(:meth:`server.play.authority.Authority.play_computer_move`): same checks, same
 commit, same clocks and fan-out. An answer for a position the table has left
 meanwhile (a takeback, a resignation, the end of the game) is dropped.
 
@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable
 from games.bots import MAX_LEVEL, MIN_LEVEL, default_seconds
 from protocol import Code
 
-from .table import RequestError, Table, view_of
+from ..tables.table import RequestError, Table, view_of
 from .workers import ThinkingFailed, WorkerPool
 
 __all__ = ["ComputerPlayers", "StaleMove", "has_computer_player", "DEFAULT_HINT_SECONDS", "HINT_LEVEL"]

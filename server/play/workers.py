@@ -126,7 +126,7 @@ class WorkerPool:
             try:
                 future = pool.submit(_choose, game, level, dict(view), seconds, seed)
                 if asyncio.current_task() is None:
-                    await asyncio.sleep(0)  # a request handled outside a task (server.connection): wait_for needs one from Python 3.12
+                    await asyncio.sleep(0)  # a request handled outside a task (server.net.connection): wait_for needs one from Python 3.12
                 return await asyncio.wait_for(asyncio.wrap_future(future), seconds + SLACK_S)
             except BrokenProcessPool:
                 log.error("a computer-player worker process died (attempt %d of 2); starting new workers", attempt)

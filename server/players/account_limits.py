@@ -5,7 +5,7 @@ A proof (a secret or password in ``hello``, ``set_password`` or
 guesses sent at once cannot all slip past a limit while the first ones are
 still being hashed; a proof that turns out right gives its reservation back,
 so only wrong ones stay counted. Addresses are counted by their group
-(:func:`server.address_groups.address_group`: an IPv6 /64 is one source).
+(:func:`server.net.address_groups.address_group`: an IPv6 /64 is one source).
 
 Per address: at most ``per_address`` proofs within ``address_window_s``, then
 every proof from there is refused (without hashing) until the oldest is that
@@ -27,7 +27,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Callable
 
-from .address_groups import address_group
+from ..net.address_groups import address_group
 
 __all__ = ["SlidingWindow", "NameWindow", "AccountLimits", "LimitReached", "Reservation"]
 

@@ -4,12 +4,12 @@ A player claims a free name by saying ``hello`` with ``claim`` and a secret
 its client generated; from then on a ``hello`` with that name must carry the
 secret (or a password the player set with ``set_password``), though resuming
 a session by its token still works. Secrets and passwords are kept only as
-salted scrypt hashes (:mod:`server.passwords`), checked off the event loop,
+salted scrypt hashes (:mod:`server.players.passwords`), checked off the event loop,
 a few at a time, and guessing is rate-limited per address and per name
-(:mod:`server.account_limits`), each guess counted before it is hashed. A new
+(:mod:`server.players.account_limits`), each guess counted before it is hashed. A new
 name that looks like a claimed one (the same UTS #39 skeleton,
-:mod:`server.confusables`) is refused. Changing a password or secret is
-:mod:`server.credentials`' business.
+:mod:`server.players.confusables`) is refused. Changing a password or secret is
+:mod:`server.players.credentials`' business.
 
 The server's mode (``--accounts``): ``optional`` lets names be claimed,
 ``required`` refuses a ``hello`` that neither proves nor claims its name,
@@ -33,10 +33,10 @@ from protocol.messages import MIN_SECRET_CHARS, Hello
 
 from .confusables import look_alike_keys, mixed_scripts, prepare
 from .account_limits import AccountLimits, LimitReached
-from .names import name_key
+from ..core.names import name_key
 from .passwords import hash_secret, verify_secret
-from .store import Statement
-from .table import RequestError
+from ..storage.sqlite import Statement
+from ..tables.table import RequestError
 
 __all__ = ["ACCOUNT_MODES", "Account", "Admission", "Accounts", "save_account_sql", "set_password_sql", "set_secret_sql"]
 
@@ -58,7 +58,7 @@ class Account:
 
     Attributes:
         name: the name as it was claimed (its display form).
-        secret_hash: the scrypt hash of the client's secret (:func:`server.passwords.hash_secret`).
+        secret_hash: the scrypt hash of the client's secret (:func:`server.players.passwords.hash_secret`).
         password_hash: the scrypt hash of the player's password, if one was set.
     """
 
@@ -125,7 +125,7 @@ class Accounts:
         self.limits = limits or AccountLimits()
         self._persist = persist
         self._accounts: dict[str, Account] = {}
-        self._looks: dict[str, str] = {}  # look-alike key (server.confusables) -> name key of the claimed (or being claimed) name
+        self._looks: dict[str, str] = {}  # look-alike key (server.players.confusables) -> name key of the claimed (or being claimed) name
         self._pending: set[str] = set()  # name keys whose claim is being hashed or committed
 
     async def prepare(self) -> None:

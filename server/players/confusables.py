@@ -19,7 +19,7 @@ import unicodedata
 
 from confusable_homoglyphs import categories, confusables
 
-from .names import name_key
+from ..core.names import name_key
 
 __all__ = ["prepare", "skeleton", "look_alike_keys", "mixed_scripts"]
 

@@ -1,7 +1,7 @@
 """Changing a claimed name's password or secret: ``set_password`` and ``change_secret``.
 
 Either needs the name's current password or secret (``current``), checked
-and counted like a guess in ``hello`` (:meth:`server.accounts.Accounts.verify`),
+and counted like a guess in ``hello`` (:meth:`server.players.accounts.Accounts.verify`),
 so a stolen resume token alone cannot take a name over. The new hash, a
 fresh token for the sender's session and the end of every other session of
 the name are committed together; the reply (``token_renewed``) carries the
@@ -16,10 +16,10 @@ from protocol import Code
 from protocol.messages import MIN_PASSWORD_CHARS, MIN_SECRET_CHARS, ChangeSecret, SetPassword, TokenRenewed
 
 from .accounts import Account, Accounts, set_password_sql, set_secret_sql
-from .names import name_key
-from .session import Session
+from ..core.names import name_key
+from ..core.session import Session
 from .sessions import Sessions
-from .table import RequestError
+from ..tables.table import RequestError
 
 __all__ = ["Credentials"]
 

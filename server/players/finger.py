@@ -1,7 +1,7 @@
 """The ``finger`` and ``leaderboard`` requests: what the server tells anyone about players' ratings.
 
 Both answers are bounded: ``finger`` holds at most one rating per game and
-family, the last :data:`server.ratings.RECENT_GAMES` rated games and one
+family, the last :data:`server.ratings.ratings.RECENT_GAMES` rated games and one
 casual count per game;
 ``leaderboard`` one page of at most
 :data:`protocol.messages.MAX_LEADERBOARD_PAGE` rows. Ratings are public, as
@@ -17,11 +17,11 @@ import games
 from protocol import Code, Message
 from protocol.messages import CasualInfo, Finger, GetLeaderboard, PastGame, Player, Ranking, RankingRow, RatingInfo
 
-from .names import NameError_, check_name, name_key
-from .ratings import Ratings
-from .session import Push, Session
-from .store import iso_utc
-from .table import RequestError
+from ..core.names import NameError_, check_name, name_key
+from ..ratings.ratings import Ratings
+from ..core.session import Push, Session
+from ..storage.sqlite import iso_utc
+from ..tables.table import RequestError
 
 __all__ = ["RatingQueries"]
 

@@ -2,7 +2,7 @@
 
 A player with a claimed name keeps their mutes in the database (table
 ``mutes``), so they hold on every later visit; a guest's mutes last as long
-as the session. Both are kept by name key (:func:`server.names.name_key`),
+as the session. Both are kept by name key (:func:`server.core.names.name_key`),
 so a mute holds whatever case or width the muted player writes their name in.
 
 A player may also mute every guest at once (``mute_guests``): then only
@@ -19,10 +19,10 @@ from typing import Awaitable, Callable, Iterable
 from protocol import Code
 from protocol.messages import ListMutes, Mute, MuteGuests, MutedNames, Ok
 
-from .names import NameError_, check_name, name_key
-from .session import Session
-from .store import Statement
-from .table import RequestError
+from ..core.names import NameError_, check_name, name_key
+from ..core.session import Session
+from ..storage.sqlite import Statement
+from ..tables.table import RequestError
 
 __all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes"]
 
@@ -66,7 +66,7 @@ class Mutes:
         return "takes challenges only from claimed names, and yours is not claimed"
 
     def mutes_key(self, owner: Session, key: str) -> bool:
-        """Whether ``owner`` mutes the name whose name key is ``key`` (:func:`server.names.name_key`)."""
+        """Whether ``owner`` mutes the name whose name key is ``key`` (:func:`server.core.names.name_key`)."""
         return key in self._of(owner)
 
     def _of(self, owner: Session) -> set[str]:
@@ -125,7 +125,7 @@ def _claimed(session: Session) -> bool:
 
 
 def stored_mutes(db: sqlite3.Connection) -> list[tuple[str, str]]:
-    """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.store.Store.read`)."""
+    """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.storage.sqlite.Store.read`)."""
     return list(db.execute("SELECT owner_key, muted_key FROM mutes"))
 
 

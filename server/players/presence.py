@@ -19,8 +19,8 @@ import games
 from protocol import Code
 from protocol.messages import PlayerInfo, Players, Who
 
-from .session import Session
-from .table import RequestError, Table
+from ..core.session import Session
+from ..tables.table import RequestError, Table
 
 __all__ = ["BestRatings", "Presence", "Rated", "RatingOf", "no_best_ratings", "no_ratings", "status_of"]
 

@@ -21,14 +21,14 @@ import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError
 from protocol.messages import Error, Hello, Identify, Identity, Welcome
 
-from . import __version__
+from .. import __version__
 from .accounts import Accounts
-from .limits import Limits
-from .names import NameError_, check_name, name_key
-from .peer import Peer
-from .session import Session, new_token
-from .store import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
-from .table import RequestError
+from ..net.limits import Limits
+from ..core.names import NameError_, check_name, name_key
+from ..net.peer import Peer
+from ..core.session import Session, new_token
+from ..storage.sqlite import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
+from ..tables.table import RequestError
 
 __all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id", "renew_token_sql"]
 
@@ -59,7 +59,7 @@ class Sessions:
 
     Attributes:
         by_token: token -> session.
-        by_name: name key (:func:`server.names.name_key`) -> the session holding that name.
+        by_name: name key (:func:`server.core.names.name_key`) -> the session holding that name.
     """
 
     def __init__(
@@ -86,7 +86,7 @@ class Sessions:
             ProtocolError: ``unsupported_version`` or ``bad_password`` (fatal).
             RequestError: ``handshake_required`` (a second hello), ``bad_token``,
                 ``bad_name``, ``name_taken``, ``internal_error``, or what
-                :meth:`server.accounts.Accounts.admit` raises (``name_claimed``, ...).
+                :meth:`server.players.accounts.Accounts.admit` raises (``name_claimed``, ...).
             StoreError: the disk is full (``storage_full``).
         """
         if hello.version != PROTOCOL_VERSION:

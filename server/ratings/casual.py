@@ -4,7 +4,7 @@ A game counts as casual when it ends with a result (the rules, resignation,
 agreement, a forfeit, time) and changes no rating: an unrated table, a game
 against the computer, a rated table's game that ended too soon to be rated.
 An aborted game counts nowhere. Each human seat's count goes up in the same
-transaction as the game's end (:func:`server.rated.settle_ending`); computer
+transaction as the game's end (:func:`server.ratings.rated.settle_ending`); computer
 seats count nothing. With a database the counts live in ``casual_games``,
 keyed by name key like the ratings; without one, in memory for the server's
 life.
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import games
 
-from .names import name_key
-from .store import Statement
-from .table import Table
+from ..core.names import name_key
+from ..storage.sqlite import Statement
+from ..tables.table import Table
 
 __all__ = ["CasualCounts", "CasualRecord", "CasualResult", "casual_results", "casual_sql", "read_casual"]
 

@@ -15,7 +15,7 @@ what the paper's worked example uses.
 Between games a rating grows less certain: :func:`age` applies the paper's
 rule for a player who did not compete in a period (``phi' = sqrt(phi² +
 sigma²)``) once per idle period, fractional periods included; the server
-(:mod:`server.ratings`) counts one rating period per
+(:mod:`server.ratings.ratings`) counts one rating period per
 :data:`IDLE_DAYS_PER_PERIOD` days without a rated game, as lichess does, and
 no deviation ever exceeds :data:`DEFAULT_DEVIATION`.
 

@@ -19,11 +19,11 @@ from protocol import Code
 from protocol.messages import CreateTable, RatingChange, SeatRating
 
 from .casual import casual_results, casual_sql
-from .names import name_key
+from ..core.names import name_key
 from .ratings import GameChange, Ratings, family_of
-from .session import Session
-from .store import Statement
-from .table import Played, RequestError, Table
+from ..core.session import Session
+from ..storage.sqlite import Statement
+from ..tables.table import Played, RequestError, Table
 
 __all__ = ["MIN_RATED_PLIES", "check_rated_request", "check_rated_seat", "settle_ending", "show_ratings", "table_family"]
 
@@ -94,7 +94,7 @@ async def settle_ending(
     The list has no rating statements for a game that is not rated (an
     unrated table, an aborted game, one with a computer seat, fewer than
     :data:`MIN_RATED_PLIES` plies); such a game, unless aborted, adds to its
-    players' casual counts instead (:mod:`server.casual`). If the block
+    players' casual counts instead (:mod:`server.ratings.casual`). If the block
     raises nothing changes.
 
     Args:

@@ -1,10 +1,10 @@
 """Players' ratings: Glicko-2 per game and time-control family, stored with the games that changed them.
 
-A rating belongs to a name key (:func:`server.names.name_key`), a game and a
+A rating belongs to a name key (:func:`server.core.names.name_key`), a game and a
 time-control family (:func:`family_of`: ``bullet``, ``blitz``, ``rapid``,
 ``classical`` or ``untimed``). Only rated tables between two claimed names
-change ratings (:mod:`server.authority` checks who may sit); each such game
-is a rating period of its own (:func:`server.glicko2.rate_game`).
+change ratings (:mod:`server.play.authority` checks who may sit); each such game
+is a rating period of its own (:func:`server.ratings.glicko2.rate_game`).
 
 :class:`Ratings` reads ratings through a cache filled from the store, plans
 the change a game's end makes (:meth:`Ratings.settle`), hands its statements
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 
 from . import glicko2
-from .clock import TimeControl
+from ..tables.clock import TimeControl
 from .casual import CasualCounts, CasualRecord, read_casual
-from .store import Statement, Store
+from ..storage.sqlite import Statement, Store
 
 __all__ = [
     "BLITZ_BELOW_S",
@@ -85,7 +85,7 @@ def family_of(time_control: TimeControl | str | None) -> str:
         time_control: a :class:`TimeControl`, its text (``"5+3"``) or ``None``/``"none"`` (untimed).
 
     Raises:
-        server.clock.TimeControlError: the text is not a time control.
+        server.tables.clock.TimeControlError: the text is not a time control.
     """
     control = TimeControl.parse(time_control) if isinstance(time_control, str) or time_control is None else time_control
     if control is None:
@@ -130,7 +130,7 @@ class Rating:
         return glicko2.Rating(self.rating, self.deviation, self.volatility)
 
     def aged(self, now: float) -> "Rating":
-        """The rating with its deviation grown for the idle time since :attr:`updated` (see :func:`server.glicko2.age`)."""
+        """The rating with its deviation grown for the idle time since :attr:`updated` (see :func:`server.ratings.glicko2.age`)."""
         if self.updated is None or now <= self.updated:
             return self
         periods = (now - self.updated) / SECONDS_PER_DAY / glicko2.IDLE_DAYS_PER_PERIOD
@@ -210,7 +210,7 @@ class Finger:
         name: the name as last seen in a rated game (as asked, if never).
         ratings: ``(game, family, rating)`` for every game and family played rated, by game then family.
         recent: the last :data:`RECENT_GAMES` rated games, newest first.
-        casual: the casual games (:mod:`server.casual`) per game, by game.
+        casual: the casual games (:mod:`server.ratings.casual`) per game, by game.
     """
 
     name: str
@@ -249,7 +249,7 @@ class Ratings:
         """The player's rating in ``game`` and ``family`` as of now (the default for a player not rated there).
 
         Args:
-            name_key: the player's name key (:func:`server.names.name_key`).
+            name_key: the player's name key (:func:`server.core.names.name_key`).
             game: the game's short name.
             family: a time-control family (:data:`FAMILIES`).
         """

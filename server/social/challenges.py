@@ -32,14 +32,14 @@ from protocol.messages import (
     summarize_options,
 )
 
-from .authority import Authority
-from .ids import issuable
-from .limits import Limits
-from .mutes import Mutes
+from ..play.authority import Authority
+from ..core.ids import issuable
+from ..net.limits import Limits
+from ..players.mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair, send_to
-from .session import Push, Session
+from ..core.session import Push, Session
 from .spam import SpamLimits
-from .table import RequestError
+from ..tables.table import RequestError
 from .tells import online_player
 
 __all__ = ["Challenges", "OpenChallenge"]

@@ -22,12 +22,12 @@ from typing import Awaitable, Callable
 from protocol import Code, Message
 from protocol.messages import Chat, ChatEntry, Ok, Say
 
-from .fanout import send_to_table
-from .mutes import Mutes
-from .names import name_key
-from .session import Session
-from .store import Statement
-from .table import RequestError, Table
+from ..tables.fanout import send_to_table
+from ..players.mutes import Mutes
+from ..core.names import name_key
+from ..core.session import Session
+from ..storage.sqlite import Statement
+from ..tables.table import RequestError, Table
 
 __all__ = ["CHAT_HISTORY", "TableChat", "History", "stored_chat", "forget_finished_chat_sql"]
 
@@ -132,7 +132,7 @@ def forget_finished_chat_sql() -> Statement:
 
 
 def stored_chat(db: sqlite3.Connection) -> list[tuple[int, int, str, str]]:
-    """The stored lines of unfinished tables, ``(table id, seq, name, text)``, in order (for :meth:`server.store.Store.read`)."""
+    """The stored lines of unfinished tables, ``(table id, seq, name, text)``, in order (for :meth:`server.storage.sqlite.Store.read`)."""
     return list(
         db.execute(
             "SELECT chat.table_id, seq, name, text FROM chat JOIN tables ON tables.id = chat.table_id "

@@ -16,11 +16,11 @@ import games
 from protocol import Code
 from protocol.messages import CreateTable, JoinTable, Paired
 
-from .authority import Authority
-from .clock import TimeControl, TimeControlError
-from .rated import check_rated_seat
-from .session import Push, Session
-from .table import RequestError, Table
+from ..play.authority import Authority
+from ..tables.clock import TimeControl, TimeControlError
+from ..ratings.rated import check_rated_seat
+from ..core.session import Push, Session
+from ..tables.table import RequestError, Table
 
 __all__ = ["Terms", "seat_pair", "send_to", "check_rated"]
 

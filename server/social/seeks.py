@@ -1,7 +1,7 @@
 """Seeks (FICS ``seek``, lichess quick pairing): open offers to play anyone, paired automatically.
 
 A new seek is first matched against the open ones, oldest first: the same
-game, options, time control and rated flag (:meth:`server.pairing.Terms.matches`),
+game, options, time control and rated flag (:meth:`server.social.pairing.Terms.matches`),
 each player's rating inside the other's range, and neither player muting
 the other. A match seats both at a new table through the table authority;
 otherwise the seek is posted. Seeks vanish when their player disconnects or
@@ -22,17 +22,17 @@ from typing import Callable, Mapping
 from protocol import Code, encode_message
 from protocol.messages import ListSeeks, Message, Ok, Seek, SeekAdded, SeekInfo, SeekPosted, SeekRemoved, Seeks, Unseek, summarize_options
 
-from .authority import Authority
-from .ids import issuable
-from .bus import LOBBY, Bus
-from .ticks import TickBatch
-from .limits import Limits
-from .mutes import Mutes
+from ..play.authority import Authority
+from ..core.ids import issuable
+from ..bus.local import LOBBY, Bus
+from ..tables.ticks import TickBatch
+from ..net.limits import Limits
+from ..players.mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair
-from .presence import RatingOf, no_ratings
-from .session import Push, Session
+from ..players.presence import RatingOf, no_ratings
+from ..core.session import Push, Session
 from .spam import SpamLimits
-from .table import RequestError, Table
+from ..tables.table import RequestError, Table
 
 __all__ = ["SeekBoard", "OpenSeek", "UNRATED"]
 
@@ -90,7 +90,7 @@ class SeekBoard:
         limits: returns the server's current limits.
         bus: carries ``seek_added``/``seek_removed`` to the lobby's watchers.
         tick_s: how long seek changes are collected before they are sent, in seconds.
-        rating_of: looks up ratings (:func:`server.presence.no_ratings` without them).
+        rating_of: looks up ratings (:func:`server.players.presence.no_ratings` without them).
         rated_allowed: whether the server rates games now (else a rated seek is refused).
     """
 

@@ -34,19 +34,19 @@ from protocol.messages import (
     WithdrawChallenge,
 )
 
-from .authority import Authority
-from .bus import Bus
+from ..play.authority import Authority
+from ..bus.local import Bus
 from .challenges import Challenges
-from .limits import Limits
-from .mutes import Mutes, stored_mutes
-from .names import name_key
-from .presence import BestRatings, Presence, Rated, RatingOf
-from .ratings import Ratings, family_of
+from ..net.limits import Limits
+from ..players.mutes import Mutes, stored_mutes
+from ..core.names import name_key
+from ..players.presence import BestRatings, Presence, Rated, RatingOf
+from ..ratings.ratings import Ratings, family_of
 from .seeks import SeekBoard
-from .session import Session
+from ..core.session import Session
 from .spam import SpamLimits
-from .store import Store
-from .table import Table
+from ..storage.sqlite import Store
+from ..tables.table import Table
 from .tells import Tells
 
 __all__ = ["Social"]
@@ -73,7 +73,7 @@ class Social:
         limits: returns the server's current limits.
         persist: ``await persist(*statements)`` commits (no-op without a database).
         tick_s: the lobby's tick, in seconds.
-        ratings: the server's one :class:`server.ratings.Ratings` (who and seeks show and pair by it).
+        ratings: the server's one :class:`server.ratings.ratings.Ratings` (who and seeks show and pair by it).
         rated_allowed: whether the server rates games now (``parlour serve --no-rated`` turns it off).
     """
 
@@ -151,7 +151,7 @@ class Social:
 
 
 def ratings_lookup(ratings: Ratings) -> RatingOf:
-    """The :data:`server.presence.RatingOf` of ``ratings``: a claimed name's rating in a game and its time control's family."""
+    """The :data:`server.players.presence.RatingOf` of ``ratings``: a claimed name's rating in a game and its time control's family."""
 
     def rating_of(session: Session, game: str, time_control: str | None) -> Rated | None:
         if not getattr(session, "claimed", False):
@@ -163,7 +163,7 @@ def ratings_lookup(ratings: Ratings) -> RatingOf:
 
 
 def best_ratings_of(ratings: Ratings, fresh_s: float = BEST_RATINGS_FRESH_S, now: Callable[[], float] = time.monotonic) -> BestRatings:
-    """The :data:`server.presence.BestRatings` of ``ratings``: one leaderboard read per game, reused for ``fresh_s`` seconds.
+    """The :data:`server.players.presence.BestRatings` of ``ratings``: one leaderboard read per game, reused for ``fresh_s`` seconds.
 
     Reading every rated player's best costs time in proportion to the rated
     players, so it runs in a thread (with a database), and a busy ``who``

@@ -4,7 +4,7 @@ Each kind has three budgets, refilled steadily and each a minute's worth deep:
 
 - per sender: ``tells_per_minute`` (``challenges_per_minute``, ``seeks_per_minute``),
   keyed by the sender's name key, so reconnecting under the same name does not refill it;
-- per source address (:func:`server.address_groups.address_group`: an IPv6 /64
+- per source address (:func:`server.net.address_groups.address_group`: an IPv6 /64
   is one source): :data:`PER_ADDRESS_FACTOR` times that, shared by every session
   from there, so fresh guest sessions do not bring fresh budgets;
 - per recipient, for tells and challenges from guests (names not claimed):
@@ -25,11 +25,11 @@ from typing import Callable, Literal
 from protocol import Code
 from protocol.pacing import TokenBucket
 
-from .address_groups import address_group
-from .limits import Limits
-from .names import name_key
-from .session import Session
-from .table import RequestError
+from ..net.address_groups import address_group
+from ..net.limits import Limits
+from ..core.names import name_key
+from ..core.session import Session
+from ..tables.table import RequestError
 
 __all__ = ["SpamLimits", "Kind", "Budgets", "PER_ADDRESS_FACTOR", "PER_RECIPIENT_FACTOR"]
 

@@ -2,7 +2,7 @@
 
 A tell has chat's limits (``max_chat_chars``) and is counted against the
 sender's, its address's and (from a guest) the recipient's budgets
-(:mod:`server.spam`). It reaches the named player's connection as a
+(:mod:`server.social.spam`). It reaches the named player's connection as a
 ``told`` push; a player who mutes the sender never sees it, and the sender
 is not told so (the reply is ``ok`` either way, as on FICS).
 """
@@ -14,13 +14,13 @@ from typing import Callable, Mapping
 from protocol import Code
 from protocol.messages import Ok, Tell, Told
 
-from .limits import Limits
-from .mutes import Mutes
-from .names import name_key
+from ..net.limits import Limits
+from ..players.mutes import Mutes
+from ..core.names import name_key
 from .pairing import send_to
-from .session import Session
+from ..core.session import Session
 from .spam import SpamLimits
-from .table import RequestError
+from ..tables.table import RequestError
 
 __all__ = ["Tells", "online_player"]
 

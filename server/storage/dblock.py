@@ -18,7 +18,7 @@ try:
 except ImportError:  # not on Unix: no lock (one server per database is then up to the operator)
     fcntl = None  # type: ignore[assignment]
 
-from .store import StoreError, check_not_directory
+from .sqlite import StoreError, check_not_directory
 
 __all__ = ["DatabaseInUse", "DatabaseLock", "lock_path"]
 

@@ -392,7 +392,7 @@ class TableRow:
         computer: per seat, the level of the computer player sitting there
             (``None``: a person or free), or ``None`` when no seat is a computer's.
         hints: whether the table was created with hints allowed.
-        rated: whether the game is rated (:mod:`server.ratings`).
+        rated: whether the game is rated (:mod:`server.ratings.ratings`).
     """
 
     id: int
@@ -613,7 +613,7 @@ def takeback_clocks_sql(table_id: int, ply: int, clocks: dict[str, Any]) -> Stat
     :attr:`StoredTable.clocks` finds them; at ply 0 into the table row.
 
     Args:
-        clocks: ``{"remaining_ms": [ms, ms], "running": seat or None, ...}`` (:meth:`server.clock.Clock.snapshot`).
+        clocks: ``{"remaining_ms": [ms, ms], "running": seat or None, ...}`` (:meth:`server.tables.clock.Clock.snapshot`).
     """
     if ply == 0:
         return update_table_sql(table_id, clocks=clocks)
@@ -1232,7 +1232,7 @@ class SQLiteStore:
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``query`` on the read connection in one read transaction (a consistent snapshot of what is committed).
 
-        For modules that keep their own tables (:mod:`server.ratings`); ``query`` must only read.
+        For modules that keep their own tables (:mod:`server.ratings.ratings`); ``query`` must only read.
 
         Raises:
             StoreError: SQLite failed; the SQLite error is the cause.

@@ -1,7 +1,7 @@
 """Fan-out: one table event to everyone at the table, each receiving its own view.
 
 Every table event is one publish on the table's topic of the bus
-(:mod:`server.bus`). A message that depends on the seat is built and encoded
+(:mod:`server.bus.local`). A message that depends on the seat is built and encoded
 at most once per distinct view that has subscribers (seat 0, seat 1,
 spectators), never once per connection; every spectator gets the very same
 bytes. Views of one position are made once per seat (:class:`ViewCache`); a
@@ -18,8 +18,8 @@ from protocol.codec import ENCODER
 from protocol.framing import _HEADER
 from protocol.messages import Moved
 
-from .bus import View
-from .session import Session
+from ..bus.local import View
+from ..core.session import Session
 from .table import Played, Table, view_of
 
 __all__ = ["ViewCache", "send_moved", "send_to_table", "send_views"]
@@ -57,7 +57,7 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     one view is made, and encoded once for every receiver but the seat
     choosing a move, which gets a copy with its ``legal_moves`` added.
     ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
-    for :func:`server.table.view_of`); ``clock``: the clocks to show
+    for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
     (:meth:`Table.clock_snapshot`), or ``None``.
     """
     bus, topic, state = table.bus, table.topic, ply.state
@@ -97,7 +97,7 @@ class ViewCache:
         table: the table.
         state: the position (default: the table's current one).
         forced_pass: whether the server is about to play a pass for the seat to
-            move in it (:func:`server.table.forced_pass_due`), when the caller knows;
+            move in it (:func:`server.tables.table.forced_pass_due`), when the caller knows;
             ``None``: worked out once per view.
     """
 

@@ -21,10 +21,10 @@ from games import Game, IllegalMove, Outcome, State
 from protocol import Code
 from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_options
 
-from .bus import Bus, LocalBus, table_topic
+from ..bus.local import Bus, LocalBus, table_topic
 from .clock import Clock, TimeControl
-from .peer import Peer
-from .session import Session
+from ..net.peer import Peer
+from ..core.session import Session
 from .tablelock import TableLock
 
 __all__ = ["RequestError", "Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
@@ -113,7 +113,7 @@ class Table:
         self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
         self.computer: list[int | None] = [None, None]  # per seat: the level of the computer player sitting there
         self.hints = False  # whether the seated players may ask for hints (always, with a computer seat)
-        self.rated = False  # whether the game changes the players' ratings (server.rated)
+        self.rated = False  # whether the game changes the players' ratings (server.ratings.rated)
         self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
         self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import SCHEMA_VERSION, SQLiteStore, TableRow
+from server.storage.sqlite import SCHEMA_VERSION, SQLiteStore, TableRow
 
 from .harness import ROOT, make_immutable, private_read_only_prefix
 

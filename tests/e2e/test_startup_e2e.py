@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import MoveRow, SQLiteStore, TableRow
+from server.storage.sqlite import MoveRow, SQLiteStore, TableRow
 
 from .harness import ROOT, make_immutable, private_read_only_prefix, private_tmpfs_prefix, start_server
 

@@ -24,8 +24,8 @@ import pytest
 import games
 from games.record import format_record, parse_record, replay
 from server import archive_cli
-from server import store as store_module
-from server.store import (
+from server.storage import sqlite as store_module
+from server.storage.sqlite import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     Migration,
@@ -823,7 +823,7 @@ def test_iso_utc() -> None:
 CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
-    from server.store import MoveRow, SQLiteStore, TableRow
+    from server.storage.sqlite import MoveRow, SQLiteStore, TableRow
 
     async def play(store, table_id):
         ply = 0
@@ -1003,7 +1003,7 @@ async def test_an_upgrade_is_logged_in_one_line_naming_both_versions(
         patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:5])
         await SQLiteStore.open(db).close()
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="server.store"):
+    with caplog.at_level(logging.INFO, logger="server.storage.sqlite"):
         await SQLiteStore.open(db).close()
         await SQLiteStore.open(db).close()  # nothing to do: nothing said
     schema = [record.getMessage() for record in caplog.records if "schema" in record.getMessage()]
