@@ -81,7 +81,8 @@ from .storage.sqlite import (
     is_disk_full,
     iso_utc,
 )
-from .tables.table import RequestError, Table
+from .core.errors import RequestError
+from .tables.table import Table
 from .play.workers import WorkerPool
 
 __all__ = ["Server", "ServerConfig"]

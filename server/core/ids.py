@@ -10,7 +10,7 @@ from __future__ import annotations
 from protocol import Code
 from protocol.messages import MAX_ID
 
-from ..tables.table import RequestError
+from .errors import RequestError
 
 __all__ = ["issuable"]
 

@@ -76,7 +76,8 @@ from ..storage.sqlite import (
     truncate_moves_sql,
     update_table_sql,
 )
-from ..tables.table import NO_COMPUTER, Played, RequestError, Table, clock_seat
+from ..core.errors import RequestError
+from ..tables.table import NO_COMPUTER, Played, Table, clock_seat
 from .workers import WorkerPool
 
 __all__ = ["DEFAULT_ABORT_AFTER_S", "Authority", "restore_table"]

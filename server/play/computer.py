@@ -25,7 +25,8 @@ from typing import Any, Awaitable, Callable
 from games.bots import MAX_LEVEL, MIN_LEVEL, default_seconds
 from protocol import Code
 
-from ..tables.table import RequestError, Table, view_of
+from ..core.errors import RequestError
+from ..tables.table import Table, view_of
 from .workers import ThinkingFailed, WorkerPool
 
 __all__ = ["ComputerPlayers", "StaleMove", "has_computer_player", "DEFAULT_HINT_SECONDS", "HINT_LEVEL"]

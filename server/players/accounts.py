@@ -36,7 +36,7 @@ from .account_limits import AccountLimits, LimitReached
 from ..core.names import name_key
 from .passwords import hash_secret, verify_secret
 from ..storage.sqlite import Statement
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["ACCOUNT_MODES", "Account", "Admission", "Accounts", "save_account_sql", "set_password_sql", "set_secret_sql"]
 

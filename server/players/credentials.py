@@ -19,7 +19,7 @@ from .accounts import Account, Accounts, set_password_sql, set_secret_sql
 from ..core.names import name_key
 from ..core.session import Session
 from .sessions import Sessions
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["Credentials"]
 

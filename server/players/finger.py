@@ -21,7 +21,7 @@ from ..core.names import NameError_, check_name, name_key
 from ..ratings.ratings import Ratings
 from ..core.session import Push, Session
 from ..storage.sqlite import iso_utc
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["RatingQueries"]
 

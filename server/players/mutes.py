@@ -22,7 +22,7 @@ from protocol.messages import ListMutes, Mute, MuteGuests, MutedNames, Ok
 from ..core.names import NameError_, check_name, name_key
 from ..core.session import Session
 from ..storage.sqlite import Statement
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes"]
 

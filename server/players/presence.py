@@ -20,7 +20,8 @@ from protocol import Code
 from protocol.messages import PlayerInfo, Players, Who
 
 from ..core.session import Session
-from ..tables.table import RequestError, Table
+from ..core.errors import RequestError
+from ..tables.table import Table
 
 __all__ = ["BestRatings", "Presence", "Rated", "RatingOf", "no_best_ratings", "no_ratings", "status_of"]
 

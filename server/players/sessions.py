@@ -28,7 +28,7 @@ from ..core.names import NameError_, check_name, name_key
 from ..net.peer import Peer
 from ..core.session import Session, new_token
 from ..storage.sqlite import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id", "renew_token_sql"]
 

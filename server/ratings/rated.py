@@ -23,7 +23,8 @@ from ..core.names import name_key
 from .ratings import GameChange, Ratings, family_of
 from ..core.session import Session
 from ..storage.sqlite import Statement
-from ..tables.table import Played, RequestError, Table
+from ..core.errors import RequestError
+from ..tables.table import Played, Table
 
 __all__ = ["MIN_RATED_PLIES", "check_rated_request", "check_rated_seat", "settle_ending", "show_ratings", "table_family"]
 

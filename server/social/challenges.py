@@ -39,7 +39,7 @@ from ..players.mutes import Mutes
 from .pairing import Terms, check_rated, seat_pair, send_to
 from ..core.session import Push, Session
 from .spam import SpamLimits
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 from .tells import online_player
 
 __all__ = ["Challenges", "OpenChallenge"]

@@ -27,7 +27,8 @@ from ..players.mutes import Mutes
 from ..core.names import name_key
 from ..core.session import Session
 from ..storage.sqlite import Statement
-from ..tables.table import RequestError, Table
+from ..core.errors import RequestError
+from ..tables.table import Table
 
 __all__ = ["CHAT_HISTORY", "TableChat", "History", "stored_chat", "forget_finished_chat_sql"]
 

@@ -20,7 +20,8 @@ from ..play.authority import Authority
 from ..tables.clock import TimeControl, TimeControlError
 from ..ratings.rated import check_rated_seat
 from ..core.session import Push, Session
-from ..tables.table import RequestError, Table
+from ..core.errors import RequestError
+from ..tables.table import Table
 
 __all__ = ["Terms", "seat_pair", "send_to", "check_rated"]
 

@@ -32,7 +32,8 @@ from .pairing import Terms, check_rated, seat_pair
 from ..players.presence import RatingOf, no_ratings
 from ..core.session import Push, Session
 from .spam import SpamLimits
-from ..tables.table import RequestError, Table
+from ..core.errors import RequestError
+from ..tables.table import Table
 
 __all__ = ["SeekBoard", "OpenSeek", "UNRATED"]
 

@@ -29,7 +29,7 @@ from ..net.address_groups import address_group
 from ..net.limits import Limits
 from ..core.names import name_key
 from ..core.session import Session
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["SpamLimits", "Kind", "Budgets", "PER_ADDRESS_FACTOR", "PER_RECIPIENT_FACTOR"]
 

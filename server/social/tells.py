@@ -20,7 +20,7 @@ from ..core.names import name_key
 from .pairing import send_to
 from ..core.session import Session
 from .spam import SpamLimits
-from ..tables.table import RequestError
+from ..core.errors import RequestError
 
 __all__ = ["Tells", "online_player"]
 

@@ -15,7 +15,8 @@ from protocol.messages import TableClosed, TableInfo, TableUpdated
 
 from ..bus.local import LOBBY, Bus, Subscriber
 from .ticks import TickBatch
-from .table import RequestError, Table
+from ..core.errors import RequestError
+from .table import Table
 
 __all__ = ["Lobby", "DEFAULT_TICK_S"]
 

@@ -24,32 +24,17 @@ from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_opt
 from ..bus.local import Bus, LocalBus, table_topic
 from .clock import Clock, TimeControl
 from ..net.peer import Peer
+from ..core.errors import RequestError
 from ..core.session import Session
 from .tablelock import TableLock
 
-__all__ = ["RequestError", "Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
+__all__ = ["Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
 
 NO_COMPUTER: list[int | None] = [None, None]
 """:attr:`Table.computer` of a table without a computer seat (compare with ``!=``; never change it)."""
 
 PLACEHOLDER_SEED = "placeholder"
 """The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
-
-
-class RequestError(Exception):
-    """A request that is refused; becomes an ``error`` reply.
-
-    Attributes:
-        code: the stable error code.
-        message: a human explanation.
-        field: the request field at fault (``"options.size"``), if one is.
-    """
-
-    def __init__(self, code: Code, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
 
 
 class Played(msgspec.Struct, frozen=True):
