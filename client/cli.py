@@ -396,7 +396,7 @@ async def _host(args: argparse.Namespace) -> int:
     from server.net.addresses import reachable_addresses
     from server.cli import advertise, configure_logging, connect_instructions, server_config
     from server.net.loops import loop_name
-    from server.storage.sqlite import StoreError
+    from server.storage.store import StoreError
 
     configure_logging(args.log_level)
     config = server_config(args, socket.gethostname())

@@ -70,17 +70,11 @@ from .storage.dblock import DatabaseLock
 from .players.finger import RatingQueries
 from .ratings.rated import show_ratings
 from .net import listen
-from .storage.sqlite import (
-    ArchiveEntry,
-    DamagedTable,
-    Statement,
-    SQLiteStore,
-    Store,
-    StoreError,
-    delete_session_sql,
-    is_disk_full,
-    iso_utc,
-)
+from .storage.rows import ArchiveEntry, DamagedTable, iso_utc
+from .storage.schema import is_disk_full
+from .storage.sqlite import SQLiteStore
+from .storage.statements import delete_session_sql
+from .storage.store import Statement, Store, StoreError
 from .core.errors import RequestError
 from .tables.table import Table
 from .play.workers import WorkerPool
@@ -252,7 +246,7 @@ class Server:
         """Open the database (restoring what it holds) and start listening.
 
         Raises:
-            server.storage.sqlite.StoreError: the database cannot be used (``SchemaError``: not a
+            server.storage.store.StoreError: the database cannot be used (``SchemaError``: not a
                 Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """

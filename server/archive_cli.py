@@ -23,7 +23,9 @@ import games
 from games.record import RecordError, format_record
 from protocol.cli_options import number_in
 
-from .storage.sqlite import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
+from .storage.rows import ArchiveEntry
+from .storage.sqlite import SQLiteStore, default_db_path
+from .storage.store import NeedsUpgrade, StoreError
 
 __all__ = ["add_parser", "run", "describe_result"]
 

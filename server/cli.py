@@ -34,7 +34,8 @@ from .app import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, Server, 
 from .play.authority import DEFAULT_ABORT_AFTER_S
 from .net.limits import LimitError, Limits, limit_range, limit_unit
 from .net.loops import add_loop_argument, loop_factory, loop_name, run_on
-from .storage.sqlite import StoreError, default_db_path
+from .storage.sqlite import default_db_path
+from .storage.store import StoreError
 from .net.tls import TLSFileError, certificate_fingerprint, server_context
 from .play.workers import default_workers
 

@@ -65,10 +65,8 @@ from ..tables.lobby import Lobby
 from ..ratings.rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
 from ..ratings.ratings import Ratings
 from ..core.session import Push, Session, new_token
-from ..storage.sqlite import (
-    Statement,
-    StoredTable,
-    TableRow,
+from ..storage.rows import StoredTable, TableRow
+from ..storage.statements import (
     append_ply_sql,
     create_table_sql,
     delete_table_sql,
@@ -76,6 +74,7 @@ from ..storage.sqlite import (
     truncate_moves_sql,
     update_table_sql,
 )
+from ..storage.store import Statement
 from ..core.errors import RequestError
 from ..tables.table import NO_COMPUTER, Played, Table, clock_seat
 from .workers import WorkerPool

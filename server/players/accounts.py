@@ -35,7 +35,7 @@ from .confusables import look_alike_keys, mixed_scripts, prepare
 from .account_limits import AccountLimits, LimitReached
 from ..core.names import name_key
 from .passwords import hash_secret, verify_secret
-from ..storage.sqlite import Statement
+from ..storage.store import Statement
 from ..core.errors import RequestError
 
 __all__ = ["ACCOUNT_MODES", "Account", "Admission", "Accounts", "save_account_sql", "set_password_sql", "set_secret_sql"]

@@ -20,7 +20,7 @@ from protocol.messages import CasualInfo, Finger, GetLeaderboard, PastGame, Play
 from ..core.names import NameError_, check_name, name_key
 from ..ratings.ratings import Ratings
 from ..core.session import Push, Session
-from ..storage.sqlite import iso_utc
+from ..storage.rows import iso_utc
 from ..core.errors import RequestError
 
 __all__ = ["RatingQueries"]

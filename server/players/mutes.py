@@ -21,7 +21,7 @@ from protocol.messages import ListMutes, Mute, MuteGuests, MutedNames, Ok
 
 from ..core.names import NameError_, check_name, name_key
 from ..core.session import Session
-from ..storage.sqlite import Statement
+from ..storage.store import Statement
 from ..core.errors import RequestError
 
 __all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes"]
@@ -125,7 +125,7 @@ def _claimed(session: Session) -> bool:
 
 
 def stored_mutes(db: sqlite3.Connection) -> list[tuple[str, str]]:
-    """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.storage.sqlite.Store.read`)."""
+    """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.storage.store.Store.read`)."""
     return list(db.execute("SELECT owner_key, muted_key FROM mutes"))
 
 

@@ -27,7 +27,9 @@ from ..net.limits import Limits
 from ..core.names import NameError_, check_name, name_key
 from ..net.peer import Peer
 from ..core.session import Session, new_token
-from ..storage.sqlite import Statement, StoreError, delete_session_sql, is_disk_full, save_session_sql
+from ..storage.schema import is_disk_full
+from ..storage.statements import delete_session_sql, save_session_sql
+from ..storage.store import Statement, StoreError
 from ..core.errors import RequestError
 
 __all__ = ["Sessions", "SIGNED_IN_ELSEWHERE", "new_server_id", "renew_token_sql"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import games
 
 from ..core.names import name_key
-from ..storage.sqlite import Statement
+from ..storage.store import Statement
 from ..tables.table import Table
 
 __all__ = ["CasualCounts", "CasualRecord", "CasualResult", "casual_results", "casual_sql", "read_casual"]

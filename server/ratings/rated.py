@@ -22,7 +22,7 @@ from .casual import casual_results, casual_sql
 from ..core.names import name_key
 from .ratings import GameChange, Ratings, family_of
 from ..core.session import Session
-from ..storage.sqlite import Statement
+from ..storage.store import Statement
 from ..core.errors import RequestError
 from ..tables.table import Played, Table
 

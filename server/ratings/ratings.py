@@ -31,7 +31,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 from . import glicko2
 from ..tables.clock import TimeControl
 from .casual import CasualCounts, CasualRecord, read_casual
-from ..storage.sqlite import Statement, Store
+from ..storage.store import Statement, Store
 
 __all__ = [
     "BLITZ_BELOW_S",

@@ -26,7 +26,7 @@ from ..tables.fanout import send_to_table
 from ..players.mutes import Mutes
 from ..core.names import name_key
 from ..core.session import Session
-from ..storage.sqlite import Statement
+from ..storage.store import Statement
 from ..core.errors import RequestError
 from ..tables.table import Table
 
@@ -133,7 +133,7 @@ def forget_finished_chat_sql() -> Statement:
 
 
 def stored_chat(db: sqlite3.Connection) -> list[tuple[int, int, str, str]]:
-    """The stored lines of unfinished tables, ``(table id, seq, name, text)``, in order (for :meth:`server.storage.sqlite.Store.read`)."""
+    """The stored lines of unfinished tables, ``(table id, seq, name, text)``, in order (for :meth:`server.storage.store.Store.read`)."""
     return list(
         db.execute(
             "SELECT chat.table_id, seq, name, text FROM chat JOIN tables ON tables.id = chat.table_id "

@@ -45,7 +45,7 @@ from ..ratings.ratings import Ratings, family_of
 from .seeks import SeekBoard
 from ..core.session import Session
 from .spam import SpamLimits
-from ..storage.sqlite import Store
+from ..storage.store import Store
 from ..tables.table import Table
 from .tells import Tells
 

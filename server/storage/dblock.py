@@ -18,7 +18,8 @@ try:
 except ImportError:  # not on Unix: no lock (one server per database is then up to the operator)
     fcntl = None  # type: ignore[assignment]
 
-from .sqlite import StoreError, check_not_directory
+from .schema import check_not_directory
+from .store import StoreError
 
 __all__ = ["DatabaseInUse", "DatabaseLock", "lock_path"]
 
