@@ -55,7 +55,7 @@ from protocol.messages import (
     WatchTable,
 )
 
-from ..bus.local import Bus
+from ..bus.bus import Bus
 from ..tables.clock import Clock, FlagFell, TimeControl, TimeControlError
 from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
 from ..tables.fanout import ViewCache, send_moved, send_to_table, send_views

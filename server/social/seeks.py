@@ -24,7 +24,7 @@ from protocol.messages import ListSeeks, Message, Ok, Seek, SeekAdded, SeekInfo,
 
 from ..play.authority import Authority
 from ..core.ids import issuable
-from ..bus.local import LOBBY, Bus
+from ..bus.bus import LOBBY, Bus
 from ..tables.ticks import TickBatch
 from ..net.limits import Limits
 from ..players.mutes import Mutes

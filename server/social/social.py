@@ -35,7 +35,7 @@ from protocol.messages import (
 )
 
 from ..play.authority import Authority
-from ..bus.local import Bus
+from ..bus.bus import Bus
 from .challenges import Challenges
 from ..net.limits import Limits
 from ..players.mutes import Mutes, stored_mutes

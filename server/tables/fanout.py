@@ -1,7 +1,7 @@
 """Fan-out: one table event to everyone at the table, each receiving its own view.
 
 Every table event is one publish on the table's topic of the bus
-(:mod:`server.bus.local`). A message that depends on the seat is built and encoded
+(:mod:`server.bus.bus`). A message that depends on the seat is built and encoded
 at most once per distinct view that has subscribers (seat 0, seat 1,
 spectators), never once per connection; every spectator gets the very same
 bytes. Views of one position are made once per seat (:class:`ViewCache`); a
@@ -18,7 +18,7 @@ from protocol.codec import ENCODER
 from protocol.framing import _HEADER
 from protocol.messages import Moved
 
-from ..bus.local import View
+from ..bus.bus import View
 from ..core.session import Session
 from .table import Played, Table, view_of
 

@@ -13,7 +13,7 @@ import heapq
 from protocol import Code, Message, encode_message
 from protocol.messages import TableClosed, TableInfo, TableUpdated
 
-from ..bus.local import LOBBY, Bus, Subscriber
+from ..bus.bus import LOBBY, Bus, Subscriber
 from .ticks import TickBatch
 from ..core.errors import RequestError
 from .table import Table

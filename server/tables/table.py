@@ -21,7 +21,8 @@ from games import Game, IllegalMove, Outcome, State
 from protocol import Code
 from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_options
 
-from ..bus.local import Bus, LocalBus, table_topic
+from ..bus.bus import Bus, table_topic
+from ..bus.local import LocalBus
 from .clock import Clock, TimeControl
 from ..net.peer import Peer
 from ..core.errors import RequestError
