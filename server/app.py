@@ -59,7 +59,8 @@ from .social.chat import TableChat, forget_finished_chat_sql, stored_chat
 from .play.computer import DEFAULT_HINT_SECONDS, ComputerPlayers
 from .net.connection import Connections, send_protocol_error
 from .players.sessions import Sessions
-from .play.authority import DEFAULT_ABORT_AFTER_S, Authority, restore_table
+from .play.authority import DEFAULT_ABORT_AFTER_S, Authority
+from .play.stored import restore_table
 from .tables.lobby import DEFAULT_TICK_S, Lobby
 from .net.limits import Limits
 from .core.names import name_key

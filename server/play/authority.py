@@ -9,8 +9,9 @@ happens per table:
 3. is the game running (``not_started``, ``game_over``), for actions that need it;
 4. may this seat do this (``not_seated``, ``not_your_turn``, ...);
 5. is it legal (the engine's verdict): the table *plans* the change without making it;
-6. commit: the planned change is written to the store, and nothing changes
-   in memory if the write fails;
+6. commit: the planned change is written to the store (the statements of
+   each step: :mod:`server.play.stored`), and nothing changes in memory if
+   the write fails;
 7. apply: the plan becomes the table's state;
 8. announce: after the reply, each recipient gets its own view (:mod:`server.tables.fanout`),
    and the lobby hears of the change (:mod:`server.tables.lobby`).
@@ -25,7 +26,7 @@ import logging
 import secrets
 import time
 from functools import partial
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 import games
 from protocol import Code, Message
@@ -55,7 +56,6 @@ from protocol.messages import (
     WatchTable,
 )
 
-from ..bus.bus import Bus
 from ..tables.clock import Clock, FlagFell, TimeControl, TimeControlError
 from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
 from ..tables.fanout import ViewCache, send_moved, send_to_table, send_views
@@ -64,22 +64,14 @@ from ..net.limits import Limits
 from ..tables.lobby import Lobby
 from ..ratings.rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
 from ..ratings.ratings import Ratings
-from ..core.session import Push, Session, new_token
-from ..storage.rows import StoredTable, TableRow
-from ..storage.statements import (
-    append_ply_sql,
-    create_table_sql,
-    delete_table_sql,
-    takeback_clocks_sql,
-    truncate_moves_sql,
-    update_table_sql,
-)
-from ..storage.store import Statement
+from ..core.session import Push, Session
+from ..storage.statements import create_table_sql, delete_table_sql, update_table_sql
 from ..core.errors import RequestError
-from ..tables.table import NO_COMPUTER, Played, Table, clock_seat
+from ..tables.table import NO_COMPUTER, Played, Table
+from .stored import ended_sql, move_sql, seats_sql, starting_sql, table_row, takeback_sql
 from .workers import WorkerPool
 
-__all__ = ["DEFAULT_ABORT_AFTER_S", "Authority", "restore_table"]
+__all__ = ["DEFAULT_ABORT_AFTER_S", "Authority"]
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +211,7 @@ class Authority:
                 else:
                     outcome = table.forfeit(seat, "abandoned the game")
                 async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(_ended_sql(table, outcome), *rating_sql)
+                    await self._persist(ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
                 self._announce_outcome(table, outcome, lobby=False)
             self.vacate(holder, table)
@@ -232,7 +224,7 @@ class Authority:
         table.offers.pop("rematch", None)
         table.unseat(session)
         if table.status == "waiting":
-            self._persist_soon(_seats_sql(table))
+            self._persist_soon(seats_sql(table))
         self._close_if_empty(table)
 
     def unwatch(self, session: Session, table: Table) -> None:
@@ -319,9 +311,9 @@ class Authority:
             if deal is not None:
                 table.deal(*deal)
             table.started = True
-        statements = [create_table_sql(_table_row(table))]
+        statements = [create_table_sql(table_row(table))]
         if starting and table.outcome is not None:
-            statements.append(_ended_sql(table, table.outcome))
+            statements.append(ended_sql(table, table.outcome))
         self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
         try:
             await self._persist(*statements)
@@ -430,10 +422,10 @@ class Authority:
             show_ratings(self.ratings, table)
             starting = table.ready_to_start()
             deal = table.plan_deal() if starting else None
-            statements = [_seats_sql(table, status="playing" if starting else "waiting")]
+            statements = [seats_sql(table, status="playing" if starting else "waiting")]
             decided = None
             if starting:
-                more, decided = _starting_sql(table, deal)
+                more, decided = starting_sql(table, deal)
                 statements += more
             try:
                 await self._persist(*statements)
@@ -490,7 +482,7 @@ class Authority:
                 else:
                     outcome = table.forfeit(seat, "left the table (game forfeited)")
                 async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(_ended_sql(table, outcome), *rating_sql)
+                    await self._persist(ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
         if outcome is not None:
             then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
@@ -588,7 +580,7 @@ class Authority:
             await self._commit_end(table, played, final, clock_before)
         elif self.durable:
             try:
-                await self._persist(*_move_sql(table, played, final))
+                await self._persist(*move_sql(table, played, final))
             except Exception:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
@@ -609,7 +601,7 @@ class Authority:
         """Commit the plies that end a game together with its rating change or casual counts (see :meth:`_commit_moves`)."""
         async with settle_ending(self.ratings, table, final, played) as rating_sql:
             try:
-                await self._persist(*(_move_sql(table, played, final) if self.durable else ()), *rating_sql)
+                await self._persist(*(move_sql(table, played, final) if self.durable else ()), *rating_sql)
             except Exception:
                 table.clock = clock_before
                 raise
@@ -685,7 +677,7 @@ class Authority:
             ):
                 return
             outcome = table.aborted(seat, f"did not play a first move within {self.abort_after_s:g} s")
-            await self._persist(_ended_sql(table, outcome))
+            await self._persist(ended_sql(table, outcome))
             table.end(outcome)
             self._announce_outcome(table, outcome)
 
@@ -727,7 +719,7 @@ class Authority:
         """End the game: ``seat`` lost on time (called with the table lock held)."""
         outcome = table.forfeit(seat, "ran out of time")
         async with settle_ending(self.ratings, table, outcome) as rating_sql:
-            await self._persist(_ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
+            await self._persist(ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
         table.end(outcome)
         self._announce_outcome(table, outcome)
 
@@ -770,7 +762,7 @@ class Authority:
                 then.append(lambda: self._announce_rematch(table, rematch))
                 return Ok(id=request.id)
             state, taken = _takeback_to_turn_of(table, seat, request.plies)
-            await self._persist(*_takeback_sql(table, state))
+            await self._persist(*takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -819,12 +811,12 @@ class Authority:
         if kind == "draw":
             outcome = games.Outcome(winner=None, reason="draw by agreement")
             async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(_ended_sql(table, outcome), *rating_sql)
+                await self._persist(ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
             then.append(lambda: self._announce_outcome(table, outcome))
         elif kind == "takeback":
             state, taken = table.plan_takeback(plies)
-            await self._persist(*_takeback_sql(table, state))
+            await self._persist(*takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -886,9 +878,9 @@ class Authority:
             table.seat_both(first, second)
         show_ratings(self.ratings, table)
         table.started = True
-        statements = [create_table_sql(_table_row(table))]
+        statements = [create_table_sql(table_row(table))]
         if table.outcome is not None:  # decided by its setup: over as it starts
-            statements.append(_ended_sql(table, table.outcome))
+            statements.append(ended_sql(table, table.outcome))
         await self._persist(*statements)
         self.lobby.add(table)
         self._count_against(host, table)
@@ -957,7 +949,7 @@ class Authority:
         async with table.lock:
             await self._end_if_flag_fell(table)
             outcome = table.plan_abort(session)
-            await self._persist(_ended_sql(table, outcome))
+            await self._persist(ended_sql(table, outcome))
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)
@@ -969,29 +961,10 @@ class Authority:
             await self._end_if_flag_fell(table)
             outcome = table.resign(session)
             async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(_ended_sql(table, outcome), *rating_sql)
+                await self._persist(ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)
-
-
-def _table_row(table: Table) -> TableRow:
-    return TableRow(
-        id=table.id,
-        game=table.game.name,
-        options=table.options,
-        seed=table.seed,
-        created=table.created_at,
-        time_control=str(table.clock.control) if table.clock is not None else None,
-        seat_names=tuple(table.seat_names),  # type: ignore[arg-type]
-        seat_tokens=_seat_tokens(table),
-        status=table.status,
-        started=time.time() if table.started else None,
-        seed_chosen=table.seed_chosen,
-        computer=(table.computer[0], table.computer[1]) if table.has_computer() else None,
-        hints=table.hints,
-        rated=table.rated,
-    )
 
 
 def _computer_seats(request: CreateTable) -> dict[int, int]:
@@ -1027,109 +1000,3 @@ def _takeback_to_turn_of(table: Table, seat: int, plies: int) -> tuple[games.Sta
         if state.to_move == seat:
             return state, taken
     raise RequestError(Code.BAD_ACTION, "you have no move of your own to take back")
-
-
-def _seat_tokens(table: Table) -> tuple[str | None, str | None]:
-    first, second = (holder.token if holder is not None else None for holder in table.seats)
-    return first, second
-
-
-def _seats_sql(table: Table, status: str | None = None) -> Statement:
-    fields: dict[str, Any] = {"seat_names": tuple(table.seat_names), "seat_tokens": _seat_tokens(table)}
-    if status is not None:
-        fields["status"] = status
-        if status == "playing":
-            fields["started"] = time.time()
-    return update_table_sql(table.id, **fields)
-
-
-def _starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[list[Statement], games.Outcome | None]:
-    """What starting the game writes besides the seats and status, and the outcome it starts with.
-
-    Returns:
-        The statements (the seed of ``deal``, a setup dealt now; the outcome,
-        when the starting position is already decided) and that outcome or ``None``.
-    """
-    statements = [update_table_sql(table.id, seed=deal[0])] if deal is not None else []
-    decided = (deal[1] if deal is not None else table.state).outcome
-    if decided is not None:
-        statements.append(_ended_sql(table, decided))
-    return statements, decided
-
-
-def _move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:
-    """What a move writes: its plies (the last one with both clocks, when timed) and the outcome it led to (``final``, if any)."""
-    now = time.time()
-    statements = [append_ply_sql(table.id, p.ply, p.seat, p.move, now, p.forced) for p in played]
-    if table.clock is not None:  # both clocks in the last move row: no UPDATE of the table row per move
-        clocks = table.clock.snapshot(time.monotonic())
-        last = played[-1]
-        remaining = clocks["remaining_ms"]
-        statements[-1] = append_ply_sql(
-            table.id, last.ply, last.seat, last.move, now, last.forced, remaining[last.seat], remaining[1 - last.seat], clocks["running"]
-        )
-    if final is not None:
-        statements.append(_ended_sql(table, final))
-    return statements
-
-
-def _takeback_sql(table: Table, state: games.State) -> list[Statement]:
-    """What a takeback to ``state`` writes: the moves after it go; a timed table keeps its clocks as they
-    will be once the clock of the seat to move in ``state`` runs (no time is given back)."""
-    statements = [truncate_moves_sql(table.id, state.ply)]
-    clocks = table.clock_snapshot()
-    if clocks is not None:
-        running = clock_seat(state, table.movers(table.moves[: state.ply]))
-        statements.append(takeback_clocks_sql(table.id, state.ply, {**clocks, "running": running}))
-    return statements
-
-
-def _ended_sql(table: Table, outcome: games.Outcome) -> Statement:
-    return update_table_sql(table.id, status="over", outcome=outcome.to_dict(), finished=time.time())
-
-
-def restore_table(stored: StoredTable, sessions: dict[str, Session], bus: Bus | None = None) -> Table:
-    """Rebuild a live table from the database: its position replayed move by move; its events go through ``bus``.
-
-    Raises:
-        games.GameError: the stored game no longer replays (an engine changed).
-    """
-    row = stored.row
-    table = Table.create(row.id, row.game, row.options, _restored_seed(row), seed_chosen=row.seed_chosen, bus=bus)
-    clocks = stored.clocks
-    if row.time_control is not None and clocks:
-        table.clock = Clock.restore(row.time_control, clocks["remaining_ms"], clocks["running"], time.monotonic())
-    elif row.time_control is not None:
-        table.set_time_control(TimeControl.parse(row.time_control))
-    table.created_at = row.created
-    table.started = row.status == "playing"
-    table.seat_names = list(row.seat_names)
-    table.computer = list(row.computer) if row.computer is not None else [None, None]
-    table.hints = row.hints
-    table.rated = row.rated
-    for seat, token in enumerate(row.seat_tokens):
-        holder = sessions.get(token) if token is not None else None
-        if holder is None and row.seat_names[seat] is not None and table.computer[seat] is None:
-            holder = Session(name=row.seat_names[seat] or "?", token=token or new_token())
-            sessions[holder.token] = holder
-        if holder is not None:
-            table.assign_seat(seat, holder)
-    state = table.state
-    played = []
-    for move in stored.moves:
-        state = state.play(move.move)
-        played.append(Played(move.seat, move.move, move.ply, move.forced, state))
-    if played:
-        table.apply(played)
-    return table
-
-
-def _restored_seed(row: TableRow) -> str | int | None:
-    """The seed to rebuild a stored table with: ``None`` (deal at start) for a waiting table's secret setup.
-
-    A secret setup dealt by an older server while the table waited may have
-    been seen by whoever sat there, so it is dealt afresh too.
-    """
-    if row.status == "waiting" and not row.seed_chosen and games.get(row.game).seed_is_secret(row.options):
-        return None
-    return row.seed
