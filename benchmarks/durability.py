@@ -62,7 +62,7 @@ _STORE_LINE = re.compile(r"store: (\d+) commits, (\d+) writes; sizes (.*)")
 # commits, writes, and how many commits carried how many writes ("writes x commits", ...).
 _BOOT = """\
 import collections, sys
-import server.store as store
+import server.storage.sqlite as store
 from client.cli import main
 _close = store.SQLiteStore.close
 _commit_batch = store.SQLiteStore._commit_batch

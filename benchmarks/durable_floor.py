@@ -50,7 +50,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from server.store import MoveRow, SQLiteStore, TableRow, append_move_sql, create_table_sql  # noqa: E402
+from server.storage.rows import MoveRow, TableRow  # noqa: E402
+from server.storage.sqlite import SQLiteStore  # noqa: E402
+from server.storage.statements import append_move_sql, create_table_sql  # noqa: E402
 
 GROUP_SIZES = (1, 2, 5, 10, 20)
 """Moves per transaction measured (``N``)."""
@@ -104,7 +106,7 @@ def sqlite_floor(directory: Path, per_commit: int, commits: int) -> Floor:
 
     The connection is set up as the server's writer is: WAL, ``synchronous=FULL``,
     ``foreign_keys=ON``, no implicit transactions; each statement is the server's own
-    (:func:`server.store.append_move_sql`), so SQLite's statement cache prepares it once.
+    (:func:`server.storage.statements.append_move_sql`), so SQLite's statement cache prepares it once.
     """
     path = directory / f"floor-{per_commit}.sqlite3"
     SQLiteStore.open(path).close_sync()  # the real schema, in WAL mode

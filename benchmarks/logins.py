@@ -3,7 +3,7 @@
 Runs an in-process server on 127.0.0.1 (an ephemeral port, a SQLite file in
 a temporary directory) and prints JSON:
 
-- ``hash_ms``: median time of one ``server.passwords.hash_secret`` (n=2**14, r=8, p=1);
+- ``hash_ms``: median time of one ``server.players.passwords.hash_secret`` (n=2**14, r=8, p=1);
 - ``hello_ms``: median ``hello`` round trip for a guest, a claim and a proof by secret;
 - ``ping_ms_during_logins``: median and worst ``ping`` round trip of a player already
   connected, while ``--logins`` proving hellos arrive at once; beside it the same while
@@ -29,10 +29,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client import Client  # noqa: E402
-from server.account_limits import AccountLimits  # noqa: E402
+from server.players.account_limits import AccountLimits  # noqa: E402
 from server.app import Server, ServerConfig  # noqa: E402
-from server.limits import Limits  # noqa: E402
-from server.passwords import hash_secret  # noqa: E402
+from server.net.limits import Limits  # noqa: E402
+from server.players.passwords import hash_secret  # noqa: E402
 
 
 PING_EVERY_S = 0.025

@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/ratings.py [--players N]``. Fills a fresh SQLite
 file (in a temporary directory) with N players rated in two families of one
 game, as a server would have stored them, and times the server's own reads
-(:class:`server.ratings.Ratings`). Prints one line per measurement.
+(:class:`server.ratings.ratings.Ratings`). Prints one line per measurement.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol import messages as m  # noqa: E402
-from server.glicko2 import Rating as Glicko, rate_game  # noqa: E402
-from server.ratings import Ratings  # noqa: E402
-from server.store import SQLiteStore  # noqa: E402
-from server.table import Table  # noqa: E402
+from server.ratings.glicko2 import Rating as Glicko, rate_game  # noqa: E402
+from server.ratings.ratings import Ratings  # noqa: E402
+from server.storage.sqlite import SQLiteStore  # noqa: E402
+from server.tables.table import Table  # noqa: E402
 
 
 def per_call(action: Callable[[int], Any], count: int) -> float:

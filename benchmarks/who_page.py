@@ -1,9 +1,9 @@
 """How long does one ``who`` page take with 10,000 players online?
 
-Builds the server's own :class:`server.presence.Presence` over ``--players``
+Builds the server's own :class:`server.players.presence.Presence` over ``--players``
 sessions (each holding a seat, so counted as online while away), half of
 them claimed and rated in Othello blitz in a real SQLite database (read
-through :class:`server.ratings.Ratings`, in a thread, as the server does),
+through :class:`server.ratings.ratings.Ratings`, in a thread, as the server does),
 and times ``who`` pages sorted by name and by rating. Prints the median and
 worst time per page, in milliseconds (the worst is a page that read the
 ratings again; they are reused for 2 s).
@@ -29,12 +29,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from protocol.messages import Who  # noqa: E402
-from server.names import name_key  # noqa: E402
-from server.presence import Presence  # noqa: E402
-from server.ratings import Ratings  # noqa: E402
-from server.session import Session  # noqa: E402
-from server.store import SQLiteStore  # noqa: E402
-from server.social import best_ratings_of  # noqa: E402
+from server.core.names import name_key  # noqa: E402
+from server.players.presence import Presence  # noqa: E402
+from server.ratings.ratings import Ratings  # noqa: E402
+from server.core.session import Session  # noqa: E402
+from server.storage.sqlite import SQLiteStore  # noqa: E402
+from server.social.social import best_ratings_of  # noqa: E402
 
 
 async def build(players: int, directory: str) -> tuple[Presence, SQLiteStore]:

@@ -18,6 +18,7 @@ import games
 from games.bots import MAX_LEVEL, MIN_LEVEL
 from protocol.cli_options import UsageError, number_in
 
+from .address import parse_address
 from .bot import DRAW_POLICIES, BotSettings
 from .connection import DEFAULT_PORT
 
@@ -46,8 +47,6 @@ Example: two bots playing each other on a local server:
 
 def add_bot_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``parlour bot``'s own options (the address, the game, the policy) to ``parser``."""
-    from .cli import parse_address
-
     parser.add_argument("address", type=parse_address, metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
     parser.add_argument("--game", required=True, choices=games.names(), help="the game it plays")
     parser.add_argument(

@@ -20,8 +20,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, number_in, read_password
+from protocol.cli_options import PASSWORD_ENV, UsageError, add_password_arguments, read_password
 
+from .address import parse_address
 from .bot import Bot, resume_or_renew
 from .claims import NAME_PASSWORD_ENV, NameClaims, ask_on_terminal
 from .secret_cli import add_parser as add_secret_commands
@@ -34,30 +35,6 @@ from .sanitize import printable
 from .terminal import LineInput, PromptInput, TerminalClient
 from .tls import FingerprintMismatch, TLSFileError, client_context, normalise_fingerprint
 from .tokens import SecretStoreError, TokenStore
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """Split ``HOST[:PORT]`` (``[v6]:PORT`` too) into host and port.
-
-    Raises:
-        argparse.ArgumentTypeError: if the port is not a number from 1 to 65535.
-    """
-    host, port = text, DEFAULT_PORT
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        if rest.startswith(":"):
-            port = _port(rest[1:])
-    elif text.count(":") == 1:
-        host, _, port_text = text.partition(":")
-        port = _port(port_text)
-    return host or "127.0.0.1", port
-
-
-def _port(text: str) -> int:
-    try:
-        return int(number_in(1, 65535, whole=True)(text))
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"the port: {exc}") from None
 
 
 def _fingerprint(text: str) -> str:
@@ -383,7 +360,7 @@ def _pick_address(args: argparse.Namespace) -> int | None:
 
 def run_host(args: argparse.Namespace) -> int:
     """Run a server and the terminal client in one process, on the ``--loop`` event loop; return the exit status."""
-    from server.loops import run_on
+    from server.net.loops import run_on
 
     try:
         return run_on(_host(args), args.loop_factory)
@@ -393,10 +370,10 @@ def run_host(args: argparse.Namespace) -> int:
 
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server
-    from server.addresses import reachable_addresses
+    from server.net.addresses import reachable_addresses
     from server.cli import advertise, configure_logging, connect_instructions, server_config
-    from server.loops import loop_name
-    from server.store import StoreError
+    from server.net.loops import loop_name
+    from server.storage.store import StoreError
 
     configure_logging(args.log_level)
     config = server_config(args, socket.gethostname())

@@ -11,18 +11,18 @@ tells) is made printable before it is shown.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 import games
 from protocol import messages as m
 
-from .line_text import options_words
+from .connection import Client
+from .line_text import NewTable, options_words
+from .line_view import LineView
 from .sanitize import printable
+from .session import TableState
 
-if TYPE_CHECKING:
-    from .terminal import TerminalClient
-
-__all__ = ["SocialCommands", "SOCIAL_HELP", "SeekWords", "parse_seek"]
+__all__ = ["SocialCommands", "SOCIAL_HELP", "SeekWords", "Terminal", "parse_seek"]
 
 SOCIAL_HELP = """Finding an opponent:
   who [GAME] [rating] [page=N]  the players online and their status, by name
@@ -102,6 +102,21 @@ def parse_seek(words: list[str]) -> SeekWords:
     return seek
 
 
+class Terminal(Protocol):
+    """What the social commands use of the terminal that hands them over (:class:`client.terminal.TerminalClient`)."""
+
+    write: Callable[[str], None]
+    view: LineView
+
+    @property
+    def client(self) -> Client:
+        """The connection to the server."""
+
+    @property
+    def at(self) -> TableState | None:
+        """The table in focus, if any."""
+
+
 class SocialCommands:
     """The §17 commands and pushes of one terminal.
 
@@ -109,7 +124,7 @@ class SocialCommands:
         terminal: the terminal client whose connection, output and table this shares.
     """
 
-    def __init__(self, terminal: "TerminalClient") -> None:
+    def __init__(self, terminal: Terminal) -> None:
         self.terminal = terminal
         self.pending: dict[int, m.ChallengeInfo] = {}
         """Challenges made to us and not yet answered, by id."""
@@ -170,14 +185,12 @@ class SocialCommands:
         self._write(f"({players.total} online{more})")
 
     async def _challenge(self, args: list[str]) -> None:
-        from .terminal import NewTable  # the same key=value words as new
-
         if len(args) < 2:
             raise UsageError("usage: challenge NAME GAME [key=value ...] [rated]")
         name, game_name, *rest = args
         rated = "rated" in [word.lower() for word in rest]
         words = [word for word in rest if word.lower() not in ("rated", "casual")]
-        table = NewTable.parse(games.get(game_name), words)
+        table = NewTable.parse(games.get(game_name), words)  # the same key=value words as new
         if table.computer or table.hints or table.seed is not None:
             raise UsageError("a challenge is between two players: leave out vs, level, computer, hints and seed")
         seat = table.seat if any(word.startswith("seat=") for word in words) else None

@@ -1,6 +1,6 @@
 """How a Parlour server is advertised on the LAN: its DNS-SD service type and TXT record (PROTOCOL.md §18).
 
-Both ends use this module: the server (:mod:`server.advertise`) encodes its
+Both ends use this module: the server (:mod:`server.net.advertise`) encodes its
 record, the client (:mod:`client.discovery`) decodes what it finds. A record
 comes from any machine on the LAN, so decoding trusts nothing: every value is
 read leniently (a missing or garbled one gets a neutral default) and cut to

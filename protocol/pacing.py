@@ -1,7 +1,7 @@
 """Request pacing both ends share: a pure token bucket.
 
 The server slows a connection that sends faster than its announced rate
-(:mod:`server.limits`); the client keeps to the rate the server announced in
+(:mod:`server.net.limits`); the client keeps to the rate the server announced in
 ``welcome`` so it is never slowed (:mod:`client.connection`). Sans-IO: the
 caller passes the time.
 """

@@ -7,7 +7,7 @@ certificate's, and ``parlour play --tls-fingerprint`` pins it.
 
 Sans-IO like the rest of :mod:`protocol`: computations over bytes and text,
 and constants. Building a TLS context stays with each end
-(:func:`server.tls.server_context`, :func:`client.tls.client_context`): it
+(:func:`server.net.tls.server_context`, :func:`client.tls.client_context`): it
 reads files or the system's certificate store, and the two ends want
 different contexts (a certificate to present; authorities to trust, or a pin).
 """

@@ -1,6 +1,6 @@
 """The asyncio server: wires the connection layer, sessions, the lobby and the tables together.
 
-:class:`server.connection.Connections` pumps each connection's bytes through
+:class:`server.net.connection.Connections` pumps each connection's bytes through
 the sans-IO protocol and hands every request to :meth:`Server._request`,
 one at a time, in order. Every request passes one pipeline: who is this, is
 the request well formed, does the table exist, may this peer do it, is it
@@ -51,38 +51,34 @@ from protocol.messages import (
     summarize_options,
 )
 
-from .accounts import ACCOUNT_MODES, Accounts
-from .credentials import Credentials
-from .bus import LocalBus
-from .chat import TableChat, forget_finished_chat_sql, stored_chat
-from .computer import DEFAULT_HINT_SECONDS, ComputerPlayers
-from .connection import Connections, send_protocol_error
-from .sessions import Sessions
-from .authority import DEFAULT_ABORT_AFTER_S, Authority, restore_table
-from .lobby import DEFAULT_TICK_S, Lobby
-from .limits import Limits
-from .names import name_key
-from .peer import Peer
-from .session import Push, Session
-from .social import Social
-from .dblock import DatabaseLock
-from .exports import ExportError, export_record
-from .finger import RatingQueries
-from .rated import show_ratings
-from . import listen
-from .store import (
-    ArchiveEntry,
-    DamagedTable,
-    Statement,
-    SQLiteStore,
-    Store,
-    StoreError,
-    delete_session_sql,
-    is_disk_full,
-    iso_utc,
-)
-from .table import RequestError, Table
-from .workers import WorkerPool
+from .players.accounts import ACCOUNT_MODES, Accounts
+from .players.credentials import Credentials
+from .bus.local import LocalBus
+from .social.chat import TableChat, forget_finished_chat_sql, stored_chat
+from .play.computer import DEFAULT_HINT_SECONDS, ComputerPlayers
+from .net.connection import Connections, send_protocol_error
+from .players.sessions import Sessions
+from .play.authority import DEFAULT_ABORT_AFTER_S, Authority
+from .play.stored import restore_table
+from .tables.lobby import DEFAULT_TICK_S, Lobby
+from .net.limits import Limits
+from .core.names import name_key
+from .net.peer import Peer
+from .core.session import Push, Session
+from .social.social import Social
+from .storage.dblock import DatabaseLock
+from .tables.exports import ExportError, export_record
+from .players.finger import RatingQueries
+from .ratings.rated import show_ratings
+from .net import listen
+from .storage.rows import ArchiveEntry, DamagedTable, iso_utc
+from .storage.schema import is_disk_full
+from .storage.sqlite import SQLiteStore
+from .storage.statements import delete_session_sql
+from .storage.store import Statement, Store, StoreError
+from .core.errors import RequestError
+from .tables.table import Table
+from .play.workers import WorkerPool
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -115,15 +111,15 @@ class ServerConfig:
         server_name: shown to clients in ``welcome``.
         db_path: the SQLite database; ``None`` keeps nothing (tests, benchmarks).
         grace_s: how long a disconnected player's seat is held before forfeit.
-        limits: what one client may cost (:class:`server.limits.Limits`).
+        limits: what one client may cost (:class:`server.net.limits.Limits`).
         password: if set, ``hello`` must carry it (``bad_password`` otherwise).
-        ssl: a server TLS context (see :mod:`server.tls`); ``None`` speaks plain TCP.
+        ssl: a server TLS context (see :mod:`server.net.tls`); ``None`` speaks plain TCP.
         lobby_tick_s: how long lobby changes are collected before they go to the lobby's watchers.
         bot_seconds: how long the strongest computer level thinks per move, in seconds
             (``None``: :func:`games.bots.default_seconds`); lower levels think proportionally less.
         hint_seconds: how long the computer thinks for a ``hint``, in seconds.
         bot_workers: worker processes for the computer players (``None``: one per core but one, at least one).
-        accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.accounts`).
+        accounts: whether names may be claimed: ``"off"``, ``"optional"`` or ``"required"`` (see :mod:`server.players.accounts`).
         rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
         abort_after_s: how long the side to move at a timed table may take over its own first move
             before the game is aborted, in seconds (``None``: never).
@@ -251,7 +247,7 @@ class Server:
         """Open the database (restoring what it holds) and start listening.
 
         Raises:
-            server.store.StoreError: the database cannot be used (``SchemaError``: not a
+            server.storage.store.StoreError: the database cannot be used (``SchemaError``: not a
                 Parlour database this version can use; ``DatabaseInUse``: another server runs on it).
             OSError: the address cannot be bound.
         """

@@ -4,7 +4,7 @@
 finished game, the most recent first; ``parlour games --export ID`` prints
 that game (finished or not) as a plain-text record (:mod:`games.record`), and
 ``parlour games --export ID --format ggf`` an Othello game as a GGF record
-(:mod:`games.ggf`, built by :mod:`server.exports`).
+(:mod:`games.ggf`, built by :mod:`server.tables.exports`).
 
 It reads the database a running server is writing (WAL lets both work at
 once), and never writes to it: it opens the file read-only, so a database on
@@ -25,8 +25,10 @@ import games
 from games.record import RecordError
 from protocol.cli_options import number_in
 
-from .exports import FORMATS, ExportError, export_record
-from .store import ArchiveEntry, NeedsUpgrade, SQLiteStore, StoreError, default_db_path
+from .tables.exports import FORMATS, ExportError, export_record
+from .storage.rows import ArchiveEntry
+from .storage.sqlite import SQLiteStore, default_db_path
+from .storage.store import NeedsUpgrade, StoreError
 
 __all__ = ["add_parser", "run", "describe_result"]
 

@@ -1,10 +1,10 @@
 """``parlour serve``: run a server until Ctrl-C or SIGTERM.
 
 Also the server options ``parlour host`` shares: ``--no-advertise`` (LAN
-discovery, :mod:`server.advertise`), TLS (``--tls-cert``, ``--tls-key``), the
+discovery, :mod:`server.net.advertise`), TLS (``--tls-cert``, ``--tls-key``), the
 password (``--password``, ``--password-file``, ``PARLOUR_PASSWORD``, from
 :mod:`protocol.cli_options`, which ``parlour play`` uses too) and one flag per
-:class:`server.limits.Limits` field.
+:class:`server.net.limits.Limits` field.
 """
 
 from __future__ import annotations
@@ -27,16 +27,17 @@ from protocol.lan import ServiceRecord
 from protocol.messages import PROTOCOL_VERSION
 
 from . import __version__
-from .addresses import listen_families, reachable_addresses, url_host
-from .advertise import Advertiser
-from .accounts import ACCOUNT_MODES
+from .net.addresses import listen_families, reachable_addresses, url_host
+from .net.advertise import Advertiser
+from .players.accounts import ACCOUNT_MODES
 from .app import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
-from .authority import DEFAULT_ABORT_AFTER_S
-from .limits import LimitError, Limits, limit_range, limit_unit
-from .loops import add_loop_argument, loop_factory, loop_name, run_on
-from .store import StoreError, default_db_path
-from .tls import TLSFileError, certificate_fingerprint, server_context
-from .workers import default_workers
+from .play.authority import DEFAULT_ABORT_AFTER_S
+from .net.limits import LimitError, Limits, limit_range, limit_unit
+from .net.loops import add_loop_argument, loop_factory, loop_name, run_on
+from .storage.sqlite import default_db_path
+from .storage.store import StoreError
+from .net.tls import TLSFileError, certificate_fingerprint, server_context
+from .play.workers import default_workers
 
 log = logging.getLogger("parlour.serve")
 
@@ -162,7 +163,7 @@ def add_advertise_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def advertise(server: Server, fingerprint: str | None) -> Advertiser:
-    """Start advertising ``server`` on the LAN on the addresses it listens on (see :mod:`server.advertise`)."""
+    """Start advertising ``server`` on the LAN on the addresses it listens on (see :mod:`server.net.advertise`)."""
     config = server.config
     record = ServiceRecord(
         name=config.server_name,
@@ -330,7 +331,7 @@ def connect_instructions(
 ) -> list[str]:
     """The lines telling players how to connect: the fingerprint, one ``parlour play`` line per address, the password.
 
-    ``hosts`` come from :func:`server.addresses.reachable_addresses` of ``listen_host`` (the ``--host``): when
+    ``hosts`` come from :func:`server.net.addresses.reachable_addresses` of ``listen_host`` (the ``--host``): when
     they are all loopback addresses, a line says that only this machine can connect, and why.
     """
     lines = []

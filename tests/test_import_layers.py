@@ -7,9 +7,16 @@ never ``server``. The ``parlour`` command knows both ends (``serve``, ``games``
 and ``host`` run the server), so it may import ``server``, but only inside the
 functions of those subcommands, so importing it loads no server module.
 
+Inside the server, the modules are grouped by job in ``server/<group>/``,
+and the groups are layered (:data:`SERVER_LAYERS`, lowest first): a module
+imports from its own group or a lower one, never from one above it; the entry
+points at the top of ``server/`` (:data:`SERVER_ENTRY_POINTS`) may import any
+group. Neither the server nor the client imports in a circle, between modules
+or between groups.
+
 Checked twice: over the sources with :mod:`ast` (every import statement,
-function-level ones included), and in a real interpreter (what importing a
-module really loads, dynamic imports included).
+function-level ones and ``TYPE_CHECKING`` ones included), and in a real
+interpreter (what importing a module really loads, dynamic imports included).
 """
 
 from __future__ import annotations
@@ -24,6 +31,23 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("games", "protocol", "server", "client")
 COMMAND = "client.cli"
 """The ``parlour`` command: the one module that may import both ends (the server lazily)."""
+
+SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "players", "social")
+"""The server's groups, ``server/<group>/``, lowest first.
+
+- ``net``: sockets, connections, peers, TLS, limits, descriptors, event loops, LAN advertising;
+- ``core``: what every group shares: :class:`RequestError`, names and their keys, ids, the session;
+- ``storage``: the ``Store`` contract, the SQLite store, its schema, writer thread and rows;
+- ``bus``: the ``Bus`` contract and the local bus;
+- ``tables``: a table, its clock, lock and fan-out, the lobby;
+- ``ratings``: Glicko-2, ratings, casual counts, what a game's end does to them;
+- ``play``: the table authority (every table action's pipeline) and the computer's seats;
+- ``players``: sessions and the handshake, claimed names, presence, finger, mutes;
+- ``social``: challenges, seeks, pairing, tells, table chat, spam budgets.
+"""
+
+SERVER_ENTRY_POINTS = ("server.app", "server.cli", "server.archive_cli")
+"""The modules at the top of ``server/``, above every group: they wire the groups together."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +122,7 @@ def test_the_source_walk_sees_every_package_and_the_known_edges() -> None:
     graph = _graph()
     assert {_package(name) for name in graph} == set(PACKAGES)
     edges = {(edge.importer, edge.module) for edges in graph.values() for edge in edges}
-    assert ("server.app", "server.limits") in edges  # a relative import, resolved
+    assert ("server.app", "server.net.limits") in edges  # a relative import, resolved
     assert ("client.connection", "protocol.messages") in edges  # from protocol import messages
     assert (COMMAND, "server.app") in edges  # parlour host, inside a function
 
@@ -164,3 +188,124 @@ def test_a_real_interpreter_agrees() -> None:
     loaded_by_client = _loaded_after_importing([*library, COMMAND])
     assert "client.connection" in loaded_by_client
     assert sorted(m for m in loaded_by_client if _package(m) == "server") == []
+
+
+def _server_rank(module: str) -> int | None:
+    """The layer of a server module: its group's index in :data:`SERVER_LAYERS`; above them all for an entry point.
+
+    ``-1`` for the package itself (``server``, which holds only ``__version__``), so any module may import it;
+    ``None`` for a module in no declared group.
+    """
+    if module == "server":
+        return -1
+    if module in SERVER_ENTRY_POINTS:
+        return len(SERVER_LAYERS)
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] in SERVER_LAYERS:
+        return SERVER_LAYERS.index(parts[1])
+    if len(parts) == 2 and parts[1] in SERVER_LAYERS:  # a group's own __init__
+        return SERVER_LAYERS.index(parts[1])
+    return None
+
+
+def _group(module: str) -> str:
+    """The server group of ``module`` (``"entry"`` for an entry point, ``"server"`` for the package itself)."""
+    if module in SERVER_ENTRY_POINTS:
+        return "entry"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "server"
+
+
+def _upward(graph: dict[str, list[Import]]) -> list[str]:
+    """Every import of a server module from a group above its own (or from a module in no declared group)."""
+    wrong = []
+    for name, edges in graph.items():
+        if _package(name) != "server":
+            continue
+        for edge in edges:
+            if _package(edge.module) != "server":
+                continue
+            mine, theirs = _server_rank(name), _server_rank(edge.module)
+            if mine is None or theirs is None or theirs > mine:
+                wrong.append(f"{edge} ({_group(name)} -> {_group(edge.module)})")
+    return wrong
+
+
+def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: each set of nodes that reach one another (Tarjan's strongly connected components), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in edges.get(node, ()):
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def _module_edges(graph: dict[str, list[Import]], package: str) -> dict[str, set[str]]:
+    """``package``'s modules, each with the modules of ``package`` it imports (at import time or inside a function)."""
+    return {name: {e.module for e in edges if _package(e.module) == package and e.module in graph} for name, edges in graph.items() if _package(name) == package}
+
+
+def test_every_server_module_is_in_a_declared_group() -> None:
+    outside = [name for name in _graph() if _package(name) == "server" and _server_rank(name) is None]
+    assert outside == [], f"put these in a group of SERVER_LAYERS (or SERVER_ENTRY_POINTS): {outside}"
+
+
+def test_no_server_group_imports_one_above_it() -> None:
+    assert _upward(_graph()) == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    graph = {
+        "server.core.names": [Import("server.core.names", "server.tables.table", 3, True)],
+        "server.tables.table": [Import("server.tables.table", "server.core.names", 4, False)],
+        "server.app": [Import("server.app", "server.tables.table", 5, True)],
+        "server.stray": [],
+    }
+    assert _upward(graph) == ["server.core.names (line 3, at import time) imports server.tables.table (core -> tables)"]
+    assert _server_rank("server.stray") is None
+
+
+def test_no_server_module_and_no_client_module_imports_in_a_circle() -> None:
+    graph = _graph()
+    for package in ("server", "client"):
+        assert _circles(_module_edges(graph, package)) == [], package
+
+
+def test_no_two_server_groups_import_each_other() -> None:
+    groups: dict[str, set[str]] = {}
+    for name, targets in _module_edges(_graph(), "server").items():
+        groups.setdefault(_group(name), set()).update(_group(t) for t in targets if _group(t) != _group(name))
+    assert _circles(groups) == []
+    assert {"net", "core", "storage", "social", "entry"} <= set(groups)  # the walk sees the groups
+
+
+def test_the_circle_check_sees_a_circle() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _circles(edges) == [["a", "b", "c"], ["e"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

@@ -27,6 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from .. import discovery
+from ..address import parse_address  # the command line's own reading of HOST[:PORT]
 from ..connection import Client, ConnectionLost, ServerError
 from ..sanitize import printable
 from ..tls import FingerprintMismatch, TLSFileError, normalise_fingerprint
@@ -49,8 +50,6 @@ def parse_target(address: str, name: str, password: str = "", fingerprint: str =
     Raises:
         ValueError: naming the field at fault: ``("address", message)``, ``("name", ...)``, ``("fingerprint", ...)``.
     """
-    from ..cli import parse_address  # the command line's own reading of HOST[:PORT]
-
     if not name.strip():
         raise ValueError("name", "type the name you play under")
     if not address.strip():

@@ -12,7 +12,7 @@ from client.claims import NameClaims
 from client.cli import ConnectSettings, _connect, main
 from client.secret_cli import ExportError, export_secrets, import_secrets
 from client.tokens import SecretStore, SecretStoreError, TokenStore
-from server import passwords
+from server.players import passwords
 from server.app import Server
 
 from ..conftest import ConfiguredServer

@@ -15,8 +15,8 @@ from client.connection import ConnectionLost, ServerError
 from client.tls import FingerprintMismatch
 from protocol import messages as m
 from server.cli import limit_flag, server_config
-from server.limits import LimitError, Limits
-from server.tls import certificate_fingerprint
+from server.net.limits import LimitError, Limits
+from server.net.tls import certificate_fingerprint
 
 PIN = "ab" * 32
 PIN_NORMAL = ":".join(["AB"] * 32)

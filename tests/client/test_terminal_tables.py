@@ -15,7 +15,7 @@ import pytest
 from client import Client
 from client.line_input import INTERRUPT
 from client.terminal import TerminalClient
-from server.limits import Limits
+from server.net.limits import Limits
 
 Connect = Callable[..., Awaitable[Client]]
 

@@ -9,7 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import SCHEMA_VERSION, SQLiteStore, TableRow
+from server.storage.rows import TableRow
+from server.storage.schema import SCHEMA_VERSION
+from server.storage.sqlite import SQLiteStore
 
 from .harness import ROOT, make_immutable, private_read_only_prefix
 

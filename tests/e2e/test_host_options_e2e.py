@@ -15,7 +15,7 @@ def test_host_keeps_its_games_in_the_db_it_is_given_and_logs_at_the_level_asked(
         "--db", str(db), "--grace", "5", "--log-level", "INFO", stdin_text="new nimble\nquit\n",
     )  # fmt: skip
     try:
-        host.expect(rf"INFO server\.store: {db}: new database, schema version \d+$")
+        host.expect(rf"INFO server\.storage\.schema: {db}: new database, schema version \d+$")
         host.expect(rf"^Hosting \(games kept in {db}; ")
         host.expect(r"Created table 1")
         assert host.finish(timeout_s=30) == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server.store import SCHEMA_VERSION
+from server.storage.schema import SCHEMA_VERSION
 
 from .harness import Process, start_server
 

@@ -14,7 +14,7 @@ from typing import Iterator, NamedTuple
 import pytest
 import trustme
 
-from server.tls import certificate_fingerprint
+from server.net.tls import certificate_fingerprint
 
 from .harness import Process, assert_finished_with, player_scripts, start_server
 

@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from server.store import MoveRow, SQLiteStore, TableRow
+from server.storage.rows import MoveRow, TableRow
+from server.storage.sqlite import SQLiteStore
 
 from .harness import ROOT, make_immutable, private_read_only_prefix, private_tmpfs_prefix, start_server
 

@@ -116,7 +116,7 @@ def test_changing_a_view_does_not_change_the_next(name: str, options: dict[str, 
 
 @pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_a_game_with_public_views_shows_every_seat_the_spectator_view_but_the_moves(name: str, options: dict[str, Any]) -> None:
-    """What the server relies on to make one view per move for all (server.fanout.send_moved); a game that hides anything says so."""
+    """What the server relies on to make one view per move for all (server.tables.fanout.send_moved); a game that hides anything says so."""
     game = games.get(name)
     if not game.public_views:
         assert name == "tactego", "only Tactego hides information"

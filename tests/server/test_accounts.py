@@ -12,9 +12,9 @@ import pytest
 
 from client import Client
 from client.connection import ServerError
-from server import passwords
+from server.players import passwords
 from server.app import Server, ServerConfig
-from server.account_limits import AccountLimits, SlidingWindow
+from server.players.account_limits import AccountLimits, SlidingWindow
 
 from ..conftest import ConfiguredServer
 from .conftest import refused

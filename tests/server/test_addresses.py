@@ -10,15 +10,15 @@ import subprocess
 
 import pytest
 
-import server.addresses
-from server.addresses import reachable_addresses, reachable_from
+import server.net.addresses
+from server.net.addresses import reachable_addresses, reachable_from
 from server.cli import connect_instructions
 
 A = ipaddress.ip_address
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(server.addresses).failed == 0
+    assert doctest.testmod(server.net.addresses).failed == 0
 
 
 def test_loopback_and_ipv6_link_local_are_left_out_and_ipv4_link_local_comes_last() -> None:

@@ -19,7 +19,7 @@ import pytest
 from client import Client
 from client.discovery import FoundServer, ServerGone, watch
 from protocol.lan import ServiceRecord
-from server.advertise import Advertiser
+from server.net.advertise import Advertiser
 from server.cli import advertise
 
 from ..conftest import ConfiguredServer

@@ -1,4 +1,4 @@
-"""The event bus (server/bus.py): per-view delivery, and every table event going through it, over real sockets."""
+"""The event bus (server/bus/): per-view delivery, and every table event going through it, over real sockets."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import msgpack
 from protocol import Message
 from protocol.messages import Ok
 from server.app import Server
-from server.bus import LocalBus, table_topic
+from server.bus.bus import table_topic
+from server.bus.local import LocalBus
 
 from .conftest import RawFactory
 from .test_hot_path import seated_pair

@@ -18,7 +18,7 @@ from client import Client
 from client.terminal import TerminalClient
 from protocol import messages as m
 from server.app import Server, ServerConfig
-from server.chat import CHAT_HISTORY
+from server.social.chat import CHAT_HISTORY
 
 from .conftest import TIMEOUT_S
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import server.clock
-from server.clock import MAX_INCREMENT_S, MAX_INITIAL_S, Clock, FlagFell, TimeControl, TimeControlError
+import server.tables.clock
+from server.tables.clock import MAX_INCREMENT_S, MAX_INITIAL_S, Clock, FlagFell, TimeControl, TimeControlError
 
 T0 = 1000.0
 
@@ -25,7 +25,7 @@ def make(text: str = "5+3", seat: int = 0, now: float = T0) -> Clock:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(server.clock).failed == 0
+    assert doctest.testmod(server.tables.clock).failed == 0
 
 
 # --- parsing ------------------------------------------------------------------------

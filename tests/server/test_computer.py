@@ -20,8 +20,8 @@ import pytest
 
 import games
 from server.app import Server
-from server.limits import Limits
-from server.workers import SLACK_S, WorkerPool
+from server.net.limits import Limits
+from server.play.workers import SLACK_S, WorkerPool
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.confusables import look_alike_keys, mixed_scripts, skeleton
+from server.players.confusables import look_alike_keys, mixed_scripts, skeleton
 
 
 @pytest.mark.parametrize(

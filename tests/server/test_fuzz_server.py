@@ -61,7 +61,7 @@ from protocol import PROTOCOL_VERSION, FrameDecoder, FrameError, MessageError, e
 from protocol import messages as m
 from protocol.framing import DEFAULT_MAX_FRAME_BYTES, MAX_NESTING, decode_body
 from server.app import Server, ServerConfig
-from server.limits import Limits
+from server.net.limits import Limits
 
 SEED = int(os.environ.get("PARLOUR_FUZZ_SEED", "1"))
 CASES = int(os.environ.get("PARLOUR_FUZZ_CASES", "6000"))

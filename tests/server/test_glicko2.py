@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.clock import TimeControl
-from server.glicko2 import DEFAULT_DEVIATION, IDLE_DAYS_PER_PERIOD, Rating, age, expected_score, rate, rate_game
-from server.ratings import Rating as RatingsRating, Ratings, family_of
+from server.tables.clock import TimeControl
+from server.ratings.glicko2 import DEFAULT_DEVIATION, IDLE_DAYS_PER_PERIOD, Rating, age, expected_score, rate, rate_game
+from server.ratings.ratings import Rating as RatingsRating, Ratings, family_of
 
 
 def test_the_papers_worked_example() -> None:

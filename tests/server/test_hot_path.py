@@ -10,7 +10,7 @@ import msgpack
 import pytest
 
 from protocol import codec, encode_frame
-from server import fanout
+from server.tables import fanout
 from server.app import Server, ServerConfig
 
 from .conftest import Raw, RawFactory

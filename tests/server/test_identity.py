@@ -13,9 +13,9 @@ from client.cli import ConnectSettings, _connect, _reconnector
 from client.terminal import TerminalClient
 from client.tokens import SecretStore, TokenStore
 from protocol import messages as m
-from server import passwords
+from server.players import passwords
 from server.app import Server, ServerConfig
-from server.names import name_key
+from server.core.names import name_key
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, RawFactory

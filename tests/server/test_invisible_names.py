@@ -12,9 +12,9 @@ import pytest
 
 from client import Client
 from protocol import PROTOCOL_VERSION
-from server import passwords
+from server.players import passwords
 from server.app import Server
-from server.names import NameError_, check_name, invisible
+from server.core.names import NameError_, check_name, invisible
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, refused

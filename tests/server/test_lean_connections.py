@@ -9,9 +9,9 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.connection import INBOX_HIGH_BYTES, PeerProtocol, Throttle
-from server.limits import Limits
-from server.peer import Peer
+from server.net.connection import INBOX_HIGH_BYTES, PeerProtocol, Throttle
+from server.net.limits import Limits
+from server.net.peer import Peer
 
 from .conftest import RawFactory
 from .test_hot_path import seated_pair

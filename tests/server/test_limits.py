@@ -1,4 +1,4 @@
-"""Every limit of :class:`server.limits.Limits`, tried over a real socket against a real server.
+"""Every limit of :class:`server.net.limits.Limits`, tried over a real socket against a real server.
 
 Each test starts a server with one limit set low, sends what breaks it, and
 checks the error code, that the offender (and only the offender) is slowed or
@@ -22,9 +22,9 @@ from client.tokens import TokenStore
 from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame, to_wire
 from protocol import messages as m
 from protocol.messages import MAX_NAME_CHARS
-from server import peer as server_peer
+from server.net import peer as server_peer
 from server.app import Server
-from server.limits import AddressBuckets, LimitError, Limits, TokenBucket
+from server.net.limits import AddressBuckets, LimitError, Limits, TokenBucket
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, refused

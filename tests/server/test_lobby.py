@@ -21,7 +21,7 @@ from client.connection import ServerError
 from protocol import MAX_SERVER_FRAME_BYTES, PROTOCOL_VERSION, FrameDecoder, encode_frame
 from protocol import messages as m
 from server.app import Server
-from server.limits import Limits
+from server.net.limits import Limits
 
 from .conftest import TIMEOUT_S, refused
 

@@ -20,10 +20,10 @@ import pytest
 from client import Client
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
-from server import passwords
-from server.account_limits import AccountLimits, LimitReached
+from server.players import passwords
+from server.players.account_limits import AccountLimits, LimitReached
 from server.app import Server
-from server.limits import Limits
+from server.net.limits import Limits
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw, refused

@@ -16,7 +16,7 @@ import pytest
 import games
 from client import Client
 from protocol import messages as m
-from server.limits import Limits
+from server.net.limits import Limits
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, RawFactory, refused

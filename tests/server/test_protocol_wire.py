@@ -24,7 +24,7 @@ from protocol import messages as m
 from protocol import encode_frame as encode_frame_of
 from protocol.codec import encode_message
 from server.app import Server, ServerConfig
-from server.names import name_key
+from server.core.names import name_key
 
 from ..conftest import Connect
 from .conftest import Raw, RawFactory, refused

@@ -18,8 +18,8 @@ import pytest
 from client import Client
 from protocol import messages as m
 from server.app import Server, ServerConfig
-from server.glicko2 import Rating as Glicko, rate_game
-from server.names import name_key
+from server.ratings.glicko2 import Rating as Glicko, rate_game
+from server.core.names import name_key
 
 from .conftest import TIMEOUT_S, refused
 
@@ -308,7 +308,7 @@ async def test_a_damaged_rating_row_is_skipped_with_a_log_line(tmp_path: Path, c
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE ratings SET rating = 'lots', deviation = -1 WHERE name = 'Bob'")
     connection.close()
-    caplog.set_level(logging.ERROR, logger="server.ratings")
+    caplog.set_level(logging.ERROR, logger="server.ratings.ratings")
     server = Server(config(db))
     await server.start()
     reader = await claim(server, "Bob")

@@ -10,7 +10,7 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.connection import PUMP_TASK_NAME, Resumed, Waiting
+from server.net.connection import PUMP_TASK_NAME, Resumed, Waiting
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, RawFactory

@@ -14,9 +14,9 @@ import pytest
 from client import Client
 from protocol import messages as m
 from server.app import Server
-from server.limits import Limits
-from server.names import name_key
-from server.store import SQLiteStore
+from server.net.limits import Limits
+from server.core.names import name_key
+from server.storage.sqlite import SQLiteStore
 
 from ..conftest import ConfiguredServer, Connect
 from .conftest import TIMEOUT_S, refused

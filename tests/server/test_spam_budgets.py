@@ -15,11 +15,11 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from protocol import PROTOCOL_VERSION
-from server import passwords
-from server.address_groups import address_group
+from server.players import passwords
+from server.net.address_groups import address_group
 from server.app import Server
-from server.limits import Limits
-from server.spam import PER_ADDRESS_FACTOR, PER_RECIPIENT_FACTOR
+from server.net.limits import Limits
+from server.social.spam import PER_ADDRESS_FACTOR, PER_RECIPIENT_FACTOR
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw

@@ -24,26 +24,12 @@ import pytest
 import games
 from games.record import format_record, parse_record, replay
 from server import archive_cli
-from server import store as store_module
-from server.store import (
-    APPLICATION_ID,
-    SCHEMA_VERSION,
-    Migration,
-    MoveRow,
-    SchemaError,
-    SQLiteStore,
-    Store,
-    StoredTable,
-    StoreError,
-    TableRow,
-    default_db_path,
-    append_move_sql,
-    is_disk_full,
-    iso_utc,
-    takeback_clocks_sql,
-    truncate_moves_sql,
-    update_table_sql,
-)
+from server.storage import schema as schema_module
+from server.storage.rows import MoveRow, StoredTable, TableRow, iso_utc
+from server.storage.schema import APPLICATION_ID, Migration, SCHEMA_VERSION, is_disk_full
+from server.storage.sqlite import SQLiteStore, default_db_path
+from server.storage.statements import append_move_sql, takeback_clocks_sql, truncate_moves_sql, update_table_sql
+from server.storage.store import SchemaError, Store, StoreError
 
 REPO = Path(__file__).resolve().parents[2]
 T0 = 1_714_564_800.0  # 2024-05-01T12:00:00Z
@@ -250,9 +236,9 @@ async def test_one_write_is_atomic(store: Store) -> None:
     await store.create_table(table_row(1))
     with pytest.raises(StoreError):
         await store.write(
-            store_module.append_move_sql(1, move_row(1)),
-            store_module.update_table_sql(1, status="over"),
-            store_module.append_move_sql(1, move_row(1)),  # the same ply again: fails the whole write
+            append_move_sql(1, move_row(1)),
+            update_table_sql(1, status="over"),
+            append_move_sql(1, move_row(1)),  # the same ply again: fails the whole write
         )
     loaded = store.load(1)
     assert loaded is not None and loaded.moves == () and loaded.row.status == "waiting"
@@ -640,7 +626,7 @@ async def test_a_timed_game_from_before_schema_7_keeps_its_table_row_clocks_unti
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with monkeypatch.context() as patch:
-        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:6])
+        patch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:6])
         async with SQLiteStore.open(db) as old:  # as a schema-6 server left it: clocks in the table row only
             await old.create_table(table_row(1, time_control="5+3", status="playing"))
             await old.write(
@@ -667,7 +653,7 @@ async def test_the_server_id_is_made_once_per_file_and_kept(db: Path, tmp_path: 
     assert len(first) == 32 and int(first, 16) >= 0
     older = tmp_path / "older.sqlite3"
     with monkeypatch.context() as patch:
-        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:7])
+        patch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:7])
         async with SQLiteStore.open(older) as old:
             await old.save_session("t", "ann")
     async with SQLiteStore.open(older) as upgraded:  # a file from before schema 8 gets its id when upgraded, once
@@ -689,7 +675,7 @@ async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.Mon
         await old.create_table(table_row(1))
         await old.append_move(1, move_row(1))
     assert pragma(db, "user_version") == SCHEMA_VERSION
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, NEXT))
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (*schema_module.MIGRATIONS, NEXT))
     new = SQLiteStore.open(db)
     assert pragma(db, "user_version") == NEXT.version
     loaded = new.load(1)
@@ -705,7 +691,7 @@ async def test_migration_from_an_older_version(db: Path, monkeypatch: pytest.Mon
 async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
     """A file written by the first schema (its own statements, a table stored the old way) opens and upgrades."""
     connection = sqlite3.connect(db, isolation_level=None)
-    for statement in store_module.MIGRATIONS[0].statements:
+    for statement in schema_module.MIGRATIONS[0].statements:
         connection.execute(statement)
     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     connection.execute("PRAGMA user_version = 1")
@@ -731,7 +717,7 @@ async def test_a_version_1_file_gains_seed_chosen(db: Path) -> None:
 async def test_a_version_2_file_gains_computer_seats_and_hints(db: Path) -> None:
     """A table stored before schema 3 has no computer seat and no hints; new rows keep theirs."""
     connection = sqlite3.connect(db, isolation_level=None)
-    for migration in store_module.MIGRATIONS[:2]:
+    for migration in schema_module.MIGRATIONS[:2]:
         for statement in migration.statements:
             connection.execute(statement)
     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -761,7 +747,7 @@ def test_computer_levels_must_be_a_pair() -> None:
 
 def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sqlite3.connect(db).close()  # an empty SQLite file with user_version 0
-    monkeypatch.setattr(store_module, "MIGRATIONS", (NEXT, *store_module.MIGRATIONS))  # order given wrongly
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (NEXT, *schema_module.MIGRATIONS))  # order given wrongly
     close(SQLiteStore.open(db))
     assert pragma(db, "user_version") == NEXT.version
 
@@ -769,7 +755,7 @@ def test_migrations_run_in_order_from_version_0(db: Path, monkeypatch: pytest.Mo
 def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     close(SQLiteStore.open(db))
     broken = Migration(SCHEMA_VERSION + 1, "a broken step", ("ALTER TABLE tables ADD COLUMN note TEXT", "THIS IS NOT SQL"))
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, broken))
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (*schema_module.MIGRATIONS, broken))
     with pytest.raises(SchemaError, match=rf"upgrading .* to schema version {SCHEMA_VERSION + 1} \(a broken step\) failed"):
         SQLiteStore.open(db)
     assert pragma(db, "user_version") == SCHEMA_VERSION
@@ -782,7 +768,7 @@ def test_a_failed_migration_leaves_the_file_at_its_version(db: Path, monkeypatch
 def test_a_gap_in_the_migrations_is_refused(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     close(SQLiteStore.open(db))
     skipping = Migration(SCHEMA_VERSION + 2, "skips a version", ("SELECT 1",))
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, skipping))
+    monkeypatch.setattr(schema_module, "MIGRATIONS", (*schema_module.MIGRATIONS, skipping))
     with pytest.raises(SchemaError, match=f"no step leads from it to {skipping.version}"):
         SQLiteStore.open(db)
     assert pragma(db, "user_version") == SCHEMA_VERSION
@@ -823,7 +809,8 @@ def test_iso_utc() -> None:
 CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
-    from server.store import MoveRow, SQLiteStore, TableRow
+    from server.storage.rows import MoveRow, TableRow
+    from server.storage.sqlite import SQLiteStore
 
     async def play(store, table_id):
         ply = 0
@@ -1000,15 +987,15 @@ async def test_an_upgrade_is_logged_in_one_line_naming_both_versions(
     db: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     with monkeypatch.context() as patch:
-        patch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:5])
+        patch.setattr(schema_module, "MIGRATIONS", schema_module.MIGRATIONS[:5])
         await SQLiteStore.open(db).close()
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="server.store"):
+    with caplog.at_level(logging.INFO, logger="server.storage.schema"):
         await SQLiteStore.open(db).close()
         await SQLiteStore.open(db).close()  # nothing to do: nothing said
     schema = [record.getMessage() for record in caplog.records if "schema" in record.getMessage()]
     assert schema == [
         f"{db}: schema upgraded from version 5 to {SCHEMA_VERSION} ("
-        + "; ".join(step.doc for step in store_module.MIGRATIONS[5:])
+        + "; ".join(step.doc for step in schema_module.MIGRATIONS[5:])
         + ")"
     ]

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.tablelock import TableLock
+from server.tables.tablelock import TableLock
 
 
 async def hold(lock: TableLock, name: str, order: list[str], release: asyncio.Event | None = None) -> None:

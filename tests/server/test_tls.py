@@ -23,7 +23,7 @@ from client.tls import FingerprintMismatch, TLSFileError, client_context
 from protocol import PROTOCOL_VERSION
 from protocol import messages as m
 from server.app import Server
-from server.tls import certificate_fingerprint, server_context
+from server.net.tls import certificate_fingerprint, server_context
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw, refused

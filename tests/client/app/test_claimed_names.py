@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 from client.app.server_screen import ServerScreen
 from client.claims import NameClaims
 from client.tokens import SecretStore, TokenStore
-from server import passwords
+from server.players import passwords
 
 from .conftest import SIZE, in_lobby, until
 

@@ -13,7 +13,7 @@ from client.app.match_form import MatchForm
 from client.app.muted import MutedScreen
 from client.app.player import PlayerScreen
 from protocol import messages as m
-from server import passwords
+from server.players import passwords
 
 from .conftest import SIZE, in_lobby, until
 

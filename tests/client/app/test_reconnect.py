@@ -12,8 +12,8 @@ from client.app.tabs import LOBBY_TAB, MainScreen, tab_id
 from client.claims import NameClaims
 from client.reconnect import GIVE_UP_S
 from client.tokens import SecretStore
-from server import passwords
-from server.names import name_key
+from server.players import passwords
+from server.core.names import name_key
 
 from ...e2e.harness import start_server
 from .conftest import SIZE, in_lobby, until

@@ -17,7 +17,7 @@ from client.app.seats import SeatLines
 from client.claims import NameClaims
 from client.tokens import SecretStore
 from protocol import messages as m
-from server import passwords
+from server.players import passwords
 
 from .conftest import SIZE, in_lobby, until
 

@@ -1,0 +1,1 @@
+"""The event bus: carries lobby and table events, already encoded, to the connections that follow them."""

@@ -1,0 +1,29 @@
+"""The one error a refused request raises, whatever group refuses it: :class:`RequestError`.
+
+Every handler raises it with a stable :class:`protocol.Code`; the server turns
+it into the ``error`` reply (PROTOCOL.md §11). It lives here, at the base,
+so that names, accounts, mutes and tables raise the same error without
+importing one another.
+"""
+
+from __future__ import annotations
+
+from protocol import Code
+
+__all__ = ["RequestError"]
+
+
+class RequestError(Exception):
+    """A request that is refused; becomes an ``error`` reply.
+
+    Attributes:
+        code: the stable error code.
+        message: a human explanation.
+        field: the request field at fault (``"options.size"``), if one is.
+    """
+
+    def __init__(self, code: Code, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field

@@ -1,0 +1,651 @@
+"""The connection layer: the byte pump between each socket and the sans-IO protocol.
+
+One :class:`Connections` accepts every connection, refuses those over a
+limit, feeds received bytes to :class:`protocol.ServerConnection`, hands each
+decoded request to the server's request handler, one at a time in order,
+throttles flooders, and enforces the deadlines (hello, stalled frames,
+silence) while sending heartbeats. It knows nothing of tables or sessions:
+what a request means is the handler's business.
+
+Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
+the transport hands it each chunk it reads. A chunk that reaches an idle
+connection is decoded and answered at once, in the transport's callback, as
+far as its requests go without waiting; the first request that must wait (a
+commit, a busy table, the throttle, another connection's turn) leaves the rest
+to the callback of the future it waits on (:class:`Waiting`) or, if it waits
+on anything else, to a task; either also handles the chunks that arrive
+meanwhile, in order, and ends once they are handled
+(:meth:`Connections.serve_now`). So an idle connection holds no task, a
+request that never waits costs none, and a durable move waits for its commit
+without one.
+Every frame produced while handling one chunk leaves in one write
+(:meth:`server.net.peer.Peer.flush`). A connection whose unhandled input grows past
+:data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
+bytes wait in its own socket buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import collections.abc
+import logging
+import time
+from typing import Any, Awaitable, Callable, Coroutine, cast
+
+from protocol import Code, ProtocolError, ServerConnection
+from protocol.codec import encode_message
+from protocol.messages import Error, Heartbeat, Request, Shutdown
+
+from .descriptors import connection_budget, descriptor_limit, open_descriptors
+from .limits import AddressBuckets, Limits, TokenBucket
+from .peer import Outbox, Peer
+
+__all__ = ["Connections", "send_protocol_error"]
+
+log = logging.getLogger(__name__)
+
+REFUSAL_LINGER_S = 1.0
+"""How long a refused connection may take to read ``too_many_connections`` and close."""
+BUSY_REFUSAL_LINGER_S = 0.2
+"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
+
+YIELD_EVERY_REQUESTS = 8
+"""A connection's requests handled in a row before other connections get a turn."""
+
+INBOX_HIGH_BYTES = 256 * 1024
+"""Received bytes not yet handled above which a connection stops reading its socket."""
+INBOX_LOW_BYTES = 64 * 1024
+"""... and below which it reads again."""
+
+PUMP_TASK_NAME = "parlour-requests"
+"""The name of every task that handles a connection's requests: a task given no name formats
+one of its own ("Task-123"), several thousand instructions per request."""
+
+RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
+"""Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
+
+
+class Connections:
+    """Every open connection, and the pump, limits and deadlines of each.
+
+    Args:
+        limits: what one client may cost.
+        handle: ``handle(peer, request)`` answers one request (it sends the reply itself), at once
+            (it returns ``None``) or when the awaitable it returns is awaited.
+        disconnected: called once when a connection that was accepted ends.
+
+    Attributes:
+        peers: the open connections, as the keys of a map (values ``None``): at
+            thousands of entries a dict costs about two thirds of a set.
+        max_connections: open connections allowed (``limits.max_connections``,
+            or fewer if the descriptor limit is lower; see :meth:`fit_to_descriptors`).
+    """
+
+    def __init__(self, limits: Limits, handle: RequestHandler, disconnected: Callable[[Peer], None]) -> None:
+        self.limits = limits
+        self.peers: dict[Peer, None] = {}
+        self.max_connections = limits.max_connections
+        self._handle_request = handle
+        self._disconnected = disconnected
+        self._refusal_room = self.max_connections
+        self._refusing = 0  # connections being refused right now
+        self._held = 0  # accepted sockets not yet closed: handshakes, refusals and open connections
+        self._room = asyncio.Event()
+        self._pumps: set[asyncio.Task[None] | Waiting] = set()  # handling in progress: a task, or a coroutine a future resumes
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
+        self._watchdog: asyncio.Task[None] | None = None
+        self.outbox = Outbox(limits.send_buffer_bytes)
+
+    def fit_to_descriptors(self) -> None:
+        """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
+        wanted = self.limits.max_connections
+        limit = descriptor_limit()
+        if limit is None:
+            return
+        in_use = open_descriptors()
+        budget, self._refusal_room = connection_budget(limit, in_use)
+        if wanted > budget:
+            log.warning(
+                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
+                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
+            )  # fmt: skip
+            self.max_connections = budget
+
+    @property
+    def descriptor_room(self) -> int:
+        """Accepted sockets that may be held at once: ``max_connections`` plus the room kept for refusals."""
+        return self.max_connections + self._refusal_room
+
+    async def wait_for_room(self) -> None:
+        """Return once one more socket may be accepted (see :meth:`hold_descriptor`) without overrunning the descriptor budget."""
+        while self._held >= self.descriptor_room:
+            self._room.clear()
+            await self._room.wait()
+
+    def hold_descriptor(self) -> None:
+        """Count a socket just accepted; :meth:`free_descriptor` it once closed (a connection's last task does)."""
+        self._held += 1
+
+    def free_descriptor(self) -> None:
+        """Count a held socket as closed, and let the accept loop take another."""
+        self._held = max(0, self._held - 1)
+        self._room.set()
+
+    def start_deadlines(self) -> None:
+        """Start the task that enforces deadlines and sends heartbeats."""
+        self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
+
+    async def close(self, reason: str) -> None:
+        """Send ``shutdown`` to every connection, close them all and wait for their pumps to end."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for peer in list(self.peers):
+            peer.send(Shutdown(message=reason))
+            peer.close()
+        await asyncio.gather(*(peer.wait_closed() for peer in list(self.peers)), return_exceptions=True)
+        for pump in list(self._pumps):
+            if isinstance(pump, Waiting):
+                pump.into_task()  # to be cancelled and awaited as a task
+        for task in list(self._pumps):
+            task.cancel()
+        await asyncio.gather(*self._pumps, return_exceptions=True)
+        for peer in list(self.peers):  # a task cancelled before it ran never released its peer
+            self.release(peer)
+
+    # --- one connection ----------------------------------------------------------------
+
+    def protocol_factory(self) -> "PeerProtocol":
+        """A protocol for one new connection (pass to ``loop.connect_accepted_socket``)."""
+        return PeerProtocol(self)
+
+    def accepted(self, inbox: "PeerProtocol") -> None:
+        """Take on a connection the transport just made, or start refusing it.
+
+        An accepted connection has no task while it is idle: what it sends is
+        handled at once (:meth:`serve_now`), in a task only while the handling waits.
+        """
+        peer = inbox.peer
+        refusal = self._refusal(peer.host)
+        if refusal is not None:
+            inbox.refused = True
+            self._start(self._refuse(peer, refusal))
+            return
+        self.peers[peer] = None
+        self._per_address[peer.host] += 1
+        log.info("connection from %s", peer.address)
+        peer.reading = True
+
+    def serve_now(self, inbox: "PeerProtocol", data: bytes) -> None:
+        """Handle ``data``, a chunk that reached the idle connection ``inbox``, right here, without a task.
+
+        The handling (:meth:`_serve`) runs in the transport's callback until
+        it ends or must wait: then the future it waits on resumes it
+        (:class:`Waiting`), or a task takes it over where it stopped
+        (:class:`Resumed`; see :meth:`_suspended`), and handles the chunks that
+        arrive meanwhile as well. The handling removes its waiter or task from
+        ``_pumps`` when it ends: a done callback would cost one more loop callback.
+        """
+        serving = self._serve(inbox, data)
+        try:
+            waiting_on = serving.send(None)
+        except StopIteration:
+            return  # handled without waiting: no task at all
+        self._suspended(inbox, serving, waiting_on)
+
+    def _suspended(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        """Go on with ``serving``, which began outside a task and now waits on ``waiting_on`` (what its ``send`` returned).
+
+        A plain future (a commit, a table lock, the throttle's sleep) resumes
+        it from its own done callback (:class:`Waiting`): no task, no extra
+        loop callback. Anything else -- a bare yield (``asyncio.sleep(0)``,
+        which is also how code that needs a task asks for one), a task --
+        makes it a task's coroutine from where it stopped (:class:`Resumed`).
+        """
+        if waiting_on.__class__ is asyncio.Future:
+            waiting = Waiting(self, inbox, serving, waiting_on)
+            inbox._task = waiting
+            self._pumps.add(waiting)
+            waiting_on.add_done_callback(waiting.resume)
+            return
+        task = self._running_loop().create_task(Resumed(serving, waiting_on), name=PUMP_TASK_NAME)
+        inbox._task = task
+        self._pumps.add(task)
+
+    def end(self, inbox: "PeerProtocol") -> None:
+        """Start the task that ends the idle connection ``inbox``: its input ended, or the socket closed."""
+        task = inbox._task = self._running_loop().create_task(self._serve(inbox, b""), name=PUMP_TASK_NAME)
+        self._pumps.add(task)
+
+    def _start(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
+        task = self._running_loop().create_task(coroutine)  # type: ignore[arg-type]
+        self._pumps.add(task)
+        task.add_done_callback(self._pumps.discard)
+        return task
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop this runs in, looked up once: ``asyncio.get_running_loop()`` costs a ``getpid`` system call."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
+    async def _serve(self, inbox: "PeerProtocol", data: bytes) -> None:
+        """Handle ``data`` (``b""``: the input ended), then every chunk ``inbox`` holds; when none are left,
+        go idle, or end the connection if its input ended or it was closed."""
+        peer = inbox.peer
+        try:
+            try:
+                if await self._pump(inbox, peer, data):
+                    return  # idle: the next chunk is handled at once again
+            except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+                pass
+            except Exception:
+                log.exception("connection %s failed", peer.address)
+            inbox.ended = True  # this handling stays the connection's last: no other one starts
+            self.release(peer)
+            if asyncio.current_task() is None:
+                await asyncio.sleep(0)  # into a task: the waits below use asyncio.wait_for, which needs one from Python 3.12
+            try:
+                await peer.discard_input()
+                await peer.wait_closed()
+            finally:
+                self.free_descriptor()
+        finally:
+            task = inbox._task
+            if task is not None:
+                inbox._task = None
+                self._pumps.discard(task)
+
+    def release(self, peer: Peer) -> None:
+        """Forget an accepted connection that ended and close it (once; later calls do nothing)."""
+        if peer not in self.peers:
+            return
+        del self.peers[peer]
+        self._per_address[peer.host] -= 1
+        if not self._per_address[peer.host]:
+            del self._per_address[peer.host]
+        self._disconnected(peer)
+        peer.close()
+
+    async def _refuse(self, peer: Peer, refusal: str) -> None:
+        log.warning("refusing %s: %s", peer.address, refusal)
+        # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
+        linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
+        self._refusing += 1
+        try:
+            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
+            peer.close(linger_s=linger_s)
+            await peer.discard_input(linger_s)
+            await peer.wait_closed()
+        finally:
+            self._refusing -= 1
+            self.free_descriptor()
+
+    def _refusal(self, host: str) -> str | None:
+        """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
+        limits = self.limits
+        if not self._attempts.admit(host, time.monotonic()):
+            return (
+                f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
+                f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
+            )
+        if len(self.peers) >= self.max_connections:
+            return f"the server has its maximum of {self.max_connections} connections; try again later"
+        if self._per_address[host] >= limits.max_connections_per_address:
+            return f"your address already has the maximum of {limits.max_connections_per_address} connections"
+        return None
+
+    async def _pump(self, inbox: "PeerProtocol", peer: Peer, data: bytes | None) -> bool:
+        """Handle ``data`` (if not ``None``), then every chunk ``inbox`` holds; ``True`` if the connection goes on (idle),
+        ``False`` if it ended."""
+        while not peer.closed:
+            if data is None:
+                data = inbox.next_chunk()
+                if data is None:
+                    peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
+                    peer.reading = True
+                    return True
+            if not data:
+                return False
+            peer.reading = False
+            received_at = peer.last_received = time.monotonic()
+            completed = False
+            for count, event in enumerate(peer.protocol.receive_data(data), 1):
+                completed = True
+                if count % YIELD_EVERY_REQUESTS == 0:
+                    await asyncio.sleep(0)  # many requests in one read: let other connections have a turn
+                throttle = inbox.throttle()
+                if throttle is not None:
+                    wait_s = throttle.take()
+                    if wait_s != 0.0:
+                        if wait_s is None:
+                            drop(peer, Code.RATE_LIMITED, throttle.reason())
+                            return False
+                        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+                if isinstance(event, ProtocolError):
+                    send_protocol_error(peer, event)
+                else:
+                    answering = self._handle_request(peer, event)
+                    if answering is not None:
+                        await answering  # the request must wait
+                if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
+                    return False  # closed by us, or the client left: its other requests are not worth answering
+            peer.flush()  # the replies to this batch leave now, in one write
+            if not peer.protocol.buffered_bytes:
+                peer.partial_since = None
+            elif completed:
+                peer.partial_since = time.monotonic()  # the time spent on the completed frames is not the peer's stall
+            elif peer.partial_since is None:
+                peer.partial_since = received_at
+            data = None
+        return False
+
+    # --- liveness -----------------------------------------------------------------------
+
+    async def _watch_deadlines(self) -> None:
+        """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
+        limits = self.limits
+        heartbeat = encode_message(Heartbeat())
+        while True:
+            await asyncio.sleep(limits.tick_s)
+            now = time.monotonic()
+            for peer in list(self.peers):
+                overdue = self._overdue(peer, now)
+                if overdue is not None:
+                    drop(peer, Code.TIMEOUT, overdue)
+                elif peer.session is not None and now - peer.last_sent >= limits.heartbeat_s:
+                    peer.send_frame(heartbeat)
+
+    def _overdue(self, peer: Peer, now: float) -> str | None:
+        """Which deadline ``peer`` missed at ``now``, in words, or ``None``."""
+        limits = self.limits
+        if peer.closed:
+            return None
+        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:  # type: ignore[operator]
+            return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
+        if not peer.reading:
+            return None  # the server is busy with this peer's requests: not the peer's delay
+        if peer.partial_since is not None and now - peer.partial_since > limits.stall_timeout_s:
+            return f"a frame was begun but not finished within {limits.stall_timeout_s:g} s"
+        if now - peer.last_received > limits.idle_timeout_s:
+            return f"nothing received for {limits.idle_timeout_s:g} s (send ping at least every {limits.heartbeat_s:g} s)"
+        return None
+
+
+def drop(peer: Peer, code: Code, message: str) -> None:
+    """Tell ``peer`` why, then close its connection."""
+    log.info("closing %s (%s): %s", peer.address, code, message)
+    peer.send(Error(code=code, message=message))
+    peer.close()
+
+
+def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
+    """Answer a request the protocol refused with ``error``; close the connection if the error is fatal."""
+    log.info("%s: %s (%s)", peer.address, error.code, error.message)
+    peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
+    if error.fatal:
+        peer.close()
+
+
+class Waiting:
+    """A connection's handling that began outside any task and waits on a future, resumed by that future's done callback.
+
+    Most handling that must wait waits on one future at a time (a commit, a
+    table's lock); a task for it would cost a task's making and registration,
+    one loop callback for its first step and one more method call per step.
+    When the future is done, :meth:`resume` sends into the coroutine from the
+    future's own callback (awaiting the future then returns its result or
+    raises its exception in the coroutine, as in a task), until the
+    coroutine ends or waits on something else: another plain future is
+    waited on the same way; anything else (a bare yield asks for a task)
+    hands the coroutine to a task (:meth:`Connections._suspended`).
+
+    Args:
+        connections: the connection layer (its ``_pumps`` holds this while it waits).
+        inbox: the connection whose handling this is (its ``_task`` is this while it waits).
+        coroutine: the suspended handling.
+        future: what it waits on.
+    """
+
+    __slots__ = ("_connections", "_inbox", "_coroutine", "_future")
+
+    def __init__(
+        self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]
+    ) -> None:
+        self._connections = connections
+        self._inbox = inbox
+        self._coroutine = coroutine
+        self._future = future
+
+    def resume(self, future: asyncio.Future[Any]) -> None:
+        """Go on with the handling: ``future`` is done (a done callback)."""
+        try:
+            waiting_on = self._coroutine.send(None)
+        except StopIteration:
+            return  # the handling's end took this from the inbox and the pumps (Connections._serve)
+        connections = self._connections
+        connections._pumps.discard(self)
+        connections._suspended(self._inbox, self._coroutine, waiting_on)
+
+    def into_task(self) -> asyncio.Task[None]:
+        """Make the handling a task's coroutine, still waiting on its future (to cancel it, or to await its end)."""
+        future = self._future
+        future.remove_done_callback(self.resume)
+        connections = self._connections
+        connections._pumps.discard(self)
+        task = connections._running_loop().create_task(Resumed(self._coroutine, future), name=PUMP_TASK_NAME)
+        self._inbox._task = task
+        connections._pumps.add(task)
+        return task
+
+
+class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
+    """A coroutine that began outside any task and suspended, to become a task's coroutine from where it stopped.
+
+    :meth:`Connections.serve_now` drives a connection's handling with
+    ``send(None)`` in the transport's callback. When the handling suspends, it
+    has yielded what it waits on -- a future, or ``None`` for a bare yield
+    (``asyncio.sleep(0)``) -- and nothing watches that yet. A task made of this
+    object gets that same value from its first step, so it waits on the future
+    (or gives the loop a turn) exactly as if it had run the coroutine from the
+    start; every later send and throw goes through to the coroutine. A task
+    cancelled before its first step cancels the future too, as a task
+    cancelled while waiting on it does.
+
+    Args:
+        coroutine: the suspended coroutine.
+        waiting_on: what its last ``send`` returned.
+    """
+
+    __slots__ = ("_coroutine", "_waiting_on")
+
+    _STARTED = object()
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting_on = waiting_on
+
+    def send(self, value: Any) -> Any:
+        waiting_on = self._waiting_on
+        if waiting_on is Resumed._STARTED:
+            return self._coroutine.send(value)
+        self._waiting_on = Resumed._STARTED
+        return waiting_on
+
+    def throw(self, exc: Any, *args: Any) -> Any:
+        waiting_on, self._waiting_on = self._waiting_on, Resumed._STARTED
+        if asyncio.isfuture(waiting_on) and isinstance(exc, asyncio.CancelledError):
+            waiting_on.cancel()
+        return self._coroutine.throw(exc, *args)
+
+    def close(self) -> None:
+        self._coroutine.close()
+
+    def __await__(self) -> Any:
+        raise TypeError("a Resumed coroutine is run by a task, never awaited")
+
+
+class Throttle:
+    """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
+
+    The first request never waits (a burst is at least 1), so the throttle
+    is made for the second (see :meth:`PeerProtocol.throttle`), with the
+    first request's token already spent: full but for one token at ``now``.
+    That is never more lenient than a bucket made at the first request: at
+    most one token stricter, for at most ``1 / requests_per_s`` seconds.
+
+    Args:
+        limits: the rate, burst and flood timeout.
+        now: when the second request came (``time.monotonic()`` seconds).
+    """
+
+    __slots__ = ("_limits", "_bucket", "_since")
+
+    def __init__(self, limits: Limits, now: float) -> None:
+        self._limits = limits
+        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, now)
+        self._bucket.take(now)  # the first request's
+        self._since: float | None = None
+
+    def take(self) -> float | None:
+        """Spend a token for the next request: ``0.0`` to handle it now, else the seconds to hold it back first,
+        or ``None`` once flooding has lasted too long (the connection is to be dropped).
+
+        Not a coroutine, so that a request within the rate costs no await.
+        """
+        now = time.monotonic()
+        bucket = self._bucket
+        wait_s = bucket.take(now)
+        if wait_s <= 0.0:
+            if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:
+                self._since = None  # well below the rate for a while: the flood, if any, is over
+            return 0.0
+        self._since = self._since if self._since is not None else now
+        if now - self._since > self._limits.flood_timeout_s:
+            return None
+        return wait_s
+
+    def reason(self) -> str:
+        """Why the connection is being closed."""
+        limits = self._limits
+        return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
+
+
+class _Chunks(list):  # type: ignore[type-arg]
+    """Received chunks waiting for a connection's task (a list of bytes), with their total size and
+    whether reading is paused for them; made when a chunk arrives, dropped once the last is taken."""
+
+    __slots__ = ("size", "paused")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+        self.paused = False
+
+
+class PeerProtocol(asyncio.Protocol):
+    """The transport's side of one connection: hands each received chunk to the connection layer.
+
+    An idle connection has no task, no future and no timer: a chunk that
+    reaches it is handled at once (:meth:`Connections.serve_now`); only
+    handling that must wait goes on in a task, which collects the chunks that
+    arrive meanwhile and ends once it has handled them all. The rate throttle
+    is made on the second request, so a connection that only said ``hello``
+    has none.
+
+    Attributes:
+        ended: the connection is being ended: no chunk is handled any more, no other task starts.
+        refused: being refused: what it sends is dropped.
+    """
+
+    __slots__ = (
+        "_connections", "_chunks", "_task", "_throttle", "peer", "refused", "ended",
+    )  # fmt: skip
+
+    def __init__(self, connections: Connections) -> None:
+        self._connections = connections
+        self._chunks: _Chunks | None = None  # rarely more than one; no list at all while none waits
+        self._task: asyncio.Task[None] | Waiting | None = None  # handling chunks or ending the connection, only while there is one
+        self._throttle: Throttle | bool = False  # True: the first request was admitted, no throttle made yet
+        self.refused = False
+        self.ended = False
+        self.peer: Peer
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport = cast(asyncio.Transport, transport)  # a stream transport; uvloop's do not subclass asyncio.Transport
+        limits = self._connections.limits
+        self.peer = Peer(transport, ServerConnection(max_frame_bytes=limits.max_frame_bytes), outbox=self._connections.outbox)
+        self.peer.watch_backlog()
+        self._connections.accepted(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.peer.closed or self.refused:
+            return  # closing: what the peer still sends is dropped
+        if self._task is None:
+            self._connections.serve_now(self, data)  # idle: nothing waits before this chunk
+            return
+        chunks = self._chunks
+        if chunks is None:
+            chunks = self._chunks = _Chunks()
+        chunks.append(data)
+        chunks.size += len(data)
+        if chunks.size > INBOX_HIGH_BYTES and not chunks.paused:
+            chunks.paused = True
+            self.peer.transport.pause_reading()
+
+    def eof_received(self) -> bool:
+        self.peer.input_done()
+        self._wake()
+        transport = self.peer.transport
+        if transport.is_closing():
+            return False  # closed by our side already (a closed TLS transport cannot even be asked whether it is TLS)
+        # Our side may still have replies to send; TLS cannot half-close.
+        return transport.get_extra_info("sslcontext") is None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.peer.connection_lost()
+        self._wake()
+
+    def pause_writing(self) -> None:
+        """More than the send buffer's limit waits for the client: it is not reading (see :meth:`Peer.not_reading`)."""
+        self.peer.not_reading()
+
+    def resume_writing(self) -> None:
+        """Nothing to do: a peer that fell behind was dropped, never paused."""
+
+    def _wake(self) -> None:
+        """The input ended or the socket closed: end the connection, unless a task that will see it runs already."""
+        if self._task is None and not self.refused and not self.ended:
+            self._connections.end(self)
+
+    def throttle(self) -> "Throttle | None":
+        """The throttle to admit the request about to be handled; ``None`` for the connection's first.
+
+        The first request is always admitted at once (the bucket starts
+        full), so nothing is kept for it but the fact; the throttle is made
+        for the second request (see :class:`Throttle`).
+        """
+        throttle = self._throttle
+        if throttle is False:
+            self._throttle = True
+            return None
+        if throttle is True:
+            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic())
+        return throttle  # type: ignore[return-value]
+
+    def next_chunk(self) -> bytes | None:
+        """The next received chunk; ``b""`` once the client sent EOF or the connection is lost; ``None`` if none waits."""
+        chunks = self._chunks
+        if not chunks:
+            return b"" if self.peer.input_ended else None
+        data = chunks.pop(0)
+        chunks.size -= len(data)
+        if chunks.paused and chunks.size < INBOX_LOW_BYTES:
+            chunks.paused = False
+            self.peer.transport.resume_reading()
+        if not chunks:
+            self._chunks = None  # the size is 0 and reading is not paused: nothing to keep
+        return data

@@ -1,0 +1,1 @@
+"""Playing at a table: the authority every table action passes through, what each step of a table's life writes (and restoring a table from it), and the computer's seats and their worker processes."""

@@ -1,0 +1,1 @@
+"""Players: sessions and the handshake, claimed names and their proofs, look-alike names, who is online, finger, mutes."""

@@ -1,0 +1,122 @@
+"""Fan-out: one table event to everyone at the table, each receiving its own view.
+
+Every table event is one publish on the table's topic of the bus
+(:mod:`server.bus.bus`). A message that depends on the seat is built and encoded
+at most once per distinct view that has subscribers (seat 0, seat 1,
+spectators), never once per connection; every spectator gets the very same
+bytes. Views of one position are made once per seat (:class:`ViewCache`); a
+move's, in a game that hides nothing, once for all (:func:`send_moved`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import games
+from protocol import Message, encode_message
+from protocol.codec import ENCODER
+from protocol.framing import _HEADER
+from protocol.messages import Moved
+
+from ..bus.bus import View
+from ..core.session import Session
+from .table import Played, Table, view_of
+
+__all__ = ["ViewCache", "send_moved", "send_to_table", "send_views"]
+
+_encode = ENCODER.encode
+_pack_header = _HEADER.pack
+
+
+def send_to_table(table: Table, message: Message, *, skip: Session | None = None) -> None:
+    """Publish ``message``, the same for every seat, to everyone at ``table`` (but ``skip``): encoded once."""
+    table.bus.publish(table.topic, encode_message(message), message, skip=skip)
+
+
+def send_views(table: Table, make: Callable[[View], Message]) -> None:
+    """Publish to everyone at ``table`` the message ``make(view)`` builds for its view (a seat, or ``None``).
+
+    ``make`` is called, and its message encoded, once per view that has
+    subscribers: at most three (seat 0, seat 1, spectators); every
+    spectator gets the very same bytes.
+    """
+    bus, topic = table.bus, table.topic
+    frames: dict[View, tuple[bytes, Message]] = {}
+    for view in bus.views(topic):
+        message = make(view)
+        frames[view] = (encode_message(message), message)
+    bus.publish_views(topic, frames)
+
+
+def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, Any] | None) -> None:
+    """Publish the ``moved`` of ``ply`` to everyone at ``table``, each receiving the view of ``ply.state`` it may see.
+
+    :func:`send_views` for the hot path of every move, written out (no
+    callback and no :class:`ViewCache` per view: a Python call costs hundreds
+    of instructions). In a game that hides nothing (:attr:`games.Game.public_views`)
+    one view is made, and encoded once for every receiver but the seat
+    choosing a move, which gets a copy with its ``legal_moves`` added.
+    ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
+    for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
+    (:meth:`Table.clock_snapshot`), or ``None``.
+    """
+    bus, topic, state = table.bus, table.topic, ply.state
+    table_id, seat, move, number, forced = table.id, ply.seat, ply.move, ply.ply, ply.forced
+    current = state is table.state  # the last ply: a table-level outcome is folded in (Table.view_for)
+    frames: dict[View, tuple[bytes, Message]] = {}
+    if table.game.public_views:
+        public = table.view_for(None, forced_pass) if current else view_of(state, None, forced_pass)
+        # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
+        chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
+        shared = None  # the frame of every view but the chooser's
+        for view in bus.views(topic):
+            if view is not None and view == chooser:
+                seen = {**public, "legal_moves": state.legal_moves()}  # the only difference, by the game's word
+            elif shared is not None:
+                frames[view] = shared
+                continue
+            else:
+                seen = public
+            message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
+            body = _encode(message)  # encode_message(), written out: twice a move
+            frames[view] = pair = (_pack_header(len(body)) + body, message)
+            if seen is public:
+                shared = pair
+    else:
+        for view in bus.views(topic):
+            seen = table.view_for(view, forced_pass) if current else view_of(state, view, forced_pass)
+            message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
+            frames[view] = (encode_message(message), message)
+    bus.publish_views(topic, frames)
+
+
+class ViewCache:
+    """Views of one position, made at most once per seat (0, 1, spectator).
+
+    Args:
+        table: the table.
+        state: the position (default: the table's current one).
+        forced_pass: whether the server is about to play a pass for the seat to
+            move in it (:func:`server.tables.table.forced_pass_due`), when the caller knows;
+            ``None``: worked out once per view.
+    """
+
+    __slots__ = ("_table", "_state", "_forced_pass", "_views")
+
+    def __init__(self, table: Table, state: games.State | None = None, forced_pass: bool | None = None) -> None:
+        self._table = table
+        self._state = state
+        self._forced_pass = forced_pass
+        self._views: dict[int | None, dict[str, Any]] = {}
+
+    def get(self, seat: int | None) -> dict[str, Any]:
+        """The view for ``seat``, made on first use."""
+        view = self._views.get(seat)
+        if view is None:
+            table, state = self._table, self._state
+            if state is None or state is table.state:
+                view = table.view_for(seat, self._forced_pass)
+            else:
+                view = view_of(state, seat, self._forced_pass)
+            self._views[seat] = view
+        return view

@@ -1,0 +1,668 @@
+"""A table: one game session, its seats and spectators.
+
+The table holds the only true state of its game. Every change goes through
+:meth:`Table.play`, :meth:`Table.resign` and the seating methods, which check
+who may do it and raise :class:`RequestError` with a stable code otherwise.
+Views are made per seat at the send boundary (:meth:`Table.view_for`), so a
+connection only ever receives what its seat may see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import Any
+
+import msgspec
+
+import games
+from games import Game, IllegalMove, Outcome, State
+from protocol import Code
+from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_options
+
+from ..bus.bus import Bus, table_topic
+from ..bus.local import LocalBus
+from .clock import Clock, TimeControl
+from ..net.peer import Peer
+from ..core.errors import RequestError
+from ..core.session import Session
+from .tablelock import TableLock
+
+__all__ = ["Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
+
+NO_COMPUTER: list[int | None] = [None, None]
+""":attr:`Table.computer` of a table without a computer seat (compare with ``!=``; never change it)."""
+
+PLACEHOLDER_SEED = "placeholder"
+"""The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
+
+
+class Played(msgspec.Struct, frozen=True):
+    """One ply applied at a table: who played what, whether the server forced it, and the position after.
+
+    A frozen struct: immutable, and built in C (a named tuple's ``__new__`` is Python code, a frozen
+    dataclass's ``__init__`` more): one per ply on the hot path. Never encoded.
+    """
+
+    seat: int
+    move: str
+    ply: int
+    forced: bool
+    state: State
+
+
+class Table:
+    """One game with two seats and any number of spectators.
+
+    Args:
+        table_id: the lobby id (positive integer).
+        game: the rules engine.
+        options: the resolved options.
+        seed: the setup seed (recorded; kept from players while it is secret);
+            ``None`` while a secret setup is not dealt yet.
+        state: the starting state (built from :data:`PLACEHOLDER_SEED` while
+            the setup is not dealt yet).
+        bus: carries the table's events (topic :attr:`topic`) to its seated
+            sessions (each with its seat's view) and spectators (view ``None``);
+            by default a bus of its own.
+    """
+
+    def __init__(self, table_id: int, game: Game, options: dict[str, Any], seed: str | int | None, state: State, bus: Bus | None = None) -> None:
+        self.id = table_id
+        self.bus: Bus = bus if bus is not None else LocalBus()
+        self.topic = table_topic(table_id)
+        self.game = game
+        self.options = options
+        self.seed = seed
+        self.state = state
+        self.moves: list[str] = []
+        self.forced: list[bool] = []  # per ply of ``moves``: a pass the server played
+        self.seats: list[Session | None] = [None, None]
+        self.seat_names: list[str | None] = [None, None]
+        self.spectators: set[Session] = set()
+        self.started = False
+        self.ended: Outcome | None = None
+        self.lock = TableLock()  # one state-changing request at a time, persistence included
+        self.grace: dict[int, asyncio.TimerHandle] = {}  # seat -> forfeit timer while its player is away
+        self.created_at = time.time()
+        self.moved: set[int] = set()  # seats that have played a move of their own
+        self.offers: dict[str, tuple[int, int]] = {}  # kind -> (offering seat, plies)
+        self.clock: Clock | None = None
+        self.flag_timer: asyncio.TimerHandle | None = None
+        self.flag_timer_for = 0.0  # the flag time (time.monotonic()) the flag timer was set for
+        self.abort_timer: asyncio.TimerHandle | None = None  # aborts a timed game whose side to move has not moved yet
+        self.abort_timer_ply = -1  # the ply the abort timer waits at
+        self.rematch: int | None = None  # the table where this game's rematch is played
+        self.seed_chosen = False  # a player chose the seed, so it is shown to all: nobody knows more than the others
+        self.dealt = True  # False: the state is a placeholder; the secret setup is dealt as play starts
+        self.creator_host: str | None = None  # the address whose per-address table budget this table counts against
+        self.computer: list[int | None] = [None, None]  # per seat: the level of the computer player sitting there
+        self.hints = False  # whether the seated players may ask for hints (always, with a computer seat)
+        self.rated = False  # whether the game changes the players' ratings (server.ratings.rated)
+        self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
+        self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
+
+    @classmethod
+    def create(
+        cls, table_id: int, game_name: str, options: dict[str, Any], seed: str | int | None, *, seed_chosen: bool = False, bus: Bus | None = None
+    ) -> "Table":
+        """Build a table for a new game.
+
+        ``seed=None`` means the server draws one: at once, or, when the setup
+        is secret, only as play starts (:meth:`plan_deal`); until then the
+        table is not dealt and its state is drawn from :data:`PLACEHOLDER_SEED`,
+        only to show a board. A setup without chance (``Game.setup_uses_chance``
+        false: Othello, a Nimble ``board``) has no seed: none is drawn, and a
+        given one is checked, then dropped (not sent, not stored, not "chosen").
+
+        Raises:
+            RequestError: ``unknown_game`` or ``bad_option`` with the engine's reason.
+        """
+        try:
+            game = games.get(game_name)
+        except games.UnknownGame as exc:
+            raise RequestError(Code.UNKNOWN_GAME, str(exc)) from None
+        try:
+            resolved = game.resolve_options(options)
+            chance = game.setup_uses_chance(resolved)
+            undealt = seed is None and game.seed_is_secret(resolved)
+            if seed is None and chance and not undealt:
+                seed = secrets.token_hex(8)
+            state = game.new_state(resolved, PLACEHOLDER_SEED if undealt else seed)  # refuses an unusable seed
+        except games.InvalidOption as exc:
+            field = "seed" if exc.option == "seed" else f"options.{exc.option}" if exc.option else "options"
+            raise RequestError(Code.BAD_OPTION, str(exc), field) from None
+        if not chance:
+            seed, seed_chosen = None, False
+        table = cls(table_id, game, resolved, seed, state, bus)
+        table.seed_chosen = seed_chosen
+        table.dealt = not undealt
+        return table
+
+    # --- status ------------------------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended (by the rules or by a table action), or ``None``.
+
+        A setup fixed by the options (a Nimble board, a Morris position, a
+        chosen seed) that is already decided is over from the start. A secret
+        setup not dealt yet has no outcome: its placeholder board decides
+        nothing, and a setup dealt as play starts takes effect then.
+        """
+        return self.ended or (self.state.outcome if self.started or self.dealt else None)
+
+    @property
+    def status(self) -> str:
+        """``"waiting"`` for players, ``"playing"``, or ``"over"``."""
+        if self.outcome is not None:
+            return "over"
+        return "playing" if self.started else "waiting"
+
+    def lobby_info(self) -> TableInfo:
+        """Return the table as the lobby shows it: :meth:`info` with long option texts summarized (bounded size)."""
+        info = self.info()
+        return msgspec.structs.replace(info, options=summarize_options(info.options))
+
+    def info(self) -> TableInfo:
+        """Return the table as those at it see it, full options included (the seed hidden while secret, unless a player chose it)."""
+        secret = self.outcome is None and self.game.seed_is_secret(self.options) and not self.seed_chosen
+        outcome = self.outcome
+        return TableInfo(
+            id=self.id,
+            game=self.game.name,
+            options=_wire_options(self.options),
+            seats=list(self.seat_names),
+            status=self.status,
+            spectators=len(self.spectators),
+            ply=self.state.ply,
+            seed=None if secret else self.seed,
+            outcome=outcome.to_dict() if outcome is not None else None,
+            time_control=str(self.clock.control) if self.clock is not None else None,
+            clock=self.clock_snapshot(),
+            computer=list(self.computer) if self.has_computer() else None,
+            hints=self.hints_allowed(),
+            bots=self._bots(),
+            ratings=self._ratings(),
+        )
+
+    def _ratings(self) -> list[SeatRating | None] | None:
+        """At a rated table, each seated player's rating as it was when they sat; ``None`` at an unrated one."""
+        if not self.rated:
+            return None
+        return [rating if name is not None else None for rating, name in zip(self.seat_ratings, self.seat_names)]
+
+    def _bots(self) -> list[bool] | None:
+        """Per seat, whether its player said ``hello`` as a program; ``None`` when neither did."""
+        bots = [holder is not None and holder.bot for holder in self.seats]
+        return bots if any(bots) else None
+
+    # --- computer seats ---------------------------------------------------------------
+
+    def has_computer(self) -> bool:
+        """Whether the server's computer player sits in a seat here."""
+        return self.computer != NO_COMPUTER
+
+    def hints_allowed(self) -> bool:
+        """Whether the seated players may ask for hints: the table allows them, or the computer plays here."""
+        return self.hints or self.has_computer()
+
+    def seat_computer(self, seat: int, level: int) -> None:
+        """Seat the computer player of ``level`` (1-5) in the free ``seat``; its name is :func:`computer_name`."""
+        assert self.seats[seat] is None and self.seat_names[seat] is None
+        self.computer[seat] = level
+        self.seat_names[seat] = computer_name(level)
+
+    def computer_to_move(self) -> tuple[int, int] | None:
+        """``(seat, level)`` of a computer seat whose turn it is in a running game, else ``None``."""
+        computer = self.computer
+        if computer[0] is None and computer[1] is None:
+            return None  # no computer seat (every move asks; most tables have none)
+        seat = self.state.to_move
+        if not self.started or self.outcome is not None or seat is None:
+            return None
+        level = self.computer[seat]
+        return None if level is None else (seat, level)
+
+    def clock_snapshot(self) -> dict[str, Any] | None:
+        """Both clocks now (``remaining_ms``, ``running``, ``control``), or ``None`` untimed."""
+        return self.clock.snapshot(time.monotonic()) if self.clock is not None else None
+
+    def members(self) -> list[tuple[Peer, int | None]]:
+        """Every connected peer at the table, with its seat (``None``: spectator)."""
+        seated = [(s.peer, seat) for seat, s in enumerate(self.seats) if s is not None and s.peer is not None]
+        return seated + [(s.peer, None) for s in self.spectators if s.peer is not None]
+
+    def watch(self, session: Session) -> None:
+        """Make ``session`` a spectator: it gets the table's events as spectators see them."""
+        self.spectators.add(session)
+        self.bus.subscribe(self.topic, session, None)
+
+    def unwatch(self, session: Session) -> None:
+        """Stop ``session`` spectating (no-op if it does not)."""
+        if session in self.spectators:
+            self.spectators.discard(session)
+            self.bus.unsubscribe(self.topic, session)
+
+    def assign_seat(self, seat: int, holder: Session) -> None:
+        """Give ``seat`` to ``holder`` without any check (a restored table's stored seating)."""
+        self.seats[seat] = holder
+        self.bus.subscribe(self.topic, holder, seat)
+
+    def view_for(self, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:
+        """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
+
+        Until play starts every seat gets the spectator view: nobody learns
+        any hidden part of a setup before both seats are filled. Once the game
+        is over everyone sees all of it (:meth:`games.State.revealed`). ``forced_pass``:
+        as :func:`view_of`.
+        """
+        state = self.state
+        if (self.ended is not None or state.outcome is not None) and (self.started or self.dealt):
+            state = state.revealed()  # the game is over: its hidden setup is public now
+        view = state.view(seat if self.started else None)  # view_of(), written out: this makes every move's view
+        if forced_pass_due(state) if forced_pass is None else forced_pass:
+            view.pop("legal_moves", None)
+            view["forced_pass"] = True
+        if self.ended is not None:
+            view["outcome"] = self.ended.to_dict()
+            view["to_move"] = None
+            view.pop("legal_moves", None)
+        return view
+
+    # --- seating ------------------------------------------------------------------
+
+    def sit(self, peer: Session, seat: int | None) -> int:
+        """Seat a session at ``seat`` (``None``: the first free seat); return the seat.
+
+        Raises:
+            RequestError: ``already_seated``, ``table_full`` or ``game_over``.
+        """
+        if self.outcome is not None:
+            raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over; watch it to look at it")
+        if peer in self.seats:
+            raise RequestError(Code.ALREADY_SEATED, f"you already sit at table {self.id}")
+        free = [s for s in (0, 1) if self.seats[s] is None and self.seat_names[s] is None]
+        if seat is None:
+            if not free:
+                raise RequestError(Code.TABLE_FULL, f"table {self.id} has no free seat")
+            seat = free[0]
+        elif seat not in free:
+            raise RequestError(Code.TABLE_FULL, f"seat {seat} ({self.game.seats[seat]}) at table {self.id} is taken")
+        self.spectators.discard(peer)
+        self.seats[seat] = peer
+        self.seat_names[seat] = peer.name
+        self.bus.subscribe(self.topic, peer, seat)
+        return seat
+
+    def plan_deal(self) -> tuple[str, State] | None:
+        """Draw the secret setup of a table not dealt yet: a fresh seed and its starting state.
+
+        Returns ``None`` when the setup was dealt at creation. Nothing changes
+        until :meth:`deal` (the server persists the seed in between).
+        """
+        if self.dealt:
+            return None
+        seed = secrets.token_hex(8)
+        return seed, self.game.new_state(self.options, seed)
+
+    def deal(self, seed: str, state: State) -> None:
+        """Make a planned deal (see :meth:`plan_deal`) the table's setup."""
+        self.seed = seed
+        self.state = state
+        self.dealt = True
+
+    def seat_both(self, first: Session, second: Session) -> None:
+        """Seat the two players of a game that starts at once (a rematch), even one its setup already decides."""
+        for seat, holder in enumerate((first, second)):
+            self.seat_player(seat, holder)
+
+    def seat_player(self, seat: int, holder: Session) -> None:
+        """Seat one player of a game that starts at once (a rematch), even one its setup already decides."""
+        self.seats[seat] = holder
+        self.seat_names[seat] = holder.name
+        self.bus.subscribe(self.topic, holder, seat)
+
+    def ready_to_start(self) -> bool:
+        """Whether both seats are now filled and play has not begun."""
+        return not self.started and all(name is not None for name in self.seat_names)
+
+    def unseat(self, peer: Session) -> int | None:
+        """Remove a session from its seat or the spectators; return the seat it held."""
+        self.spectators.discard(peer)
+        self.bus.unsubscribe(self.topic, peer)
+        if peer not in self.seats:
+            return None
+        seat = self.seats.index(peer)
+        self.seats[seat] = None
+        if not self.started:
+            self.seat_names[seat] = None
+        return seat
+
+    def is_empty(self) -> bool:
+        """Whether nobody sits at or watches the table any more."""
+        return not self.spectators and all(holder is None for holder in self.seats)
+
+    # --- play ---------------------------------------------------------------------
+
+    def seat_of(self, peer: Session) -> int:
+        """Return the seat a session holds here.
+
+        Raises:
+            RequestError: ``not_seated``.
+        """
+        if peer not in self.seats:
+            raise RequestError(Code.NOT_SEATED, f"you do not hold a seat at table {self.id}")
+        return self.seats.index(peer)
+
+    def check_running(self) -> None:
+        """Raise ``game_over`` or ``not_started`` unless the game is being played."""
+        if self.outcome is not None:
+            raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over")
+        if not self.started:
+            raise RequestError(Code.NOT_STARTED, f"table {self.id} is waiting for a second player")
+
+    def plan_move(self, peer: Session, move: str, ply: int | None) -> list[Played]:
+        """Check ``move`` for a session's seat and work out the plies it leads to.
+
+        Nothing changes until :meth:`apply` (the server persists in between).
+
+        Returns:
+            The plies to apply: the player's own first, then any forced passes.
+
+        Raises:
+            RequestError: ``not_seated``, ``not_started``, ``game_over``,
+                ``not_your_turn``, ``stale_ply`` or ``illegal_move`` (with the rule).
+        """
+        seats = self.seats
+        seat = 0 if seats[0] is peer else 1 if seats[1] is peer else self.seat_of(peer)  # seat_of() raises not_seated
+        return self.plan_seat_move(seat, move, ply)
+
+    def plan_seat_move(self, seat: int, move: str, ply: int | None) -> list[Played]:
+        """:meth:`plan_move` for ``seat`` itself (a computer seat, which has no session).
+
+        Raises:
+            RequestError: as :meth:`plan_move`, ``not_seated`` aside.
+        """
+        to_move = self.state.to_move  # None once the game is over
+        if self.ended is not None or not self.started or to_move is None:
+            self.check_running()  # raises game_over or not_started (the running game skips the call)
+        if to_move != seat:
+            raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
+        if ply is not None and ply != self.state.ply:
+            raise RequestError(Code.STALE_PLY, f"the game is at ply {self.state.ply}, not {ply}")
+        try:
+            state = self.state.play(move)
+        except IllegalMove as exc:
+            raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
+        played = [Played(seat, state.last_move, state.ply, False, state)]  # type: ignore[arg-type]
+        while forced_pass_due(state):
+            mover = state.to_move
+            assert mover is not None
+            state = state.play("pass")
+            played.append(Played(mover, "pass", state.ply, True, state))
+        return played
+
+    def apply(self, played: list[Played]) -> None:
+        """Make planned plies the table's true state."""
+        for ply in played:
+            self.moves.append(ply.move)
+            self.forced.append(ply.forced)
+            if not ply.forced:
+                self.moved.add(ply.seat)
+        self.state = played[-1].state
+
+    # --- offers ---------------------------------------------------------------------
+
+    def offer(self, peer: Session, kind: str, plies: int) -> int:
+        """Record ``kind`` offered by a session's seat; return the seat.
+
+        Raises:
+            RequestError: ``not_seated``, ``not_started``, ``game_over`` or
+                ``bad_action`` (an offer that makes no sense now).
+        """
+        seat = self.seat_of(peer)
+        if kind == "rematch":
+            if not self.started or self.outcome is None:
+                raise RequestError(Code.BAD_ACTION, "a rematch can be offered once the game is over")
+            if self.rematch is not None:
+                raise RequestError(Code.BAD_ACTION, f"the game at table {self.id} was already rematched: the rematch is table {self.rematch}")
+        else:
+            self.check_running()
+        if kind == "takeback":
+            self._check_takeback(plies)
+        pending = self.offers.get(kind)
+        if pending is not None and pending[0] == seat:
+            raise RequestError(Code.BAD_ACTION, f"you already made a {kind} offer; wait for the answer")
+        self.offers[kind] = (seat, plies)
+        return seat
+
+    def take_offer(self, peer: Session, kind: str) -> tuple[int, int]:
+        """Remove and return the opponent's pending offer of ``kind`` as (seat, plies).
+
+        Raises:
+            RequestError: ``not_seated`` or ``bad_action`` (no such offer from the opponent).
+        """
+        seat = self.seat_of(peer)
+        pending = self.offers.get(kind)
+        if pending is None or pending[0] == seat:
+            raise RequestError(Code.BAD_ACTION, f"there is no {kind} offer from your opponent to answer")
+        del self.offers[kind]
+        return pending
+
+    def lapse_offers(self, mover: int) -> list[str]:
+        """Drop offers a move makes stale: the mover's draw offer and any takeback request."""
+        lapsed = []
+        if self.offers.get("draw", (None,))[0] == mover:
+            lapsed.append("draw")
+        if "takeback" in self.offers:
+            lapsed.append("takeback")
+        for kind in lapsed:
+            del self.offers[kind]
+        return lapsed
+
+    def _check_takeback(self, plies: int) -> None:
+        """Refuse a takeback of more plies than the players have played.
+
+        Raises:
+            RequestError: ``bad_action``, naming how many plies can be taken back.
+        """
+        played = self.forced.count(False)
+        if plies > played:
+            passes = " (forced passes do not count)" if played < len(self.moves) else ""
+            raise RequestError(Code.BAD_ACTION, f"only {played} plies have been played{passes}; cannot take back {plies}")
+
+    def plan_takeback(self, plies: int) -> tuple[State, int]:
+        """The position before the last ``plies`` plies the players played, and how many plies that removes.
+
+        Only the players' own plies are counted; the forced passes among or
+        after them go too, so the takeback always ends on a player's ply and
+        the seat to move is never one that can only pass.
+
+        Returns:
+            ``(state, removed)``: the position to go back to, and the number
+            of plies removed, forced passes included (at least ``plies``).
+
+        Raises:
+            RequestError: ``bad_action`` when fewer than ``plies`` plies were
+                played by the players (the takeback would not be what was asked).
+        """
+        self._check_takeback(plies)
+        keep = len(self.moves)
+        counted = 0
+        while counted < plies:
+            keep -= 1
+            if not self.forced[keep]:
+                counted += 1
+        state = self.game.new_state(self.options, self.seed)
+        for move in self.moves[:keep]:
+            state = state.play(move)
+        return state, len(self.moves) - keep
+
+    def apply_takeback(self, state: State, plies: int) -> None:
+        """Make a planned takeback the table's true state."""
+        del self.moves[len(self.moves) - plies:]
+        del self.forced[len(self.forced) - plies:]
+        self.state = state
+        self.moved = self.movers(self.moves)
+        self.offers.clear()
+
+    def movers(self, moves: list[str]) -> set[int]:
+        """The seats that played a move of their own (not a pass) among ``moves``, played from the start."""
+        state = self.game.new_state(self.options, self.seed)
+        movers = set()
+        for move in moves:
+            if move != "pass" and state.to_move is not None:
+                movers.add(state.to_move)
+            state = state.play(move)
+        return movers
+
+    def resign(self, peer: Session, reason: str = "resigned") -> Outcome:
+        """The outcome of a session's seat resigning (applied by :meth:`end`).
+
+        Raises:
+            RequestError: ``not_seated``, ``not_started`` or ``game_over``.
+        """
+        seat = self.seat_of(peer)
+        self.check_running()
+        return self.forfeit(seat, reason)
+
+    def forfeit(self, seat: int, reason: str) -> Outcome:
+        """The outcome of ``seat`` losing for ``reason`` (applied by :meth:`end`)."""
+        return Outcome(winner=1 - seat, reason=f"{self.game.seats[seat]} {reason}")
+
+    def abortable(self) -> bool:
+        """Whether a side has not played a move of its own yet: leaving now aborts the game instead of forfeiting it."""
+        return len(self.moved) < 2
+
+    def plan_abort(self, peer: Session) -> Outcome:
+        """The outcome of a session's seat aborting the game before its own first move (applied by :meth:`end`).
+
+        Raises:
+            RequestError: ``not_seated``, ``game_over``, ``not_started``, or
+                ``bad_action`` once the seat has played a move of its own.
+        """
+        seat = self.seat_of(peer)
+        self.check_running()
+        if seat in self.moved:
+            raise RequestError(
+                Code.BAD_ACTION,
+                "you have already moved: a game can be aborted only before your own first move; resign or offer a draw instead",
+            )
+        return self.aborted(seat, "aborted the game")
+
+    def aborted(self, seat: int, reason: str) -> Outcome:
+        """The outcome of the game aborted because of ``seat`` for ``reason``: no winner, no result, not rated."""
+        return Outcome(winner=None, reason=f"{self.game.seats[seat]} {reason}", aborted=True)
+
+    def end(self, outcome: Outcome) -> None:
+        """End a running game by a table action (resignation, abandonment, agreement)."""
+        self.ended = outcome
+        for timer in self.grace.values():
+            timer.cancel()
+        self.grace.clear()
+        self.stop_clock()
+        self.offers.pop("draw", None)
+        self.offers.pop("takeback", None)
+
+    # --- clock ----------------------------------------------------------------------
+
+    def set_time_control(self, control: TimeControl | None) -> None:
+        """Give the table a clock (``None``: untimed). Call before play starts."""
+        self.clock = Clock(control) if control is not None else None
+
+    def start_clock(self) -> None:
+        """Set the clock as the position wants it (game start, takeback, restart): see :func:`clock_seat`."""
+        if self.clock is not None:
+            _settle_clock(self.clock, clock_seat(self.state, self.moved), time.monotonic())
+
+    def stop_clock(self) -> None:
+        """Stop the clock for good and drop the flag and abort timers."""
+        if self.flag_timer is not None:
+            self.flag_timer.cancel()
+            self.flag_timer = None
+        if self.abort_timer is not None:
+            self.abort_timer.cancel()
+            self.abort_timer = None
+        if self.clock is not None and self.clock.running is not None:
+            self.clock.stop(time.monotonic())
+
+    def press_clock(self, played: list[Played]) -> None:
+        """Charge the mover's time for ``played`` (forced passes cost nothing).
+
+        A side's first move costs nothing and earns no increment: its time
+        was not running (:func:`clock_seat`). After the plies, the time of the
+        seat to move runs only if that seat has moved before.
+
+        Raises:
+            FlagFell: the mover's flag fell before the move arrived.
+        """
+        clock = self.clock
+        if clock is None:
+            return
+        now = time.monotonic()
+        mover = played[0].seat
+        if clock.running == mover:
+            clock.press(mover, now)
+            for ply in played[1:]:
+                clock.pass_turn(ply.seat, 1 - ply.seat, now)
+        moved = self.moved if mover in self.moved else self.moved | {mover}
+        _settle_clock(clock, clock_seat(played[-1].state, moved), now)
+
+
+def clock_seat(state: State, moved: set[int]) -> int | None:
+    """The seat whose time runs in ``state``, given the seats that have ``moved`` (played a move of their own).
+
+    That is the seat to move once it has moved before: a side's time starts
+    only after its own first move (as on lichess), so no flag falls before
+    both sides have moved. ``None`` once the game is over.
+    """
+    seat = state.to_move
+    return seat if seat is not None and seat in moved and state.outcome is None else None
+
+
+def _settle_clock(clock: Clock, seat: int | None, now: float) -> None:
+    """Make ``seat``'s time the running one at ``now`` (``None``: stop the clock)."""
+    if clock.running == seat:
+        return
+    clock.stop(now)
+    if seat is not None:
+        clock.start(seat, now)
+
+
+def computer_name(level: int) -> str:
+    """The name a computer seat of ``level`` shows in ``seats``: ``"Computer 4"`` (reserved: no player can take it)."""
+    return f"Computer {level}"
+
+
+def forced_pass_due(state: State) -> bool:
+    """Whether the seat to move in ``state`` can only pass, so the server plays the pass itself.
+
+    A game that is over has no legal moves (:meth:`games.base.State.legal_moves`),
+    so the outcome need not be asked first (every ply asks this).
+    """
+    return state.legal_moves() == _ONLY_PASS
+
+
+_ONLY_PASS = ["pass"]
+"""The legal moves of a seat that can only pass (compared with, never handed out)."""
+
+
+def view_of(state: State, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:
+    """The view of ``state`` for ``seat`` (``None``: a spectator) as the server sends it.
+
+    A pass the server is about to play is nobody's to choose: such a view has
+    ``"forced_pass": true`` and no ``legal_moves``, for every receiver.
+    ``forced_pass`` is ``forced_pass_due(state)`` when the caller knows it already
+    (``None``: work it out).
+    """
+    view = state.view(seat)
+    if forced_pass_due(state) if forced_pass is None else forced_pass:
+        view.pop("legal_moves", None)
+        view["forced_pass"] = True
+    return view
+
+
+def _wire_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in options.items()}
