@@ -108,6 +108,7 @@ class WebFace:
             web.get(r"/archive/{id:\d{1,12}}", page("replay.html")),
             web.get(r"/archive/{id:\d{1,12}}.txt", self._record),
             web.get("/static/{name}", self._static),
+            web.get("/favicon.ico", self._favicon),
             web.get("/api/tv", self._tv),
             web.get("/api/archive", self._archive),
             web.get(r"/api/archive/{id:\d{1,12}}", self._archive_game),
@@ -131,6 +132,10 @@ class WebFace:
         if asset is None:
             raise web.HTTPNotFound(text=f"there is no file {name!r} here")
         return web.Response(body=asset.body, content_type=asset.content_type, charset="utf-8")
+
+    async def _favicon(self, request: web.Request) -> web.StreamResponse:
+        asset = self._files["favicon.svg"]
+        return web.Response(body=asset.body, content_type=asset.content_type)
 
     # --- JSON and records -------------------------------------------------------------
 

@@ -18,6 +18,7 @@ ASSETS = {
     "lobby.js": "text/javascript",
     "table.js": "text/javascript",
     "archive.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
 }
 """The files under ``/static/``, by name, with their content types."""
 
