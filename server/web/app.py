@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import socket as socket_module
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from aiohttp import WSMsgType, web
@@ -22,6 +23,7 @@ from aiohttp import WSMsgType, web
 from protocol.messages import RematchStarted
 
 from ..bus import LOBBY
+from ..peer import SOCKET_BUFFER_BYTES
 from ..table import Table
 from . import assets, snapshots
 from .feed import Translator, Watcher, json_text
@@ -220,7 +222,9 @@ class WebFace:
             socket = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MOST_INCOMING_BYTES, autoping=True)
             await socket.prepare(request)
             transport = request.transport
-            watcher = Watcher(socket, self._translator, transport.abort if transport is not None else lambda: None)
+            abort = transport.abort if transport is not None else lambda: None
+            _bound_kernel_buffers(transport)
+            watcher = Watcher(socket, self._translator, abort, self._server.config.limits.send_buffer_bytes)
             joined = join(watcher)  # the snapshot and the subscription in one step: no event falls between
             pump = asyncio.get_running_loop().create_task(watcher.pump())
             try:
@@ -267,6 +271,14 @@ async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse
     if isinstance(response, web.HTTPException):
         raise response
     return response
+
+
+def _bound_kernel_buffers(transport: asyncio.BaseTransport | None) -> None:
+    """Fix the socket's kernel buffers as a game connection's are, so a browser that stops reading is noticed as soon."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is not None:
+        for option in (socket_module.SO_SNDBUF, socket_module.SO_RCVBUF):
+            sock.setsockopt(socket_module.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
 
 
 def _json(value: object) -> web.Response:
