@@ -16,7 +16,7 @@ import asyncio
 import collections
 import logging
 import socket as socket_module
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from aiohttp import WSMsgType, web
 
@@ -26,7 +26,7 @@ from ..bus import LOBBY
 from ..peer import SOCKET_BUFFER_BYTES
 from ..table import Table
 from . import assets, snapshots
-from .feed import Translator, Watcher, json_text
+from .feed import Outbox, Translator, Watcher, json_text, text_message
 
 if TYPE_CHECKING:
     from ..app import Server
@@ -64,6 +64,7 @@ class WebFace:
         self._server = server
         self._files = assets.load()
         self._translator = Translator()
+        self._outbox = Outbox(server.config.limits.send_buffer_bytes)
         self._runner: web.AppRunner | None = None
         self.browsers: collections.Counter[int] = collections.Counter()
         """Table id -> browsers watching it now (the TV picks by them too)."""
@@ -177,7 +178,7 @@ class WebFace:
         lobby = self._server.lobby
 
         def join(watcher: Watcher) -> bool:
-            watcher.send_text(json_text(snapshots.lobby_tables(lobby)))
+            watcher.send(text_message(json_text(snapshots.lobby_tables(lobby))))
             self._server.bus.subscribe(LOBBY, watcher, None)
             return True
 
@@ -191,9 +192,9 @@ class WebFace:
             table = server.tables.get(table_id)
             if table is None:
                 message = f"table {table_id} is not open on this server (a finished game may be in the archive)"
-                watcher.send_text(json_text({"type": "error", "code": "no_such_table", "message": message}))
+                watcher.send(text_message(json_text({"type": "error", "code": "no_such_table", "message": message})))
                 return False
-            watcher.send_text(json_text(snapshots.table_snapshot(table, server.table_chat.history(table))))
+            watcher.send(text_message(json_text(snapshots.table_snapshot(table, server.table_chat.history(table)))))
             server.bus.subscribe(table.topic, watcher, None)  # the spectator's view, never a seat's
             self.browsers[table_id] += 1
             self._watchers.setdefault(table_id, set()).add(watcher)
@@ -219,27 +220,25 @@ class WebFace:
         if refusal is not None:
             raise web.HTTPServiceUnavailable(text=refusal)
         try:
-            socket = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MOST_INCOMING_BYTES, autoping=True)
+            socket = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MOST_INCOMING_BYTES, compress=False)
             await socket.prepare(request)
             transport = request.transport
-            abort = transport.abort if transport is not None else lambda: None
+            if transport is None:  # gone while the handshake was answered
+                return socket
             _bound_kernel_buffers(transport)
-            watcher = Watcher(socket, self._translator, abort, self._server.config.limits.send_buffer_bytes)
-            joined = join(watcher)  # the snapshot and the subscription in one step: no event falls between
-            pump = asyncio.get_running_loop().create_task(watcher.pump())
+            watcher = Watcher(cast(asyncio.Transport, transport), self._translator, self._outbox)
             try:
-                if joined:
+                if join(watcher):  # the snapshot and the subscription in one step: no event falls between
                     async for message in socket:
                         if message.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
                             break  # anything else a browser sends is ignored: the feed is read-only
                 else:
-                    watcher.end()
+                    watcher.flush()
+                    await socket.close()
             finally:
                 self._server.bus.unsubscribe_all(watcher)
                 leave(watcher)
-                if joined:
-                    watcher.close()
-                await pump
+                watcher.close()
             return socket
         finally:
             connections.free_slot(host)
@@ -249,9 +248,9 @@ class WebFace:
         watchers = self._watchers.get(old.id)
         if not watchers:
             return
-        text = json_text(RematchStarted(previous=old.id, table=new.info(), seat=None, view=new.view_for(None)))
+        message = text_message(json_text(RematchStarted(previous=old.id, table=new.info(), seat=None, view=new.view_for(None))))
         for watcher in list(watchers):
-            watcher.send_text(text)
+            watcher.send(message)
 
 
 @web.middleware
@@ -282,7 +281,7 @@ def _bound_kernel_buffers(transport: asyncio.BaseTransport | None) -> None:
 
 
 def _json(value: object) -> web.Response:
-    return web.Response(text=json_text(value), content_type="application/json", charset="utf-8")
+    return web.Response(body=json_text(value), content_type="application/json", charset="utf-8")
 
 
 def _number(text: str, name: str, most: int) -> int:

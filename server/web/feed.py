@@ -4,137 +4,162 @@ A :class:`Watcher` is subscribed to a topic of the server's bus
 (:mod:`server.bus`) with the spectator's view (``None``) and never another,
 so a browser receives exactly what a terminal spectator receives. The bus
 hands it the encoded MessagePack frames every spectator shares;
-:class:`Translator` turns each into JSON text once, however many browsers
-watch (they all get the same ``bytes`` object). Frames collected during one
-turn of the event loop leave as one WebSocket text message: a JSON array of
-messages. A browser whose unsent backlog grows past :data:`WATCHER_BACKLOG_BYTES`
-is not reading: it is dropped, as a slow game client is (:mod:`server.peer`).
+:class:`Translator` turns each into a WebSocket text message once, however
+many browsers watch (they all get the same ``bytes`` object), and every
+browser is written those very bytes. Each message holds a JSON array of
+messages (one, from the bus). As with a game connection (:mod:`server.peer`),
+what one turn of the event loop sends a browser leaves in one write at the
+end of the turn (:class:`Outbox`), and a browser whose unsent backlog passes
+its limit is not reading: it is dropped.
+
+The WebSocket frames are written to the connection's transport directly
+(RFC 6455, section 5.2: an unmasked final text frame), not through a
+coroutine per message: aiohttp still answers pings, sends its own heartbeat
+and the closing handshake, each a whole frame written at once, so frames
+never interleave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+import struct
+from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from protocol import Message
 from protocol.framing import HEADER_BYTES
 from protocol.messages import wire_enc_hook
 
-__all__ = ["Translator", "Watcher", "WATCHER_BACKLOG_BYTES"]
+__all__ = ["Outbox", "Translator", "Watcher", "json_text", "text_message"]
 
 log = logging.getLogger(__name__)
 
-WATCHER_BACKLOG_BYTES = 512 * 1024
-"""How many bytes of JSON may wait for a browser before it is dropped (the game port's send buffer)."""
-
 _json_encode = msgspec.json.Encoder(enc_hook=wire_enc_hook).encode
 _msgpack_decode = msgspec.msgpack.Decoder().decode
+_SHORT = struct.Struct(">BBH")
+_LONG = struct.Struct(">BBQ")
+_FIN_TEXT = 0x81
+
+
+def json_text(value: Any) -> bytes:
+    """``value`` (a message, or maps, lists and scalars) as compact JSON, UTF-8."""
+    return _json_encode(value)
+
+
+def text_message(*json_values: bytes) -> bytes:
+    """One WebSocket text frame (server to client: unmasked, final) holding the JSON array of ``json_values``."""
+    payload = b"[" + b",".join(json_values) + b"]"
+    size = len(payload)
+    if size < 126:
+        header = bytes((_FIN_TEXT, size))
+    elif size < 65536:
+        header = _SHORT.pack(_FIN_TEXT, 126, size)
+    else:
+        header = _LONG.pack(_FIN_TEXT, 127, size)
+    return header + payload
 
 
 class Translator:
-    """Turns a bus frame (4-byte length, MessagePack body) into JSON text, remembering the last one.
+    """Turns a bus frame (4-byte length, MessagePack body) into a WebSocket message, remembering the last one.
 
     Every spectator of a table gets the same ``bytes`` object for an event, so
     one remembered frame makes the translation once per event, not once per browser.
     """
 
-    __slots__ = ("_frame", "_text")
+    __slots__ = ("_frame", "_message")
 
     def __init__(self) -> None:
         self._frame: bytes | None = None
-        self._text = ""
+        self._message = b""
 
-    def text_of(self, frame: bytes) -> str:
-        """The JSON text of ``frame``'s message (a map with its ``type``)."""
+    def message_of(self, frame: bytes) -> bytes:
+        """The WebSocket text frame of ``frame``'s message (a JSON array holding the map, with its ``type``)."""
         if frame is self._frame:
-            return self._text
-        text = _json_encode(_msgpack_decode(memoryview(frame)[HEADER_BYTES:])).decode()
-        self._frame, self._text = frame, text
-        return text
+            return self._message
+        message = text_message(_json_encode(_msgpack_decode(memoryview(frame)[HEADER_BYTES:])))
+        self._frame, self._message = frame, message
+        return message
 
 
-def json_text(value: Any) -> str:
-    """``value`` (a message, or maps, lists and scalars) as compact JSON text."""
-    return _json_encode(value).decode()
+class Outbox:
+    """Watchers with frames waiting, flushed together at the end of the loop turn (one callback for all).
+
+    Args:
+        backlog_bytes: bytes a browser may leave unsent before it is dropped.
+    """
+
+    __slots__ = ("backlog_bytes", "_watchers", "_loop")
+
+    def __init__(self, backlog_bytes: int) -> None:
+        self.backlog_bytes = backlog_bytes
+        self._watchers: list[Watcher] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, watcher: "Watcher") -> None:
+        """Flush ``watcher`` at the end of this turn."""
+        if not self._watchers:
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+            self._loop.call_soon(self.flush)
+        self._watchers.append(watcher)
+
+    def flush(self) -> None:
+        """Write every waiting watcher's frames."""
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:
+            watcher.flush()
 
 
 class Watcher:
     """One browser's WebSocket, fed as a spectator.
 
     Args:
-        socket: the prepared WebSocket response.
+        transport: the upgraded connection's transport (the WebSocket's frames are written to it).
         translator: the server's shared :class:`Translator`.
-        abort: closes the browser's connection at once (its transport's ``abort``), for a browser that is dropped.
-        backlog_bytes: unsent bytes past which the browser is dropped.
+        outbox: the server's shared :class:`Outbox` (its ``backlog_bytes`` is this browser's limit).
 
     Attributes:
         closed: nothing more will be sent (dropped, or the socket closed).
     """
 
-    __slots__ = ("_socket", "_translator", "_abort", "_backlog_bytes", "_queue", "_queued_bytes", "_wake", "_ending", "closed", "__weakref__")
+    __slots__ = ("_transport", "_translator", "_outbox", "_pending", "closed", "__weakref__")
 
-    def __init__(
-        self, socket: web.WebSocketResponse, translator: Translator, abort: Callable[[], None], backlog_bytes: int = WATCHER_BACKLOG_BYTES
-    ) -> None:
-        self._socket = socket
+    def __init__(self, transport: asyncio.Transport, translator: Translator, outbox: Outbox) -> None:
+        self._transport = transport
         self._translator = translator
-        self._abort = abort
-        self._backlog_bytes = backlog_bytes
-        self._queue: list[str] = []
-        self._queued_bytes = 0
-        self._wake = asyncio.Event()
-        self._ending = False
+        self._outbox = outbox
+        self._pending: list[bytes] = []
         self.closed = False
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
-        """Queue the JSON of the encoded ``frame`` (the bus's call); drop the browser if its backlog is too long."""
+        """Send the encoded bus ``frame`` as JSON (the bus's call)."""
         if not self.closed:
-            self.send_text(self._translator.text_of(frame))
+            self.send(self._translator.message_of(frame))
 
-    def send_text(self, text: str) -> None:
-        """Queue one message already as JSON text."""
+    def send(self, websocket_frame: bytes) -> None:
+        """Send one WebSocket frame (:func:`text_message`) at the end of this turn."""
         if self.closed:
             return
-        self._queue.append(text)
-        self._queued_bytes += len(text)
-        if self._queued_bytes > self._backlog_bytes:
-            log.warning("dropping a browser that does not read (%d bytes waiting)", self._queued_bytes)
-            self.close()
-            self._abort()  # its pump may be waiting for a drain that never comes
-        else:
-            self._wake.set()
+        if not self._pending:
+            self._outbox.add(self)
+        self._pending.append(websocket_frame)
 
-    def end(self) -> None:
-        """Send what is queued, then close (a feed that has nothing more to say)."""
-        self._ending = True
-        self._wake.set()
+    def flush(self) -> None:
+        """Write what waits in one write; drop the browser if its backlog is past the limit."""
+        pending, self._pending = self._pending, []
+        transport = self._transport
+        if self.closed or not pending or transport.is_closing():
+            return
+        transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        waiting = transport.get_write_buffer_size()
+        if waiting > self._outbox.backlog_bytes:
+            log.warning("dropping a browser that does not read (%d bytes waiting)", waiting)
+            self.close()
+            transport.abort()
 
     def close(self) -> None:
-        """Send nothing more; the pump ends and closes the socket."""
+        """Send nothing more."""
         self.closed = True
-        self._queue = []
-        self._wake.set()
-
-    async def pump(self) -> None:
-        """Send what is queued, one JSON array per wake-up, until :meth:`close`; then close the socket."""
-        socket, wake = self._socket, self._wake
-        try:
-            while True:
-                await wake.wait()
-                wake.clear()
-                if self.closed:
-                    break
-                batch, self._queue, self._queued_bytes = self._queue, [], 0
-                if batch:
-                    await socket.send_str("[" + ",".join(batch) + "]")
-                if self._ending:
-                    break
-        except (ConnectionError, RuntimeError) as exc:  # the browser went away while we wrote
-            log.debug("a browser's socket failed: %s", exc)
-        finally:
-            self.closed = True
-            await socket.close()
+        self._pending = []

@@ -208,3 +208,45 @@ def test_a_tactego_page_shows_no_hidden_rank_while_the_game_runs_and_every_rank_
             loop.run(client.close())
     finally:
         server.kill()
+
+
+def test_every_game_is_drawn_with_its_notation_and_the_tv_moves_on_when_its_game_ends(tmp_path: Path, browser: Any, loop: Loop) -> None:
+    server, port, web = serve_with_web(tmp_path)
+    try:
+        ann: Client = loop.run(Client.connect("127.0.0.1", port, name="ann"))
+        bob: Client = loop.run(Client.connect("127.0.0.1", port, name="bob"))
+        expected = {  # per game: squares that must be drawn, and how many squares or points in all
+            "othello": (["a1", "h8", "d4"], 64),
+            "nimble": (["1", "6"], 6),
+            "mingmang": (["a1", "h8"], 64),
+            "morris": (["a7", "d2", "g1", "a4"], 24),
+            "tactego": (["a1", "h8"], 64),
+            "hexapawn": (["a1", "c3"], 9),
+        }
+        tables = {}
+        for game in expected:
+            tables[game] = loop.run(ann.create_table(game)).table.id
+            loop.run(bob.join_table(tables[game]))
+        for game, (names, count) in expected.items():
+            browser.get(f"{web}/table/{tables[game]}")
+            wait_for(lambda: css(browser, 'svg[data-ply="0"]'), what=f"the {game} board")
+            squares = [group.get_attribute("data-square") for group in css(browser, "g[data-square]")]
+            assert len(squares) == count and set(names) <= set(squares), (game, squares)
+        browser.get(f"{web}/table/{tables['hexapawn']}")
+        wait_for(lambda: css(browser, 'g[data-square="a1"]'), what="hexapawn")
+        assert piece_at(browser, "a1") == "white" and piece_at(browser, "a3") == "black"
+        a1, a3 = (css(browser, f'g[data-square="{name}"] rect')[0].location["y"] for name in ("a1", "a3"))
+        assert a1 > a3  # White's home row at the bottom, for the spectator
+
+        watcher = loop.run(Client.connect("127.0.0.1", port, name="carl"))
+        loop.run(watcher.watch_table(tables["morris"]))  # the most watched running game
+        browser.get(f"{web}/tv")
+        wait_for(lambda: "Nine Men's Morris" in css(browser, "#title")[0].text, what="the most watched game on TV")
+        loop.run(ann.resign(tables["morris"]))
+        wait_for(lambda: "Player 2 wins" in css(browser, "#result")[0].text, FOLLOW_S, "the TV game's result")
+        wait_for(lambda: "Nine Men's Morris" not in css(browser, "#title")[0].text, 6, "the TV moving on")
+        assert css(browser, 'svg[data-ply="0"]') and css(browser, "#result")[0].text == ""
+        for client in (ann, bob, watcher):
+            loop.run(client.close())
+    finally:
+        server.kill()

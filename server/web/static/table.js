@@ -3,6 +3,7 @@
 
 const state = { info: null, view: null, moves: [], chat: [], clock: null, clockAt: 0, lastMove: null, feed: null };
 const tvMode = location.pathname === "/tv";
+const TV_PAUSE_MS = 3000;  // how long the TV shows a finished game before it switches
 
 function tableIdFromPath() {
   const match = location.pathname.match(/^\/table\/(\d+)$/);
@@ -91,7 +92,7 @@ function onEvent(message) {
       if (message.view) state.view = message.view;
       state.view = Object.assign({}, state.view, { outcome: message.outcome, to_move: null });
       stopClock();
-      if (tvMode) setTimeout(tune, 5000);
+      if (tvMode) setTimeout(tune, TV_PAUSE_MS);
       break;
     case "chat":
       state.chat.push({ name: message.name, text: message.text });
