@@ -9,9 +9,9 @@ more (a TLS server is still pinned by its fingerprint).
 
 >>> record = ServiceRecord(name="game night", version="0.1.0", protocol=2, password=True, tls=False, server_id="5f0c")
 >>> encode_txt(record)
-{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no', 'id': '5f0c'}
+{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no', 'id': '5f0c', 'http': ''}
 >>> decode_txt({b"name": b"game night", b"protocol": b"two", b"tls": b"yes"})
-ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True, server_id='')
+ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True, server_id='', http=None)
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import ssl as ssl_module
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from protocol import Code, ProtocolError
 from games.record import format_record
@@ -83,6 +83,9 @@ from .store import (
 )
 from .table import RequestError, Table
 from .workers import WorkerPool
+
+if TYPE_CHECKING:
+    from .web import WebFace
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -200,8 +203,8 @@ class Server:
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
-        self.web: Any = None
-        """The web face (:class:`server.web.WebFace`) once started with ``config.http``; ``None`` without one."""
+        self.web: WebFace | None = None
+        """The web face once started with ``config.http``; ``None`` without one."""
         self.http_address: tuple[str, int] | None = None
         """Where the web face listens, once started: ``(host, port)``."""
         self._closing = False
