@@ -250,3 +250,15 @@ def test_every_game_is_drawn_with_its_notation_and_the_tv_moves_on_when_its_game
             loop.run(client.close())
     finally:
         server.kill()
+
+
+def test_a_table_that_is_not_open_says_so_and_the_page_stops_asking(tmp_path: Path, browser: Any) -> None:
+    server, port, web = serve_with_web(tmp_path)
+    try:
+        browser.get(f"{web}/table/42")
+        wait_for(lambda: "table 42 is not open on this server" in css(browser, "#table-status")[0].text, what="the refusal")
+        time.sleep(3.5)  # past the page's reconnection pause
+        opened = [frame for frame in websocket_frames(browser)]
+        assert len(opened) == 1, opened  # one answer: the page did not open the feed again
+    finally:
+        server.kill()

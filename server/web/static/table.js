@@ -104,7 +104,8 @@ function onEvent(message) {
     case "player_away":
     case "player_back":
       break;
-    case "error":
+    case "error":  // no such table: say so, and stop asking
+      if (state.feed) state.feed.close();
       setText("table-status", message.message);
       return;
     default:
