@@ -49,6 +49,8 @@ ARCHIVE_PAGE = 50
 """Finished games per archive page."""
 MOST_ARCHIVE_OFFSET = 1_000_000
 """The furthest an archive page may start."""
+KEEPALIVE_S = 15.0
+"""How long an idle HTTP connection (a page already loaded) is kept open for the browser's next request."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -81,7 +83,7 @@ class WebFace:
         """
         app = web.Application(middlewares=[_headers], client_max_size=MOST_INCOMING_BYTES)
         app.add_routes(self._routes())
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0, keepalive_timeout=KEEPALIVE_S)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, reuse_address=True)
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from games.record import RecordError, format_record, replay
-from protocol.messages import ChatEntry, TableJoined, Tables, summarize_options
+from protocol.messages import MAX_TABLES_PAGE, ChatEntry, TableJoined, Tables, summarize_options
 
 from ..lobby import Lobby
 from ..store import ArchiveEntry, Store, iso_utc
@@ -17,8 +17,9 @@ from ..table import Table, view_of
 
 __all__ = ["LOBBY_PAGE", "RecordError", "archive_entry", "archive_game", "lobby_tables", "most_watched", "record_text", "table_snapshot"]
 
-LOBBY_PAGE = 200
-"""The most tables the lobby page lists (the lowest ids: the oldest tables)."""
+LOBBY_PAGE = MAX_TABLES_PAGE
+"""The most tables the lobby page lists (the lowest ids: the oldest tables): as ``list_tables`` pages them,
+so a lobby snapshot stays well under the largest frame a server sends (PROTOCOL.md, ``TableInfo``)."""
 
 
 def table_snapshot(table: Table, chat: list[ChatEntry]) -> TableJoined:
