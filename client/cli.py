@@ -371,7 +371,7 @@ def run_host(args: argparse.Namespace) -> int:
 async def _host(args: argparse.Namespace) -> int:
     from server.app import Server
     from server.net.addresses import reachable_addresses
-    from server.cli import advertise, configure_logging, connect_instructions, server_config
+    from server.cli import advertise, configure_logging, connect_instructions, server_config, web_instructions
     from server.net.loops import loop_name
     from server.storage.store import StoreError
 
@@ -390,7 +390,7 @@ async def _host(args: argparse.Namespace) -> int:
     kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
     print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
-    for line in instructions:
+    for line in instructions + web_instructions(others, server.http_address):
         print(line, flush=True)
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     session = asyncio.current_task()

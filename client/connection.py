@@ -96,6 +96,7 @@ class Client:
         self.closed_by_us = False
         self.superseded = False
         self.watching_lobby = False  # whether this connection asked for the lobby's pushes
+        self.server_host: str | None = None  # the host this connection was opened to (for the web face's address)
         self._refusal: m.Error | None = None
 
     @classmethod
@@ -157,7 +158,9 @@ class Client:
             except BaseException:
                 writer.close()
                 raise
-        return cls(reader, writer)
+        client = cls(reader, writer)
+        client.server_host = host
+        return client
 
     async def identify(self, timeout_s: float = 10.0) -> m.Identity | None:
         """Ask the server for its stable id (``identify``, before or after hello; PROTOCOL.md section 15).
@@ -391,6 +394,17 @@ class Client:
             raise ConnectionLost(self.close_reason or "connection closed")
 
         return await asyncio.wait_for(wait(), timeout_s)
+
+    def web_address(self, table: int | None = None) -> str | None:
+        """The server's read-only web page of ``table`` (its lobby for ``None``), or ``None`` if it has no web face.
+
+        ``http://HOST:PORT/table/ID``: the host this client connected to, the port ``welcome.http`` announced.
+        """
+        port = self.welcome.http if self.welcome is not None else None
+        if port is None or not self.server_host:
+            return None
+        host = f"[{self.server_host}]" if ":" in self.server_host else self.server_host
+        return f"http://{host}:{port}/" + ("" if table is None else f"table/{table}")
 
     async def close(self) -> None:
         """Close the connection and wait for the reader to stop."""

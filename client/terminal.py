@@ -446,6 +446,9 @@ class TerminalClient:
         if previous is not None and previous.id in self.session.tables:
             await self._stop_watching(previous)
         await self._arrived(state)
+        address = self.client.web_address(table_id)
+        if address is not None:
+            self.write(f"Watch it in a browser too: {address}")
 
     async def _stop_watching(self, state: TableState) -> None:
         await self.session.leave(state.id)

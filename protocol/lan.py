@@ -9,9 +9,9 @@ more (a TLS server is still pinned by its fingerprint).
 
 >>> record = ServiceRecord(name="game night", version="0.1.0", protocol=2, password=True, tls=False, server_id="5f0c")
 >>> encode_txt(record)
-{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no', 'id': '5f0c'}
+{'name': 'game night', 'version': '0.1.0', 'protocol': '2', 'password': 'yes', 'tls': 'no', 'id': '5f0c', 'http': ''}
 >>> decode_txt({b"name": b"game night", b"protocol": b"two", b"tls": b"yes"})
-ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True, server_id='')
+ServiceRecord(name='game night', version='', protocol=None, password=False, tls=True, server_id='', http=None)
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ class ServiceRecord:
         tls: whether the server speaks TLS only (its fingerprint is not advertised: pin it as always).
         server_id: the server's stable id (``welcome.server_id``), ``""`` when not given or not
             :data:`SERVER_ID_CHARACTERS`; a hint, never proof (anyone may advertise any id).
+        http: the port of the server's read-only web face (``--http``), ``None`` when it has none
+            (or the TXT value is not a port number).
     """
 
     name: str
@@ -80,10 +82,11 @@ class ServiceRecord:
     password: bool
     tls: bool
     server_id: str = ""
+    http: int | None = None
 
 
 def encode_txt(record: ServiceRecord) -> dict[str, str]:
-    """The TXT properties of ``record`` (keys ``name``, ``version``, ``protocol``, ``password``, ``tls``, ``id``).
+    """The TXT properties of ``record`` (keys ``name``, ``version``, ``protocol``, ``password``, ``tls``, ``id``, ``http``).
 
     The name and version are cut to :data:`MOST_TXT_VALUE_BYTES` bytes (on a character boundary).
     """
@@ -94,6 +97,7 @@ def encode_txt(record: ServiceRecord) -> dict[str, str]:
         "password": _yes_no(record.password),
         "tls": _yes_no(record.tls),
         "id": record.server_id,
+        "http": "" if record.http is None else str(record.http),
     }
 
 
@@ -104,7 +108,8 @@ def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = ""
     characters, a missing name becomes ``fallback_name``, a protocol that is not
     a whole number from 0 to 9999 becomes ``None``, ``password``/``tls`` are
     true only for exactly ``yes``, and an ``id`` of other characters than
-    :data:`SERVER_ID_CHARACTERS` (or longer than 64) becomes ``""``.
+    :data:`SERVER_ID_CHARACTERS` (or longer than 64) becomes ``""``, and an ``http`` that is
+    not a port number (1 to 65535) becomes ``None``.
     """
 
     def text(key: bytes) -> str:
@@ -113,6 +118,8 @@ def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = ""
 
     protocol_text = text(b"protocol")
     protocol = int(protocol_text) if protocol_text.isascii() and protocol_text.isdigit() and len(protocol_text) <= 4 else None
+    http_text = text(b"http")
+    http = int(http_text) if http_text.isascii() and http_text.isdigit() and len(http_text) <= 5 and 0 < int(http_text) <= 65535 else None
     return ServiceRecord(
         name=text(b"name") or _cut(fallback_name, MOST_TXT_VALUE_BYTES),
         version=text(b"version"),
@@ -120,6 +127,7 @@ def decode_txt(properties: Mapping[bytes, bytes | None], fallback_name: str = ""
         password=text(b"password") == "yes",
         tls=text(b"tls") == "yes",
         server_id=server_id if len(server_id := text(b"id")) <= 64 and set(server_id) <= SERVER_ID_CHARACTERS else "",
+        http=http,
     )
 
 

@@ -603,6 +603,8 @@ class Welcome(Message, tag="welcome"):
     """The server's stable identity (PROTOCOL.md section 15): the same through every address, kept across restarts."""
     grace_s: float | None = None
     """How long the server holds a disconnected player's seats, in seconds (a client retries at least this long)."""
+    http: int | None = None
+    """The TCP port of the server's read-only web face (``--http``), on the host the client connected to; ``None``: none."""
 
 
 class Identity(Message, tag="identity"):

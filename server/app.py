@@ -13,7 +13,7 @@ import asyncio
 import logging
 import ssl as ssl_module
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from protocol import Code, ProtocolError
 from protocol.messages import (
@@ -80,6 +80,9 @@ from .core.errors import RequestError
 from .tables.table import Table
 from .play.workers import WorkerPool
 
+if TYPE_CHECKING:
+    from .web import WebFace
+
 __all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger(__name__)
@@ -123,6 +126,8 @@ class ServerConfig:
         rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
         abort_after_s: how long the side to move at a timed table may take over its own first move
             before the game is aborted, in seconds (``None``: never).
+        http: ``(host, port)`` of the read-only web face (:mod:`server.web`; port 0: any free one),
+            or ``None``: no web face (the default).
     """
 
     host: str = "0.0.0.0"
@@ -140,6 +145,7 @@ class ServerConfig:
     accounts: str = "optional"
     rated: bool = True
     abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
+    http: tuple[str, int] | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -193,6 +199,10 @@ class Server:
         self.store: Store | None = None
         self._db_lock: DatabaseLock | None = None
         self._listener: listen.Listener | None = None
+        self.web: WebFace | None = None
+        """The web face once started with ``config.http``; ``None`` without one."""
+        self.http_address: tuple[str, int] | None = None
+        """Where the web face listens, once started: ``(host, port)``."""
         self._closing = False
         credentials = Credentials(self.accounts, self.handshake)
         self._dispatch: dict[type, Handler] = {
@@ -278,8 +288,30 @@ class Server:
         )  # fmt: skip
         self._listener.start()
         connections.start_deadlines()
+        if self.config.http is not None:
+            await self._start_web(*self.config.http)
         for table in list(self.tables.values()):
             self.computers.wake(table)  # a computer to move when the server stopped thinks again
+
+    async def _start_web(self, host: str, port: int) -> None:
+        """Start the web face (imported only now: a server without ``--http`` never loads aiohttp).
+
+        Raises:
+            OSError: its address cannot be bound (the game port is closed again first).
+        """
+        from .web import WebFace
+
+        web = WebFace(self)
+        try:
+            self.http_address = await web.start(host, port)
+        except OSError as exc:
+            await self.close()
+            raise OSError(exc.errno, f"the web face's address {host}:{port}: {exc.strerror or exc}") from None
+        except BaseException:
+            await self.close()
+            raise
+        self.web = web
+        self.handshake.http_port = self.http_address[1]
 
     @property
     def server_id(self) -> str:
@@ -369,6 +401,8 @@ class Server:
         self._closing = True
         if self._listener is not None:
             await self._listener.close()
+        if self.web is not None:
+            await self.web.close()
         self.lobby.close()
         self.social.close()
         self.authority.cancel_timers()

@@ -107,6 +107,44 @@ def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> No
     add_accounts_argument(parser)
     add_rated_argument(parser)
     add_limit_arguments(parser)
+    parser.add_argument(
+        "--http",
+        type=http_address,
+        metavar="[HOST:]PORT",
+        help="also serve a read-only web face on this port (HOST: default --host): the lobby, every table live, "
+        "a TV page and the archive, for browsers (default: off)",
+    )
+
+
+def http_address(text: str) -> tuple[str | None, int]:
+    """The argparse type of ``--http``: ``PORT``, ``HOST:PORT`` or ``[V6]:PORT`` as ``(host or None, port)``.
+
+    Raises:
+        argparse.ArgumentTypeError: not of that shape, or the port is not 0 to 65535.
+    """
+    host: str | None = None
+    port_text = text.strip()
+    if port_text.startswith("["):
+        host, _, rest = port_text[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    elif ":" in port_text:
+        host, _, port_text = port_text.rpartition(":")
+    if not (port_text.isascii() and port_text.isdigit()) or len(port_text) > 5 or int(port_text) > 65535 or host == "":
+        raise argparse.ArgumentTypeError(f"--http takes [HOST:]PORT with a port from 0 to 65535 (8080, 0.0.0.0:8080), not {text!r}")
+    return host, int(port_text)
+
+
+def web_instructions(hosts: list[str], bound: tuple[str, int] | None) -> list[str]:
+    """The lines giving the web face's address(es) (``bound``: where it listens), or none without one.
+
+    ``hosts`` are the game port's reachable addresses, used when the web face listens on every interface.
+    """
+    if bound is None:
+        return []
+    host, port = bound
+    shown = hosts if host in ("0.0.0.0", "::", "") else [host]
+    lines = ["Watch in a browser (read-only):" if len(shown) == 1 else "Watch in a browser (read-only) at one of:"]
+    return lines + [f"    http://{url_host(each)}:{port}/" for each in shown]
 
 
 def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
@@ -126,6 +164,7 @@ def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
         accounts=args.accounts,
         rated=args.rated == "on",
         abort_after_s=args.abort_after or None,
+        http=None if getattr(args, "http", None) is None else (args.http[0] or args.host, args.http[1]),
     )
 
 
@@ -172,6 +211,7 @@ def advertise(server: Server, fingerprint: str | None) -> Advertiser:
         password=config.password is not None,
         tls=fingerprint is not None,
         server_id=server.server_id,
+        http=server.http_address[1] if server.http_address is not None else None,
     )
     advertiser = Advertiser(record, server.port, [host for host, _ in server.sockets])
     advertiser.start()
@@ -385,6 +425,8 @@ async def _serve(config: ServerConfig, fingerprint: str | None = None, advertise
     loop = asyncio.get_running_loop()
     print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)
     for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None, config.host):
+        print(line, flush=True)
+    for line in web_instructions(hosts, server.http_address):
         print(line, flush=True)
     advertiser = advertise(server, fingerprint) if advertised else None
     stop = asyncio.Event()

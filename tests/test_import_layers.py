@@ -32,7 +32,7 @@ PACKAGES = ("games", "protocol", "server", "client")
 COMMAND = "client.cli"
 """The ``parlour`` command: the one module that may import both ends (the server lazily)."""
 
-SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "players", "social")
+SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "players", "social", "web")
 """The server's groups, ``server/<group>/``, lowest first.
 
 - ``net``: sockets, connections, peers, TLS, limits, descriptors, event loops, LAN advertising;
@@ -43,7 +43,8 @@ SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "
 - ``ratings``: Glicko-2, ratings, casual counts, what a game's end does to them;
 - ``play``: the table authority (every table action's pipeline) and the computer's seats;
 - ``players``: sessions and the handshake, claimed names, presence, finger, mutes;
-- ``social``: challenges, seeks, pairing, tells, table chat, spam budgets.
+- ``social``: challenges, seeks, pairing, tells, table chat, spam budgets;
+- ``web``: the read-only web face (pages and the WebSocket feed for browsers that watch).
 """
 
 SERVER_ENTRY_POINTS = ("server.app", "server.cli", "server.archive_cli")

@@ -19,4 +19,12 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "pip install -q -e ." in setup and "parlour host" in setup
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     commands = [line for line in script.splitlines() if line and not line.startswith(("#", "set ", "cd "))]
-    assert commands == [tests]
+    assert commands[-1] == tests  # what comes before only installs missing system packages (apt-get)
+    assert [line for line in commands if "pytest" in line or "pip install" in line] == [tests]
+
+
+def test_ci_installs_the_browser_the_web_tests_need_only_where_missing() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "command -v chromium >/dev/null || missing+=(chromium)" in script
+    assert "command -v chromedriver >/dev/null || missing+=(chromium-driver)" in script
+    assert len(re.findall(r"apt-get install -y", script)) == 1  # one install line, for every missing package

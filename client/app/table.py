@@ -146,6 +146,9 @@ class TableView(Widget):
             with Vertical(id="table-side"):
                 yield SeatLines(id="seat-top", classes="seat")
                 yield SeatLines(id="seat-bottom", classes="seat")
+                address = self.session.client.web_address(self.table_id)
+                if address is not None:
+                    yield Static(f"In a browser: {address}", id="web-address", markup=False)
                 yield Static("Moves", classes="heading")
                 with VerticalScroll(id="move-scroll"):
                     yield Static(id="move-list", markup=False)

@@ -95,6 +95,7 @@ class Connections:
         self._pumps: set[asyncio.Task[None] | Waiting] = set()  # handling in progress: a task, or a coroutine a future resumes
         self._loop: asyncio.AbstractEventLoop | None = None
         self._per_address: collections.Counter[str] = collections.Counter()
+        self.others = 0  # open connections that are not game connections (browsers' WebSockets: server.web)
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
         self.outbox = Outbox(limits.send_buffer_bytes)
@@ -284,6 +285,26 @@ class Connections:
             self._refusing -= 1
             self.free_descriptor()
 
+    def take_slot(self, host: str) -> str | None:
+        """Count one more connection from ``host`` that is not a game connection (a browser's WebSocket, :mod:`server.web`).
+
+        It is refused, and not counted, for the reasons a game connection is
+        (attempts too fast, the server or the address at its most connections):
+        returns that reason; ``None``: counted, give it back with :meth:`free_slot`.
+        """
+        refusal = self._refusal(host)
+        if refusal is None:
+            self._per_address[host] += 1
+            self.others += 1
+        return refusal
+
+    def free_slot(self, host: str) -> None:
+        """Stop counting a connection :meth:`take_slot` counted."""
+        self.others -= 1
+        self._per_address[host] -= 1
+        if not self._per_address[host]:
+            del self._per_address[host]
+
     def _refusal(self, host: str) -> str | None:
         """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
         limits = self.limits
@@ -292,7 +313,7 @@ class Connections:
                 f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
                 f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
             )
-        if len(self.peers) >= self.max_connections:
+        if len(self.peers) + self.others >= self.max_connections:
             return f"the server has its maximum of {self.max_connections} connections; try again later"
         if self._per_address[host] >= limits.max_connections_per_address:
             return f"your address already has the maximum of {limits.max_connections_per_address} connections"

@@ -140,6 +140,8 @@ class Authority:
         self._bots_committing = 0  # computer seats of new tables whose row is being committed
         self.ratings = Ratings()
         self.rated_allowed = True
+        self.rematch_listeners: list[Callable[[Table, Table], None]] = []
+        """Called with (old table, its rematch's table) when a rematch starts, after the spectators moved."""
         self.abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
         self.chat_for: Callable[[Session, Table], list[ChatEntry]] = lambda session, table: []  # the table's chat history for session
 
@@ -894,6 +896,8 @@ class Authority:
 
     def _announce_rematch(self, old: Table, table: Table) -> None:
         self._move_spectators(old, table)
+        for listener in self.rematch_listeners:
+            listener(old, table)  # the web face's browsers, which are not sessions
         info = table.info()
         send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
         if table.outcome is not None:

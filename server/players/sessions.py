@@ -80,6 +80,8 @@ class Sessions:
         """The server's stable identity in ``welcome`` and ``identity``: the database's once the server has opened it."""
         self.grace_s: float | None = None
         """The grace period ``welcome`` announces (the server's ``grace_s``)."""
+        self.http_port: int | None = None
+        """The web face's port ``welcome`` announces (``--http``), or ``None``."""
 
     async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
         """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
@@ -130,6 +132,7 @@ class Sessions:
             accounts=self.accounts.mode,
             server_id=self.server_id,
             grace_s=self.grace_s,
+            http=self.http_port,
         )
 
     def identify(self, request: Identify) -> Identity:

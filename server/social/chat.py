@@ -108,6 +108,11 @@ class TableChat:
             return []
         return [entry for key, entry in history.lines if not self._mutes.mutes_key(session, key)]
 
+    def history(self, table: Table) -> list[ChatEntry]:
+        """``table``'s kept lines, oldest first, everyone's (what a watcher who mutes nobody sees: the web face's)."""
+        history = self._histories.get(table)
+        return [] if history is None else [entry for _, entry in history.lines]
+
     def restore(self, tables: dict[int, Table], rows: list[tuple[int, int, str, str]]) -> None:
         """Bring back stored lines ``(table id, seq, name, text)`` of the live ``tables``, in order."""
         for table_id, seq, name, text in rows:

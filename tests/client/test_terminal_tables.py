@@ -241,3 +241,16 @@ async def test_the_host_quit_warning_counts_the_others_connected(server: Any, co
     await connect("bob")
     await connect("carl")
     assert _host_quit_warning(server) == "Quitting stops this server for everyone connected (2 other players are connected now)."
+
+
+async def test_watch_prints_the_tables_web_address_when_the_server_has_a_web_face(configured_server: Any) -> None:
+    server = await configured_server(http=("127.0.0.1", 0))
+    ann, bob = [Live(await Client.connect("127.0.0.1", server.port, name=name)) for name in ("ann", "bob")]
+    try:
+        await bob.run("new nimble")
+        out = await ann.run("watch 1")
+        assert f"Watch it in a browser too: http://127.0.0.1:{server.http_address[1]}/table/1" in out
+    finally:
+        for shell in (ann, bob):
+            shell.task.cancel()
+            await shell.term.client.close()

@@ -295,3 +295,24 @@ async def test_at_sixty_columns_a_long_title_wraps_instead_of_being_cut(ann: Cli
         text = str(title.render())
         assert text.endswith("watching · Black to move") and len(text) > title.size.width  # longer than the room it has
         assert title.size.height == 2  # so it takes a second line
+
+
+async def test_the_table_tab_shows_the_tables_web_address_when_the_server_has_a_web_face(configured_server: Callable[..., Any]) -> None:
+    server = await configured_server(http=("127.0.0.1", 0))
+    for with_web in (True, False):
+        at = server if with_web else await configured_server()
+        session = ClientSession(await Client.connect("127.0.0.1", at.port, name="ann"))
+        task = asyncio.create_task(session.run())
+        try:
+            table = await session.create("othello")
+            app = OneTable(session, table.id)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                shown = app.query("#web-address")
+                if with_web:
+                    assert str(shown.first(Static).render()) == f"In a browser: http://127.0.0.1:{server.http_address[1]}/table/{table.id}"
+                else:
+                    assert not shown
+        finally:
+            task.cancel()
+            await session.client.close()
