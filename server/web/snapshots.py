@@ -68,7 +68,9 @@ def archive_game(store: Store, table_id: int) -> dict[str, Any] | None:
 
     The map: ``id``, ``game``, ``options``, ``players``, ``result``, ``moves``
     (notation, ply 1 first), ``views`` (the spectator's view of the start and
-    after each ply: one more than ``moves``) and ``record`` (the plain-text record).
+    after each ply: one more than ``moves``; a finished game's hidden setup is
+    public, so every piece is shown throughout, as the clients' replays show
+    it) and ``record`` (the plain-text record).
 
     Raises:
         games.record.RecordError: the stored game cannot be replayed.
@@ -85,7 +87,7 @@ def archive_game(store: Store, table_id: int) -> dict[str, Any] | None:
         "players": list(record.players),
         "result": record.result,
         "moves": [move.move for move in record.moves],
-        "views": [view_of(state, None) for state in states],
+        "views": [view_of(state.revealed(), None) for state in states],
         "record": format_record(record),
     }
 

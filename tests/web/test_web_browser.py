@@ -209,6 +209,9 @@ def test_a_tactego_page_shows_no_hidden_rank_while_the_game_runs_and_every_rank_
             for r, row in enumerate(final["board"]) for c, cell in enumerate(row) if cell is not None
         }
         assert shown == expected
+        browser.get(f"{web}/archive/{table}")  # the archive replays the finished game with its setup public
+        start = wait_for(lambda: css(browser, 'svg[data-ply="0"]') and ranks_shown(browser), what="the replay's start")
+        assert start and not [value for value in start.values() if value.endswith(":?")], start
         for client in (ann, bob):
             loop.run(client.close())
     finally:
