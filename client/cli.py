@@ -390,7 +390,7 @@ async def _host(args: argparse.Namespace) -> int:
     kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
     print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
-    for line in instructions + web_instructions(others, server.http_address):
+    for line in instructions + web_instructions(others, server.http_address, guarded=config.password is not None or config.ssl is not None):
         print(line, flush=True)
     advertiser = None if args.no_advertise else advertise(server, args.fingerprint)
     session = asyncio.current_task()

@@ -134,17 +134,21 @@ def http_address(text: str) -> tuple[str | None, int]:
     return host, int(port_text)
 
 
-def web_instructions(hosts: list[str], bound: tuple[str, int] | None) -> list[str]:
+def web_instructions(hosts: list[str], bound: tuple[str, int] | None, guarded: bool = False) -> list[str]:
     """The lines giving the web face's address(es) (``bound``: where it listens), or none without one.
 
     ``hosts`` are the game port's reachable addresses, used when the web face listens on every interface.
+    ``guarded``: the game port asks a password or speaks TLS, which the web face does not: a line says so.
     """
     if bound is None:
         return []
     host, port = bound
     shown = hosts if host in ("0.0.0.0", "::", "") else [host]
     lines = ["Watch in a browser (read-only):" if len(shown) == 1 else "Watch in a browser (read-only) at one of:"]
-    return lines + [f"    http://{url_host(each)}:{port}/" for each in shown]
+    lines += [f"    http://{url_host(each)}:{port}/" for each in shown]
+    if guarded:
+        lines.append("    Note: the web face is plain HTTP and asks no password: anyone who reaches it can watch every game.")
+    return lines
 
 
 def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
@@ -426,7 +430,7 @@ async def _serve(config: ServerConfig, fingerprint: str | None = None, advertise
     print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)
     for line in connect_instructions(hosts, port, "YOURNAME", fingerprint, config.password is not None, config.host):
         print(line, flush=True)
-    for line in web_instructions(hosts, server.http_address):
+    for line in web_instructions(hosts, server.http_address, guarded=config.password is not None or config.ssl is not None):
         print(line, flush=True)
     advertiser = advertise(server, fingerprint) if advertised else None
     stop = asyncio.Event()

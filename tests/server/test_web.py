@@ -280,3 +280,13 @@ async def test_an_othello_record_downloads_as_ggf_and_another_game_is_refused_by
     finally:
         await ann.close()
         await bob.close()
+
+
+def test_the_web_address_warns_when_the_game_port_is_guarded_and_the_web_face_is_not() -> None:
+    from server.cli import web_instructions
+
+    open_lines = web_instructions(["192.0.2.7"], ("0.0.0.0", 8080))
+    assert open_lines == ["Watch in a browser (read-only):", "    http://192.0.2.7:8080/"]
+    guarded = web_instructions(["192.0.2.7"], ("0.0.0.0", 8080), guarded=True)
+    assert guarded[:2] == open_lines and "plain HTTP and asks no password" in guarded[2]
+    assert web_instructions(["192.0.2.7"], None, guarded=True) == []
