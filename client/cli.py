@@ -1,4 +1,4 @@
-"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host``, ``games`` and ``secret``.
+"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host``, ``games``, ``db`` and ``secret``.
 
 The one module that knows both ends. ``play`` and ``bot`` use the client library
 alone; ``serve``, ``games`` and ``host`` import the server inside their functions, so
@@ -70,6 +70,7 @@ def _fingerprint(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``parlour`` command (see :func:`parse_args` for the checks after parsing)."""
     from server.archive_cli import add_parser as add_games
+    from server.storage.copy import add_parser as add_db
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
     from server.cli import add_advertise_argument, add_hosting_arguments
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve(subparsers)
     add_games(subparsers)
+    add_db(subparsers)
     add_servers_parser(subparsers)
     play = subparsers.add_parser(
         "play",
