@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
 from client import Client
 from server.app import Server, ServerConfig
+
+if TYPE_CHECKING:
+    from tests.pgserver import PostgresServer
 
 # No test multicasts on a real network: mDNS (advertising and browsing, in this
 # process and every process it starts) stays on loopback unless a test, such
@@ -93,3 +96,30 @@ async def connect(server: Server) -> AsyncIterator[Connect]:
     yield factory
     for client in clients:
         await client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator["PostgresServer"]:
+    """A private PostgreSQL server for this test session (:mod:`tests.pgserver`), stopped and deleted at the end.
+
+    Without PostgreSQL's programs: a failure saying how to install them when ``CI`` is set, else a skip with that message.
+    """
+    from tests.pgserver import PostgresServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    cluster = PostgresServer()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: "PostgresServer") -> str:
+    """The URL of a fresh, empty database on :func:`postgres_server`."""
+    return postgres_server.create_database()

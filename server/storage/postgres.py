@@ -110,6 +110,8 @@ class PostgresStore(StoreOps):
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        # Held by the writer while it commits. Tests hold it to make writes pile up into one group.
+        self._writer_gate = asyncio.Lock()
 
     # --- opening and closing ---------------------------------------------------------------
 
@@ -223,35 +225,50 @@ class PostgresStore(StoreOps):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self._pending:
-                jobs, self._pending = self._pending, []
-                await self._commit_group(jobs)
+            async with self._writer_gate:
+                while self._pending:
+                    jobs, self._pending = self._pending, []
+                    await self._commit_group(jobs)
             if self._closed:
                 return
 
     async def _commit_group(self, jobs: list[_Job]) -> None:
-        """Commit ``jobs`` in one transaction; if a statement fails, each job alone; settle every future."""
-        try:
-            error = await self._transaction([statement for job in jobs for statement in job.statements])
-            if error is None or len(jobs) == 1:
-                for job in jobs:
-                    _settle(job, error)
-            else:
-                log.warning("a write failed (%s); rerunning the %d writes of its group one by one", error, len(jobs))
-                for job in jobs:
-                    _settle(job, await self._transaction(list(job.statements)))
-                return
-        except StorageUnavailable as exc:
-            log.error("a group commit of %d writes failed: %s", len(jobs), exc)
-            for job in jobs:
-                _settle(job, _own_copy(exc))
-            return
-        if error is None:
-            self.commits += 1
-            self.writes += len(jobs)
+        """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together; settle each.
 
-    async def _transaction(self, statements: list[Statement]) -> StoreError | None:
-        """Run ``statements`` in one transaction; the statement error that rolled it back, or ``None`` once committed.
+        The effect is that of each write alone, in order, with fewer transactions (as SQLite's writer).
+        """
+        pending = list(jobs)
+        pipelined = True
+        try:
+            while pending:
+                owners = [job for job in pending for _ in job.statements]
+                failed_at, error = await self._transaction([statement for job in pending for statement in job.statements], pipelined)
+                if error is None:
+                    self.commits += 1
+                    self.writes += len(pending)
+                    for job in pending:
+                        _settle(job, None)
+                    return
+                if failed_at is None:  # a pipeline says not which statement failed: run them one by one to find it
+                    pipelined = False
+                    continue
+                culprit = owners[failed_at]
+                _settle(culprit, error)
+                pending.remove(culprit)
+                pipelined = True
+                if pending:
+                    log.warning("a write failed (%s); retrying the %d other writes of its group", error, len(pending))
+        except StorageUnavailable as exc:
+            log.error("a group commit of %d writes failed: %s", len(pending), exc)
+            for job in pending:
+                _settle(job, exc)
+
+    async def _transaction(self, statements: list[Statement], pipelined: bool) -> tuple[int | None, StoreError | None]:
+        """Run ``statements`` in one transaction, in one pipeline or one by one.
+
+        Returns:
+            ``(None, None)`` once committed; else the error that rolled it back,
+            with the index of the statement that failed (``None`` when pipelined).
 
         Raises:
             StorageUnavailable: the server cannot be reached (nothing committed).
@@ -260,9 +277,10 @@ class PostgresStore(StoreOps):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
             if connection is None:
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
+            progress = [0]
             try:
-                await _execute(connection, statements)
-                return None
+                await _execute(connection, statements, pipelined, progress)
+                return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
                 await connection.close()
                 self._writer = None
@@ -275,7 +293,7 @@ class PostgresStore(StoreOps):
                     raise _unavailable(exc) from exc
                 error = StoreError(f"the write failed: {exc}")
                 error.__cause__ = exc
-                return error
+                return (None if pipelined and len(statements) > 1 else progress[0]), error
         raise AssertionError("unreachable")
 
     # --- reading ----------------------------------------------------------------------------------
@@ -313,11 +331,20 @@ class PostgresStore(StoreOps):
         return self._read(query)
 
 
-async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement]) -> None:
-    """Run ``statements`` on ``connection`` (autocommit): one alone, several in one pipelined transaction."""
+async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int]) -> None:
+    """Run ``statements`` on ``connection`` (autocommit): one alone, several in one transaction, pipelined or not.
+
+    ``progress[0]`` is left at the index of the statement running when one fails (meaningful unpipelined).
+    """
     if len(statements) == 1:
         sql, params = statements[0]
         await connection.execute(to_postgres(sql), pg_params(params) or None)
+        return
+    if not pipelined:
+        async with connection.transaction():
+            for index, (sql, params) in enumerate(statements):
+                progress[0] = index
+                await connection.execute(to_postgres(sql), pg_params(params) or None)
         return
     async with connection.pipeline(), connection.transaction():
         for sql, params in statements:
