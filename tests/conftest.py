@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
@@ -123,3 +124,11 @@ def postgres_server() -> Iterator["PostgresServer"]:
 def postgres_url(postgres_server: "PostgresServer") -> str:
     """The URL of a fresh, empty database on :func:`postgres_server`."""
     return postgres_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A ``--db`` for each engine in turn: a fresh SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(tmp_path / "parlour.sqlite3")

@@ -123,3 +123,22 @@ class PostgresServer:
     def postmaster_pid(self) -> int:
         """The process id of the running server (its postmaster)."""
         return int((self.data / "postmaster.pid").read_text().split("\n", 1)[0])
+
+
+def run_sql(db: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run one statement (SQLite's dialect, ``?`` parameters) on ``db``, a file or a PostgreSQL URL, in its own
+    connection and transaction, as another program would; return its rows (``[]`` for a statement without)."""
+    if not db.startswith("postgresql://"):
+        import sqlite3
+
+        connection = sqlite3.connect(db)
+        try:
+            with connection:
+                return connection.execute(sql, params).fetchall()
+        finally:
+            connection.close()
+    import psycopg
+
+    with psycopg.connect(db) as connection:
+        cursor = connection.execute(sql.replace("?", "%s"), params or None)
+        return cursor.fetchall() if cursor.description else []

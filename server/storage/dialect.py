@@ -4,7 +4,8 @@ Every statement the server writes (``(sql, params)`` pairs, :data:`server.store.
 and every read query uses SQLite's SQL with ``?`` parameters. Most of it is standard SQL
 that PostgreSQL runs as it is; :func:`to_postgres` rewrites the rest: the parameters
 (``%s``), ``INSERT OR IGNORE``, SQLite's two-argument scalar ``max`` and its JSON test of
-a set-aside table. Booleans are stored as 0 and 1 in both engines (SQLite has no other),
+a set-aside table. Where one text serves both (a column named with its table), the
+server's modules write that instead. Booleans are stored as 0 and 1 in both engines (SQLite has no other),
 so :func:`pg_params` turns Python's ``bool`` parameters into integers.
 """
 
@@ -23,9 +24,6 @@ _OR_IGNORE = re.compile(r"^\s*INSERT OR IGNORE INTO (.*)$", re.IGNORECASE | re.D
 _REWRITES = (
     (_IS_SET_ASIDE, "parlour_set_aside(outcome)"),  # a function of schema step 10 (server.storage.pg_schema)
     ("max(? - updated, 0)", "greatest(? - updated, 0)"),  # server.ratings: SQLite's scalar max
-    ("SET games = games + 1, wins = wins + excluded.wins, draws = draws + excluded.draws, losses = losses + excluded.losses",
-     "SET games = casual_games.games + 1, wins = casual_games.wins + excluded.wins, "
-     "draws = casual_games.draws + excluded.draws, losses = casual_games.losses + excluded.losses"),  # server.casual
 )  # fmt: skip
 
 
