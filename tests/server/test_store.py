@@ -939,7 +939,7 @@ def test_every_acknowledged_move_survives_sigkill(db: Path) -> None:
 # --- parlour games --------------------------------------------------------------------------------
 
 
-def games_args(db: Path | None, **overrides: object) -> argparse.Namespace:
+def games_args(db: Path | str | None, **overrides: object) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="parlour")
     archive_cli.add_parser(parser.add_subparsers(dest="command"))
     argv = ["games"] + (["--db", str(db)] if db is not None else [])
@@ -949,8 +949,8 @@ def games_args(db: Path | None, **overrides: object) -> argparse.Namespace:
     return args
 
 
-async def finished_games(db: Path) -> None:
-    async with SQLiteStore.open(db) as store:
+async def finished_games(db: Path | str) -> None:
+    async with open_store(str(db)) as store:
         await store.create_table(table_row(1, seat_names=("ann", "bob"), status="playing", started=T0))
         await store.append_move(1, move_row(1, "d3"))
         await store.append_move(1, move_row(2, "c5"))
@@ -962,9 +962,9 @@ async def finished_games(db: Path) -> None:
         await store.create_table(table_row(3, seat_names=("ed", None)))
 
 
-async def test_games_lists_the_archive(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    await finished_games(db)
-    assert archive_cli.run(games_args(db)) == 0
+async def test_games_lists_the_archive(any_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    await finished_games(any_db)
+    assert archive_cli.run(games_args(any_db)) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [
         "ID  GAME     PLAYERS     RESULT                              PLIES  FINISHED (UTC)",
@@ -982,9 +982,9 @@ async def test_games_pages(db: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "No finished games" in capsys.readouterr().out
 
 
-async def test_games_exports_a_record(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    await finished_games(db)
-    assert archive_cli.run(games_args(db, export=1)) == 0
+async def test_games_exports_a_record(any_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    await finished_games(any_db)
+    assert archive_cli.run(games_args(any_db, export=1)) == 0
     out = capsys.readouterr().out
     assert out == (
         "Game: othello\n"
@@ -999,7 +999,7 @@ async def test_games_exports_a_record(db: Path, capsys: pytest.CaptureFixture[st
         "2. c5 at=2024-05-01T12:00:02.000Z\n"
     )
     assert len(replay(parse_record(out))) == 3
-    assert archive_cli.run(games_args(db, export=3)) == 0  # a game still waiting exports too
+    assert archive_cli.run(games_args(any_db, export=3)) == 0  # a game still waiting exports too
     assert "Player-0: ed" in capsys.readouterr().out
 
 
