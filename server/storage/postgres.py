@@ -366,8 +366,17 @@ def _own_copy(error: StoreError) -> StoreError:
     return copy
 
 
+UNREACHABLE = "the database cannot be reached"
+"""How every :class:`StorageUnavailable` message begins."""
+
+
+def _first_line(exc: BaseException) -> str:
+    """libpq's message without its hints on further lines."""
+    return (str(exc).strip() or type(exc).__name__).splitlines()[0]
+
+
 def _unavailable(exc: BaseException) -> StorageUnavailable:
-    return StorageUnavailable(f"the database server cannot save right now: {str(exc).strip() or type(exc).__name__}")
+    return StorageUnavailable(f"{UNREACHABLE}: {_first_line(exc)}")
 
 
 # --- connecting and the schema -----------------------------------------------------------------
@@ -382,8 +391,7 @@ def connect(url: str, *, unavailable: bool = False) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
-        error = StorageUnavailable if unavailable else StoreError
-        raise error(f"cannot connect to {redact(url)}: {str(exc).strip()}") from exc
+        raise _connect_error(url, exc, unavailable) from exc
 
 
 async def _connect_async(url: str, *, unavailable: bool = False) -> psycopg.AsyncConnection[Any]:
@@ -391,8 +399,13 @@ async def _connect_async(url: str, *, unavailable: bool = False) -> psycopg.Asyn
     try:
         return await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
-        error = StorageUnavailable if unavailable else StoreError
-        raise error(f"cannot connect to {redact(url)}: {str(exc).strip()}") from exc
+        raise _connect_error(url, exc, unavailable) from exc
+
+
+def _connect_error(url: str, exc: psycopg.Error, unavailable: bool) -> StoreError:
+    """The error of a failed connection: :class:`StorageUnavailable` for a server in use, else :class:`StoreError`."""
+    message = f"cannot connect to {redact(url)}: {_first_line(exc)}"
+    return StorageUnavailable(f"{UNREACHABLE}: {message}") if unavailable else StoreError(message)
 
 
 def _for_reading(connection: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
