@@ -35,13 +35,17 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from server.store import (
+    _GROUP_WEIGHT,
+    _WAIT_FROM_MEAN,
     APPLICATION_ID,
+    COMMIT_DELAY_S,
     Migration,
     NeedsUpgrade,
     SchemaError,
     Statement,
     StoreError,
     StoreOps,
+    _merged,
 )
 
 from .common import StorageUnavailable, is_postgres_url
@@ -112,6 +116,10 @@ class PostgresStore(StoreOps):
         self._closed = False
         # Held by the writer while it commits. Tests hold it to make writes pile up into one group.
         self._writer_gate = asyncio.Lock()
+        self.commit_delay_s = COMMIT_DELAY_S
+        self._group_mean = 1.0  # running mean of writes per commit (_GROUP_WEIGHT), as SQLite's writer keeps it
+        self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
+        self._enough: asyncio.Event | None = None
 
     # --- opening and closing ---------------------------------------------------------------
 
@@ -217,6 +225,8 @@ class PostgresStore(StoreOps):
             return future
         self._pending.append(_Job(statements, future))
         self._wake.set()
+        if self._wanted and len(self._pending) >= self._wanted and self._enough is not None:
+            self._enough.set()
         return future
 
     async def _run(self) -> None:
@@ -227,35 +237,58 @@ class PostgresStore(StoreOps):
             self._wake.clear()
             async with self._writer_gate:
                 while self._pending:
+                    await self._wait_for_company()
                     jobs, self._pending = self._pending, []
                     await self._commit_group(jobs)
+                    self._group_mean += (len(jobs) - self._group_mean) * _GROUP_WEIGHT
             if self._closed:
                 return
 
-    async def _commit_group(self, jobs: list[_Job]) -> None:
-        """Commit ``jobs`` together; a job whose statement fails is dropped and the rest retried together; settle each.
+    async def _wait_for_company(self) -> None:
+        """While recent commits carried several writes each, wait up to :attr:`commit_delay_s` for as many (as SQLite's writer).
 
-        The effect is that of each write alone, in order, with fewer transactions (as SQLite's writer).
+        Fewer, larger transactions cost the server and PostgreSQL less per move (one WAL flush,
+        one round trip); a lone writer (one game) never waits.
+        """
+        wanted = self._group_mean
+        if wanted < _WAIT_FROM_MEAN or len(self._pending) >= wanted or not self.commit_delay_s or self._closed:
+            return
+        self._enough = enough = asyncio.Event()
+        self._wanted = wanted
+        timer = asyncio.get_running_loop().call_later(self.commit_delay_s, enough.set)
+        try:
+            await enough.wait()
+        finally:
+            timer.cancel()
+            self._wanted = 0.0
+            self._enough = None
+
+    async def _commit_group(self, jobs: list[_Job]) -> None:
+        """Commit ``jobs`` together, their move rows in multi-row INSERTs (:func:`server.store._merged`, as SQLite's).
+
+        A job whose statement fails is dropped and the rest retried together: the effect is
+        that of each write alone, in order, with fewer transactions. To find the culprit the
+        group runs again statement by statement, unmerged.
         """
         pending = list(jobs)
-        pipelined = True
+        merge = True
         try:
             while pending:
-                owners = [job for job in pending for _ in job.statements]
-                failed_at, error = await self._transaction([statement for job in pending for statement in job.statements], pipelined)
+                plan = _merged(pending) if merge else [(sql, params, job) for job in pending for sql, params in job.statements]
+                failed_at, error = await self._transaction([(sql, params) for sql, params, _ in plan], pipelined=merge)
                 if error is None:
                     self.commits += 1
                     self.writes += len(pending)
                     for job in pending:
                         _settle(job, None)
                     return
-                if failed_at is None:  # a pipeline says not which statement failed: run them one by one to find it
-                    pipelined = False
+                culprit = None if failed_at is None else plan[failed_at][2]
+                if not isinstance(culprit, _Job):  # a pipeline, or a statement of several writes: find the one
+                    merge = False
                     continue
-                culprit = owners[failed_at]
                 _settle(culprit, error)
                 pending.remove(culprit)
-                pipelined = True
+                merge = True
                 if pending:
                     log.warning("a write failed (%s); retrying the %d other writes of its group", error, len(pending))
         except StorageUnavailable as exc:
