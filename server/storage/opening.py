@@ -6,7 +6,7 @@ PostgreSQL's module (and psycopg) is imported only for a URL, so a server on SQL
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from server.store import NeedsUpgrade, SQLiteStore, StoreError
 
@@ -28,13 +28,15 @@ def _engine(db: str) -> "type[SQLiteStore] | type[PostgresStore]":
     return PostgresStore
 
 
-def open_store(db: str) -> AnyStore:
+def open_store(db: str, **options: Any) -> AnyStore:
     """Open ``db`` for a server (creating or upgrading its schema); ``await start()`` it before writing.
+
+    ``options`` are those both engines' ``open`` take (``commit_delay_s``).
 
     Raises:
         StoreError: it cannot be opened (see :meth:`SQLiteStore.open` and :meth:`PostgresStore.open`).
     """
-    return _engine(db).open(db)
+    return _engine(db).open(db, **options)
 
 
 def open_for_reading(db: str) -> AnyStore:

@@ -102,7 +102,7 @@ class PostgresStore(StoreOps):
         writes: writes (calls to :meth:`write`) committed so far.
     """
 
-    def __init__(self, url: str, reader: psycopg.Connection[Any], writable: bool) -> None:
+    def __init__(self, url: str, reader: psycopg.Connection[Any], writable: bool, commit_delay_s: float = COMMIT_DELAY_S) -> None:
         """Use :meth:`open` or :meth:`open_read_only`."""
         self.url = url
         self.commits = 0
@@ -116,7 +116,7 @@ class PostgresStore(StoreOps):
         self._closed = False
         # Held by the writer while it commits. Tests hold it to make writes pile up into one group.
         self._writer_gate = asyncio.Lock()
-        self.commit_delay_s = COMMIT_DELAY_S
+        self.commit_delay_s = commit_delay_s
         self._group_mean = 1.0  # running mean of writes per commit (_GROUP_WEIGHT), as SQLite's writer keeps it
         self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
         self._enough: asyncio.Event | None = None
@@ -124,20 +124,28 @@ class PostgresStore(StoreOps):
     # --- opening and closing ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str) -> "PostgresStore":
+    def open(cls, url: str, *, commit_delay_s: float = COMMIT_DELAY_S) -> "PostgresStore":
         """Connect to the database at ``url`` and bring its schema up to date.
 
+        Args:
+            url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``.
+            commit_delay_s: how long the writer may wait for more writes before a commit
+                while recent commits carried several writes each (as :meth:`SQLiteStore.open`); 0 never waits.
+
         Raises:
+            ValueError: a negative ``commit_delay_s``.
             SchemaError: it holds another program's tables, or a newer Parlour's schema; or a step failed.
             StoreError: it cannot be reached (the cause is psycopg's error).
         """
+        if commit_delay_s < 0:
+            raise ValueError(f"commit_delay_s must not be negative, not {commit_delay_s!r}")
         reader = connect(url)
         try:
             _prepare(reader, url, PG_MIGRATIONS)
         except BaseException:
             reader.close()
             raise
-        return cls(url, _for_reading(reader), True)
+        return cls(url, _for_reading(reader), True, commit_delay_s)
 
     @classmethod
     def open_read_only(cls, url: str) -> "PostgresStore":
@@ -177,6 +185,8 @@ class PostgresStore(StoreOps):
         self._closed = True
         if self._task is not None and self._wake is not None:
             self._wake.set()
+            if self._enough is not None:  # no waiting for company once closing
+                self._enough.set()
             await self._task
         if self._writer is not None:
             await self._writer.close()

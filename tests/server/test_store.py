@@ -443,7 +443,7 @@ async def test_a_group_commit_wakes_the_event_loop_once(sqlite_store: SQLiteStor
     assert len(wakeups) == 1, f"50 writes of one commit woke the loop {len(wakeups)} times"
 
 
-async def _writes_in_one_turn(store: SQLiteStore, count: int, first_ply: int) -> None:
+async def _writes_in_one_turn(store: Store, count: int, first_ply: int) -> None:
     await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(first_ply, first_ply + count)))
 
 
@@ -474,8 +474,8 @@ async def test_while_tables_commit_together_the_writes_of_one_turn_are_handed_ov
         assert store.writes == 92
 
 
-async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+async def test_a_lone_writer_never_waits_for_company(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=5.0) as store:
         await store.create_table(table_row(1))
         started = time.monotonic()
         for ply in range(1, 6):
@@ -484,8 +484,8 @@ async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
         assert store.commits == 6
 
 
-async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=5.0) as store:
         await store.create_table(table_row(1))
         for first in (1, 11, 21, 31):
             await _writes_in_one_turn(store, 10, first)  # ten tables at once: each turn's ten writes, one commit
@@ -501,8 +501,8 @@ async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(d
         assert loaded is not None and len(loaded.moves) == 48
 
 
-async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=0.3) as store:
+async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=0.3) as store:
         await store.create_table(table_row(1))
         for first in (1, 11, 21, 31):
             await _writes_in_one_turn(store, 10, first)
@@ -510,7 +510,7 @@ async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Pa
         await store.append_move(1, move_row(41))  # nobody else comes: committed once the delay is over
         waited = time.monotonic() - started
         assert 0.25 <= waited < 2.5, f"a write waited {waited:.3f} s with a commit delay of 0.3 s"
-    async with SQLiteStore.open(db, commit_delay_s=60.0) as store:
+    async with open_store(any_db, commit_delay_s=60.0) as store:
         for first in (51, 61, 71, 81):
             await _writes_in_one_turn(store, 10, first)
         write = asyncio.ensure_future(store.append_move(1, move_row(91)))
@@ -519,7 +519,7 @@ async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Pa
         await store.close()
         assert time.monotonic() - started < 2.5 and write.done() and write.exception() is None
     with pytest.raises(ValueError, match="commit_delay_s"):
-        SQLiteStore.open(db, commit_delay_s=-1)
+        open_store(any_db, commit_delay_s=-1)
 
 
 async def test_every_acknowledged_write_is_visible_to_another_connection(store: Store) -> None:
