@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, Protocol, Self, Sequence, TypeVar
 
 import games
 from games.record import GameRecord, RecordedMove
@@ -84,6 +84,7 @@ __all__ = [
     "iso_utc",
     "save_session_sql",
     "set_aside_sql",
+    "refuse_write",
     "table_to_record",
     "takeback_clocks_sql",
     "truncate_moves_sql",
@@ -807,6 +808,19 @@ class StoreOps:
     def _read(self, query: Callable[[Any], T]) -> T:
         raise NotImplementedError
 
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
     async def create_table(self, row: TableRow) -> None:
         """Store a new table (see :func:`create_table_sql`)."""
         await self.write(create_table_sql(row))
@@ -1157,13 +1171,6 @@ class SQLiteStore(StoreOps):
         if self._writer is not None:
             self._writer.close()
 
-    async def __aenter__(self) -> "SQLiteStore":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
     # --- writing -------------------------------------------------------------------------------
 
     def write(self, *statements: Statement) -> asyncio.Future[None]:
@@ -1199,13 +1206,9 @@ class SQLiteStore(StoreOps):
         if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
             loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
-        for statement in statements:
-            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-                future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
-                return future
-        if self._closed or self._thread is None:
-            refusal = "the store is closed" if self._closed else "the store is not started: await store.start() first"
-            future.set_exception(StoreError(refusal))
+        refusal = refuse_write(statements, self._closed, self._thread is not None)
+        if refusal is not None:
+            future.set_exception(refusal)
             return future
         if not statements:
             future.set_result(None)
@@ -1371,6 +1374,21 @@ class SQLiteStore(StoreOps):
         """
         return self._read(query)
 
+
+
+def refuse_write(statements: Sequence[Any], closed: bool, started: bool) -> Exception | None:
+    """Why :meth:`Store.write` refuses ``statements`` at once, or ``None``.
+
+    Returns:
+        TypeError for a statement that is not a ``(sql, params)`` pair; StoreError when
+        the store is ``closed`` or not ``started``.
+    """
+    for statement in statements:
+        if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
+            return TypeError(f"a statement must be a (sql, params) pair, not {statement!r}")
+    if closed or not started:
+        return StoreError("the store is closed" if closed else "the store is not started: await store.start() first")
+    return None
 
 
 def table_to_record(table: StoredTable) -> GameRecord:

@@ -105,19 +105,10 @@ def postgres_server() -> Iterator["PostgresServer"]:
 
     Without PostgreSQL's programs: a failure saying how to install them when ``CI`` is set, else a skip with that message.
     """
-    from tests.pgserver import PostgresServer, missing_reason
+    from tests.pgserver import running_cluster
 
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    cluster = PostgresServer()
-    try:
-        cluster.start()
+    with running_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.destroy()
 
 
 @pytest.fixture

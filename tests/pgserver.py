@@ -13,6 +13,7 @@ with that message when ``CI`` is set and skip with it otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -22,6 +23,7 @@ import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 SUPERUSER = "parlour"
 """The cluster's superuser, the user of every test database URL."""
@@ -142,3 +144,25 @@ def run_sql(db: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple[ob
     with psycopg.connect(db) as connection:
         cursor = connection.execute(sql.replace("?", "%s"), params or None)
         return cursor.fetchall() if cursor.description else []
+
+
+@contextlib.contextmanager
+def running_cluster() -> Iterator[PostgresServer]:
+    """A private cluster started for the ``with`` block, then stopped and deleted.
+
+    Without PostgreSQL's programs: a test failure saying how to install them when ``CI``
+    is set, else a skip with that message.
+    """
+    reason = missing_reason()
+    if reason is not None:
+        import pytest
+
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    cluster = PostgresServer()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()

@@ -46,6 +46,7 @@ from server.store import (
     StoreError,
     StoreOps,
     _merged,
+    refuse_write,
 )
 
 from .common import StorageUnavailable, is_postgres_url
@@ -202,13 +203,6 @@ class PostgresStore(StoreOps):
             self._reader.close()
             self._reader = None
 
-    async def __aenter__(self) -> "PostgresStore":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
     # --- writing -------------------------------------------------------------------------------
 
     def write(self, *statements: Statement) -> asyncio.Future[None]:
@@ -223,12 +217,9 @@ class PostgresStore(StoreOps):
             TypeError: a statement is not a ``(sql, params)`` pair.
         """
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        for statement in statements:
-            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-                future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
-                return future
-        if self._closed or self._wake is None:
-            future.set_exception(StoreError("the store is closed" if self._closed else "the store is not started: await store.start() first"))
+        refusal = refuse_write(statements, self._closed, self._wake is not None)
+        if refusal is not None:
+            future.set_exception(refusal)
             return future
         if not statements:
             future.set_result(None)

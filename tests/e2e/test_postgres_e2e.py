@@ -11,20 +11,16 @@ from typing import Iterator
 import pytest
 
 from client.line_script import EXIT_REFUSED
-from tests.pgserver import PostgresServer
+from tests.pgserver import PostgresServer, running_cluster
 
-from .harness import Process, othello_after_d3, start_server
+from .harness import othello_after_d3, refused_until_fixed, start_server
 
 
 @pytest.fixture
-def stoppable_postgres(postgres_server: PostgresServer) -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this test's own (it is stopped mid-test); ``postgres_server`` only checks PostgreSQL is here."""
-    cluster = PostgresServer()
-    cluster.start()
-    try:
+def stoppable_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test's own: it is stopped mid-test."""
+    with running_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.destroy()
 
 
 def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when_it_returns(stoppable_postgres: PostgresServer) -> None:
@@ -34,22 +30,10 @@ def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when
     ann, bob = othello_after_d3(address, options="tc=5+0", bob_args=("--keep-going",))
     try:
         stoppable_postgres.stop()
-        bob.send("c3\n")
-        bob.expect(r"The server cannot save moves right now \(its database cannot be reached\); nothing was changed\. Try again later\.")
-        server.expect(r"ERROR .*cannot save PlayMove from .*: the database cannot be reached: ")
-        cat = Process("play", address, "--name", "cat")
-        assert cat.expect(r"The server refused us \(storage_unavailable\): the server cannot save moves right now")
-        assert cat.finish() != 0
-
-        stoppable_postgres.start()
-        cat = Process("play", address, "--name", "cat", stdin_text="quit\n")
-        cat.expect(r"Connected to .* as cat\.")  # the name was not kept by the hello that could not be saved
-        assert cat.finish() == 0
-        bob.send("c3\n")  # had the refused move been applied, this would be refused (not your turn)
-        ann.expect(r"White played c3\.")
-        bob.expect(r"White played c3\.")
-        ann.send("quit\n")
-        bob.send("quit\n")
+        refused_until_fixed(
+            server, address, ann, bob, code="storage_unavailable", logged=".*: the database cannot be reached: ", fix=stoppable_postgres.start,
+            text=r"The server cannot save moves right now \(its database cannot be reached\); nothing was changed\. Try again later\.",
+        )  # fmt: skip
         assert ann.finish() == 0 and bob.finish() == EXIT_REFUSED  # the storage_unavailable refusal
     finally:
         ann.kill()

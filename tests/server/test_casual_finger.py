@@ -11,7 +11,6 @@ the slow path too).
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 
 from client import Client
 from client.ratings_text import describe_finger

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import os
 from pathlib import Path
 from typing import Iterator
 
@@ -26,7 +25,7 @@ from server.storage.common import StorageUnavailable
 from server.storage.dialect import pg_params, to_postgres
 from server.storage.pg_schema import PG_MIGRATIONS
 from server.storage.postgres import PostgresStore, redact
-from tests.pgserver import PostgresServer, missing_reason, run_sql
+from tests.pgserver import PostgresServer, run_sql, running_cluster
 
 from .test_store import finished_games, games_args, move_row, table_row
 
@@ -34,17 +33,8 @@ from .test_store import finished_games, games_args, move_row, table_row
 @pytest.fixture(scope="module")
 def own_postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL server of this module's own, which its tests stop and start again."""
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    cluster = PostgresServer()
-    cluster.start()
-    try:
+    with running_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.destroy()
 
 
 # --- the schema --------------------------------------------------------------------------------
