@@ -84,7 +84,7 @@ __all__ = [
     "iso_utc",
     "save_session_sql",
     "set_aside_sql",
-    "refuse_write",
+    "settled_at_once",
     "table_to_record",
     "takeback_clocks_sql",
     "truncate_moves_sql",
@@ -1206,12 +1206,7 @@ class SQLiteStore(StoreOps):
         if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
             loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
-        refusal = refuse_write(statements, self._closed, self._thread is not None)
-        if refusal is not None:
-            future.set_exception(refusal)
-            return future
-        if not statements:
-            future.set_result(None)
+        if settled_at_once(future, statements, self._closed, self._thread is not None):
             return future
         job = _Job(statements, future, loop)
         if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
@@ -1376,19 +1371,23 @@ class SQLiteStore(StoreOps):
 
 
 
-def refuse_write(statements: Sequence[Any], closed: bool, started: bool) -> Exception | None:
-    """Why :meth:`Store.write` refuses ``statements`` at once, or ``None``.
+def settled_at_once(future: asyncio.Future[None], statements: Sequence[Any], closed: bool, started: bool) -> bool:
+    """Settle the ``future`` of :meth:`Store.write` at once where nothing is to be queued; return whether it did.
 
-    Returns:
-        TypeError for a statement that is not a ``(sql, params)`` pair; StoreError when
-        the store is ``closed`` or not ``started``.
+    It gets a TypeError for a statement that is not a ``(sql, params)`` pair, a
+    StoreError when the store is ``closed`` or not ``started``, and ``None`` for no statement.
     """
     for statement in statements:
         if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-            return TypeError(f"a statement must be a (sql, params) pair, not {statement!r}")
+            future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
+            return True
     if closed or not started:
-        return StoreError("the store is closed" if closed else "the store is not started: await store.start() first")
-    return None
+        future.set_exception(StoreError("the store is closed" if closed else "the store is not started: await store.start() first"))
+        return True
+    if not statements:
+        future.set_result(None)
+        return True
+    return False
 
 
 def table_to_record(table: StoredTable) -> GameRecord:

@@ -46,7 +46,7 @@ from server.store import (
     StoreError,
     StoreOps,
     _merged,
-    refuse_write,
+    settled_at_once,
 )
 
 from .common import StorageUnavailable, is_postgres_url
@@ -217,12 +217,7 @@ class PostgresStore(StoreOps):
             TypeError: a statement is not a ``(sql, params)`` pair.
         """
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        refusal = refuse_write(statements, self._closed, self._wake is not None)
-        if refusal is not None:
-            future.set_exception(refusal)
-            return future
-        if not statements:
-            future.set_result(None)
+        if settled_at_once(future, statements, self._closed, self._wake is not None):
             return future
         self._pending.append(_Job(statements, future))
         self._wake.set()

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pytest
 
 import games
+from client.line_script import EXIT_REFUSED
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = Path(__file__).resolve().parent / "records"
@@ -263,3 +264,10 @@ def refused_until_fixed(server: Process, address: str, ann: Process, bob: Proces
     bob.expect(r"White played c3\.")
     ann.send("quit\n")
     bob.send("quit\n")
+    assert ann.finish() == 0 and bob.finish() == EXIT_REFUSED  # the refusal counts in bob's exit status (--keep-going)
+
+
+def assert_no_traceback_nor_error(server: Process, *clients: Process) -> None:
+    """Nobody printed a traceback, and no client an error line."""
+    assert not any("Traceback" in line for process in (server, *clients) for line in process.lines), "\n".join(server.lines)
+    assert not any("error (" in line for client in clients for line in client.lines), "\n".join(line for c in clients for line in c.lines)
