@@ -398,6 +398,7 @@ async def _host(args: argparse.Namespace) -> int:
     from server.addresses import reachable_addresses
     from server.cli import advertise, configure_logging, connect_instructions, server_config
     from server.loops import loop_name
+    from server.storage.opening import describe_db
     from server.store import StoreError
 
     configure_logging(args.log_level)
@@ -406,13 +407,13 @@ async def _host(args: argparse.Namespace) -> int:
     try:
         await server.start()
     except StoreError as exc:
-        print(f"Cannot use the database {config.db_path}: {exc}", flush=True)
+        print(f"Cannot use the database {describe_db(config.db_path) if config.db_path else config.db_path}: {exc}", flush=True)
         return 1
     except OSError as exc:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = reachable_addresses(args.host)
-    kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    kept = f"games kept in {describe_db(config.db_path)}" if config.db_path else "nothing kept on disk"
     print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
     for line in instructions:

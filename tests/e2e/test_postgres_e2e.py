@@ -1,6 +1,7 @@
 """A real ``parlour serve --db postgresql://...`` whose PostgreSQL server stops mid-game: moves are refused with
 ``storage_unavailable`` and change nothing; once PostgreSQL is back, play goes on where it was.
 
+A server that cannot use its PostgreSQL database says why in one line.
 (SIGKILL of the server and a restart on PostgreSQL: ``test_restart_e2e.py``, run on both engines.)
 """
 
@@ -10,9 +11,10 @@ from typing import Iterator
 
 import pytest
 
-from tests.pgserver import PostgresServer, running_cluster
+from tests.pgserver import PostgresServer, free_port, run_sql, running_cluster
 
-from .harness import othello_after_d3, assert_no_traceback_nor_error, refused_until_fixed, start_server
+from .harness import assert_no_traceback_nor_error, othello_after_d3, refused_until_fixed, start_server
+from .test_startup_e2e import serve_fails
 
 
 @pytest.fixture
@@ -38,3 +40,16 @@ def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when
         bob.kill()
         server.kill()
     assert_no_traceback_nor_error(server, ann, bob)
+
+
+def test_an_unreachable_postgresql_is_refused_in_one_line_without_the_password(postgres_server: PostgresServer) -> None:
+    unused = free_port()
+    line = serve_fails("--db", f"postgresql://ann:hunter2@127.0.0.1:{unused}/parlour")
+    assert f"cannot use the database postgresql://ann@127.0.0.1:{unused}/parlour: cannot connect to" in line
+    assert "hunter2" not in line
+
+
+def test_a_database_of_another_program_is_refused_in_one_line(postgres_server: PostgresServer) -> None:
+    url = postgres_server.create_database()
+    run_sql(url, "CREATE TABLE invoices (id INTEGER)")
+    assert "holds some other program's tables (invoices), not a Parlour database" in serve_fails("--db", url)
