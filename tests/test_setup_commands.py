@@ -19,4 +19,11 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "pip install -q -e ." in setup and "parlour host" in setup
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     commands = [line for line in script.splitlines() if line and not line.startswith(("#", "set ", "cd "))]
-    assert commands == [tests]
+    assert commands[-1] == tests
+    assert not any("pytest" in line or "pip" in line for line in commands[:-1]), "before it, only the servers' packages are installed"
+
+
+def test_ci_installs_the_missing_database_servers_with_apt_as_root() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "compgen -G '/usr/lib/postgresql/*/bin/initdb'" in script and "command -v redis-server" in script
+    assert 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"' in script
