@@ -746,8 +746,9 @@ class Store(Protocol):
     """Where the server keeps what must outlive it: sessions, tables, moves, the archive.
 
     Every write the server acknowledges to a client was committed by
-    :meth:`write` first. One implementation today, :class:`SQLiteStore`; a
-    deployment over several machines would put a shared database behind it.
+    :meth:`write` first. Two implementations: :class:`SQLiteStore` (a file) and
+    :class:`server.storage.postgres.PostgresStore` (a PostgreSQL database); both
+    take the statements in SQLite's dialect (:mod:`server.storage.dialect`).
     """
 
     async def start(self) -> None:
@@ -764,7 +765,11 @@ class Store(Protocol):
         """
 
     def read(self, query: Callable[[Any], T]) -> T:
-        """Run a read-only ``query`` on one consistent snapshot of the database (its ``sqlite3.Connection``)."""
+        """Run a read-only ``query`` on one consistent snapshot of the database.
+
+        ``query`` gets an object with ``execute(sql, params)`` taking SQLite's SQL: the
+        ``sqlite3.Connection``, or PostgreSQL's stand-in for it.
+        """
 
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
