@@ -315,7 +315,7 @@ class PostgresStore(StoreOps):
                 self._writer = None
                 if attempt == 2:
                     raise _unavailable(exc) from exc
-            except psycopg.Error as exc:
+            except Exception as exc:  # psycopg's errors, or a parameter it cannot send: that write fails, the writer goes on
                 if connection.broken or connection.closed or isinstance(exc, psycopg.OperationalError):
                     await connection.close()
                     self._writer = None

@@ -215,3 +215,15 @@ async def test_a_failed_copy_keeps_nothing(tmp_path: Path, postgres_url: str) ->
     with pytest.raises(StoreError, match="nothing was kept"):
         db_copy.copy_database(str(source), postgres_url)
     assert run_sql(postgres_url, "SELECT count(*) FROM tables") == [(0,)]
+
+
+async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres_url: str) -> None:
+    async with PostgresStore.open(postgres_url) as store:
+        results = await asyncio.gather(
+            store.write(("INSERT INTO sessions (token, name, created) VALUES (?, ?, ?)", ("a", object(), 1.0))),
+            store.save_session("b", "bob"),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], StoreError) and "cannot adapt" in str(results[0]) and results[1] is None
+        await store.save_session("c", "cy")  # the writer lives on
+        assert store.sessions() == {"b": "bob", "c": "cy"}
