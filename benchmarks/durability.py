@@ -12,9 +12,19 @@ The modes alternate (no-db, db, no-db, db for ``--rounds 2``) because the
 machine may be shared and noisy: each round gives its own ratio, from two runs
 taken seconds apart. Both modes play the same seeded games.
 
+With ``--postgres`` a third mode runs in each round: ``pg``, the same server on
+PostgreSQL (``--db postgresql://...``), a private PostgreSQL server started for
+the run with ``initdb`` and ``pg_ctl`` as the tests start it (``tests/pgserver.py``:
+Debian's ``postgresql`` package; its defaults, so ``fsync`` and
+``synchronous_commit`` on: every acknowledged move is flushed, as with SQLite's
+``FULL``). Its CPU per move counts the server and every PostgreSQL process
+(the postmaster and its children: the server's two backends, the WAL writer,
+the checkpointer, ...), and the pg / db lines compare it with SQLite's.
+
 Usage::
 
     python benchmarks/durability.py                    # 8 games at once, 4000 moves per run
+    python benchmarks/durability.py --postgres --rounds 1 --moves 2000
     python benchmarks/durability.py --games 1
     python benchmarks/durability.py --games 16 --moves 8000 --rounds 3
 
@@ -46,6 +56,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
@@ -64,18 +75,29 @@ _BOOT = """\
 import collections, sys
 import server.storage.sqlite as store
 from client.cli import main
-_close = store.SQLiteStore.close
-_commit_batch = store.SQLiteStore._commit_batch
+import server.storage.postgres as pg
 sizes = collections.Counter()
-def commit_batch(self, jobs):
-    sizes[len(jobs)] += 1
-    _commit_batch(self, jobs)
-async def close(self):
-    await _close(self)
-    spread = " ".join(f"{size}x{count}" for size, count in sorted(sizes.items()))
-    print(f"store: {self.commits} commits, {self.writes} writes; sizes {spread}", flush=True)
-store.SQLiteStore._commit_batch = commit_batch
-store.SQLiteStore.close = close
+def counting(kind, name):
+    original = getattr(kind, name)
+    if name == "_commit_batch":
+        def commit_batch(self, jobs):
+            sizes[len(jobs)] += 1
+            original(self, jobs)
+        return commit_batch
+    async def commit_group(self, jobs):
+        sizes[len(jobs)] += 1
+        await original(self, jobs)
+    return commit_group
+def reporting(original):
+    async def close(self):
+        await original(self)
+        spread = " ".join(f"{size}x{count}" for size, count in sorted(sizes.items()))
+        print(f"store: {self.commits} commits, {self.writes} writes; sizes {spread}", flush=True)
+    return close
+store.SQLiteStore._commit_batch = counting(store.SQLiteStore, "_commit_batch")
+pg.PostgresStore._commit_group = counting(pg.PostgresStore, "_commit_group")
+store.SQLiteStore.close = reporting(store.SQLiteStore.close)
+pg.PostgresStore.close = reporting(pg.PostgresStore.close)
 main(sys.argv[1:])
 """
 
@@ -83,10 +105,13 @@ main(sys.argv[1:])
 class BenchServer(ServerProcess):
     """``parlour serve`` in a child process, with or without a database, reporting its commits and CPU time."""
 
-    def __init__(self, db_path: Path | None) -> None:
+    def __init__(self, db_path: Path | str | None, postgres_pid: int | None = None) -> None:
         storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
         super().__init__(launcher=["-c", _BOOT], storage=storage, options=UNTHROTTLED + ONE_ADDRESS)
         self.db_path = db_path
+        self.postgres_pid = postgres_pid  # PostgreSQL's postmaster, whose processes' CPU counts too
+        self.postgres_cpu_s: float | None = None
+        self._postgres_mark: dict[int, float] = {}
         self.commits: int | None = None
         self.writes: int | None = None
         self.group_sizes = ""  # "WRITES x COMMITS ...": how many commits carried how many writes
@@ -103,8 +128,9 @@ class BenchServer(ServerProcess):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def mark(self) -> None:
-        """Start counting the server's CPU time from now."""
+        """Start counting the server's CPU time (and PostgreSQL's) from now."""
         self._cpu_mark = self.cpu_time()
+        self._postgres_mark = postgres_cpu(self.postgres_pid) if self.postgres_pid else {}
 
     def stop(self) -> None:
         """SIGTERM (the server closes its connections and flushes the store), then read what it printed."""
@@ -114,6 +140,9 @@ class BenchServer(ServerProcess):
             now = self.cpu_time()
             if now is not None and self._cpu_mark is not None:
                 self.cpu_s = now - self._cpu_mark
+            if self.postgres_pid:  # before the server closes its connections: their backends' time goes with them
+                now_pg = postgres_cpu(self.postgres_pid)
+                self.postgres_cpu_s = sum(cpu - self._postgres_mark.get(pid, 0.0) for pid, cpu in now_pg.items())
             self.proc.terminate()
         try:
             rest, _ = self.proc.communicate(timeout=15)
@@ -123,6 +152,29 @@ class BenchServer(ServerProcess):
         match = _STORE_LINE.search(rest or "")
         if match:
             self.commits, self.writes, self.group_sizes = int(match[1]), int(match[2]), match[3].strip()
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``), or ``None`` if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu(postmaster: int) -> dict[int, float]:
+    """CPU seconds so far of PostgreSQL's postmaster and each of its children, by process id."""
+    pids = [postmaster]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent == postmaster:
+                pids.append(int(entry.name))
+    return {pid: cpu for pid in pids if (cpu := process_cpu(pid)) is not None}
 
 
 @dataclass
@@ -138,6 +190,14 @@ class Run:
     client_cpu_s: float
     server_cpu_s: float | None
     db: dict[str, int] = field(default_factory=dict)
+    postgres_cpu_s: float | None = None
+
+    @property
+    def storage_cpu_s(self) -> float | None:
+        """The server's CPU time plus PostgreSQL's (``pg`` runs), or the server's alone."""
+        if self.server_cpu_s is None:
+            return None
+        return self.server_cpu_s + (self.postgres_cpu_s or 0.0)
 
     @property
     def moves(self) -> int:
@@ -171,8 +231,16 @@ async def drive(port: int, args: argparse.Namespace) -> tuple[float, list[float]
     return time.perf_counter() - start, ok_s, sum(tables)
 
 
-def count_db(path: Path) -> dict[str, int]:
+def count_db(path: Path | str) -> dict[str, int]:
     """What the database holds after the run (opened read-only once the server has stopped)."""
+    if str(path).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(path)) as pg:
+            moves, forced = pg.execute("SELECT count(*), coalesce(sum(forced), 0) FROM moves").fetchone()  # type: ignore[misc]
+            tables = pg.execute("SELECT count(*) FROM tables").fetchone()[0]  # type: ignore[index]
+            sessions = pg.execute("SELECT count(*) FROM sessions").fetchone()[0]  # type: ignore[index]
+        return {"moves": moves - forced, "forced": forced, "tables": tables, "sessions": sessions}
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         moves, forced = db.execute("SELECT count(*), coalesce(sum(forced), 0) FROM moves").fetchone()
@@ -183,9 +251,11 @@ def count_db(path: Path) -> dict[str, int]:
     return {"moves": moves - forced, "forced": forced, "tables": tables, "sessions": sessions}
 
 
-def one_run(mode: str, number: int, args: argparse.Namespace, workdir: Path) -> Run:
-    db_path = workdir / f"round{number}.sqlite3" if mode == "db" else None
-    server = BenchServer(db_path)
+def one_run(mode: str, number: int, args: argparse.Namespace, workdir: Path, postgres: Any = None) -> Run:
+    db_path: Path | str | None = workdir / f"round{number}.sqlite3" if mode == "db" else None
+    if mode == "pg":
+        db_path = postgres.create_database()
+    server = BenchServer(db_path, postgres.postmaster_pid() if mode == "pg" else None)
     port = server.start()
     load = os.getloadavg()[0]
     try:
@@ -195,7 +265,7 @@ def one_run(mode: str, number: int, args: argparse.Namespace, workdir: Path) -> 
         client_cpu = time.process_time() - client_cpu
     finally:
         server.stop()
-    run = Run(mode, number, elapsed, ok_s, tables, load, client_cpu, server.cpu_s)
+    run = Run(mode, number, elapsed, ok_s, tables, load, client_cpu, server.cpu_s, postgres_cpu_s=server.postgres_cpu_s)
     if db_path is not None:
         run.db = count_db(db_path)
         if server.commits is not None and server.writes is not None:
@@ -238,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
     parser.add_argument("--rounds", type=int, default=2, help="times each mode runs, alternating (default: 2)")
     parser.add_argument("--dir", type=Path, help="where the databases go (default: a new temporary directory)")
+    parser.add_argument("--postgres", action="store_true", help="also run each round on PostgreSQL (a private server: tests/pgserver.py)")
     args = parser.parse_args(argv)
     if args.moves < 1 or args.games < 1 or args.rounds < 1:
         parser.error("--moves, --games and --rounds must be at least 1")
@@ -247,26 +318,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"othello 8x8, {args.games} game(s) at once, {args.moves} moves per run, seed {args.seed}; "
               f"server in its own process on 127.0.0.1; {os.cpu_count()} CPU(s); databases in {workdir}")
         runs: list[Run] = []
-        for number in range(1, args.rounds + 1):
-            for mode in ("no-db", "db"):
-                run = one_run(mode, number, args, workdir)
-                runs.append(run)
-                cpu = f"CPU ms/move: clients {run.client_cpu_s * 1000 / run.moves:.2f}"
-                if run.server_cpu_s is not None:
-                    cpu += f", server {run.server_cpu_s * 1000 / run.moves:.2f}"
-                print(line(f"round {number} {mode}", run.moves, run.elapsed_s, run.ok_s)
-                      + f"  [{run.tables} tables, load {run.load:.2f}]")
-                print(f"{'':<14} {cpu}")
-                if run.db:
-                    stored = (f"{'':<14} on disk: {run.db['moves']} client moves (+{run.db['forced']} forced passes), "
-                              f"{run.db['tables']} tables, {run.db['sessions']} sessions")
-                    if "commits" in run.db:
-                        stored += (f"; {run.db['commits']} commits for {run.db['writes']} writes "
-                                   f"({run.db['writes'] / max(1, run.db['commits']):.2f} writes/commit; "
-                                   f"writes x commits: {run.db['group_sizes']})")
-                    print(stored)
-                    if run.db["moves"] != run.moves:
-                        print(f"{'':<14} WARNING: {run.moves} moves were acknowledged but {run.db['moves']} are stored")
+        modes = ("no-db", "db", "pg") if args.postgres else ("no-db", "db")
+        postgres = start_postgres() if args.postgres else None
+        try:
+            for number in range(1, args.rounds + 1):
+                for mode in modes:
+                    runs.append(report_run(one_run(mode, number, args, workdir, postgres)))
+        finally:
+            if postgres is not None:
+                postgres.destroy()
         probe = fsync_ms(workdir)
 
     print()
@@ -277,12 +337,64 @@ def main(argv: list[str] | None = None) -> int:
         print(ratio_line(f"round {number}", [off], [on]))
     if args.rounds > 1:
         print(ratio_line("all rounds", [r for r in runs if r.mode == "no-db"], [r for r in runs if r.mode == "db"]))
-        for mode in ("no-db", "db"):
+        for mode in modes:
             mine = [r for r in runs if r.mode == mode]
             print(line(f"pooled {mode}", sum(r.moves for r in mine), sum(r.elapsed_s for r in mine),
                        [s for r in mine for s in r.ok_s]))
+    if args.postgres:
+        print()
+        print("pg / db (SQLite)     CPU/move (server + PostgreSQL)   p50    p99")
+        for number in range(1, args.rounds + 1):
+            print(engine_line(f"round {number}", by_key[("db", number)], by_key[("pg", number)]))
     print(f"fsync of 4 KiB in the database directory: median {probe:.3f} ms")
     return 0
+
+
+def start_postgres() -> Any:
+    """A private PostgreSQL server, started as the tests start theirs."""
+    from tests.pgserver import PostgresServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        raise SystemExit(f"--postgres: {reason}")
+    postgres = PostgresServer()
+    postgres.start()
+    return postgres
+
+
+def engine_line(label: str, sqlite_run: Run, pg_run: Run) -> str:
+    """PostgreSQL's CPU per move (server + PostgreSQL) over SQLite's (server), and the p50 and p99 ratios."""
+    if sqlite_run.storage_cpu_s is None or pg_run.storage_cpu_s is None:
+        return f"{label:<20} (no CPU times: not Linux)"
+    lite = sqlite_run.storage_cpu_s * 1000 / sqlite_run.moves
+    pg = pg_run.storage_cpu_s * 1000 / pg_run.moves
+    return (
+        f"{label:<20} {pg / lite:5.2f}  ({pg:.3f} vs {lite:.3f} ms/move)     "
+        f"{percentile(pg_run.ok_s, 50) / percentile(sqlite_run.ok_s, 50):5.2f}  "
+        f"{percentile(pg_run.ok_s, 99) / percentile(sqlite_run.ok_s, 99):5.2f}"
+    )
+
+
+def report_run(run: Run) -> Run:
+    """Print one run's lines; return it."""
+    cpu = f"CPU ms/move: clients {run.client_cpu_s * 1000 / run.moves:.2f}"
+    if run.server_cpu_s is not None:
+        cpu += f", server {run.server_cpu_s * 1000 / run.moves:.2f}"
+    if run.postgres_cpu_s is not None:
+        cpu += f", PostgreSQL {run.postgres_cpu_s * 1000 / run.moves:.2f}"
+    print(line(f"round {run.number} {run.mode}", run.moves, run.elapsed_s, run.ok_s) + f"  [{run.tables} tables, load {run.load:.2f}]")
+    print(f"{'':<14} {cpu}")
+    if run.db:
+        stored = (f"{'':<14} stored: {run.db['moves']} client moves (+{run.db['forced']} forced passes), "
+                  f"{run.db['tables']} tables, {run.db['sessions']} sessions")
+        if "commits" in run.db:
+            stored += (f"; {run.db['commits']} commits for {run.db['writes']} writes "
+                       f"({run.db['writes'] / max(1, run.db['commits']):.2f} writes/commit; "
+                       f"writes x commits: {run.db['group_sizes']})")
+        print(stored)
+        if run.db["moves"] != run.moves:
+            print(f"{'':<14} WARNING: {run.moves} moves were acknowledged but {run.db['moves']} are stored")
+    return run
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host``, ``games`` and ``secret``.
+"""The ``parlour`` command: ``serve``, ``play``, ``bot``, ``host``, ``games``, ``db`` and ``secret``.
 
 The one module that knows both ends. ``play`` and ``bot`` use the client library
 alone; ``serve``, ``games`` and ``host`` import the server inside their functions, so
@@ -47,6 +47,7 @@ def _fingerprint(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``parlour`` command (see :func:`parse_args` for the checks after parsing)."""
     from server.archive_cli import add_parser as add_games
+    from server.storage.copy import add_parser as add_db
     from server.cli import add_parser as add_serve
     from server.cli import PORT as SERVER_PORT
     from server.cli import add_advertise_argument, add_hosting_arguments
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve(subparsers)
     add_games(subparsers)
+    add_db(subparsers)
     add_servers_parser(subparsers)
     play = subparsers.add_parser(
         "play",
@@ -373,6 +375,7 @@ async def _host(args: argparse.Namespace) -> int:
     from server.net.addresses import reachable_addresses
     from server.cli import advertise, configure_logging, connect_instructions, server_config, web_instructions
     from server.net.loops import loop_name
+    from server.storage.opening import describe_db
     from server.storage.store import StoreError
 
     configure_logging(args.log_level)
@@ -381,13 +384,13 @@ async def _host(args: argparse.Namespace) -> int:
     try:
         await server.start()
     except StoreError as exc:
-        print(f"Cannot use the database {config.db_path}: {exc}", flush=True)
+        print(f"Cannot use the database {describe_db(config.db_path) if config.db_path else config.db_path}: {exc}", flush=True)
         return 1
     except OSError as exc:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", flush=True)
         return 1
     others = reachable_addresses(args.host)
-    kept = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    kept = f"games kept in {describe_db(config.db_path)}" if config.db_path else "nothing kept on disk"
     print(f"Hosting ({kept}; {loop_name(asyncio.get_running_loop())} event loop).", flush=True)
     instructions = list(connect_instructions(others, server.port, "THEIRNAME", args.fingerprint, args.password is not None, args.host))
     for line in instructions + web_instructions(others, server.http_address, guarded=config.password is not None or config.ssl is not None):

@@ -137,6 +137,9 @@ Anything else is a move in the game's notation, e.g. d3."""
 STORAGE_FULL_TEXT = "The server cannot save moves right now (its disk is full); nothing was changed. Try again later."
 """What the player reads when the server answers ``storage_full``."""
 
+STORAGE_UNAVAILABLE_TEXT = "The server cannot save moves right now (its database cannot be reached); nothing was changed. Try again later."
+"""What the player reads when the server answers ``storage_unavailable``."""
+
 OFFER_KINDS = ("draw", "takeback", "rematch")
 LIST_MOST = 1000
 """The most tables ``list`` shows (ten pages of the lobby)."""
@@ -309,6 +312,8 @@ class TerminalClient:
     def _refusal_text(self, exc: ServerError) -> str:
         if exc.code == "storage_full":
             return STORAGE_FULL_TEXT
+        if exc.code == "storage_unavailable":
+            return STORAGE_UNAVAILABLE_TEXT
         text = f"error ({exc.code}): {printable_lines(exc.message)}"
         if exc.code == "too_many_tables":
             text += "\nYou are at as many tables as this server allows: leave one first (tables lists them)."

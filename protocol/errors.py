@@ -70,6 +70,8 @@ class Code(StrEnum):
     """The server is stopping."""
     STORAGE_FULL = "storage_full"
     """The server could not save the change because its disk is full; nothing was changed. Try again later."""
+    STORAGE_UNAVAILABLE = "storage_unavailable"
+    """The server could not save the change because its database server cannot be reached; nothing was changed. Try again later."""
     BAD_REQUEST = "bad_request"
     """A well-formed request asks for what cannot be: a computer seat with a bad level or seat, or a game without a computer player."""
     TOO_MANY_BOTS = "too_many_bots"

@@ -71,9 +71,10 @@ from .tables.exports import ExportError, export_record
 from .players.finger import RatingQueries
 from .ratings.rated import show_ratings
 from .net import listen
+from .storage.common import StorageUnavailable, is_postgres_url
+from .storage.opening import open_store
 from .storage.rows import ArchiveEntry, DamagedTable, iso_utc
 from .storage.schema import is_disk_full
-from .storage.sqlite import SQLiteStore
 from .storage.statements import delete_session_sql
 from .storage.store import Statement, Store, StoreError
 from .core.errors import RequestError
@@ -89,6 +90,9 @@ log = logging.getLogger(__name__)
 
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
+
+STORAGE_UNAVAILABLE_MESSAGE = "the server cannot save moves right now: its database cannot be reached. Nothing was changed; try again later"
+"""The message of a ``storage_unavailable`` error."""
 
 Handler = Callable[[Session, Any, list[Push]], Awaitable[Message]]
 AtOnceHandler = Callable[[Session, Any, list[Push]], Message | None]
@@ -264,8 +268,9 @@ class Server:
         await self.accounts.prepare()
         try:
             if self.config.db_path is not None:
-                self._db_lock = DatabaseLock.acquire(self.config.db_path)
-                self.store = SQLiteStore.open(self.config.db_path)
+                if not is_postgres_url(self.config.db_path):  # one server per SQLite file; a PostgreSQL server keeps its own order
+                    self._db_lock = DatabaseLock.acquire(self.config.db_path)
+                self.store = open_store(self.config.db_path)
                 self.authority.durable = True
                 self._at_once.clear()  # every move waits for its commit: no handler can answer at once
                 self.ratings.store = self.store
@@ -476,6 +481,9 @@ class Server:
         if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
             log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
             return Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
+        if isinstance(exc, StorageUnavailable):  # PostgreSQL stopped or unreachable: the request may succeed once it is back
+            log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
+            return Error(id=request.id, code=Code.STORAGE_UNAVAILABLE, message=STORAGE_UNAVAILABLE_MESSAGE)
         log.exception("request %r from %s failed", request, peer.address)
         return Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request")
 

@@ -6,6 +6,7 @@ that game (finished or not) as a plain-text record (:mod:`games.record`), and
 ``parlour games --export ID --format ggf`` an Othello game as a GGF record
 (:mod:`games.ggf`, built by :mod:`server.tables.exports`).
 
+``--db`` is a file or, for a server on PostgreSQL, its ``postgresql://`` URL.
 It reads the database a running server is writing (WAL lets both work at
 once), and never writes to it: it opens the file read-only, so a database on
 read-only storage can be listed too. Only a database from an older Parlour is
@@ -26,9 +27,10 @@ from games.record import RecordError
 from protocol.cli_options import number_in
 
 from .tables.exports import FORMATS, ExportError, export_record
+from .storage.opening import describe_db, is_postgres_url, open_for_reading
 from .storage.rows import ArchiveEntry
-from .storage.sqlite import SQLiteStore, default_db_path
-from .storage.store import NeedsUpgrade, StoreError
+from .storage.sqlite import default_db_path
+from .storage.store import StoreError
 
 __all__ = ["add_parser", "run", "describe_result"]
 
@@ -42,7 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "or print one game as a record (plain text, or GGF for an Othello game).",
     )
     parser.add_argument(
-        "--db", type=Path, default=None, metavar="PATH", help=f"the server's database (default: {default_db_path()})"
+        "--db", default=None, metavar="PATH|URL",
+        help=f"the server's database: an SQLite file, or a postgresql:// URL (default: {default_db_path()})",
     )
     parser.add_argument(
         "--export", type=number_in(1, 2**63 - 1, whole=True), default=None, metavar="ID", help="print game ID as a record"
@@ -85,12 +88,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if fmt != "text" and args.export is None:
         print(f"--format {fmt} goes with --export ID: it says how to print that game.", file=err)
         return 2
-    path = Path(args.db) if args.db is not None else default_db_path()
-    if not path.exists():
+    db = str(args.db) if args.db is not None else str(default_db_path())
+    path = describe_db(db)
+    if not is_postgres_url(db) and not Path(db).exists():
         print(f"No games yet: {path} does not exist ('parlour serve --db {path}' creates it).", file=err)
         return 1 if args.export is not None else 0
     try:
-        store = _open(path)
+        store = open_for_reading(db)
     except StoreError as exc:
         print(f"Cannot read the archive: {exc}", file=err)
         return 1
@@ -115,23 +119,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     return 0
 
 
-def _open(path: Path) -> SQLiteStore:
-    """The database at ``path``, opened read-only; upgraded first (which writes) only if its schema is older.
-
-    Raises:
-        StoreError: it cannot be read, or needs an upgrade that cannot be written.
-    """
-    try:
-        return SQLiteStore.open_read_only(path)
-    except NeedsUpgrade as exc:
-        try:
-            SQLiteStore.open(path).close_sync()
-        except StoreError as failed:
-            raise StoreError(f"{exc}, which needs write access: {failed}") from None
-    return SQLiteStore.open_read_only(path)
-
-
-def _print_archive(entries: list[ArchiveEntry], path: Path, limit: int, offset: int, out: TextIO) -> None:
+def _print_archive(entries: list[ArchiveEntry], path: str, limit: int, offset: int, out: TextIO) -> None:
     if not entries:
         print(f"No finished games in {path}" + (f" after the first {offset}." if offset else "."), file=out)
         return

@@ -34,6 +34,7 @@ from .app import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, Server, 
 from .play.authority import DEFAULT_ABORT_AFTER_S
 from .net.limits import LimitError, Limits, limit_range, limit_unit
 from .net.loops import add_loop_argument, loop_factory, loop_name, run_on
+from .storage.opening import describe_db
 from .storage.sqlite import default_db_path
 from .storage.store import StoreError
 from .net.tls import TLSFileError, certificate_fingerprint, server_context
@@ -57,10 +58,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "serve",
         help="host a Parlour server",
         description="Host a Parlour server. By default it listens on every interface so LAN players can connect.",
-        epilog="One server per database: a second one on the same --db is refused (the lock is PATH.lock, beside it). "
+        epilog="One server per SQLite database: a second one on the same --db is refused (the lock is PATH.lock, beside it). "
         "If the server cannot start it prints one line saying why and exits with status 1. At start it raises its "
         "descriptor limit as far as the hard limit allows and lowers --max-connections to fit, with a warning. "
-        "Moves that cannot be saved because the disk is full are refused with storage_full. See docs/OPERATIONS.md.",
+        "Moves that cannot be saved because the disk is full are refused with storage_full; on PostgreSQL, while the "
+        "database cannot be reached, with storage_unavailable. See docs/OPERATIONS.md.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every IPv4 interface)")
     parser.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"TCP port, 0 to 65535 (default: {DEFAULT_PORT}; 0 picks a free one)")
@@ -79,7 +81,11 @@ def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> No
     them and :func:`server_config` reads them.
     """
     storage = parser.add_mutually_exclusive_group()
-    storage.add_argument("--db", metavar="PATH", help=f"SQLite database for tables, sessions and the archive (default: {default_db_path()})")
+    storage.add_argument(
+        "--db", metavar="PATH|URL",
+        help=f"where tables, sessions and the archive are kept: an SQLite file (default: {default_db_path()}), "
+        "or a PostgreSQL database as a libpq URL, postgresql://USER@HOST:PORT/DB",
+    )
     storage.add_argument("--no-db", action="store_true", help="keep nothing on disk (games are lost when the server stops)")
     parser.add_argument(
         "--grace",
@@ -361,7 +367,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_on(_serve(config, args.fingerprint, advertised=not args.no_advertise), args.loop_factory)
     except StoreError as exc:
-        log.error("cannot use the database %s: %s", db_path, exc)
+        log.error("cannot use the database %s: %s", describe_db(db_path) if db_path else db_path, exc)
         return 1
     except (OSError, OverflowError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
@@ -424,7 +430,7 @@ async def _serve(config: ServerConfig, fingerprint: str | None = None, advertise
     tune_garbage_collector()
     port = server.port
     hosts = reachable_addresses(config.host)
-    where = f"games kept in {config.db_path}" if config.db_path else "nothing kept on disk"
+    where = f"games kept in {describe_db(config.db_path)}" if config.db_path else "nothing kept on disk"
     security = ("TLS" if config.ssl is not None else "plain TCP") + (", password required" if config.password else ", no password")
     loop = asyncio.get_running_loop()
     print(f"Parlour server {config.server_name!r} listening on port {port} ({where}; {security}; {loop_name(loop)} event loop).", flush=True)

@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
 from client import Client
 from server.app import Server, ServerConfig
+
+if TYPE_CHECKING:
+    from tests.pgserver import PostgresServer
 
 # No test multicasts on a real network: mDNS (advertising and browsing, in this
 # process and every process it starts) stays on loopback unless a test, such
@@ -93,3 +97,29 @@ async def connect(server: Server) -> AsyncIterator[Connect]:
     yield factory
     for client in clients:
         await client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator["PostgresServer"]:
+    """A private PostgreSQL server for this test session (:mod:`tests.pgserver`), stopped and deleted at the end.
+
+    Without PostgreSQL's programs: a failure saying how to install them when ``CI`` is set, else a skip with that message.
+    """
+    from tests.pgserver import running_cluster
+
+    with running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_url(postgres_server: "PostgresServer") -> str:
+    """The URL of a fresh, empty database on :func:`postgres_server`."""
+    return postgres_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A ``--db`` for each engine in turn: a fresh SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(tmp_path / "parlour.sqlite3")

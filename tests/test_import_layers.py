@@ -37,7 +37,7 @@ SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "
 
 - ``net``: sockets, connections, peers, TLS, limits, descriptors, event loops, LAN advertising;
 - ``core``: what every group shares: :class:`RequestError`, names and their keys, ids, the session;
-- ``storage``: the ``Store`` contract, the SQLite store, its schema, writer thread and rows;
+- ``storage``: the ``Store`` contract, the SQLite and PostgreSQL stores, their schemas, writers and rows;
 - ``bus``: the ``Bus`` contract and the local bus;
 - ``tables``: a table, its clock, lock and fan-out, the lobby;
 - ``ratings``: Glicko-2, ratings, casual counts, what a game's end does to them;

@@ -28,3 +28,11 @@ def test_ci_installs_the_browser_the_web_tests_need_only_where_missing() -> None
     assert "command -v chromium >/dev/null || missing+=(chromium)" in script
     assert "command -v chromedriver >/dev/null || missing+=(chromium-driver)" in script
     assert len(re.findall(r"apt-get install -y", script)) == 1  # one install line, for every missing package
+
+
+def test_ci_installs_the_missing_database_servers_in_the_same_apt_step() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)" in script
+    assert "command -v redis-server >/dev/null || missing+=(redis-server)" in script
+    assert 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"' in script
+    assert len(re.findall(r"apt-get install -y", script)) == 1

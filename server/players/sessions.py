@@ -27,6 +27,7 @@ from ..net.limits import Limits
 from ..core.names import NameError_, check_name, name_key
 from ..net.peer import Peer
 from ..core.session import Session, new_token
+from ..storage.common import StorageUnavailable
 from ..storage.schema import is_disk_full
 from ..storage.statements import delete_session_sql, save_session_sql
 from ..storage.store import Statement, StoreError
@@ -195,7 +196,7 @@ class Sessions:
         try:
             await self._persist(*renew_token_sql(old, token), *(delete_session_sql(other.token) for other in others), *statements)
         except StoreError as exc:
-            if is_disk_full(exc):
+            if is_disk_full(exc) or isinstance(exc, StorageUnavailable):
                 raise
             log.error("cannot renew the token of %s: %s", session.name, exc)
             raise RequestError(Code.INTERNAL_ERROR, "the server's database refused the write; try again") from None
@@ -256,8 +257,8 @@ class Sessions:
         try:
             await self._persist(save_session_sql(session.token, session.name), *statements)
         except StoreError as exc:
-            if is_disk_full(exc):
-                raise  # storage_full: the same hello may succeed once there is room
+            if is_disk_full(exc) or isinstance(exc, StorageUnavailable):
+                raise  # storage_full or storage_unavailable: the same hello may succeed later
             log.error("cannot save the session of %s: %s", name, exc)
             raise RequestError(
                 Code.INTERNAL_ERROR, f"your session as {name!r} could not be saved (the server's database refused the write); try again"

@@ -57,9 +57,9 @@ def casual_results(table: Table, outcome: games.Outcome) -> list[CasualResult]:
 
 _UPSERT = (
     "INSERT INTO casual_games (name_key, game, games, wins, draws, losses) VALUES (?, ?, 1, ?, ?, ?) "
-    "ON CONFLICT (name_key, game) DO UPDATE SET games = games + 1, wins = wins + excluded.wins, "
-    "draws = draws + excluded.draws, losses = losses + excluded.losses"
-)
+    "ON CONFLICT (name_key, game) DO UPDATE SET games = casual_games.games + 1, wins = casual_games.wins + excluded.wins, "
+    "draws = casual_games.draws + excluded.draws, losses = casual_games.losses + excluded.losses"
+)  # the stored counts named with their table: a bare name is ambiguous in PostgreSQL (the stored row or excluded)
 
 
 def casual_sql(results: list[CasualResult]) -> list[Statement]:

@@ -4,19 +4,21 @@
 claimed names, tables, every move, the archive. Every write the server
 acknowledges to a client was committed by :meth:`Store.write` first, and the
 server changes its memory only once that commit returned. A write is a tuple
-of :data:`Statement` pairs, committed atomically. The SQLite store
-(:mod:`server.storage.sqlite`) is the implementation the server ships with.
+of :data:`Statement` pairs, committed atomically. Two stores keep it: SQLite
+(:mod:`server.storage.sqlite`) and PostgreSQL (:mod:`server.storage.postgres`);
+what they share over their own ``write`` is :class:`server.storage.ops.StoreOps`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Protocol, TypeVar
+import asyncio
+from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
 
 from games.record import GameRecord
 
 from .rows import ArchiveEntry, DamagedTable, StoredTable
 
-__all__ = ["NeedsUpgrade", "SchemaError", "Statement", "Store", "StoreError"]
+__all__ = ["NeedsUpgrade", "SchemaError", "Statement", "Store", "StoreError", "settled_at_once"]
 
 Statement = tuple[str, tuple[Any, ...]]
 """One SQL statement with its ``?`` parameters, as :meth:`Store.write` takes it."""
@@ -41,8 +43,9 @@ class Store(Protocol):
     """Where the server keeps what must outlive it: sessions, tables, moves, the archive.
 
     Every write the server acknowledges to a client was committed by
-    :meth:`write` first. One implementation today, :class:`SQLiteStore`; a
-    deployment over several machines would put a shared database behind it.
+    :meth:`write` first. Two implementations: :class:`server.storage.sqlite.SQLiteStore`
+    (a file) and :class:`server.storage.postgres.PostgresStore` (a PostgreSQL database);
+    both take the statements in SQLite's dialect (:mod:`server.storage.dialect`).
     """
 
     async def start(self) -> None:
@@ -59,7 +62,11 @@ class Store(Protocol):
         """
 
     def read(self, query: Callable[[Any], T]) -> T:
-        """Run a read-only ``query`` on one consistent snapshot of the database (its ``sqlite3.Connection``)."""
+        """Run a read-only ``query`` on one consistent snapshot of the database.
+
+        ``query`` gets an object with ``execute(sql, params)`` taking SQLite's SQL: the
+        ``sqlite3.Connection``, or PostgreSQL's stand-in for it.
+        """
 
     def sessions(self) -> dict[str, str]:
         """Every stored session: token -> name."""
@@ -87,3 +94,22 @@ class Store(Protocol):
 
     def to_record(self, table: StoredTable) -> GameRecord:
         """A stored table as a game record."""
+
+
+def settled_at_once(future: asyncio.Future[None], statements: Sequence[Any], closed: bool, started: bool) -> bool:
+    """Settle the ``future`` of :meth:`Store.write` at once where nothing is to be queued; return whether it did.
+
+    It gets a TypeError for a statement that is not a ``(sql, params)`` pair, a
+    StoreError when the store is ``closed`` or not ``started``, and ``None`` for no statement.
+    """
+    for statement in statements:
+        if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
+            future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
+            return True
+    if closed or not started:
+        future.set_exception(StoreError("the store is closed" if closed else "the store is not started: await store.start() first"))
+        return True
+    if not statements:
+        future.set_result(None)
+        return True
+    return False

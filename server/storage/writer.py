@@ -20,12 +20,12 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence, TypeVar
 
 from .statements import APPEND_MOVES, MERGED_ROWS
-from .store import Statement, StoreError
+from .store import Statement, StoreError, settled_at_once
 
-__all__ = ["COMMIT_DELAY_S", "GroupCommitWriter"]
+__all__ = ["COMMIT_DELAY_S", "GROUP_WEIGHT", "WAIT_FROM_MEAN", "GroupCommitWriter", "merged_statements", "own_copy"]
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +45,10 @@ recent commits carried several writes each; like PostgreSQL's ``commit_delay``. 
 costs far more CPU than the writes it carries, so gathering the moves of several tables
 into one commit lowers the cost of every move, for at most this much more latency."""
 
-_GROUP_WEIGHT = 0.25
+GROUP_WEIGHT = 0.25
 """How much the latest commit counts in the running mean of writes per commit (the rest: the mean so far)."""
 
-_WAIT_FROM_MEAN = 1.5
+WAIT_FROM_MEAN = 1.5
 """The writer waits for company only while the running mean of writes per commit is at least this:
 at least every other commit carried more than one write. One game's commits carry one write each."""
 
@@ -82,7 +82,7 @@ class GroupCommitWriter:
     def __init__(self, writer: sqlite3.Connection | None, commit_delay_s: float = COMMIT_DELAY_S) -> None:
         """Commit through ``writer`` (``None``: a read-only store, which refuses to start)."""
         self.commit_delay_s = commit_delay_s
-        self._group_mean = 1.0  # running mean of writes per commit (_GROUP_WEIGHT)
+        self._group_mean = 1.0  # running mean of writes per commit (GROUP_WEIGHT)
         self.commits = 0
         self.writes = 0
         self._writer = writer
@@ -132,19 +132,10 @@ class GroupCommitWriter:
         if loop is None or not loop.is_running():  # the first write, or a new loop since: look it up
             loop = self._loop = asyncio.get_running_loop()  # a getpid() system call each time on Python 3.11
         future: asyncio.Future[None] = loop.create_future()
-        for statement in statements:
-            if not (isinstance(statement, tuple) and len(statement) == 2 and isinstance(statement[0], str)):
-                future.set_exception(TypeError(f"a statement must be a (sql, params) pair, not {statement!r}"))
-                return future
-        if self._closed or self._thread is None:
-            refusal = "the store is closed" if self._closed else "the store is not started: await store.start() first"
-            future.set_exception(StoreError(refusal))
-            return future
-        if not statements:
-            future.set_result(None)
+        if settled_at_once(future, statements, self._closed, self._thread is not None):
             return future
         job = _Job(statements, future, loop)
-        if not self._turn and self._group_mean < _WAIT_FROM_MEAN:
+        if not self._turn and self._group_mean < WAIT_FROM_MEAN:
             self._queue.put([job])  # tables seldom commit together (one game): no turn to wait for
         else:
             self._turn.append(job)
@@ -174,7 +165,7 @@ class GroupCommitWriter:
                 jobs, stopping = self._gather(first)
                 if jobs:
                     self._commit_batch(jobs)
-                    self._group_mean += (len(jobs) - self._group_mean) * _GROUP_WEIGHT
+                    self._group_mean += (len(jobs) - self._group_mean) * GROUP_WEIGHT
             if stopping:
                 return
 
@@ -183,7 +174,7 @@ class GroupCommitWriter:
 
         Every batch handed over already is taken. Then, while recent commits
         carried several writes each (their running mean is at least
-        :data:`_WAIT_FROM_MEAN`), the writer waits, at most
+        :data:`WAIT_FROM_MEAN`), the writer waits, at most
         :attr:`commit_delay_s` in all, until it holds as many writes as that
         mean: the other tables' moves are probably on their way.
         """
@@ -198,7 +189,7 @@ class GroupCommitWriter:
                 batch = self._queue.get_nowait()
                 continue
             wanted = self._group_mean
-            if wanted < _WAIT_FROM_MEAN or len(jobs) >= wanted or not self.commit_delay_s:
+            if wanted < WAIT_FROM_MEAN or len(jobs) >= wanted or not self.commit_delay_s:
                 return jobs, False
             if deadline is None:
                 deadline = time.monotonic() + self.commit_delay_s
@@ -229,7 +220,7 @@ class GroupCommitWriter:
                 continue
             if culprit is None:  # BEGIN or COMMIT failed (a full disk, say): nothing to single out, the whole group fails
                 log.error("a group commit of %d writes failed: %s", len(pending), error)
-                settled += [(job, _own_copy(error)) for job in pending]  # each waiter raises its own exception, with the same cause
+                settled += [(job, own_copy(error)) for job in pending]  # each waiter raises its own exception, with the same cause
                 break
             assert isinstance(culprit, _Job)
             settled.append((culprit, error))
@@ -253,7 +244,7 @@ class GroupCommitWriter:
         connection = self._writer
         cursor = self._cursor
         assert connection is not None and cursor is not None, "start() refuses a read-only store"
-        plan = _merged(jobs) if merge else [(sql, params, job) for job in jobs for sql, params in job.statements]
+        plan = merged_statements(jobs) if merge else [(sql, params, job) for job in jobs for sql, params in job.statements]
         culprit: _Job | object | None = None
         try:
             if len(plan) == 1:
@@ -283,20 +274,28 @@ _MERGED = object()
 """The culprit of a failed statement that held the rows of several writes."""
 
 
-def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
+class _Write(Protocol):
+    statements: tuple[Statement, ...]
+
+
+W = TypeVar("W", bound=_Write)
+
+
+def merged_statements(jobs: Sequence[W]) -> list[tuple[str, Sequence[Any], W | object]]:
     """The statements of ``jobs`` in order, each run of move INSERTs of one shape as multi-row INSERTs.
 
     Each statement comes with the job it belongs to, or :data:`_MERGED` if it
     holds rows of several jobs. Rows keep their order, so the effect is that of
-    the statements one by one.
+    the statements one by one. A job is anything with ``statements``: this
+    writer's, or the PostgreSQL store's (:mod:`server.storage.postgres`).
     """
     if len(jobs) == 1 and len(jobs[0].statements) == 1:  # one game's move, say: nothing to merge
         job = jobs[0]
         sql, params = job.statements[0]
         return [(sql, params, job)]
-    plan: list[tuple[str, Sequence[Any], _Job | object]] = []
+    plan: list[tuple[str, Sequence[Any], W | object]] = []
     rows: list[Any] = []
-    owners: list[_Job] = []
+    owners: list[W] = []
     shapes: tuple[str, ...] = ()  # the multi-row INSERTs of the run being gathered
 
     def flush() -> None:
@@ -324,8 +323,9 @@ def _merged(jobs: list[_Job]) -> list[tuple[str, Sequence[Any], _Job | object]]:
     return plan
 
 
-def _own_copy(error: StoreError) -> StoreError:
-    copy = StoreError(*error.args)
+def own_copy(error: StoreError) -> StoreError:
+    """A new exception like ``error`` (same class, message and cause), for one more waiter to raise."""
+    copy = type(error)(*error.args)
     copy.__cause__ = error.__cause__
     return copy
 

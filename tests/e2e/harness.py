@@ -17,11 +17,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
 import games
+from client.line_script import EXIT_REFUSED
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = Path(__file__).resolve().parent / "records"
@@ -236,3 +237,37 @@ def private_read_only_prefix(folder: Path) -> list[str]:
     """A command prefix running the rest in a private mount namespace where ``folder`` is a read-only bind mount."""
     quoted = shlex.quote(str(folder))
     return _private_mount_prefix(f"mount --bind {quoted} {quoted} && mount -o remount,bind,ro {quoted}", "bind-mount read-only")
+
+
+def refused_until_fixed(server: Process, address: str, ann: Process, bob: Process, *, code: str, text: str, logged: str, fix: Callable[[], None]) -> None:
+    """In :func:`othello_after_d3`'s game, while the server cannot save: bob's c3 and a newcomer's ``hello`` are refused;
+    after ``fix()`` both succeed, and ann and bob quit.
+
+    Args:
+        code: the error code the newcomer's refusal names (``storage_full``, ...).
+        text: what bob reads (a regular expression).
+        logged: what the server logs for the refused move (a regular expression after ``cannot save PlayMove from``).
+        fix: makes saving possible again.
+    """
+    bob.send("c3\n")
+    bob.expect(text)
+    server.expect(rf"ERROR .*cannot save PlayMove from {logged}")
+    cat = Process("play", address, "--name", "cat")
+    assert cat.expect(rf"The server refused us \({code}\): the server cannot save moves right now")
+    assert cat.finish() != 0
+    fix()
+    cat = Process("play", address, "--name", "cat", stdin_text="quit\n")
+    cat.expect(r"Connected to .* as cat\.")  # the name was not kept by the hello that could not be saved
+    assert cat.finish() == 0
+    bob.send("c3\n")  # had the refused move been applied, this would be refused (not your turn)
+    ann.expect(r"White played c3\.")
+    bob.expect(r"White played c3\.")
+    ann.send("quit\n")
+    bob.send("quit\n")
+    assert ann.finish() == 0 and bob.finish() == EXIT_REFUSED  # the refusal counts in bob's exit status (--keep-going)
+
+
+def assert_no_traceback_nor_error(server: Process, *clients: Process) -> None:
+    """Nobody printed a traceback, and no client an error line."""
+    assert not any("Traceback" in line for process in (server, *clients) for line in process.lines), "\n".join(server.lines)
+    assert not any("error (" in line for client in clients for line in client.lines), "\n".join(line for c in clients for line in c.lines)

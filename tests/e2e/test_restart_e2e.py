@@ -16,8 +16,9 @@ from .harness import ROOT, Process, othello_after_d3, player_scripts, read_recor
 SPLITS = (24, 41)  # moves each table has played when the server is killed
 
 
-def test_sigkill_restart_resume_and_finish_several_games(tmp_path: Path) -> None:
-    db = str(tmp_path / "parlour.sqlite3")
+def test_sigkill_restart_resume_and_finish_several_games(any_db: str) -> None:
+    """On SQLite, and on PostgreSQL (``parlour serve --db postgresql://...``)."""
+    db = any_db
     moves = read_record("othello.txt")
     server, port = start_server("--db", db, "--grace", "60")
     address = f"127.0.0.1:{port}"

@@ -10,9 +10,8 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from client.line_script import EXIT_REFUSED
 
-from .harness import Process, othello_after_d3, private_tmpfs_prefix, start_server
+from .harness import Process, othello_after_d3, private_tmpfs_prefix, assert_no_traceback_nor_error, refused_until_fixed, start_server
 
 
 def fill(path: Path) -> None:
@@ -48,27 +47,12 @@ def test_a_move_on_a_full_disk_gets_storage_full_and_the_same_move_succeeds_late
         assert dan.finish() == 0
         server.expect(r"ERROR .*a background write failed: .*database or disk is full")
 
-        bob.send("c3\n")
-        bob.expect(r"The server cannot save moves right now \(its disk is full\); nothing was changed\. Try again later\.")
-        server.expect(r"ERROR .*cannot save PlayMove from .*disk is full")
-        cat = Process("play", address, "--name", "cat")
-        assert cat.expect(r"The server refused us \(storage_full\): the server cannot save moves right now")
-        assert cat.finish() != 0
-        filler.unlink()
-
-        cat = Process("play", address, "--name", "cat", stdin_text="quit\n")
-        cat.expect(r"Connected to .* as cat\.")  # the name was not kept by the hello that could not be saved
-        assert cat.finish() == 0
-
-        bob.send("c3\n")  # had the failed move been applied, this would be refused (not your turn)
-        ann.expect(r"White played c3\.")
-        bob.expect(r"White played c3\.")
-        ann.send("quit\n")
-        bob.send("quit\n")
-        assert ann.finish() == 0 and bob.finish() == EXIT_REFUSED  # the storage_full refusal
+        refused_until_fixed(
+            server, address, ann, bob, code="storage_full", logged=".*disk is full", fix=filler.unlink,
+            text=r"The server cannot save moves right now \(its disk is full\); nothing was changed\. Try again later\.",
+        )  # fmt: skip
     finally:
         ann.kill()
         bob.kill()
         server.kill()
-    assert not any("Traceback" in line for line in server.lines + ann.lines + bob.lines), "\n".join(server.lines)
-    assert not any("error (" in line for line in bob.lines), "\n".join(bob.lines)
+    assert_no_traceback_nor_error(server, ann, bob)

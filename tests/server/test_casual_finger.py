@@ -11,7 +11,6 @@ the slow path too).
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 
 from client import Client
 from client.ratings_text import describe_finger
@@ -25,7 +24,7 @@ ONE_MOVE = {"board": [0, 1, 0]}
 """A Nimble setup that the first player wins with the first move (2-1)."""
 
 
-def _config(db: Path | None) -> ServerConfig:
+def _config(db: str | None) -> ServerConfig:
     return ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db) if db else None, bot_seconds=0.02, bot_workers=1)
 
 
@@ -72,8 +71,8 @@ def _casual(player: m.Player) -> dict[str, tuple[int, int, int, int]]:
     return {c.game: (c.games, c.wins, c.draws, c.losses) for c in player.casual}
 
 
-async def test_finger_counts_casual_games_apart_from_rated_ones_and_they_survive_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_finger_counts_casual_games_apart_from_rated_ones_and_they_survive_a_restart(any_db: str) -> None:
+    db = any_db
     server = Server(_config(db))
     await server.start()
     ann, bob = await _claim(server, "Ann"), await _claim(server, "Bob")

@@ -11,14 +11,14 @@ the app's side is in tests/client/app/test_chat_history_app.py.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from pathlib import Path
 
 from client import Client
 from client.terminal import TerminalClient
 from protocol import messages as m
 from server.app import Server, ServerConfig
 from server.social.chat import CHAT_HISTORY
+
+from tests.pgserver import run_sql
 
 from .conftest import TIMEOUT_S
 
@@ -98,20 +98,16 @@ async def test_a_resuming_player_gets_what_was_said_while_away(configured_server
         await ann.close()
 
 
-def _config(db: Path) -> ServerConfig:
+def _config(db: str) -> ServerConfig:
     return ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db))
 
 
-def _stored(db: Path) -> list[tuple[int, int, str]]:
-    connection = sqlite3.connect(db)
-    try:
-        return connection.execute("SELECT table_id, seq, text FROM chat ORDER BY table_id, seq").fetchall()
-    finally:
-        connection.close()
+def _stored(db: str) -> list[tuple[int, int, str]]:
+    return run_sql(db, "SELECT table_id, seq, text FROM chat ORDER BY table_id, seq")  # type: ignore[return-value]
 
 
-async def test_the_history_is_stored_bounded_and_comes_back_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_the_history_is_stored_bounded_and_comes_back_after_a_restart(any_db: str) -> None:
+    db = any_db
     first = Server(_config(db))
     await first.start()
     ann = await Client.connect("127.0.0.1", first.port, name="ann")

@@ -21,6 +21,8 @@ from server.app import Server, ServerConfig
 from server.ratings.glicko2 import Rating as Glicko, rate_game
 from server.core.names import name_key
 
+from tests.pgserver import run_sql
+
 from .conftest import TIMEOUT_S, refused
 
 Players = Callable[..., Awaitable[tuple[Client, Client]]]
@@ -82,8 +84,8 @@ def newcomers_after(score: float) -> Glicko:
 # --- a rated game, its ratings, and the restart ------------------------------------------------
 
 
-async def test_a_rated_game_changes_both_ratings_as_glicko2_says_and_they_survive_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_a_rated_game_changes_both_ratings_as_glicko2_says_and_they_survive_a_restart(any_db: str) -> None:
+    db = any_db
     server = Server(config(db))
     await server.start()
     ann, bob = await claim(server, "Ann"), await claim(server, "Bob")
@@ -252,19 +254,17 @@ async def test_the_operator_can_refuse_rated_games(tmp_path: Path) -> None:
 # --- finger and leaderboard ------------------------------------------------------------------
 
 
-def seed_ratings(db: Path, rows: list[tuple[str, str, float, float, int]]) -> None:
+def seed_ratings(db: str | Path, rows: list[tuple[str, str, float, float, int]]) -> None:
     """Store ratings as a server would have: (name, family, rating, deviation, games), updated now."""
-    with sqlite3.connect(db) as connection:
-        for name, family, rating, deviation, games in rows:
-            connection.execute(
-                "INSERT INTO ratings VALUES (?, ?, 'othello', ?, ?, ?, 0.06, ?, ?, 0, 0, ?)",
-                (name_key(name), name, family, rating, deviation, games, games, time.time()),
-            )
-    connection.close()
+    for name, family, rating, deviation, games in rows:
+        run_sql(
+            str(db), "INSERT INTO ratings VALUES (?, ?, 'othello', ?, ?, ?, 0.06, ?, ?, 0, 0, ?)",
+            (name_key(name), name, family, rating, deviation, games, games, time.time()),
+        )
 
 
-async def test_leaderboards_rank_page_and_leave_out_provisional_ratings(tmp_path: Path) -> None:
-    db = tmp_path / "p.sqlite3"
+async def test_leaderboards_rank_page_and_leave_out_provisional_ratings(any_db: str) -> None:
+    db = any_db
     server = Server(config(db))
     await server.start()
     await server.close()  # the file now has the schema
@@ -357,8 +357,8 @@ async def test_without_a_database_ratings_live_in_memory(configured_server: Call
         await bob.close()
 
 
-async def test_a_rated_game_restored_after_a_restart_is_still_rated(tmp_path: Path) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_a_rated_game_restored_after_a_restart_is_still_rated(any_db: str) -> None:
+    db = any_db
     server = Server(config(db))
     await server.start()
     ann, bob = await claim(server, "Ann"), await claim(server, "Bob")

@@ -136,9 +136,9 @@ async def test_a_lost_welcome_does_not_strand_the_player(connect, raw: RawFactor
     assert (moved.seat, moved.ply) == (1, 2), "the game goes on"
 
 
-async def test_a_resume_then_drop_then_restart_still_resumes_with_the_token(tmp_path: Path) -> None:
+async def test_a_resume_then_drop_then_restart_still_resumes_with_the_token(any_db: str) -> None:
     """The server may die right after handling a resume: the token it handed out before still works after a restart."""
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=str(tmp_path / "p.sqlite3"), grace_s=5.0)
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=any_db, grace_s=5.0)
     first = Server(config)
     await first.start()
     try:

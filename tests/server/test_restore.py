@@ -1,7 +1,7 @@
 """A stored table that cannot be restored is set aside; every other table comes back and is playable.
 
-A real database file is damaged through a separate ``sqlite3`` connection
-between two real server starts: a move the engine refuses, and options that
+A real database (an SQLite file, then a PostgreSQL database) is damaged through
+a separate connection between two real server starts: a move the engine refuses, and options that
 are not JSON.
 """
 
@@ -11,9 +11,7 @@ import argparse
 import io
 import json
 import logging
-import sqlite3
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,14 +20,16 @@ from protocol import messages as m
 from server import archive_cli
 from server.app import Server, ServerConfig
 
+from tests.pgserver import run_sql
+
 from .conftest import TIMEOUT_S
 
 
-def config(db: Path) -> ServerConfig:
+def config(db: str) -> ServerConfig:
     return ServerConfig(host="127.0.0.1", port=0, server_name="test", grace_s=30.0, db_path=str(db))
 
 
-async def play_three_tables(db: Path) -> dict[str, str]:
+async def play_three_tables(db: str) -> dict[str, str]:
     """Tables 1 to 3, each othello with d3 played (table 3 also c3); return each player's token by name."""
     server = Server(config(db))
     await server.start()
@@ -50,15 +50,13 @@ async def play_three_tables(db: Path) -> dict[str, str]:
             await client.close()
 
 
-def damage(db: Path) -> None:
-    with sqlite3.connect(db) as connection:
-        connection.execute("UPDATE moves SET move = 'z9' WHERE table_id = 1 AND ply = 1")
-        connection.execute("UPDATE tables SET options = '{not json' WHERE id = 2")
-    connection.close()
+def damage(db: str) -> None:
+    run_sql(db, "UPDATE moves SET move = 'z9' WHERE table_id = 1 AND ply = 1")
+    run_sql(db, "UPDATE tables SET options = '{not json' WHERE id = 2")
 
 
-async def test_damaged_tables_are_set_aside_and_the_others_play_on(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_damaged_tables_are_set_aside_and_the_others_play_on(any_db: str, caplog: pytest.LogCaptureFixture) -> None:
+    db = any_db
     tokens = await play_three_tables(db)
     damage(db)
 
@@ -91,11 +89,9 @@ async def test_damaged_tables_are_set_aside_and_the_others_play_on(tmp_path: Pat
     finally:
         await server.close()
 
-    with sqlite3.connect(db) as connection:
-        rows = dict(connection.execute("SELECT id, outcome FROM tables WHERE id IN (1, 2)").fetchall())
-        kept = connection.execute("SELECT move FROM moves WHERE table_id = 1").fetchall()
-        options = connection.execute("SELECT options FROM tables WHERE id = 2").fetchone()[0]
-    connection.close()
+    rows = dict(run_sql(db, "SELECT id, outcome FROM tables WHERE id IN (1, 2)"))
+    kept = run_sql(db, "SELECT move FROM moves WHERE table_id = 1")
+    [(options,)] = run_sql(db, "SELECT options FROM tables WHERE id = 2")
     for table_id in (1, 2):
         set_aside = json.loads(rows[table_id])["set_aside"]
         assert set_aside["status"] == "playing" and set_aside["reason"]
@@ -116,8 +112,8 @@ async def test_damaged_tables_are_set_aside_and_the_others_play_on(tmp_path: Pat
         await again.close()
 
 
-async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(tmp_path: Path) -> None:
-    db = tmp_path / "parlour.sqlite3"
+async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(any_db: str) -> None:
+    db = any_db
     server = Server(config(db))
     await server.start()
     black = await Client.connect("127.0.0.1", server.port, name="black")
@@ -135,10 +131,8 @@ async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(tmp_path: P
         await black.close()
         await white.close()
     assert moved.clock["running"] == 0
-    with sqlite3.connect(db) as connection:
-        assert connection.execute("SELECT clocks FROM tables").fetchone() == (None,), "a move updated the table row"
-        stored = connection.execute("SELECT seat, clock_ms, other_ms, running FROM moves WHERE ply = 2").fetchone()
-    connection.close()
+    assert run_sql(db, "SELECT clocks FROM tables") == [(None,)], "a move updated the table row"
+    [stored] = run_sql(db, "SELECT seat, clock_ms, other_ms, running FROM moves WHERE ply = 2")
     assert stored[0] == 1 and stored[3] == 0 and stored[1] == moved.clock["remaining_ms"][1]
 
     server = Server(config(db))

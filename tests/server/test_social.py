@@ -348,8 +348,8 @@ async def test_unseek_and_the_seek_cap(configured_server: ConfiguredServer) -> N
         await ann.close()
 
 
-async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server: ConfiguredServer, tmp_path: Path) -> None:
-    path = str(tmp_path / "parlour.sqlite3")
+async def test_a_claimed_name_keeps_its_mutes_across_a_restart(configured_server: ConfiguredServer, any_db: str) -> None:
+    path = any_db
     server = await configured_server(db_path=path)
     secret = secrets.token_urlsafe(32)
     ann = await player(server, "ann", claimed=True, secret=secret)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import queue
 import random
@@ -19,12 +20,14 @@ import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import psycopg
 import pytest
 
 import games
 from games.record import format_record, parse_record, replay
 from server import archive_cli
 from server.storage import schema as schema_module
+from server.storage.opening import open_store
 from server.storage.rows import MoveRow, StoredTable, TableRow, iso_utc
 from server.storage.schema import APPLICATION_ID, Migration, SCHEMA_VERSION, is_disk_full
 from server.storage.sqlite import SQLiteStore, default_db_path
@@ -60,9 +63,18 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "parlour.sqlite3"
 
 
-@pytest.fixture
-async def store(db: Path) -> AsyncIterator[Store]:
-    opened = SQLiteStore.open(db)
+ENGINES = ("sqlite", "postgres")
+"""The store tests run on both engines; those of SQLite's own behaviour (its file, pragmas, writer thread) on SQLite alone."""
+
+
+def location(store: Any) -> str:
+    """What ``--db`` would say for ``store``: its file or its URL."""
+    return str(getattr(store, "url", None) or store.path)
+
+
+@pytest.fixture(params=ENGINES)
+async def store(request: pytest.FixtureRequest, db: Path) -> AsyncIterator[Store]:
+    opened = open_store(request.getfixturevalue("postgres_url") if request.param == "postgres" else str(db))
     await opened.start()
     try:
         yield opened
@@ -74,9 +86,44 @@ def close(store: Store) -> None:
     store.close_sync()
 
 
+@pytest.fixture
+async def sqlite_store(db: Path) -> AsyncIterator[SQLiteStore]:
+    """For the tests of SQLite's own behaviour: its file, pragmas, writer thread."""
+    opened = SQLiteStore.open(db)
+    await opened.start()
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+@contextlib.asynccontextmanager
+async def holding_the_writer(store: Any) -> AsyncIterator[None]:
+    """Hold the store's writer (SQLite's thread, PostgreSQL's task) so that the writes made meanwhile pile up into one group."""
+    gate = store._writer_gate
+    if isinstance(gate, asyncio.Lock):
+        async with gate:
+            yield
+    else:
+        with gate:
+            yield
+
+
+def count_rows(store: Any, sql: str, params: tuple[Any, ...] = ()) -> int:
+    """``SELECT count(*) ...`` on a connection of its own (a second client of the database), for either engine."""
+    if isinstance(store, SQLiteStore):
+        connection = sqlite3.connect(store.path)
+        try:
+            return int(connection.execute(sql, params).fetchone()[0])
+        finally:
+            connection.close()
+    with psycopg.connect(store.url) as connection:
+        return int(connection.execute(sql.replace("?", "%s"), params).fetchone()[0])  # type: ignore[index]
+
+
 async def reopen(store: Store) -> Store:
     await store.close()
-    again = SQLiteStore.open(store.path)
+    again = open_store(location(store))
     await again.start()
     return again
 
@@ -198,9 +245,7 @@ async def test_truncate_moves_and_delete_table(store: Store) -> None:
     await store.append_move(1, move_row(4, "e6"))
     await store.delete_table(1)
     assert store.load(1) is None
-    connection = sqlite3.connect(store.path)
-    assert connection.execute("SELECT count(*) FROM moves").fetchone()[0] == 0
-    connection.close()
+    assert count_rows(store, "SELECT count(*) FROM moves") == 0
 
 
 async def test_bad_fields_are_refused_before_anything_is_queued(store: Store) -> None:
@@ -225,10 +270,10 @@ async def test_bad_fields_are_refused_before_anything_is_queued(store: Store) ->
 
 async def test_a_failed_write_raises_store_error(store: Store) -> None:
     await store.create_table(table_row(1))
-    with pytest.raises(StoreError, match="UNIQUE constraint failed") as info:
+    with pytest.raises(StoreError, match="UNIQUE constraint failed|violates unique constraint") as info:
         await store.create_table(table_row(1))
-    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
-    with pytest.raises(StoreError, match="FOREIGN KEY"):
+    assert isinstance(info.value.__cause__, (sqlite3.IntegrityError, psycopg.errors.UniqueViolation))
+    with pytest.raises(StoreError, match="FOREIGN KEY|violates foreign key constraint"):
         await store.append_move(99, move_row(1))
 
 
@@ -286,7 +331,7 @@ async def test_async_with(db: Path) -> None:
 
 async def test_a_cancelled_caller_does_not_withdraw_its_write(store: Store) -> None:
     await store.create_table(table_row(1))
-    with store._writer_gate:
+    async with holding_the_writer(store):
         task = asyncio.create_task(store.append_move(1, move_row(1)))
         await asyncio.sleep(0.01)
         task.cancel()
@@ -336,7 +381,7 @@ async def test_group_commit_groups_concurrent_writes(store: Store) -> None:
 async def test_writes_queued_together_share_one_transaction(store: Store) -> None:
     await store.create_table(table_row(1))
     before = store.commits
-    with store._writer_gate:  # hold the writer so that every write piles up
+    async with holding_the_writer(store):  # every write piles up
         writes = asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(1, 51)))
         await asyncio.sleep(0.05)
     await writes
@@ -348,7 +393,7 @@ async def test_a_group_of_moves_of_several_tables_is_stored_in_order(store: Stor
         await store.create_table(table_row(table_id))
     timed = [move_row(ply, clock_ms=1_000 - ply, other_ms=2_000, running=ply % 2) for ply in range(1, 4)]
     before = store.commits
-    with store._writer_gate:  # hold the writer so that every write piles up
+    async with holding_the_writer(store):  # every write piles up
         writes = asyncio.gather(
             *(store.append_move(1, move_row(ply)) for ply in range(1, 21)),  # more rows than one multi-row INSERT takes
             *(store.append_move(2, move) for move in timed),
@@ -365,7 +410,8 @@ async def test_a_group_of_moves_of_several_tables_is_stored_in_order(store: Stor
     assert store.sessions() == {"t": "ann"}
 
 
-async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_group_commit_wakes_the_event_loop_once(sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = sqlite_store
     await store.create_table(table_row(1))
     loop = asyncio.get_running_loop()
     wakeups = []
@@ -376,14 +422,14 @@ async def test_a_group_commit_wakes_the_event_loop_once(store: Store, monkeypatc
         return original(callback, *args, **kwargs)
 
     monkeypatch.setattr(loop, "call_soon_threadsafe", counting)
-    with store._writer_gate:  # hold the writer so that every write piles up
+    async with holding_the_writer(store):  # every write piles up
         writes = asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(1, 51)))
         await asyncio.sleep(0.05)
     await writes
     assert len(wakeups) == 1, f"50 writes of one commit woke the loop {len(wakeups)} times"
 
 
-async def _writes_in_one_turn(store: SQLiteStore, count: int, first_ply: int) -> None:
+async def _writes_in_one_turn(store: Store, count: int, first_ply: int) -> None:
     await asyncio.gather(*(store.append_move(1, move_row(ply)) for ply in range(first_ply, first_ply + count)))
 
 
@@ -414,8 +460,8 @@ async def test_while_tables_commit_together_the_writes_of_one_turn_are_handed_ov
         assert store.writes == 92
 
 
-async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+async def test_a_lone_writer_never_waits_for_company(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=5.0) as store:
         await store.create_table(table_row(1))
         started = time.monotonic()
         for ply in range(1, 6):
@@ -424,8 +470,8 @@ async def test_a_lone_writer_never_waits_for_company(db: Path) -> None:
         assert store.commits == 6
 
 
-async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=5.0) as store:
+async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=5.0) as store:
         await store.create_table(table_row(1))
         for first in (1, 11, 21, 31):
             await _writes_in_one_turn(store, 10, first)  # ten tables at once: each turn's ten writes, one commit
@@ -441,8 +487,8 @@ async def test_while_tables_write_together_the_writer_waits_for_as_many_writes(d
         assert loaded is not None and len(loaded.moves) == 48
 
 
-async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Path) -> None:
-    async with SQLiteStore.open(db, commit_delay_s=0.3) as store:
+async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(any_db: str) -> None:
+    async with open_store(any_db, commit_delay_s=0.3) as store:
         await store.create_table(table_row(1))
         for first in (1, 11, 21, 31):
             await _writes_in_one_turn(store, 10, first)
@@ -450,7 +496,7 @@ async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Pa
         await store.append_move(1, move_row(41))  # nobody else comes: committed once the delay is over
         waited = time.monotonic() - started
         assert 0.25 <= waited < 2.5, f"a write waited {waited:.3f} s with a commit delay of 0.3 s"
-    async with SQLiteStore.open(db, commit_delay_s=60.0) as store:
+    async with open_store(any_db, commit_delay_s=60.0) as store:
         for first in (51, 61, 71, 81):
             await _writes_in_one_turn(store, 10, first)
         write = asyncio.ensure_future(store.append_move(1, move_row(91)))
@@ -459,27 +505,25 @@ async def test_the_commit_delay_is_bounded_and_close_does_not_wait_for_it(db: Pa
         await store.close()
         assert time.monotonic() - started < 2.5 and write.done() and write.exception() is None
     with pytest.raises(ValueError, match="commit_delay_s"):
-        SQLiteStore.open(db, commit_delay_s=-1)
+        open_store(any_db, commit_delay_s=-1)
 
 
 async def test_every_acknowledged_write_is_visible_to_another_connection(store: Store) -> None:
     await store.create_table(table_row(1))
-    observer = sqlite3.connect(store.path, isolation_level=None)
 
     async def append(ply: int) -> None:
         await store.append_move(1, move_row(ply))
-        found = observer.execute("SELECT count(*) FROM moves WHERE table_id = 1 AND ply = ?", (ply,)).fetchone()[0]
+        found = count_rows(store, "SELECT count(*) FROM moves WHERE table_id = 1 AND ply = ?", (ply,))
         assert found == 1, f"ply {ply} was acknowledged before it was committed"
 
     await asyncio.gather(*(append(ply) for ply in range(1, 101)))
-    observer.close()
 
 
 async def test_one_bad_write_does_not_fail_the_others_in_its_group(store: Store) -> None:
     await store.create_table(table_row(1))
     await store.append_move(1, move_row(1))
     before = store.commits
-    with store._writer_gate:
+    async with holding_the_writer(store):
         results = asyncio.gather(
             store.append_move(1, move_row(2)),
             store.append_move(1, move_row(1, "again")),  # ply 1 exists: this write fails
@@ -490,7 +534,7 @@ async def test_one_bad_write_does_not_fail_the_others_in_its_group(store: Store)
         await asyncio.sleep(0.05)
     outcome = await results
     assert outcome[0] is None and outcome[2] is None and outcome[3] is None
-    assert isinstance(outcome[1], StoreError) and "UNIQUE" in str(outcome[1])
+    assert isinstance(outcome[1], StoreError) and ("UNIQUE" in str(outcome[1]) or "unique constraint" in str(outcome[1]))
     loaded = store.load(1)
     assert loaded is not None and [(m.ply, m.move) for m in loaded.moves] == [(1, "d3"), (2, "d3"), (3, "d3")]
     assert store.sessions() == {"t": "ann"}
@@ -499,7 +543,7 @@ async def test_one_bad_write_does_not_fail_the_others_in_its_group(store: Store)
 
 async def test_several_bad_writes_in_a_group_fail_alone(store: Store) -> None:
     await store.create_table(table_row(1))
-    with store._writer_gate:
+    async with holding_the_writer(store):
         results = asyncio.gather(
             *(store.append_move(1, move_row(ply % 5 + 1, f"m{ply}")) for ply in range(10)), return_exceptions=True
         )
@@ -514,7 +558,7 @@ async def test_a_locked_file_fails_the_whole_group(db: Path) -> None:
     async with SQLiteStore.open(db, busy_timeout_s=0.05) as store:
         blocker = sqlite3.connect(db, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-        with store._writer_gate:
+        async with holding_the_writer(store):
             results = asyncio.gather(*(store.save_session(f"t{i}", "ann") for i in range(3)), return_exceptions=True)
             await asyncio.sleep(0.05)
         outcome = await results
@@ -528,9 +572,10 @@ async def test_a_locked_file_fails_the_whole_group(db: Path) -> None:
         assert store.sessions() == {"t": "ann"}
 
 
-async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store) -> None:
+async def test_a_full_database_fails_only_the_writes_that_need_room(sqlite_store: SQLiteStore) -> None:
+    store = sqlite_store
     await store.save_session("first", "ann")
-    with store._writer_gate:
+    async with holding_the_writer(store):
         pages = store._writer.execute("PRAGMA page_count").fetchone()[0]
         store._writer.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL once a new page is needed
         results = asyncio.gather(
@@ -548,7 +593,8 @@ async def test_a_full_database_fails_only_the_writes_that_need_room(store: Store
 # --- the file: WAL, version, refusals, migrations ------------------------------------------------
 
 
-async def test_wal_and_schema_version_are_set(store: Store) -> None:
+async def test_wal_and_schema_version_are_set(sqlite_store: SQLiteStore) -> None:
+    store = sqlite_store
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
     assert pragma(store.path, "user_version") == SCHEMA_VERSION == 10
@@ -880,7 +926,7 @@ def test_every_acknowledged_move_survives_sigkill(db: Path) -> None:
 # --- parlour games --------------------------------------------------------------------------------
 
 
-def games_args(db: Path | None, **overrides: object) -> argparse.Namespace:
+def games_args(db: Path | str | None, **overrides: object) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="parlour")
     archive_cli.add_parser(parser.add_subparsers(dest="command"))
     argv = ["games"] + (["--db", str(db)] if db is not None else [])
@@ -890,8 +936,8 @@ def games_args(db: Path | None, **overrides: object) -> argparse.Namespace:
     return args
 
 
-async def finished_games(db: Path) -> None:
-    async with SQLiteStore.open(db) as store:
+async def finished_games(db: Path | str) -> None:
+    async with open_store(str(db)) as store:
         await store.create_table(table_row(1, seat_names=("ann", "bob"), status="playing", started=T0))
         await store.append_move(1, move_row(1, "d3"))
         await store.append_move(1, move_row(2, "c5"))
@@ -903,9 +949,9 @@ async def finished_games(db: Path) -> None:
         await store.create_table(table_row(3, seat_names=("ed", None)))
 
 
-async def test_games_lists_the_archive(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    await finished_games(db)
-    assert archive_cli.run(games_args(db)) == 0
+async def test_games_lists_the_archive(any_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    await finished_games(any_db)
+    assert archive_cli.run(games_args(any_db)) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [
         "ID  GAME     PLAYERS     RESULT                              PLIES  FINISHED (UTC)",
@@ -923,9 +969,9 @@ async def test_games_pages(db: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "No finished games" in capsys.readouterr().out
 
 
-async def test_games_exports_a_record(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    await finished_games(db)
-    assert archive_cli.run(games_args(db, export=1)) == 0
+async def test_games_exports_a_record(any_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    await finished_games(any_db)
+    assert archive_cli.run(games_args(any_db, export=1)) == 0
     out = capsys.readouterr().out
     assert out == (
         "Game: othello\n"
@@ -940,7 +986,7 @@ async def test_games_exports_a_record(db: Path, capsys: pytest.CaptureFixture[st
         "2. c5 at=2024-05-01T12:00:02.000Z\n"
     )
     assert len(replay(parse_record(out))) == 3
-    assert archive_cli.run(games_args(db, export=3)) == 0  # a game still waiting exports too
+    assert archive_cli.run(games_args(any_db, export=3)) == 0  # a game still waiting exports too
     assert "Player-0: ed" in capsys.readouterr().out
 
 

@@ -1,0 +1,142 @@
+"""The PostgreSQL schema of a Parlour database: its versioned steps, as :data:`server.storage.schema.MIGRATIONS` are SQLite's.
+
+The tables, columns and their meanings are SQLite's (see :mod:`server.storage.schema`), so both
+engines run the same statements: ``INTEGER`` becomes ``BIGINT`` (SQLite's integers are
+64-bit), ``REAL`` becomes ``DOUBLE PRECISION``, and flags stay 0 and 1. The version lives
+in the one row of ``parlour_schema``, with the application id SQLite keeps in its header.
+
+Versions follow SQLite's: PostgreSQL support began at version 10, whose step creates
+everything at once; a later SQLite step gets a PostgreSQL step of the same version
+(``tests/server/test_store.py`` checks that both lists end at the same version).
+"""
+
+from __future__ import annotations
+
+from .schema import Migration
+
+__all__ = ["PG_MIGRATIONS", "SCHEMA_TABLE"]
+
+SCHEMA_TABLE = "parlour_schema"
+"""The table that holds the schema version and the application id (one row)."""
+
+PG_MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        10,
+        "every table of SQLite schema version 10",
+        (
+            f"""CREATE TABLE {SCHEMA_TABLE} (
+                id             INTEGER PRIMARY KEY CHECK (id = 1),
+                version        INTEGER NOT NULL,
+                application_id BIGINT NOT NULL
+            )""",
+            "CREATE TABLE sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)",
+            """CREATE TABLE tables (
+                id           BIGINT PRIMARY KEY,
+                game         TEXT NOT NULL,
+                options      TEXT NOT NULL,
+                seed         TEXT,
+                seed_is_int  INTEGER NOT NULL DEFAULT 0,
+                time_control TEXT,
+                seat0_name   TEXT,
+                seat1_name   TEXT,
+                seat0_token  TEXT,
+                seat1_token  TEXT,
+                status       TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
+                created      DOUBLE PRECISION NOT NULL,
+                started      DOUBLE PRECISION,
+                finished     DOUBLE PRECISION,
+                outcome      TEXT,
+                clocks       TEXT,
+                seed_chosen  INTEGER NOT NULL DEFAULT 0,
+                computer     TEXT,
+                hints        INTEGER NOT NULL DEFAULT 0,
+                rated        INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX tables_by_status_finished ON tables (status, finished)",
+            """CREATE TABLE moves (
+                table_id BIGINT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                ply      BIGINT NOT NULL,
+                seat     INTEGER NOT NULL CHECK (seat IN (0, 1)),
+                move     TEXT NOT NULL,
+                forced   INTEGER NOT NULL DEFAULT 0,
+                at       DOUBLE PRECISION NOT NULL,
+                clock_ms BIGINT,
+                other_ms BIGINT,
+                running  INTEGER,
+                PRIMARY KEY (table_id, ply)
+            )""",
+            """CREATE TABLE accounts (
+                name_key      TEXT PRIMARY KEY,
+                name          TEXT NOT NULL,
+                secret_hash   TEXT NOT NULL,
+                password_hash TEXT,
+                created       DOUBLE PRECISION NOT NULL
+            )""",
+            """CREATE TABLE ratings (
+                name_key   TEXT NOT NULL,
+                name       TEXT NOT NULL,
+                game       TEXT NOT NULL,
+                family     TEXT NOT NULL,
+                rating     DOUBLE PRECISION NOT NULL,
+                deviation  DOUBLE PRECISION NOT NULL,
+                volatility DOUBLE PRECISION NOT NULL,
+                games      BIGINT NOT NULL,
+                wins       BIGINT NOT NULL,
+                draws      BIGINT NOT NULL,
+                losses     BIGINT NOT NULL,
+                updated    DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (name_key, game, family)
+            )""",
+            "CREATE INDEX ratings_by_family_rating ON ratings (game, family, rating, name_key)",
+            "CREATE INDEX ratings_by_game_rating ON ratings (game, rating, name_key)",
+            """CREATE TABLE rating_changes (
+                table_id          BIGINT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                seat              INTEGER NOT NULL CHECK (seat IN (0, 1)),
+                name_key          TEXT NOT NULL,
+                name              TEXT NOT NULL,
+                game              TEXT NOT NULL,
+                family            TEXT NOT NULL,
+                score             DOUBLE PRECISION NOT NULL,
+                before            DOUBLE PRECISION NOT NULL,
+                after             DOUBLE PRECISION NOT NULL,
+                deviation_before  DOUBLE PRECISION NOT NULL,
+                deviation_after   DOUBLE PRECISION NOT NULL,
+                volatility_before DOUBLE PRECISION NOT NULL,
+                volatility_after  DOUBLE PRECISION NOT NULL,
+                at                DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (table_id, seat)
+            )""",
+            "CREATE INDEX rating_changes_by_player ON rating_changes (name_key, at)",
+            "CREATE TABLE mutes (owner_key TEXT NOT NULL, muted_key TEXT NOT NULL, PRIMARY KEY (owner_key, muted_key))",
+            """CREATE TABLE casual_games (
+                name_key TEXT NOT NULL,
+                game     TEXT NOT NULL,
+                games    BIGINT NOT NULL,
+                wins     BIGINT NOT NULL,
+                draws    BIGINT NOT NULL,
+                losses   BIGINT NOT NULL,
+                PRIMARY KEY (name_key, game)
+            )""",
+            """CREATE TABLE chat (
+                table_id BIGINT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+                seq      BIGINT NOT NULL,
+                name     TEXT NOT NULL,
+                text     TEXT NOT NULL,
+                at       DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (table_id, seq)
+            )""",
+            # "only" is a reserved word in PostgreSQL: the one row's key is "id" here.
+            "CREATE TABLE server_identity (id INTEGER PRIMARY KEY CHECK (id = 1), server_id TEXT NOT NULL)",
+            "INSERT INTO server_identity (id, server_id) VALUES (1, replace(gen_random_uuid()::text, '-', ''))",
+            # SQLite's json_valid/json_extract test of a set-aside table (server.storage.statements.IS_SET_ASIDE).
+            """CREATE FUNCTION parlour_set_aside(outcome TEXT) RETURNS BOOLEAN LANGUAGE plpgsql IMMUTABLE AS $$
+            BEGIN
+                RETURN coalesce(jsonb_typeof(outcome::jsonb -> 'set_aside') <> 'null', false);
+            EXCEPTION WHEN others THEN
+                RETURN false;
+            END
+            $$""",
+        ),
+    ),
+)
+"""Every PostgreSQL schema step in order; a new version appends one (never edit a released step)."""

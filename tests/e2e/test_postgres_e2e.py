@@ -1,0 +1,55 @@
+"""A real ``parlour serve --db postgresql://...`` whose PostgreSQL server stops mid-game: moves are refused with
+``storage_unavailable`` and change nothing; once PostgreSQL is back, play goes on where it was.
+
+A server that cannot use its PostgreSQL database says why in one line.
+(SIGKILL of the server and a restart on PostgreSQL: ``test_restart_e2e.py``, run on both engines.)
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.pgserver import PostgresServer, free_port, run_sql, running_cluster
+
+from .harness import assert_no_traceback_nor_error, othello_after_d3, refused_until_fixed, start_server
+from .test_startup_e2e import serve_fails
+
+
+@pytest.fixture
+def stoppable_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test's own: it is stopped mid-test."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when_it_returns(stoppable_postgres: PostgresServer) -> None:
+    url = stoppable_postgres.create_database()
+    server, port = start_server("--db", url, "--grace", "60", "--abort-after", "0")
+    address = f"127.0.0.1:{port}"
+    ann, bob = othello_after_d3(address, options="tc=5+0", bob_args=("--keep-going",))
+    try:
+        stoppable_postgres.stop()
+        refused_until_fixed(
+            server, address, ann, bob, code="storage_unavailable", logged=".*: the database cannot be reached: ", fix=stoppable_postgres.start,
+            text=r"The server cannot save moves right now \(its database cannot be reached\); nothing was changed\. Try again later\.",
+        )  # fmt: skip
+    finally:
+        ann.kill()
+        bob.kill()
+        server.kill()
+    assert_no_traceback_nor_error(server, ann, bob)
+
+
+def test_an_unreachable_postgresql_is_refused_in_one_line_without_the_password(postgres_server: PostgresServer) -> None:
+    unused = free_port()
+    line = serve_fails("--db", f"postgresql://ann:hunter2@127.0.0.1:{unused}/parlour")
+    assert f"cannot use the database postgresql://ann@127.0.0.1:{unused}/parlour: cannot connect to" in line
+    assert "hunter2" not in line
+
+
+def test_a_database_of_another_program_is_refused_in_one_line(postgres_server: PostgresServer) -> None:
+    url = postgres_server.create_database()
+    run_sql(url, "CREATE TABLE invoices (id INTEGER)")
+    assert "holds some other program's tables (invoices), not a Parlour database" in serve_fails("--db", url)

@@ -1,0 +1,231 @@
+"""What only the PostgreSQL store does, on a real PostgreSQL server (:mod:`tests.pgserver`): its schema and refusals,
+writes while the server is stopped and after it returns, ``parlour db copy``, and the SQL it rewrites.
+
+The behaviour both stores share is tested on both engines in ``test_store.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+from pathlib import Path
+from typing import Iterator
+
+import psycopg
+import pytest
+
+from server import archive_cli
+from server.players.mutes import stored_mutes
+from server.ratings.casual import CasualResult, casual_sql
+from server.storage.schema import MIGRATIONS, Migration
+from server.storage.sqlite import SQLiteStore
+from server.storage.store import NeedsUpgrade, SchemaError, StoreError
+from server.storage import copy as db_copy
+from server.storage import postgres as pg_module
+from server.storage.common import StorageUnavailable
+from server.storage.dialect import pg_params, to_postgres
+from server.storage.pg_schema import PG_MIGRATIONS
+from server.storage.postgres import PostgresStore, redact
+from tests.pgserver import PostgresServer, run_sql, running_cluster
+
+from .test_store import finished_games, games_args, move_row, table_row
+
+
+@pytest.fixture(scope="module")
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this module's own, which its tests stop and start again."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+# --- the schema --------------------------------------------------------------------------------
+
+
+def test_both_engines_end_at_the_same_schema_version() -> None:
+    assert PG_MIGRATIONS[-1].version == MIGRATIONS[-1].version
+
+
+async def test_a_new_database_gets_the_schema_once(postgres_url: str) -> None:
+    PostgresStore.open(postgres_url).close_sync()
+    PostgresStore.open(postgres_url).close_sync()  # opening again changes nothing
+    assert run_sql(postgres_url, "SELECT version, application_id FROM parlour_schema") == [(10, 0x50524C52)]
+    [(server_id,)] = run_sql(postgres_url, "SELECT server_id FROM server_identity")
+    assert isinstance(server_id, str) and len(server_id) == 32 and int(server_id, 16) >= 0
+    assert PostgresStore.open_read_only(postgres_url).server_id() == server_id
+
+
+def test_another_programs_database_is_refused_untouched(postgres_url: str) -> None:
+    run_sql(postgres_url, "CREATE TABLE invoices (id INTEGER)")
+    with pytest.raises(SchemaError, match=r"some other program's tables \(invoices\)"):
+        PostgresStore.open(postgres_url)
+    assert run_sql(postgres_url, "SELECT to_regclass('parlour_schema')") == [(None,)]
+
+
+def test_a_newer_schema_is_refused(postgres_url: str) -> None:
+    PostgresStore.open(postgres_url).close_sync()
+    run_sql(postgres_url, "UPDATE parlour_schema SET version = 99")
+    with pytest.raises(SchemaError, match="schema version 99 is newer than this Parlour supports"):
+        PostgresStore.open(postgres_url)
+
+
+def test_an_older_schema_is_upgraded_by_a_server_and_refused_read_only(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    PostgresStore.open(postgres_url).close_sync()
+    later = Migration(11, "a test column", ("ALTER TABLE sessions ADD COLUMN note TEXT",))
+    monkeypatch.setattr(pg_module, "PG_MIGRATIONS", (*PG_MIGRATIONS, later))
+    with pytest.raises(NeedsUpgrade, match="has schema version 10 and must be upgraded to version 11"):
+        PostgresStore.open_read_only(postgres_url)
+    PostgresStore.open(postgres_url).close_sync()
+    assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(11,)]
+    assert run_sql(postgres_url, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'note'") == [(1,)]
+
+
+def test_an_unreachable_server_is_a_clear_error_and_the_password_is_not_shown() -> None:
+    url = "postgresql://ann:hunter2@127.0.0.1:1/parlour"
+    with pytest.raises(StoreError, match=r"cannot connect to postgresql://ann@127.0.0.1:1/parlour") as info:
+        PostgresStore.open(url)
+    assert "hunter2" not in str(info.value) and redact(url) == "postgresql://ann@127.0.0.1:1/parlour"
+
+
+# --- the server stopped, then back ------------------------------------------------------------
+
+
+async def test_writes_fail_as_unavailable_while_the_server_is_stopped_and_succeed_once_it_is_back(own_postgres: PostgresServer) -> None:
+    url = own_postgres.create_database()
+    async with PostgresStore.open(url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.append_move(1, move_row(1))
+        own_postgres.stop()
+        try:
+            results = await asyncio.gather(store.append_move(1, move_row(2)), store.save_session("t", "ann"), return_exceptions=True)
+            assert all(isinstance(error, StorageUnavailable) for error in results), results
+            assert results[0] is not results[1], "each waiter raises its own exception"
+            with pytest.raises(StorageUnavailable, match="cannot connect"):
+                await store.append_move(1, move_row(2))
+            with pytest.raises(StorageUnavailable):
+                store.sessions()
+        finally:
+            own_postgres.start()
+        await store.append_move(1, move_row(2))  # the writer connects again
+        loaded = store.load(1)  # so does the reader
+        assert loaded is not None and [m.ply for m in loaded.moves] == [1, 2]
+        assert store.sessions() == {}, "nothing of the refused writes was kept"
+
+
+async def test_a_restart_between_two_writes_costs_no_write(own_postgres: PostgresServer) -> None:
+    url = own_postgres.create_database()
+    async with PostgresStore.open(url) as store:
+        await store.save_session("a", "ann")
+        own_postgres.stop()
+        own_postgres.start()
+        await store.save_session("b", "bob")  # the old connection was ended by the shutdown: a new one, the same write
+        assert store.sessions() == {"a": "ann", "b": "bob"}
+
+
+# --- SQL rewritten for PostgreSQL ----------------------------------------------------------------
+
+
+def test_the_rewrites() -> None:
+    assert to_postgres("INSERT OR IGNORE INTO mutes (owner_key, muted_key) VALUES (?, ?)") == (
+        "INSERT INTO mutes (owner_key, muted_key) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+    )
+    assert to_postgres("SELECT x FROM t WHERE name LIKE 'a%' AND max(? - updated, 0) > ?") == (
+        "SELECT x FROM t WHERE name LIKE 'a%%' AND greatest(%s - updated, 0) > %s"
+    )
+    assert pg_params((True, False, 1, 0.5, None, "t")) == (1, 0, 1, 0.5, None, "t")
+
+
+async def test_mutes_and_casual_counts_written_twice(postgres_url: str) -> None:
+    async with PostgresStore.open(postgres_url) as store:
+        mute = ("INSERT OR IGNORE INTO mutes (owner_key, muted_key) VALUES (?, ?)", ("ann", "bob"))
+        await store.write(mute)
+        await store.write(mute)  # already muted: nothing to do, no error
+        assert store.read(stored_mutes) == [("ann", "bob")]
+        await store.write(*casual_sql([CasualResult("ann", "othello", 1.0)]))
+        await store.write(*casual_sql([CasualResult("ann", "othello", 0.5)]))
+        assert run_sql(postgres_url, "SELECT games, wins, draws, losses FROM casual_games") == [(2, 1, 1, 0)]
+
+
+# --- parlour db copy ---------------------------------------------------------------------------
+
+
+async def a_full_sqlite_database(path: Path) -> None:
+    """An SQLite database with a row in every table ``parlour db copy`` copies."""
+    await finished_games(path)
+    async with SQLiteStore.open(path) as store:
+        await store.append_move(3, move_row(1, clock_ms=1_000, other_ms=2_000, running=1))
+        await store.save_session("tok", "ann")
+        await store.write(
+            ("INSERT INTO accounts (name_key, name, secret_hash, password_hash, created) VALUES (?, ?, ?, ?, ?)", ("ann", "Ann", "s", None, 1.5)),
+            ("INSERT INTO ratings VALUES (?, ?, 'othello', 'blitz', 1600.5, 80, 0.06, 3, 2, 0, 1, 9.5)", ("ann", "Ann")),
+            ("INSERT INTO rating_changes VALUES (1, 0, 'ann', 'Ann', 'othello', 'blitz', 1, 1500, 1600.5, 90, 80, 0.06, 0.06, 9.5)", ()),
+            ("INSERT INTO mutes VALUES ('ann', 'bob')", ()),
+            ("INSERT INTO chat VALUES (3, 1, 'ed', 'hello, %s?', 2.5)", ()),
+            *casual_sql([CasualResult("ann", "othello", 0.0)]),
+        )
+
+
+def everything(db: str) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every copied table, in a stable order, read through a connection of its own."""
+    rows = {}
+    for name, columns in db_copy.COPIED_TABLES.items():
+        rows[name] = sorted(tuple(row) for row in run_sql(db, f"SELECT {', '.join(columns)} FROM {name}"))
+    rows["server_identity"] = run_sql(db, "SELECT server_id FROM server_identity")
+    return rows
+
+
+async def test_db_copy_copies_every_row_and_the_server_id(tmp_path: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "parlour.sqlite3"
+    await a_full_sqlite_database(source)
+    assert archive_cli.run(games_args(source)) == 0
+    listed_from_sqlite = capsys.readouterr().out
+    parser = argparse.ArgumentParser(prog="parlour")
+    db_copy.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["db", "copy", str(source), postgres_url])
+    assert args.run(args) == 0
+    assert "Copied" in capsys.readouterr().out
+    copied, original = everything(postgres_url), everything(str(source))
+    assert all(copied[name] for name in copied), "every table has a row to compare"
+    assert copied == original
+    assert archive_cli.run(games_args(postgres_url)) == 0
+    assert capsys.readouterr().out == listed_from_sqlite
+    async with PostgresStore.open(postgres_url) as store:  # a server can carry on from the copy
+        [waiting] = store.unfinished_tables()
+        assert waiting.id == 3 and waiting.clocks == {"remaining_ms": [1_000, 2_000], "running": 1}
+        assert store.next_table_id() == 4
+
+
+async def test_db_copy_refusals(tmp_path: Path, postgres_url: str) -> None:
+    source = tmp_path / "parlour.sqlite3"
+    await a_full_sqlite_database(source)
+    err = io.StringIO()
+    assert db_copy.run(argparse.Namespace(source=str(tmp_path / "none.sqlite3"), target=postgres_url), err=err) == 1
+    assert "the source must be an SQLite database file" in err.getvalue()
+    assert db_copy.run(argparse.Namespace(source=str(source), target=str(tmp_path / "b.sqlite3")), err=err) == 1
+    assert "the target must be a PostgreSQL URL" in err.getvalue()
+    db_copy.copy_database(str(source), postgres_url)
+    with pytest.raises(db_copy.CopyError, match="holds Parlour data already"):
+        db_copy.copy_database(str(source), postgres_url)
+
+
+async def test_a_failed_copy_keeps_nothing(tmp_path: Path, postgres_url: str) -> None:
+    source = tmp_path / "parlour.sqlite3"
+    await a_full_sqlite_database(source)
+    with psycopg.connect(postgres_url, autocommit=True) as connection:  # the target will refuse the last table's rows
+        PostgresStore.open(postgres_url).close_sync()
+        connection.execute("ALTER TABLE chat ADD CONSTRAINT no_hello CHECK (text NOT LIKE 'hello%%')")
+    with pytest.raises(StoreError, match="nothing was kept"):
+        db_copy.copy_database(str(source), postgres_url)
+    assert run_sql(postgres_url, "SELECT count(*) FROM tables") == [(0,)]
+
+
+async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres_url: str) -> None:
+    async with PostgresStore.open(postgres_url) as store:
+        results = await asyncio.gather(
+            store.write(("INSERT INTO sessions (token, name, created) VALUES (?, ?, ?)", ("a", object(), 1.0))),
+            store.save_session("b", "bob"),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], StoreError) and "cannot adapt" in str(results[0]) and results[1] is None
+        await store.save_session("c", "cy")  # the writer lives on
+        assert store.sessions() == {"b": "bob", "c": "cy"}
