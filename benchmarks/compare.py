@@ -137,6 +137,11 @@ class Servers:
         """``parlour serve`` flags: limits lifted, on :attr:`loop`."""
         return UNTHROTTLED + ONE_ADDRESS + MANY_CONNECTIONS + ["--loop", self.loop]
 
+    @property
+    def label(self) -> str:
+        """What the tables and the plot call the floor: ``"floor"`` or ``"echo"``."""
+        return self.floor
+
     def describe(self) -> str:
         """One line for the report: the floor and the loop."""
         return f"floor: `{FLOOR_NAMES[self.floor]}`; both servers on {self.loop}'s loop"
@@ -384,7 +389,8 @@ def report(results: Results, plan: Plan, load: str) -> str:
     lines += [f"FAILED (left out): {failure}" for failure in plan.failures]
     rows = play_rows(results, plan)
     if rows:
-        lines += ["", "| games | echo µs/request | parlour µs/move | ratio (≤ 3) | per round | echo p50 / p99 ms | parlour p50 / p99 ms |",
+        floor = plan.servers.label
+        lines += ["", f"| games | {floor} µs/request | parlour µs/move | ratio (≤ 3) | per round | {floor} p50 / p99 ms | parlour p50 / p99 ms |",
                   "|---|---|---|---|---|---|---|"]  # fmt: skip
         for row in rows:
             lines.append(
@@ -395,10 +401,10 @@ def report(results: Results, plan: Plan, load: str) -> str:
         first, last = rows[0], rows[-1]
         lines.append(f"Flatness: parlour µs/move at {last.games} games / at {first.games} games = "
                      f"**{fmt(ratio(last.parlour_us, first.parlour_us), 2)}** (target ≤ 1.2); "
-                     f"echo: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
+                     f"{plan.servers.label}: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
     others = other_rows(results, plan)
     if others:
-        lines += ["", "| measure | echo | parlour | ratio | target |", "|---|---|---|---|---|", *others]
+        lines += ["", f"| measure | {plan.servers.label} | parlour | ratio | target |", "|---|---|---|---|---|", *others]
     return "\n".join(lines)
 
 
@@ -451,9 +457,10 @@ def write_svg(path: Path, results: Results, plan: Plan) -> None:
     def series(name: str, values: list[float | None], colour: str) -> Series:
         return Series(name, [(g, v) for g, v in zip(games, values) if v is not None], colour)
 
-    cpu = [series("echo µs/request", [r.echo_us for r in rows], "#4477aa"),
+    floor = plan.servers.label
+    cpu = [series(f"{floor} µs/request", [r.echo_us for r in rows], "#4477aa"),
            series("parlour µs/move", [r.parlour_us for r in rows], "#cc6633")]  # fmt: skip
-    p99 = [series("echo p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
+    p99 = [series(f"{floor} p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
            series("parlour p99 ms", [r.parlour_p99 for r in rows], "#cc6633")]  # fmt: skip
     capacity = [f"{g} games {1e6 / r.parlour_us:,.0f}" for g, r in zip(games, rows) if r.parlour_us]
     svg = line_chart(
