@@ -170,10 +170,11 @@ class Plan:
     failures: list[str] = field(default_factory=list)
 
 
-def plan_for(quick: bool, rounds: int | None, servers: Servers | None = None) -> Plan:
+def plan_for(quick: bool, rounds: int | None, servers: Servers | None = None, games: list[int] | None = None) -> Plan:
     """The full plan (a few minutes) or the quick one; ``rounds`` overrides the plan's echo/parlour pairs.
 
-    ``servers`` (default: :class:`Servers`' defaults) says which floor and loop.
+    ``servers`` (default: :class:`Servers`' defaults) says which floor and loop; ``games``, if given,
+    replaces the play measurement's games counts.
     """
     if quick:
         plan = Plan([10, 50], 1.0, 0.3, 500, 10, [1, 10], 50, 20, 200, 1000, 1)
@@ -183,6 +184,8 @@ def plan_for(quick: bool, rounds: int | None, servers: Servers | None = None) ->
         plan.rounds = rounds
     if servers is not None:
         plan.servers = servers
+    if games:
+        plan.games = games
     fit_to_open_files(plan)
     return plan
 
@@ -503,14 +506,13 @@ def main(argv: list[str] | None = None) -> int:
         servers = Servers(args.floor, loop)
     except ValueError as exc:
         parser.error(str(exc))
-    plan = plan_for(args.quick, args.rounds, servers)
     try:
-        if args.games:
-            plan.games = [int(count) for count in args.games.split(",")]
+        games = [int(count) for count in args.games.split(",")] if args.games else None
     except ValueError:
         parser.error(f"--games takes comma-separated counts, e.g. 10,100,200; got {args.games!r}")
-    if any(count < 1 for count in plan.games) or (args.seconds is not None and args.seconds <= 0):
+    if any(count < 1 for count in games or ()) or (args.seconds is not None and args.seconds <= 0):
         parser.error("--games counts and --seconds must be positive")
+    plan = plan_for(args.quick, args.rounds, servers, games)
     if args.seconds is not None:
         plan.seconds = args.seconds
     load = Path("/proc/loadavg").read_text().strip()

@@ -116,3 +116,16 @@ def test_compare_measures_against_the_floor_on_the_servers_loop_by_default() -> 
     assert "floor_echo.py" in compare.report({}, compare.plan_for(quick=True, rounds=1, servers=uvloop), "0 0 0 1/1 1")
     with pytest.raises(ValueError, match="asyncio"):
         compare.Servers("echo", "uvloop")
+
+
+def test_compare_takes_games_counts_and_names_what_is_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare.plan_for(quick=True, rounds=1, games=[3, 7]).games == [3, 7]
+    for argv, complaint in (
+        (["--games", "10,x"], "--games takes comma-separated counts"),
+        (["--games", "0"], "must be positive"),
+        (["--floor", "echo", "--loop", "uvloop"], "asyncio's loop only"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            compare.main(argv)
+        assert exited.value.code == 2
+        assert complaint in capsys.readouterr().err
