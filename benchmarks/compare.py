@@ -1,10 +1,14 @@
-"""Parlour beside the bare echo baseline: CPU per move, round trips, fan-out, joins and memory, as ratios.
+"""Parlour beside the floor echo: CPU per move, round trips, fan-out, joins and memory, as ratios.
 
-For every measurement it starts a fresh server in its own process -- the echo
-(``benchmarks/echo_server.py``) or ``parlour serve`` (through
-``benchmarks/roundtrip.py``'s :class:`ServerProcess`, with its
+For every measurement it starts a fresh server in its own process -- the
+floor (``--floor``: by default ``benchmarks/floor_echo.py``, the cheapest
+asyncio + MessagePack server that speaks Parlour's framing; ``--floor echo``:
+the project's first echo, ``benchmarks/echo_server.py``) or ``parlour serve``
+(through ``benchmarks/roundtrip.py``'s :class:`ServerProcess`, with its
 :data:`UNTHROTTLED` and :data:`ONE_ADDRESS` flags and the connection limits
-lifted) -- pinned to core 0 with ``taskset`` when it exists and the machine has
+lifted), both on the same event loop (``--loop``: uvloop, Parlour's default,
+when it is installed; else asyncio's own; ``echo_server.py`` runs on
+asyncio's only) -- pinned to core 0 with ``taskset`` when it exists and the machine has
 two cores or more, and runs ``benchmarks/loadgen.py`` in another process
 pinned to core 1. Runs alternate echo, parlour, echo, parlour (``--rounds``
 pairs), so both servers are measured seconds apart on a shared machine.
@@ -37,6 +41,7 @@ about a minute and writes no plot unless ``--svg`` is given.
 Usage::
 
     python benchmarks/compare.py                      # a few minutes
+    python benchmarks/compare.py --only play --floor echo --loop asyncio   # the old floor
     python benchmarks/compare.py --quick              # a quick look, no plot
     python benchmarks/compare.py --only play,fanout
 """
@@ -44,6 +49,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -69,6 +75,10 @@ from svgplot import Series, line_chart  # noqa: E402
 LOADGEN = HERE / "loadgen.py"
 DEFAULT_SVG = ROOT / "docs" / "benchmarks-cpu-per-move.svg"
 ECHO_LAUNCHER = [str(HERE / "echo_server.py")]
+FLOOR_LAUNCHER = [str(HERE / "floor_echo.py")]
+FLOORS = {"floor": FLOOR_LAUNCHER, "echo": ECHO_LAUNCHER}
+"""The servers ``--floor`` picks from: the cheapest echo (default) and the project's first echo."""
+FLOOR_NAMES = {"floor": "benchmarks/floor_echo.py (the cheapest echo)", "echo": "benchmarks/echo_server.py (the first echo)"}
 
 # ``python -m client.cli ...`` with the open-file limit raised to the hard limit first.
 PARLOUR_BOOT = """\
@@ -88,9 +98,53 @@ receive bursts of lobby updates (a ``--send-buffer-bytes`` large enough that a r
 that keeps up is never dropped)."""
 
 SAME_LOOP = ["--loop", "asyncio"]
-"""The echo runs on asyncio's own loop, so Parlour does too: the comparison is of the servers, not the loops."""
+"""Parlour on asyncio's own loop, as ``echo_server.py`` runs (``--floor echo``)."""
 
 PARLOUR_OPTIONS = UNTHROTTLED + ONE_ADDRESS + MANY_CONNECTIONS + SAME_LOOP
+
+
+def default_loop() -> str:
+    """``"uvloop"`` when it can be imported here (Parlour's default then), else ``"asyncio"``."""
+    return "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
+
+
+@dataclass(frozen=True)
+class Servers:
+    """Which floor Parlour is compared with, and the event loop both run on.
+
+    Attributes:
+        floor: a key of :data:`FLOORS`.
+        loop: ``"asyncio"`` or ``"uvloop"``; ``echo_server.py`` runs on asyncio's loop only.
+
+    Raises:
+        ValueError: an unknown floor or loop, or ``echo`` on uvloop.
+    """
+
+    floor: str = "floor"
+    loop: str = "asyncio"
+
+    def __post_init__(self) -> None:
+        if self.floor not in FLOORS or self.loop not in ("asyncio", "uvloop"):
+            raise ValueError(f"unknown floor {self.floor!r} or loop {self.loop!r}")
+        if self.floor == "echo" and self.loop != "asyncio":
+            raise ValueError("echo_server.py runs on asyncio's loop only: use --loop asyncio with --floor echo")
+
+    def floor_launcher(self) -> list[str]:
+        """The launcher of the floor server for :class:`ServerProcess`."""
+        return FLOORS[self.floor] + (["--loop", self.loop] if self.floor == "floor" else [])
+
+    def parlour_options(self) -> list[str]:
+        """``parlour serve`` flags: limits lifted, on :attr:`loop`."""
+        return UNTHROTTLED + ONE_ADDRESS + MANY_CONNECTIONS + ["--loop", self.loop]
+
+    @property
+    def label(self) -> str:
+        """What the tables and the plot call the floor: ``"floor"`` or ``"echo"``."""
+        return self.floor
+
+    def describe(self) -> str:
+        """One line for the report: the floor and the loop."""
+        return f"floor: `{FLOOR_NAMES[self.floor]}`; both servers on {self.loop}'s loop"
 
 LOADGEN_TIMEOUT_S = 300.0
 """Longest one load generator run may take before it is killed."""
@@ -111,18 +165,27 @@ class Plan:
     join_spectators: int
     memory_connections: int
     rounds: int
+    servers: Servers = field(default_factory=Servers)
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
 
-def plan_for(quick: bool, rounds: int | None) -> Plan:
-    """The full plan (a few minutes) or the quick one; ``rounds`` overrides the plan's echo/parlour pairs."""
+def plan_for(quick: bool, rounds: int | None, servers: Servers | None = None, games: list[int] | None = None) -> Plan:
+    """The full plan (a few minutes) or the quick one; ``rounds`` overrides the plan's echo/parlour pairs.
+
+    ``servers`` (default: :class:`Servers`' defaults) says which floor and loop; ``games``, if given,
+    replaces the play measurement's games counts.
+    """
     if quick:
         plan = Plan([10, 50], 1.0, 0.3, 500, 10, [1, 10], 50, 20, 200, 1000, 1)
     else:
         plan = Plan([10, 50, 100, 200], 2.0, 0.5, 5000, 10, [1, 10], 200, 30, 1000, 10000, 2)
     if rounds is not None:
         plan.rounds = rounds
+    if servers is not None:
+        plan.servers = servers
+    if games:
+        plan.games = games
     fit_to_open_files(plan)
     return plan
 
@@ -153,26 +216,28 @@ def pin(pid: int, core: int) -> None:
         subprocess.run(["taskset", "-a", "-p", "-c", str(core), str(pid)], check=True, capture_output=True)
 
 
-def start_server(kind: str, db_path: Path | None = None) -> ServerProcess:
-    """Start the ``kind`` ("echo" or "parlour") server, pinned to core 0; Parlour with ``db_path`` if given."""
+def start_server(kind: str, servers: Servers, db_path: Path | None = None) -> ServerProcess:
+    """Start the ``kind`` ("echo": the floor, or "parlour") server, pinned to core 0; Parlour with ``db_path`` if given."""
     if kind == "echo":
-        server = ServerProcess(launcher=ECHO_LAUNCHER)
+        server = ServerProcess(launcher=servers.floor_launcher())
     else:
         storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
-        server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=PARLOUR_OPTIONS)
+        server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=servers.parlour_options())
     server.start()
     assert server.proc is not None
     pin(server.proc.pid, 0)
     return server
 
 
-def run_loadgen(kind: str, scenario: str, options: list[str], db_path: Path | None = None) -> dict[str, Any]:
+def run_loadgen(
+    kind: str, servers: Servers, scenario: str, options: list[str], db_path: Path | None = None
+) -> dict[str, Any]:
     """One measurement: a fresh ``kind`` server, ``loadgen.py --scenario scenario *options`` against it.
 
     Raises:
         RuntimeError: the load generator failed (its message included) or ran out of time.
     """
-    server = start_server(kind, db_path)
+    server = start_server(kind, servers, db_path)
     assert server.proc is not None
     command = [
         *taskset_prefix(1), sys.executable, str(LOADGEN), "--port", str(server.port), "--target", kind,
@@ -200,23 +265,21 @@ Results = dict[str, list[dict[str, Any]]]
 """Runs by a key such as ``"play/10/echo"``, in the order they ran."""
 
 
-def interleaved(
-    results: Results, failures: list[str], key: str, rounds: int, runs: dict[str, tuple[str, list[str], Path | None]]
-) -> None:
-    """Run each of ``runs`` (label -> kind, scenario options, db) once per round, alternating.
+def interleaved(results: Results, plan: Plan, key: str, runs: dict[str, tuple[str, list[str], Path | None]]) -> None:
+    """Run each of ``runs`` (label -> kind, scenario options, db) once per round of ``plan``, alternating.
 
-    Appends each result to ``results`` and each failed run's message to ``failures``.
+    Appends each result to ``results`` and each failed run's message to ``plan.failures``.
     """
-    for _ in range(rounds):
+    for _ in range(plan.rounds):
         for label, (kind, options, db_path) in runs.items():
             scenario, *rest = options
             fresh_db = None
             if db_path is not None:
                 fresh_db = db_path / f"bench-{time.monotonic_ns()}.sqlite3"
             try:
-                result = run_loadgen(kind, scenario, rest, fresh_db)
+                result = run_loadgen(kind, plan.servers, scenario, rest, fresh_db)
             except RuntimeError as exc:
-                failures.append(f"{key}/{label}: {exc}")
+                plan.failures.append(f"{key}/{label}: {exc}")
                 print(f"  {kind:<8} {scenario:<8} FAILED: {exc}", file=sys.stderr, flush=True)
                 continue
             results.setdefault(f"{key}/{label}", []).append(result)
@@ -233,26 +296,26 @@ def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
     if "play" in only:
         for games in plan.games:
             play = ["play", "--games", str(games), *timing, *cycles(games)]
-            interleaved(results, plan.failures, f"play/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
+            interleaved(results, plan, f"play/{games}", {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
     if "idle" in only:
         play = ["play", "--games", str(plan.idle_games), *timing, *cycles(plan.idle_games)]
         idle = [*play, "--idle", str(plan.idle)]
-        interleaved(results, plan.failures, "idle", plan.rounds, {
+        interleaved(results, plan, "idle", {
             "echo": ("echo", idle, None), "parlour": ("parlour", idle, None), "parlour-alone": ("parlour", play, None),
         })  # fmt: skip
     if "durable" in only:
         for games in plan.durable_games:
             play = ["play", "--games", str(games), *timing, *cycles(games)]
-            interleaved(results, plan.failures, f"durable/{games}", plan.rounds, {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
+            interleaved(results, plan, f"durable/{games}", {"echo": ("echo", play, None), "parlour": ("parlour", play, workdir)})
     if "fanout" in only:
         fanout = ["fanout", "--spectators", str(plan.fanout_spectators), "--moves", str(plan.fanout_moves)]
-        interleaved(results, plan.failures, "fanout", plan.rounds, {"echo": ("echo", fanout, None), "parlour": ("parlour", fanout, None)})
+        interleaved(results, plan, "fanout", {"echo": ("echo", fanout, None), "parlour": ("parlour", fanout, None)})
     if "join" in only:
         join = ["join", "--spectators", str(plan.join_spectators)]
-        interleaved(results, plan.failures, "join", plan.rounds, {"echo": ("echo", join, None), "parlour": ("parlour", join, None)})
+        interleaved(results, plan, "join", {"echo": ("echo", join, None), "parlour": ("parlour", join, None)})
     if "memory" in only:
         memory = ["memory", "--connections", str(plan.memory_connections)]
-        interleaved(results, plan.failures, "memory", plan.rounds, {"echo": ("echo", memory, None), "parlour": ("parlour", memory, None)})
+        interleaved(results, plan, "memory", {"echo": ("echo", memory, None), "parlour": ("parlour", memory, None)})
     return results
 
 
@@ -324,12 +387,13 @@ def report(results: Results, plan: Plan, load: str) -> str:
     """The Markdown tables of ``results``; ``load`` is ``/proc/loadavg`` as it was at the start."""
     lines = [f"Load at the start: `{load}`; {os.cpu_count()} cores; "
              f"pinning: {'taskset, server core 0, load core 1' if taskset_prefix(0) else 'none'}; "
-             f"{plan.rounds} round(s) of echo, parlour."]  # fmt: skip
+             f"{plan.rounds} round(s) of echo, parlour; {plan.servers.describe()}."]  # fmt: skip
     lines += [f"Note: {note}" for note in plan.notes]
     lines += [f"FAILED (left out): {failure}" for failure in plan.failures]
     rows = play_rows(results, plan)
     if rows:
-        lines += ["", "| games | echo µs/request | parlour µs/move | ratio (≤ 3) | per round | echo p50 / p99 ms | parlour p50 / p99 ms |",
+        floor = plan.servers.label
+        lines += ["", f"| games | {floor} µs/request | parlour µs/move | ratio (≤ 3) | per round | {floor} p50 / p99 ms | parlour p50 / p99 ms |",
                   "|---|---|---|---|---|---|---|"]  # fmt: skip
         for row in rows:
             lines.append(
@@ -340,10 +404,10 @@ def report(results: Results, plan: Plan, load: str) -> str:
         first, last = rows[0], rows[-1]
         lines.append(f"Flatness: parlour µs/move at {last.games} games / at {first.games} games = "
                      f"**{fmt(ratio(last.parlour_us, first.parlour_us), 2)}** (target ≤ 1.2); "
-                     f"echo: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
+                     f"{plan.servers.label}: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
     others = other_rows(results, plan)
     if others:
-        lines += ["", "| measure | echo | parlour | ratio | target |", "|---|---|---|---|---|", *others]
+        lines += ["", f"| measure | {plan.servers.label} | parlour | ratio | target |", "|---|---|---|---|---|", *others]
     return "\n".join(lines)
 
 
@@ -396,29 +460,38 @@ def write_svg(path: Path, results: Results, plan: Plan) -> None:
     def series(name: str, values: list[float | None], colour: str) -> Series:
         return Series(name, [(g, v) for g, v in zip(games, values) if v is not None], colour)
 
-    cpu = [series("echo µs/request", [r.echo_us for r in rows], "#4477aa"),
+    floor = plan.servers.label
+    cpu = [series(f"{floor} µs/request", [r.echo_us for r in rows], "#4477aa"),
            series("parlour µs/move", [r.parlour_us for r in rows], "#cc6633")]  # fmt: skip
-    p99 = [series("echo p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
+    p99 = [series(f"{floor} p99 ms", [r.echo_p99 for r in rows], "#4477aa"),
            series("parlour p99 ms", [r.parlour_p99 for r in rows], "#cc6633")]  # fmt: skip
     capacity = [f"{g} games {1e6 / r.parlour_us:,.0f}" for g, r in zip(games, rows) if r.parlour_us]
     svg = line_chart(
         [("server CPU per move (µs)", cpu), ("move round trip p99 (ms)", p99)],
         x_label="games at once (no database)",
-        title=f"Parlour vs bare echo, {time.strftime('%Y-%m-%d')}",
+        title=f"Parlour vs the {plan.servers.floor} echo on {plan.servers.loop}, {time.strftime('%Y-%m-%d')}",
         footnote="Moves/s one core holds (1 s / parlour CPU per move): " + ", ".join(capacity),
     )
     path.write_text(svg, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure Parlour against a bare asyncio + MessagePack echo server.")
+    parser = argparse.ArgumentParser(description="Measure Parlour against the cheapest asyncio + MessagePack echo server.")
     parser.add_argument("--quick", action="store_true", help="small counts and short windows, one round, no plot (about a minute)")
     parser.add_argument("--rounds", type=int, help="echo/parlour pairs per measurement (default: 2; quick: 1)")
     parser.add_argument("--only", default="play,idle,durable,fanout,join,memory",
                         help="comma-separated measurements to run (default: all)")  # fmt: skip
     parser.add_argument("--svg", help="where to write the plot ('' for none; default: "
                         "docs/benchmarks-cpu-per-move.svg, none with --quick)")  # fmt: skip
+    parser.add_argument("--games", help="comma-separated games counts of play (default: 10,50,100,200; quick: 10,50)")
+    parser.add_argument("--seconds", type=float, help="each play window's least length in seconds (default: 2; quick: 1)")
     parser.add_argument("--json", help="also write every run's raw result to this file")
+    parser.add_argument("--floor", choices=sorted(FLOORS), default="floor",
+                        help="the server Parlour is compared with: floor (benchmarks/floor_echo.py, the cheapest; default) "
+                        "or echo (benchmarks/echo_server.py, the first echo, asyncio only)")  # fmt: skip
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"],
+                        help="the event loop of both servers (default: uvloop when installed, else asyncio; "
+                        "asyncio with --floor echo)")  # fmt: skip
     args = parser.parse_args(argv)
     known = {"play", "idle", "durable", "fanout", "join", "memory"}
     only = {name.strip() for name in args.only.split(",") if name.strip()}
@@ -428,7 +501,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds must be at least 1")
     if args.svg is None:
         args.svg = "" if args.quick else str(DEFAULT_SVG)
-    plan = plan_for(args.quick, args.rounds)
+    loop = args.loop or ("asyncio" if args.floor == "echo" else default_loop())
+    try:
+        servers = Servers(args.floor, loop)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        games = [int(count) for count in args.games.split(",")] if args.games else None
+    except ValueError:
+        parser.error(f"--games takes comma-separated counts, e.g. 10,100,200; got {args.games!r}")
+    if any(count < 1 for count in games or ()) or (args.seconds is not None and args.seconds <= 0):
+        parser.error("--games counts and --seconds must be positive")
+    plan = plan_for(args.quick, args.rounds, servers, games)
+    if args.seconds is not None:
+        plan.seconds = args.seconds
     load = Path("/proc/loadavg").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="parlour-compare-") as workdir:
         results = measure(plan, only, Path(workdir))

@@ -1,9 +1,11 @@
-"""Instructions per move, Parlour beside the echo baseline, counted by callgrind: deterministic where CPU time is not.
+"""Instructions per move, Parlour beside the floor echo, counted by callgrind: deterministic where CPU time is not.
 
 CPU time on a shared machine moves by tens of percent from run to run;
-instruction counts barely move. This script starts each server --
-``benchmarks/echo_server.py`` or ``parlour serve --loop asyncio`` (the echo
-runs on asyncio's loop too) -- under ``valgrind --tool=callgrind
+instruction counts barely move. This script starts each server -- the floor
+(``--floor floor``, the default: ``benchmarks/floor_echo.py``, the cheapest
+echo that speaks the framing; ``--floor echo``: ``benchmarks/echo_server.py``)
+or ``parlour serve`` -- on the same event loop (``--loop``, default asyncio;
+``echo_server.py`` runs on asyncio's only) under ``valgrind --tool=callgrind
 --instr-atstart=no``, runs ``benchmarks/loadgen.py --callgrind`` against it,
 which switches counting on for the measured window only (warm-up, start-up
 and shutdown are not counted), and reads the instructions of that window from
@@ -49,29 +51,35 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LOADGEN = HERE / "loadgen.py"
 ECHO = HERE / "echo_server.py"
+FLOOR = HERE / "floor_echo.py"
 
 PARLOUR_FLAGS = [
     "--requests-per-s", "1000000", "--request-burst", "1000000",
     "--connections-per-address-per-s", "1000000", "--connection-burst", "1000000",
     "--max-tables-per-address", "1000000", "--max-connections-per-address", "100000",
-    "--idle-timeout", "600", "--loop", "asyncio",
+    "--idle-timeout", "600",
 ]  # fmt: skip
-"""Parlour's limits lifted for one address playing many games, on asyncio's own loop (as the echo)."""
+"""Parlour's limits lifted for one address playing many games (the loop is added: ``--loop``)."""
 
 _PORT_LINE = re.compile(r"port (\d+)")
 START_TIMEOUT_S = 120.0
 """Longest wait for a server under valgrind to report its port."""
 
 
-def server_command(kind: str, out_file: Path, db_path: Path | None) -> list[str]:
-    """The command line of the ``kind`` ("echo" or "parlour") server under callgrind, counting nothing at first."""
+def server_command(kind: str, out_file: Path, db_path: Path | None, floor: str = "floor", loop: str = "asyncio") -> list[str]:
+    """The command line of the ``kind`` ("echo": the ``floor``, or "parlour") server under callgrind, counting nothing at first.
+
+    ``floor`` is ``"floor"`` (``floor_echo.py``) or ``"echo"`` (``echo_server.py``, asyncio only); ``loop`` the event loop.
+    """
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out_file}"]
-    if kind == "echo":
+    if kind == "echo" and floor == "echo":
         return [*valgrind, sys.executable, str(ECHO), "--port", "0"]
+    if kind == "echo":
+        return [*valgrind, sys.executable, str(FLOOR), "--port", "0", "--loop", loop]
     storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
     return [
         *valgrind, sys.executable, "-m", "client.cli", "serve", *storage, "--host", "127.0.0.1", "--port", "0",
-        "--name", "bench", "--log-level", "WARNING", "--no-advertise", *PARLOUR_FLAGS,
+        "--name", "bench", "--log-level", "WARNING", "--no-advertise", *PARLOUR_FLAGS, "--loop", loop,
     ]  # fmt: skip
 
 
@@ -84,17 +92,20 @@ def window_instructions(out_file: Path) -> int:
     return int(match[1])
 
 
-def measure(kind: str, scenario: str, loadgen_args: list[str], durable: bool, keep: Path | None = None) -> dict[str, Any]:
+def measure(
+    kind: str, scenario: str, loadgen_args: list[str], durable: bool, keep: Path | None = None, floor: str = "floor", loop: str = "asyncio"
+) -> dict[str, Any]:
     """One run: the ``kind`` server under callgrind, loadgen ``scenario``; the load generator's JSON plus ``instructions``.
 
-    With ``keep``, the window's profile is copied to ``keep/<kind>-<scenario>.callgrind`` (for ``callgrind_annotate``).
+    ``floor`` and ``loop`` as for :func:`server_command`. With ``keep``, the window's profile is copied to
+    ``keep/<kind>-<scenario>.callgrind`` (for ``callgrind_annotate``).
     """
     with tempfile.TemporaryDirectory(prefix="parlour-instr-") as scratch:
         out_file = Path(scratch) / "callgrind.out"
         db_path = Path(scratch) / "bench.db" if durable and kind == "parlour" else None
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         server = subprocess.Popen(
-            server_command(kind, out_file, db_path), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+            server_command(kind, out_file, db_path, floor, loop), cwd=ROOT, env=env, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True,
         )  # fmt: skip
         try:
@@ -141,14 +152,19 @@ def per_unit(result: dict[str, Any], scenario: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Instructions per move (callgrind), Parlour beside the echo.")
+    parser = argparse.ArgumentParser(description="Instructions per move (callgrind), Parlour beside the floor echo.")
     parser.add_argument("--only", default="play,durable,fanout", help="comma-separated scenarios: play, durable, fanout, timed (default: the first three)")
     parser.add_argument("--games", type=int, default=10, help="play, durable: games at once (default: 10)")
     parser.add_argument("--moves", type=int, default=1000, help="play, durable: moves counted (default: 1000)")
     parser.add_argument("--spectators", type=int, default=100, help="fanout: watchers (default: 100)")
     parser.add_argument("--fanout-moves", type=int, default=20, help="fanout: moves (default: 20)")
     parser.add_argument("--keep", type=Path, help="copy each window's callgrind profile into this directory")
+    parser.add_argument("--floor", choices=["floor", "echo"], default="floor",
+                        help="floor: benchmarks/floor_echo.py, the cheapest (default); echo: benchmarks/echo_server.py (asyncio only)")  # fmt: skip
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio", help="the event loop of both servers (default: asyncio)")
     args = parser.parse_args(argv)
+    if args.floor == "echo" and args.loop != "asyncio":
+        parser.error("--floor echo runs on asyncio's loop only: use --loop asyncio")
     if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
         print("instructions.py needs valgrind and callgrind_control", file=sys.stderr)
         return 1
@@ -163,13 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in names if name not in plans]
     if unknown:
         parser.error(f"unknown scenario {unknown[0]!r} in --only (choose from {', '.join(plans)})")
-    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; floor {args.floor}, loop {args.loop}")
     print("| scenario | unit | echo instr | parlour instr | ratio |")
     print("|---|---|---|---|---|")
     for name in names:
         scenario, loadgen_args, durable = plans[name]
-        echo = per_unit(measure("echo", scenario, loadgen_args, durable, args.keep), scenario)
-        parlour = per_unit(measure("parlour", scenario, loadgen_args, durable, args.keep), scenario)
+        echo = per_unit(measure("echo", scenario, loadgen_args, durable, args.keep, args.floor, args.loop), scenario)
+        parlour = per_unit(measure("parlour", scenario, loadgen_args, durable, args.keep, args.floor, args.loop), scenario)
         unit = "receiver" if scenario == "fanout" else "move"
         print(f"| {name} | {unit} | {echo:,.0f} | {parlour:,.0f} | {parlour / echo:.2f} |", flush=True)
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")

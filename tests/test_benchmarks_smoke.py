@@ -24,16 +24,19 @@ import compare  # noqa: E402
 from roundtrip import ServerProcess  # noqa: E402
 
 
-@pytest.fixture(params=["echo", "parlour"])
+@pytest.fixture(params=["echo", "floor-asyncio", "floor-uvloop", "parlour"])
 def bench_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ServerProcess]]:
-    """The echo or a Parlour server (no database, limits lifted as in compare.py), in a child process."""
+    """The first echo, the floor echo on either loop, or a Parlour server (no database, limits lifted
+    as in compare.py), in a child process; with the load generator's ``--target`` for it."""
     if request.param == "echo":
         server = ServerProcess(launcher=compare.ECHO_LAUNCHER)
+    elif request.param.startswith("floor-"):
+        server = ServerProcess(launcher=compare.Servers("floor", request.param.removeprefix("floor-")).floor_launcher())
     else:
         server = ServerProcess(launcher=["-c", compare.PARLOUR_BOOT], options=compare.PARLOUR_OPTIONS)
     server.start()
     try:
-        yield request.param, server
+        yield ("parlour" if request.param == "parlour" else "echo"), server
     finally:
         server.stop()
 
