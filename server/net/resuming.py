@@ -12,7 +12,7 @@ __all__ = ["Resumed"]
 class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
     """A coroutine that began outside any task and suspended, to become a task's coroutine from where it stopped.
 
-    :meth:`Connections.serve_now` drives a connection's handling with
+    :meth:`server.net.connection.Connections.serve_now` drives a connection's handling with
     ``send(None)`` in the transport's callback. When the handling suspends, it
     has yielded what it waits on -- a future, or ``None`` for a bare yield
     (``asyncio.sleep(0)``) -- and nothing watches that yet. A task made of this

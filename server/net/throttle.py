@@ -13,7 +13,7 @@ class Throttle:
     """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
 
     The first request never waits (a burst is at least 1), so the throttle
-    is made for the second (see :meth:`PeerProtocol.throttle`), with the
+    is made for the second (see :meth:`server.net.connection.PeerProtocol.throttle`), with the
     first request's token already spent: full but for one token at ``now``.
     That is never more lenient than a bucket made at the first request: at
     most one token stricter, for at most ``1 / requests_per_s`` seconds.
