@@ -22,33 +22,35 @@ Every frame produced while handling one chunk leaves in one write
 (:meth:`server.net.peer.Peer.flush`). A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
 bytes wait in its own socket buffer.
+
+This module holds that pump (:class:`Connections`, :class:`Waiting`,
+:class:`PeerProtocol`); the rest of the connection layer is in its parts:
+:mod:`server.net.admission` (who may connect: descriptors, limits, refusals),
+:mod:`server.net.liveness` (deadlines and heartbeats), :mod:`server.net.throttle`
+(a connection's request rate) and :mod:`server.net.resuming` (:class:`Resumed`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import collections.abc
 import logging
 import time
 from typing import Any, Awaitable, Callable, Coroutine, cast
 
 from protocol import Code, ProtocolError, ServerConnection
-from protocol.codec import encode_message
-from protocol.messages import Error, Heartbeat, Request, Shutdown
+from protocol.messages import Error, Request, Shutdown
 
-from .descriptors import connection_budget, descriptor_limit, open_descriptors
-from .limits import AddressBuckets, Limits, TokenBucket
+from .admission import Admission
+from .limits import AddressBuckets, Limits
+from .liveness import Liveness, drop
 from .peer import Outbox, Peer
+from .resuming import Resumed
+from .throttle import Throttle
 
 __all__ = ["Connections", "send_protocol_error"]
 
 log = logging.getLogger(__name__)
-
-REFUSAL_LINGER_S = 1.0
-"""How long a refused connection may take to read ``too_many_connections`` and close."""
-BUSY_REFUSAL_LINGER_S = 0.2
-"""The same while many refusals are in progress (half the descriptors kept for them in use)."""
 
 YIELD_EVERY_REQUESTS = 8
 """A connection's requests handled in a row before other connections get a turn."""
@@ -66,7 +68,7 @@ RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
 """Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
 
 
-class Connections:
+class Connections(Admission, Liveness):
     """Every open connection, and the pump, limits and deadlines of each.
 
     Args:
@@ -99,45 +101,6 @@ class Connections:
         self._attempts = AddressBuckets(limits.connections_per_address_per_s, limits.connection_burst)
         self._watchdog: asyncio.Task[None] | None = None
         self.outbox = Outbox(limits.send_buffer_bytes)
-
-    def fit_to_descriptors(self) -> None:
-        """Lower ``max_connections`` (with a warning) to what the descriptor limit leaves room for."""
-        wanted = self.limits.max_connections
-        limit = descriptor_limit()
-        if limit is None:
-            return
-        in_use = open_descriptors()
-        budget, self._refusal_room = connection_budget(limit, in_use)
-        if wanted > budget:
-            log.warning(
-                "max_connections is %d, but the descriptor limit of %d (%d in use) leaves room for %d: using %d "
-                "(raise the limit with ulimit -n for more)", wanted, limit, in_use, budget, budget,
-            )  # fmt: skip
-            self.max_connections = budget
-
-    @property
-    def descriptor_room(self) -> int:
-        """Accepted sockets that may be held at once: ``max_connections`` plus the room kept for refusals."""
-        return self.max_connections + self._refusal_room
-
-    async def wait_for_room(self) -> None:
-        """Return once one more socket may be accepted (see :meth:`hold_descriptor`) without overrunning the descriptor budget."""
-        while self._held >= self.descriptor_room:
-            self._room.clear()
-            await self._room.wait()
-
-    def hold_descriptor(self) -> None:
-        """Count a socket just accepted; :meth:`free_descriptor` it once closed (a connection's last task does)."""
-        self._held += 1
-
-    def free_descriptor(self) -> None:
-        """Count a held socket as closed, and let the accept loop take another."""
-        self._held = max(0, self._held - 1)
-        self._room.set()
-
-    def start_deadlines(self) -> None:
-        """Start the task that enforces deadlines and sends heartbeats."""
-        self._watchdog = asyncio.create_task(self._watch_deadlines(), name="deadlines")
 
     async def close(self, reason: str) -> None:
         """Send ``shutdown`` to every connection, close them all and wait for their pumps to end."""
@@ -271,54 +234,6 @@ class Connections:
         self._disconnected(peer)
         peer.close()
 
-    async def _refuse(self, peer: Peer, refusal: str) -> None:
-        log.warning("refusing %s: %s", peer.address, refusal)
-        # Many refusals at once each hold a descriptor: let them go sooner, so that accept() keeps working.
-        linger_s = REFUSAL_LINGER_S if self._refusing < self._refusal_room // 2 else BUSY_REFUSAL_LINGER_S
-        self._refusing += 1
-        try:
-            peer.send(Error(code=Code.TOO_MANY_CONNECTIONS, message=refusal))
-            peer.close(linger_s=linger_s)
-            await peer.discard_input(linger_s)
-            await peer.wait_closed()
-        finally:
-            self._refusing -= 1
-            self.free_descriptor()
-
-    def take_slot(self, host: str) -> str | None:
-        """Count one more connection from ``host`` that is not a game connection (a browser's WebSocket, :mod:`server.web`).
-
-        It is refused, and not counted, for the reasons a game connection is
-        (attempts too fast, the server or the address at its most connections):
-        returns that reason; ``None``: counted, give it back with :meth:`free_slot`.
-        """
-        refusal = self._refusal(host)
-        if refusal is None:
-            self._per_address[host] += 1
-            self.others += 1
-        return refusal
-
-    def free_slot(self, host: str) -> None:
-        """Stop counting a connection :meth:`take_slot` counted."""
-        self.others -= 1
-        self._per_address[host] -= 1
-        if not self._per_address[host]:
-            del self._per_address[host]
-
-    def _refusal(self, host: str) -> str | None:
-        """Why a new connection from ``host`` must be refused, or ``None`` to accept it."""
-        limits = self.limits
-        if not self._attempts.admit(host, time.monotonic()):
-            return (
-                f"too many connection attempts from your address (more than {limits.connections_per_address_per_s:g}"
-                f" a second after the first {limits.connection_burst}); wait a few seconds before reconnecting"
-            )
-        if len(self.peers) + self.others >= self.max_connections:
-            return f"the server has its maximum of {self.max_connections} connections; try again later"
-        if self._per_address[host] >= limits.max_connections_per_address:
-            return f"your address already has the maximum of {limits.max_connections_per_address} connections"
-        return None
-
     async def _pump(self, inbox: "PeerProtocol", peer: Peer, data: bytes | None) -> bool:
         """Handle ``data`` (if not ``None``), then every chunk ``inbox`` holds; ``True`` if the connection goes on (idle),
         ``False`` if it ended."""
@@ -363,44 +278,6 @@ class Connections:
                 peer.partial_since = received_at
             data = None
         return False
-
-    # --- liveness -----------------------------------------------------------------------
-
-    async def _watch_deadlines(self) -> None:
-        """Close silent, stalled and nameless connections; send heartbeats to quiet ones."""
-        limits = self.limits
-        heartbeat = encode_message(Heartbeat())
-        while True:
-            await asyncio.sleep(limits.tick_s)
-            now = time.monotonic()
-            for peer in list(self.peers):
-                overdue = self._overdue(peer, now)
-                if overdue is not None:
-                    drop(peer, Code.TIMEOUT, overdue)
-                elif peer.session is not None and now - peer.last_sent >= limits.heartbeat_s:
-                    peer.send_frame(heartbeat)
-
-    def _overdue(self, peer: Peer, now: float) -> str | None:
-        """Which deadline ``peer`` missed at ``now``, in words, or ``None``."""
-        limits = self.limits
-        if peer.closed:
-            return None
-        if peer.session is None and now - peer.connected_at > limits.handshake_timeout_s:  # type: ignore[operator]
-            return f"no hello within {limits.handshake_timeout_s:g} s of connecting"
-        if not peer.reading:
-            return None  # the server is busy with this peer's requests: not the peer's delay
-        if peer.partial_since is not None and now - peer.partial_since > limits.stall_timeout_s:
-            return f"a frame was begun but not finished within {limits.stall_timeout_s:g} s"
-        if now - peer.last_received > limits.idle_timeout_s:
-            return f"nothing received for {limits.idle_timeout_s:g} s (send ping at least every {limits.heartbeat_s:g} s)"
-        return None
-
-
-def drop(peer: Peer, code: Code, message: str) -> None:
-    """Tell ``peer`` why, then close its connection."""
-    log.info("closing %s (%s): %s", peer.address, code, message)
-    peer.send(Error(code=code, message=message))
-    peer.close()
 
 
 def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
@@ -463,96 +340,6 @@ class Waiting:
         return task
 
 
-class Resumed(collections.abc.Coroutine):  # type: ignore[type-arg]
-    """A coroutine that began outside any task and suspended, to become a task's coroutine from where it stopped.
-
-    :meth:`Connections.serve_now` drives a connection's handling with
-    ``send(None)`` in the transport's callback. When the handling suspends, it
-    has yielded what it waits on -- a future, or ``None`` for a bare yield
-    (``asyncio.sleep(0)``) -- and nothing watches that yet. A task made of this
-    object gets that same value from its first step, so it waits on the future
-    (or gives the loop a turn) exactly as if it had run the coroutine from the
-    start; every later send and throw goes through to the coroutine. A task
-    cancelled before its first step cancels the future too, as a task
-    cancelled while waiting on it does.
-
-    Args:
-        coroutine: the suspended coroutine.
-        waiting_on: what its last ``send`` returned.
-    """
-
-    __slots__ = ("_coroutine", "_waiting_on")
-
-    _STARTED = object()
-
-    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
-        self._coroutine = coroutine
-        self._waiting_on = waiting_on
-
-    def send(self, value: Any) -> Any:
-        waiting_on = self._waiting_on
-        if waiting_on is Resumed._STARTED:
-            return self._coroutine.send(value)
-        self._waiting_on = Resumed._STARTED
-        return waiting_on
-
-    def throw(self, exc: Any, *args: Any) -> Any:
-        waiting_on, self._waiting_on = self._waiting_on, Resumed._STARTED
-        if asyncio.isfuture(waiting_on) and isinstance(exc, asyncio.CancelledError):
-            waiting_on.cancel()
-        return self._coroutine.throw(exc, *args)
-
-    def close(self) -> None:
-        self._coroutine.close()
-
-    def __await__(self) -> Any:
-        raise TypeError("a Resumed coroutine is run by a task, never awaited")
-
-
-class Throttle:
-    """One connection's request rate: a token bucket that slows, then gives up on, a flooder.
-
-    The first request never waits (a burst is at least 1), so the throttle
-    is made for the second (see :meth:`PeerProtocol.throttle`), with the
-    first request's token already spent: full but for one token at ``now``.
-    That is never more lenient than a bucket made at the first request: at
-    most one token stricter, for at most ``1 / requests_per_s`` seconds.
-
-    Args:
-        limits: the rate, burst and flood timeout.
-        now: when the second request came (``time.monotonic()`` seconds).
-    """
-
-    __slots__ = ("_limits", "_bucket", "_since")
-
-    def __init__(self, limits: Limits, now: float) -> None:
-        self._limits = limits
-        self._bucket = TokenBucket(limits.requests_per_s, limits.request_burst, now)
-        self._bucket.take(now)  # the first request's
-        self._since: float | None = None
-
-    def take(self) -> float | None:
-        """Spend a token for the next request: ``0.0`` to handle it now, else the seconds to hold it back first,
-        or ``None`` once flooding has lasted too long (the connection is to be dropped).
-
-        Not a coroutine, so that a request within the rate costs no await.
-        """
-        now = time.monotonic()
-        bucket = self._bucket
-        wait_s = bucket.take(now)
-        if wait_s <= 0.0:
-            if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:
-                self._since = None  # well below the rate for a while: the flood, if any, is over
-            return 0.0
-        self._since = self._since if self._since is not None else now
-        if now - self._since > self._limits.flood_timeout_s:
-            return None
-        return wait_s
-
-    def reason(self) -> str:
-        """Why the connection is being closed."""
-        limits = self._limits
-        return f"more than {limits.requests_per_s:g} requests per second for over {limits.flood_timeout_s:g} s"
 
 
 class _Chunks(list):  # type: ignore[type-arg]

@@ -17,58 +17,39 @@ happens per table:
    and the lobby hears of the change (:mod:`server.tables.lobby`).
 
 Grace periods, flag falls and seat vacating follow the same commit-then-apply rule.
+
+This module holds the pipeline of a move (:meth:`Authority.play_move` and its
+hot path :meth:`Authority.play_move_now`) and the announcements every action
+shares; the other actions are the authority's too, in its parts:
+:mod:`server.play.seating` (create, join, watch, vacate, close; the budgets),
+:mod:`server.play.endings` (resign, abort, leave, grace, flag and abort timers)
+and :mod:`server.play.offers` (draw, takeback, rematch).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import secrets
-import time
 from functools import partial
 from typing import Awaitable, Callable, Sequence
 
 import games
 from protocol import Code, Message
-from protocol.messages import (
-    AbortGame,
-    Answer,
-    Answered,
-    AskHint,
-    ChatEntry,
-    CreateTable,
-    GameOver,
-    GameStarted,
-    Hint,
-    JoinTable,
-    LeaveTable,
-    Offer,
-    Offered,
-    Ok,
-    PlayerAway,
-    PlayerBack,
-    PlayMove,
-    RematchStarted,
-    Resign,
-    Resumed,
-    TableJoined,
-    TakenBack,
-    WatchTable,
-)
+from protocol.messages import Answered, AskHint, ChatEntry, GameOver, GameStarted, Hint, Ok, PlayMove
 
-from ..tables.clock import Clock, FlagFell, TimeControl, TimeControlError
-from .computer import ComputerPlayers, StaleMove, check_level, has_computer_player
-from ..tables.fanout import ViewCache, send_moved, send_to_table, send_views
-from ..core.ids import issuable
-from ..net.limits import Limits
-from ..tables.lobby import Lobby
-from ..ratings.rated import check_rated_request, check_rated_seat, settle_ending, show_ratings
-from ..ratings.ratings import Ratings
-from ..core.session import Push, Session
-from ..storage.statements import create_table_sql, delete_table_sql, update_table_sql
 from ..core.errors import RequestError
+from ..core.session import Push, Session
+from ..net.limits import Limits
+from ..ratings.rated import settle_ending
+from ..ratings.ratings import Ratings
+from ..tables.clock import Clock, FlagFell
+from ..tables.fanout import ViewCache, send_moved, send_to_table, send_views
+from ..tables.lobby import Lobby
 from ..tables.table import NO_COMPUTER, Played, Table
-from .stored import ended_sql, move_sql, seats_sql, starting_sql, table_row, takeback_sql
+from .computer import ComputerPlayers, StaleMove
+from .endings import DEFAULT_ABORT_AFTER_S, FLAG_FELL_MESSAGE, Endings
+from .offers import Offers
+from .seating import Seating
+from .stored import move_sql
 from .workers import WorkerPool
 
 __all__ = ["DEFAULT_ABORT_AFTER_S", "Authority"]
@@ -76,19 +57,11 @@ __all__ = ["DEFAULT_ABORT_AFTER_S", "Authority"]
 log = logging.getLogger(__name__)
 
 
-MAX_LOCK_EXTENSION_S = 600.0
-"""The most seconds an absent player's seat is held beyond the grace period because others' guesses lock their name."""
-FLAG_FELL_MESSAGE = "your flag fell before the move arrived"
-FLAG_FELL_FIRST_MESSAGE = "a flag fell before this arrived: the game is over"
-
-DEFAULT_ABORT_AFTER_S = 30.0
-"""How long the side to move at a timed table may take over its first move before the game is aborted."""
-
 NO_OFFERS: tuple[str, ...] = ()
 """The offers a move lapses when the table has none (no list made per move)."""
 
 
-class Authority:
+class Authority(Seating, Endings, Offers):
     """The one authority over every live table.
 
     Args:
@@ -145,306 +118,12 @@ class Authority:
         self.abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
         self.chat_for: Callable[[Session, Table], list[ChatEntry]] = lambda session, table: []  # the table's chat history for session
 
-    def left(self, session: Session) -> None:
-        """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
-        for table_id in list(session.watching):
-            table = self.tables.get(table_id)
-            if table is not None:
-                self.unwatch(session, table)
-        for table_id, seat in list(session.seats.items()):
-            table = self.tables.get(table_id)
-            if table is not None and table.outcome is None:
-                self.hold_seat(table, seat, session)
-            elif table is not None:
-                self.vacate(session, table)
-        if not session.seats:
-            self._forget(session)
-
-    def cancel_timers(self) -> None:
-        """Stop every grace and abort timer (the server is closing: nobody forfeits or is aborted for that)."""
-        for table in self.tables.values():
-            for timer in table.grace.values():
-                timer.cancel()
-            if table.abort_timer is not None:
-                table.abort_timer.cancel()
-                table.abort_timer = None
-
-    def hold_seat(self, table: Table, seat: int, session: Session) -> None:
-        """Keep an absent player's seat for the grace period, then forfeit it."""
-        self._lock_extended_s.pop((table.id, seat), None)
-        self._hold_for(table, seat, session, self.grace_s)
-
-    def _hold_for(self, table: Table, seat: int, session: Session, hold_s: float) -> None:
-        loop = asyncio.get_running_loop()
-        table.grace[seat] = loop.call_later(hold_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
-        send_to_table(table, PlayerAway(table=table.id, seat=seat, name=session.name, forfeit_in_s=hold_s))
-
-    def _locked_out_s(self, table: Table, seat: int, holder: Session) -> float:
-        """How much longer to hold the seat of ``holder``, whose grace ran out while others' guesses lock their name.
-
-        Such a player may be unable to prove their name from an address that
-        guessed, so the seat waits for the lock to end, at most
-        :data:`MAX_LOCK_EXTENSION_S` more in one absence (0: forfeit now).
-        """
-        locked_s = self.name_locked_s(holder) if holder.claimed else 0.0
-        extended_s = self._lock_extended_s.get((table.id, seat), 0.0)
-        hold_s = min(locked_s, MAX_LOCK_EXTENSION_S - extended_s)
-        if hold_s <= 0:
-            self._lock_extended_s.pop((table.id, seat), None)
-            return 0.0
-        self._lock_extended_s[(table.id, seat)] = extended_s + hold_s
-        return hold_s
-
-    async def _grace_over(self, table: Table, seat: int) -> None:
-        async with table.lock:
-            table.grace.pop(seat, None)
-            holder = table.seats[seat]
-            if holder is None or holder.connected or self.tables.get(table.id) is not table:
-                self._lock_extended_s.pop((table.id, seat), None)
-                return
-            hold_s = self._locked_out_s(table, seat, holder)
-            if hold_s > 0:
-                log.info("the name of %s is locked by wrong guesses: their seat at table %d is held %.0f s more", holder.name, table.id, hold_s)
-                self._hold_for(table, seat, holder, hold_s)
-                return
-            if table.status == "playing":
-                if table.abortable():
-                    outcome = table.aborted(seat, "abandoned the game before both sides had moved")
-                else:
-                    outcome = table.forfeit(seat, "abandoned the game")
-                async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(ended_sql(table, outcome), *rating_sql)
-                table.end(outcome)
-                self._announce_outcome(table, outcome, lobby=False)
-            self.vacate(holder, table)
-            if not holder.seats and not holder.connected:
-                self._forget(holder)
-
-    def vacate(self, session: Session, table: Table) -> None:
-        """Take ``session`` out of its seat at a table that is not running."""
-        session.seats.pop(table.id, None)
-        table.offers.pop("rematch", None)
-        table.unseat(session)
-        if table.status == "waiting":
-            self._persist_soon(seats_sql(table))
-        self._close_if_empty(table)
-
-    def unwatch(self, session: Session, table: Table) -> None:
-        """Stop ``session`` watching ``table``; the table closes if nobody is left."""
-        session.watching.discard(table.id)
-        table.unwatch(session)
-        self._close_if_empty(table)
-
-    def _close_if_empty(self, table: Table) -> None:
-        if table.is_empty() and table.status != "playing":
-            if self.lobby.remove(table.id) is not None:
-                self._uncount(table)
-                if table.status == "waiting":
-                    self._persist_soon(delete_table_sql(table.id))
-        else:
-            self._table_changed(table)
-
-    def rejoin(self, session: Session, then: list[Push]) -> None:
-        """A resumed session is back: stop its grace timers; after the ``welcome``, tell it and the others at its tables."""
-        for table_id, seat in session.seats.items():
-            self._lock_extended_s.pop((table_id, seat), None)
-            table = self.tables[table_id]
-            timer = table.grace.pop(seat, None)
-            if timer is not None:
-                timer.cancel()
-            then.append(lambda table=table, seat=seat: self._welcome_back(session, table, seat))
-        for table_id in session.watching:
-            table = self.tables[table_id]
-            then.append(lambda table=table: self._welcome_back(session, table, None))
-
-    def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
-        assert session.peer is not None
-        chat = self.chat_for(session, table)
-        session.peer.send(Resumed(table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat))
-        if seat is not None:
-            send_to_table(table, PlayerBack(table=table.id, seat=seat, name=session.name), skip=session)
-
     def table(self, table_id: int) -> Table:
         """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
         return self.lobby.get(table_id)
 
     def _table_changed(self, table: Table) -> None:
         self.lobby.changed(table.id)
-
-    async def create_table(self, session: Session, request: CreateTable, then: list[Push]) -> Message:
-        """Open a table, seating (or, with ``seat`` nil, making a spectator of) its creator and any computer seats.
-
-        The reply is ``table_joined``; a table whose two seats are filled at
-        once (a computer opponent) starts at once.
-        """
-        try:
-            control = TimeControl.parse(request.time_control)
-        except TimeControlError as exc:
-            raise RequestError(Code.BAD_OPTION, str(exc), "time_control") from None
-        computer = _computer_seats(request)
-        check_rated_request(request, self.rated_allowed)
-        self._check_room(session)
-        host = self._check_address_budget(session)
-        table = Table.create(issuable(self.next_table_id, "table"), request.game, request.options, request.seed, seed_chosen=request.seed is not None, bus=self.lobby.bus)
-        if (computer or request.hints) and not has_computer_player(table.game.name):
-            raise RequestError(Code.BAD_REQUEST, f"no computer player for {table.game.name}", "computer" if computer else "hints")
-        self._check_bots(len(computer))
-        table.set_time_control(control)
-        table.hints = request.hints
-        table.rated = request.rated
-        if request.seat is not None:
-            check_rated_seat(table, session)
-        self.next_table_id += 1
-        seat = None
-        if request.seat is not None and table.outcome is not None:
-            raise RequestError(
-                Code.GAME_OVER,
-                f"this setup is over before the first move ({table.outcome.reason}); "
-                "create the table with seat null to look at it",
-            )
-        if request.seat is not None:
-            seat = table.sit(session, request.seat)
-        for computer_seat, level in computer.items():
-            table.seat_computer(computer_seat, level)
-        show_ratings(self.ratings, table)
-        starting = table.ready_to_start()
-        if starting:  # the table is nobody's yet: it may change before its row is committed
-            deal = table.plan_deal()
-            if deal is not None:
-                table.deal(*deal)
-            table.started = True
-        statements = [create_table_sql(table_row(table))]
-        if starting and table.outcome is not None:
-            statements.append(ended_sql(table, table.outcome))
-        self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
-        try:
-            await self._persist(*statements)
-        finally:
-            self._bots_committing -= len(computer)
-        self.lobby.add(table)
-        self._count_against(host, table)
-        if seat is not None:
-            session.seats[table.id] = seat
-        else:
-            table.watch(session)
-            session.watching.add(table.id)
-        log.info("%s created table %d (%s %s)", session.name, table.id, table.game.name, table.options)
-        if starting:
-            then.append(lambda: self._start(table))
-            if table.outcome is not None:
-                then.append(lambda: self._announce_outcome(table, table.outcome, lobby=False))  # type: ignore[arg-type]
-        then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat, session)
-
-    def running_bots(self) -> int:
-        """How many computer seats sit at tables whose game is not over (or whose creation is being committed)."""
-        seated = sum(level is not None for table in self.tables.values() if table.outcome is None for level in table.computer)
-        return seated + self._bots_committing
-
-    def _check_bots(self, more: int) -> None:
-        """Refuse ``more`` computer seats beyond the server's ``max_bots``.
-
-        Raises:
-            RequestError: ``too_many_bots``, giving the limit.
-        """
-        if not more:
-            return
-        most = self.limits.max_bots
-        running = self.running_bots()
-        if running + more > most:
-            raise RequestError(
-                Code.TOO_MANY_BOTS,
-                f"this server runs at most {most} computer seats at once and {running} are playing; try again when a game ends",
-            )
-
-    def _joined(self, request_id: int, table: Table, seat: int | None, session: Session) -> TableJoined:
-        chat = self.chat_for(session, table)
-        return TableJoined(id=request_id, table=table.info(), seat=seat, view=table.view_for(seat), moves=list(table.moves), chat=chat)
-
-    def _check_room(self, session: Session, who: str = "you") -> None:
-        """Refuse one more table to a session at its limit of seats plus watched tables."""
-        most = self.limits.max_tables_per_client
-        if len(session.seats) + len(session.watching) >= most:
-            verb = "are" if who == "you" else "is"
-            raise RequestError(Code.TOO_MANY_TABLES, f"{who} {verb} already at {most} tables, the most this server allows; leave one first")
-
-    def _check_address_budget(self, session: Session) -> str:
-        """Refuse a new table to the address of ``session``'s connection at its budget; return that address.
-
-        Every table an address created counts until its game is over or it
-        closes, whether or not anyone from there is still connected.
-
-        Raises:
-            RequestError: ``too_many_tables``.
-        """
-        host = session.peer.host if session.peer is not None else "?"
-        most = self.limits.max_tables_per_address
-        counted = self._tables_by_host.get(host, ())
-        if len(counted) < most:
-            return host  # fewer tables than the budget, live or not: no need to look which games are over
-        # At the budget: drop the tables whose games are over (a game over never runs again; a rematch is a
-        # new table), so an address with many tables pays this walk only when it may be refused.
-        live = {table_id for table_id in counted if self._live(table_id)}
-        self._tables_by_host[host] = live
-        if len(live) >= most:
-            raise RequestError(
-                Code.TOO_MANY_TABLES,
-                f"your address already has {most} tables that are not over, the most this server allows;"
-                " finish or leave one first (tables of players who left count until they close)",
-            )
-        return host
-
-    def _live(self, table_id: int) -> bool:
-        table = self.tables.get(table_id)
-        return table is not None and table.outcome is None
-
-    def _count_against(self, host: str, table: Table) -> None:
-        """Count a new table against ``host``'s budget (see :meth:`_check_address_budget`)."""
-        table.creator_host = host
-        self._tables_by_host.setdefault(host, set()).add(table.id)
-
-    def _uncount(self, table: Table) -> None:
-        """Stop counting a closed table against its creator's address (restored tables count against none)."""
-        host = table.creator_host
-        if host is None or host not in self._tables_by_host:
-            return
-        ids = self._tables_by_host[host]
-        ids.discard(table.id)
-        if not ids:
-            del self._tables_by_host[host]
-
-    async def join_table(self, session: Session, request: JoinTable, then: list[Push]) -> Message:
-        """Seat ``session``; the second seat filled deals a secret setup and starts the game."""
-        table = self.table(request.table)
-        if table.id not in session.watching and table.id not in session.seats:
-            self._check_room(session)
-        async with table.lock:
-            check_rated_seat(table, session)
-            seat = table.sit(session, request.seat)
-            show_ratings(self.ratings, table)
-            starting = table.ready_to_start()
-            deal = table.plan_deal() if starting else None
-            statements = [seats_sql(table, status="playing" if starting else "waiting")]
-            decided = None
-            if starting:
-                more, decided = starting_sql(table, deal)
-                statements += more
-            try:
-                await self._persist(*statements)
-            except BaseException:
-                table.unseat(session)
-                raise
-            session.seats[table.id] = seat
-            session.watching.discard(table.id)
-            if starting:
-                if deal is not None:
-                    table.deal(*deal)
-                table.started = True
-                then.append(lambda: self._start(table))
-            if decided is not None:
-                then.append(lambda: self._announce_outcome(table, decided, lobby=False))
-        then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, seat, session)
 
     def _start(self, table: Table) -> None:
         log.info("table %d starts: %s vs %s", table.id, *table.seat_names)
@@ -454,42 +133,6 @@ class Authority:
         seats = list(table.seat_names)
         send_views(table, lambda seat: GameStarted(table=table.id, seats=seats, view=views.get(seat)))
         self.computers.wake(table)
-
-    async def watch_table(self, session: Session, request: WatchTable, then: list[Push]) -> Message:
-        """Make ``session`` a spectator of the table."""
-        table = self.table(request.table)
-        if table.id in session.seats:
-            raise RequestError(Code.ALREADY_SEATED, f"you sit at table {table.id}; you cannot also watch it")
-        if table.id not in session.watching:
-            self._check_room(session)
-        table.watch(session)
-        session.watching.add(table.id)
-        then.append(lambda: self._table_changed(table))
-        return self._joined(request.id, table, None, session)
-
-    async def leave_table(self, session: Session, request: LeaveTable, then: list[Push]) -> Message:
-        """Take ``session`` away from the table; leaving a running game forfeits it, or aborts it while a side has not moved."""
-        table = self.table(request.table)
-        if table.id in session.watching:
-            then.append(lambda: self.unwatch(session, table))
-            return Ok(id=request.id)
-        if table.id not in session.seats:
-            raise RequestError(Code.NOT_AT_TABLE, f"you are not at table {table.id}")
-        async with table.lock:
-            outcome = None
-            if table.status == "playing":
-                seat = session.seats[table.id]
-                if table.abortable():
-                    outcome = table.aborted(seat, "left the table before both sides had moved")
-                else:
-                    outcome = table.forfeit(seat, "left the table (game forfeited)")
-                async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(ended_sql(table, outcome), *rating_sql)
-                table.end(outcome)
-        if outcome is not None:
-            then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
-        then.append(lambda: self.vacate(session, table))
-        return Ok(id=request.id)
 
     async def play_move(self, session: Session, request: PlayMove, then: list[Push]) -> Message:
         """Check the seat, the turn and the move, charge the clock, commit, apply, then send each view; under the table's lock.
@@ -608,170 +251,9 @@ class Authority:
                 table.clock = clock_before
                 raise
 
-    def schedule_flag(self, table: Table) -> None:
-        """Arrange for the server to notice the running seat's flag fall, even if nobody speaks.
-
-        A flag timer already set to fire no later than the new flag time is
-        kept: firing early, it finds no flag down and sets the next one
-        (:meth:`_check_flag`). Most moves push the flag time later, so a timed
-        move seldom cancels a timer and makes a new one.
-        """
-        timer = table.flag_timer
-        clock = table.clock
-        if clock is None or clock.running is None or table.outcome is not None:
-            if timer is not None:
-                timer.cancel()
-                table.flag_timer = None
-            self._schedule_abort(table)
-            return
-        if table.abort_timer is not None:  # the clock runs: the side to move has moved before
-            table.abort_timer.cancel()
-            table.abort_timer = None
-        now = time.monotonic()
-        flag_at = clock.flag_time(now)
-        assert flag_at is not None
-        if timer is not None:
-            if table.flag_timer_for <= flag_at:
-                return  # it fires first
-            timer.cancel()
-        table.flag_timer_for = flag_at
-        table.flag_timer = asyncio.get_running_loop().call_later(max(0.0, flag_at - now) + 0.001, partial(self._flag_due, table))
-
-    def _schedule_abort(self, table: Table) -> None:
-        """Arrange for a timed game to be aborted if its side to move, which has not moved yet, stays silent.
-
-        The timer waits :attr:`abort_after_s` from the moment that side's
-        first turn began (or the server restarted); a timer already waiting at
-        the same ply is kept. Untimed games are never aborted by a timer.
-        """
-        timer = table.abort_timer
-        seat = table.state.to_move
-        ply = table.state.ply
-        due = self.abort_after_s is not None and table.clock is not None and table.started and table.outcome is None
-        if not due or seat is None or seat in table.moved:
-            if timer is not None:
-                timer.cancel()
-                table.abort_timer = None
-            return
-        if timer is not None:
-            if table.abort_timer_ply == ply:
-                return
-            timer.cancel()
-        assert self.abort_after_s is not None  # due
-        table.abort_timer_ply = ply
-        table.abort_timer = asyncio.get_running_loop().call_later(self.abort_after_s, partial(self._abort_due, table, ply))
-
-    def _abort_due(self, table: Table, ply: int) -> None:
-        """The abort timer fired: abort the game if the side to move still has not moved."""
-        table.abort_timer = None
-        asyncio.ensure_future(self._check_abort(table, ply))
-
-    async def _check_abort(self, table: Table, ply: int) -> None:
-        async with table.lock:
-            seat = table.state.to_move
-            if (
-                table.abort_timer is not None
-                or table.outcome is not None
-                or table.state.ply != ply
-                or seat is None
-                or seat in table.moved
-                or self.tables.get(table.id) is not table
-            ):
-                return
-            outcome = table.aborted(seat, f"did not play a first move within {self.abort_after_s:g} s")
-            await self._persist(ended_sql(table, outcome))
-            table.end(outcome)
-            self._announce_outcome(table, outcome)
-
-    def _flag_due(self, table: Table) -> None:
-        """The flag timer fired: check the flag (a timer that fired is no timer any more)."""
-        table.flag_timer = None
-        asyncio.ensure_future(self._check_flag(table))
-
-    async def _check_flag(self, table: Table) -> None:
-        async with table.lock:
-            clock = table.clock
-            if clock is None or table.outcome is not None:
-                return
-            seat = clock.flagged(time.monotonic())
-            if seat is None:
-                self.schedule_flag(table)
-                return
-            await self._flag_fell(table, seat)
-
-    async def _end_if_flag_fell(self, table: Table) -> None:
-        """End the game on time if the running seat's flag fell before now, though its timer has not fired yet.
-
-        Called with the table's lock held, before an offer, an answer or a
-        resignation is carried out: the flag fell first, so the game was lost
-        on time, not drawn or resigned.
-
-        Raises:
-            RequestError: ``game_over`` when the flag fell (the game has just ended on time).
-        """
-        clock = table.clock
-        if clock is None or table.outcome is not None:
-            return
-        seat = clock.flagged(time.monotonic())
-        if seat is not None:
-            await self._flag_fell(table, seat)
-            raise RequestError(Code.GAME_OVER, FLAG_FELL_FIRST_MESSAGE)
-
-    async def _flag_fell(self, table: Table, seat: int) -> None:
-        """End the game: ``seat`` lost on time (called with the table lock held)."""
-        outcome = table.forfeit(seat, "ran out of time")
-        async with settle_ending(self.ratings, table, outcome) as rating_sql:
-            await self._persist(ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
-        table.end(outcome)
-        self._announce_outcome(table, outcome)
-
     def to_table(self, table: Table, message: Message) -> None:
         """Send ``message`` to everyone at ``table``, encoded once."""
         send_to_table(table, message)
-
-    async def offer(self, session: Session, request: Offer, then: list[Push]) -> Message:
-        """Offer a draw, a takeback or a rematch (offering what the opponent offers accepts it)."""
-        table = self.table(request.table)
-        if table.has_computer():
-            return await self._offer_computer(session, table, request, then)
-        async with table.lock:
-            await self._end_if_flag_fell(table)
-            opponent_offer = table.offers.get(request.kind)
-            if opponent_offer is not None and opponent_offer[0] != table.seat_of(session) and request.kind != "takeback":
-                # Offering what the opponent already offers is accepting it (as on lichess).
-                return await self._accept(session, table, request.kind, request.id, then)
-            seat = table.offer(session, request.kind, request.plies)
-        message = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
-        then.append(lambda: self.to_table(table, message))
-        return Ok(id=request.id)
-
-    async def _offer_computer(self, session: Session, table: Table, request: Offer, then: list[Push]) -> Message:
-        """The computer answers at once: a takeback is granted back to the asker's own turn, a rematch
-        accepted, a draw declined."""
-        async with table.lock:
-            await self._end_if_flag_fell(table)
-            seat = table.offer(session, request.kind, request.plies)
-            del table.offers[request.kind]
-            offered = Offered(table=table.id, seat=seat, kind=request.kind, plies=request.plies)
-            if request.kind == "draw":
-                then.append(lambda: self.to_table(table, offered))
-                then.append(lambda: self.to_table(table, Answered(table=table.id, kind="draw", accepted=False)))
-                return Ok(id=request.id)
-            if request.kind == "rematch":
-                rematch = await self._rematch(table, session)
-                then.append(lambda: self.to_table(table, offered))
-                then.append(lambda: self.to_table(table, Answered(table=table.id, kind="rematch", accepted=True)))
-                then.append(lambda: self._announce_rematch(table, rematch))
-                return Ok(id=request.id)
-            state, taken = _takeback_to_turn_of(table, seat, request.plies)
-            await self._persist(*takeback_sql(table, state))
-            table.apply_takeback(state, taken)
-            table.start_clock()
-            self.schedule_flag(table)
-        then.append(lambda: self.to_table(table, offered))
-        then.append(lambda: self.to_table(table, Answered(table=table.id, kind="takeback", accepted=True)))
-        then.append(lambda: self._announce_takeback(table, taken))
-        return Ok(id=request.id)
 
     async def hint(self, session: Session, request: AskHint, then: list[Push]) -> Message:
         """The computer's best move for the asker's seat, thought out in a worker at a short budget."""
@@ -784,135 +266,6 @@ class Authority:
             raise RequestError(Code.NOT_YOUR_TURN, "hints are for your own turn; wait for your opponent's move")
         ply, move = await self.computers.hint(table, seat)
         return Hint(id=request.id, table=table.id, ply=ply, move=move)
-
-    async def answer(self, session: Session, request: Answer, then: list[Push]) -> Message:
-        """Accept or decline the opponent's pending offer."""
-        table = self.table(request.table)
-        async with table.lock:
-            await self._end_if_flag_fell(table)
-            if request.accept:
-                return await self._accept(session, table, request.kind, request.id, then)
-            table.take_offer(session, request.kind)
-        message = Answered(table=table.id, kind=request.kind, accepted=False)
-        then.append(lambda: self.to_table(table, message))
-        return Ok(id=request.id)
-
-    async def _accept(self, session: Session, table: Table, kind: str, request_id: int, then: list[Push]) -> Message:
-        """Carry out the opponent's offer of ``kind`` (called with the table lock held)."""
-        if kind != "rematch":
-            table.check_running()
-        offer = table.take_offer(session, kind)
-        if kind == "rematch":
-            try:
-                self._check_rematch(table, session)
-            except RequestError:
-                table.offers[kind] = offer  # refused: the offer stays pending
-                raise
-        _seat, plies = offer
-        then.append(lambda: self.to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
-        if kind == "draw":
-            outcome = games.Outcome(winner=None, reason="draw by agreement")
-            async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(ended_sql(table, outcome), *rating_sql)
-            table.end(outcome)
-            then.append(lambda: self._announce_outcome(table, outcome))
-        elif kind == "takeback":
-            state, taken = table.plan_takeback(plies)
-            await self._persist(*takeback_sql(table, state))
-            table.apply_takeback(state, taken)
-            table.start_clock()
-            self.schedule_flag(table)
-            then.append(lambda: self._announce_takeback(table, taken))
-        else:
-            rematch = await self._rematch(table, session)
-            then.append(lambda: self._announce_rematch(table, rematch))
-        return Ok(id=request_id)
-
-    def _announce_takeback(self, table: Table, plies: int) -> None:
-        views = ViewCache(table)
-        clock = table.clock_snapshot()
-        moves = list(table.moves)
-        send_views(table, lambda seat: TakenBack(table=table.id, plies=plies, view=views.get(seat), moves=moves, clock=clock))
-        self.computers.wake(table)
-
-    def _check_rematch(self, old: Table, accepter: Session) -> str:
-        """Raise unless the rematch of ``old`` can be played; return the address it will count against.
-
-        Both players must still be there, each with room for a table, and the
-        address of the accepter's connection within its table budget.
-
-        Raises:
-            RequestError: ``bad_action`` or ``too_many_tables``.
-        """
-        if old.rematch is not None:
-            raise RequestError(Code.BAD_ACTION, f"the rematch of table {old.id} is table {old.rematch}")
-        if any(holder is None and old.computer[seat] is None for seat, holder in enumerate(old.seats)):
-            raise RequestError(Code.BAD_ACTION, "your opponent has left the table")
-        for holder in old.seats:
-            if holder is not None:
-                self._check_room(holder, who=holder.name)
-        self._check_bots(sum(level is not None for level in old.computer))
-        return self._check_address_budget(accepter)
-
-    async def _rematch(self, old: Table, accepter: Session) -> Table:
-        """A new table with the same game and seats swapped, both players seated.
-
-        Raises:
-            RequestError: ``bad_action`` if a player has left or the rematch was already played;
-                ``too_many_tables`` if a player or the accepter's address has no room.
-        """
-        host = self._check_rematch(old, accepter)
-        seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
-        table = Table.create(issuable(self.next_table_id, "table"), old.game.name, old.options, seed, bus=self.lobby.bus)
-        self.next_table_id += 1
-        table.set_time_control(old.clock.control if old.clock is not None else None)
-        table.hints = old.hints
-        table.rated = old.rated and self.rated_allowed
-        second, first = old.seats
-        if old.has_computer():  # the computer takes the seat its player had not
-            for seat, holder, level in ((0, first, old.computer[1]), (1, second, old.computer[0])):
-                if holder is not None:
-                    table.seat_player(seat, holder)
-                else:
-                    table.seat_computer(seat, level)  # type: ignore[arg-type]
-        else:
-            assert first is not None and second is not None  # _check_rematch: both players are still there
-            table.seat_both(first, second)
-        show_ratings(self.ratings, table)
-        table.started = True
-        statements = [create_table_sql(table_row(table))]
-        if table.outcome is not None:  # decided by its setup: over as it starts
-            statements.append(ended_sql(table, table.outcome))
-        await self._persist(*statements)
-        self.lobby.add(table)
-        self._count_against(host, table)
-        old.rematch = table.id
-        for seat, holder in enumerate(table.seats):
-            if holder is not None:
-                holder.seats[table.id] = seat
-        table.start_clock()
-        self.schedule_flag(table)
-        return table
-
-    def _announce_rematch(self, old: Table, table: Table) -> None:
-        self._move_spectators(old, table)
-        for listener in self.rematch_listeners:
-            listener(old, table)  # the web face's browsers, which are not sessions
-        info = table.info()
-        send_views(table, lambda seat: RematchStarted(previous=old.id, table=info, seat=seat, view=table.view_for(seat)))
-        if table.outcome is not None:
-            self._announce_outcome(table, table.outcome, lobby=False)
-        self._table_changed(table)
-        self.computers.wake(table)
-
-    def _move_spectators(self, old: Table, table: Table) -> None:
-        """The spectators of ``old`` follow its rematch: they watch ``table`` instead (one watched table for another)."""
-        for session in list(old.spectators):
-            old.unwatch(session)
-            session.watching.discard(old.id)
-            table.watch(session)
-            session.watching.add(table.id)
-        self._close_if_empty(old)
 
     def _announce_moves(self, table: Table, played: list[Played]) -> None:
         clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
@@ -941,66 +294,3 @@ class Authority:
                     self._forget(holder)
         if lobby:
             self._table_changed(table)
-
-    async def abort(self, session: Session, request: AbortGame, then: list[Push]) -> Message:
-        """Abort the game before ``session``'s own first move: it ends with no result and is not rated.
-
-        Raises:
-            RequestError: ``no_such_table``, ``not_seated``, ``game_over``,
-                ``not_started``; ``bad_action`` once the asker has moved.
-        """
-        table = self.table(request.table)
-        async with table.lock:
-            await self._end_if_flag_fell(table)
-            outcome = table.plan_abort(session)
-            await self._persist(ended_sql(table, outcome))
-            table.end(outcome)
-        then.append(lambda: self._announce_outcome(table, outcome))
-        return Ok(id=request.id)
-
-    async def resign(self, session: Session, request: Resign, then: list[Push]) -> Message:
-        """End the game: ``session``'s seat loses."""
-        table = self.table(request.table)
-        async with table.lock:
-            await self._end_if_flag_fell(table)
-            outcome = table.resign(session)
-            async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(ended_sql(table, outcome), *rating_sql)
-            table.end(outcome)
-        then.append(lambda: self._announce_outcome(table, outcome))
-        return Ok(id=request.id)
-
-
-def _computer_seats(request: CreateTable) -> dict[int, int]:
-    """The computer seats ``request`` asks for: seat -> level.
-
-    Raises:
-        RequestError: ``bad_request`` naming the field: a seat other than 0 or 1,
-            a seat listed twice or the creator's own, a level out of range.
-    """
-    seats: dict[int, int] = {}
-    for index, entry in enumerate(request.computer):
-        field = f"computer[{index}]"
-        if entry.seat not in (0, 1):
-            raise RequestError(Code.BAD_REQUEST, f"a computer seat is 0 or 1, not {entry.seat}", f"{field}.seat")
-        if entry.seat in seats:
-            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is listed twice in computer", f"{field}.seat")
-        if entry.seat == request.seat:
-            raise RequestError(Code.BAD_REQUEST, f"seat {entry.seat} is your own seat; the computer takes the other", f"{field}.seat")
-        check_level(entry.level, f"{field}.level")
-        seats[entry.seat] = entry.level
-    return seats
-
-
-def _takeback_to_turn_of(table: Table, seat: int, plies: int) -> tuple[games.State, int]:
-    """Plan a takeback of at least ``plies`` plies that ends on ``seat``'s turn (against the computer).
-
-    Raises:
-        RequestError: ``bad_action`` when ``seat`` has no move of its own to take back.
-    """
-    played = table.forced.count(False)
-    for count in range(plies, played + 1):
-        state, taken = table.plan_takeback(count)
-        if state.to_move == seat:
-            return state, taken
-    raise RequestError(Code.BAD_ACTION, "you have no move of your own to take back")

@@ -21,7 +21,8 @@ from ..storage.rows import StoredTable, TableRow
 from ..storage.statements import append_ply_sql, takeback_clocks_sql, truncate_moves_sql, update_table_sql
 from ..storage.store import Statement
 from ..tables.clock import Clock, TimeControl
-from ..tables.table import Played, Table, clock_seat
+from ..tables.table import Played, Table
+from ..tables.timing import clock_seat
 
 __all__ = ["ended_sql", "move_sql", "restore_table", "seats_sql", "starting_sql", "table_row", "takeback_sql"]
 

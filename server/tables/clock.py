@@ -20,7 +20,7 @@ timed table:
 (1, 300.0)
 
 Which seat's time runs is the table's choice: it starts each side's time
-only after that side's own first move (:func:`server.tables.table.clock_seat`).
+only after that side's own first move (:func:`server.tables.timing.clock_seat`).
 
 The table learns of a flag fall either when it next touches the clock
 (:meth:`Clock.press` raises :class:`FlagFell`) or, for a silent player, from

@@ -5,6 +5,14 @@ The table holds the only true state of its game. Every change goes through
 who may do it and raise :class:`RequestError` with a stable code otherwise.
 Views are made per seat at the send boundary (:meth:`Table.view_for`), so a
 connection only ever receives what its seat may see.
+
+This module holds the table's state, what it shows (:meth:`Table.info`,
+:meth:`Table.view_for`) and a move's plan and apply; the table's other
+methods are in its parts: :mod:`server.tables.seating` (seats and
+spectators), :mod:`server.tables.offers` (offers and takebacks),
+:mod:`server.tables.endings` (resign, forfeit, abort, end) and
+:mod:`server.tables.timing` (its clock); :class:`Played` is in
+:mod:`server.tables.played`.
 """
 
 from __future__ import annotations
@@ -23,13 +31,18 @@ from protocol.messages import RatingChange, SeatRating, TableInfo, summarize_opt
 
 from ..bus.bus import Bus, table_topic
 from ..bus.local import LocalBus
-from .clock import Clock, TimeControl
+from .clock import Clock
 from ..net.peer import Peer
 from ..core.errors import RequestError
 from ..core.session import Session
+from .endings import TableEndings
+from .offers import TableOffers
+from .played import Played
+from .seating import TableSeating
 from .tablelock import TableLock
+from .timing import TableClock
 
-__all__ = ["Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "clock_seat", "computer_name", "forced_pass_due", "view_of"]
+__all__ = ["Table", "Played", "NO_COMPUTER", "PLACEHOLDER_SEED", "computer_name", "forced_pass_due", "view_of"]
 
 NO_COMPUTER: list[int | None] = [None, None]
 """:attr:`Table.computer` of a table without a computer seat (compare with ``!=``; never change it)."""
@@ -38,21 +51,8 @@ PLACEHOLDER_SEED = "placeholder"
 """The seed of the board shown at a waiting table whose secret setup is dealt only when play starts."""
 
 
-class Played(msgspec.Struct, frozen=True):
-    """One ply applied at a table: who played what, whether the server forced it, and the position after.
 
-    A frozen struct: immutable, and built in C (a named tuple's ``__new__`` is Python code, a frozen
-    dataclass's ``__init__`` more): one per ply on the hot path. Never encoded.
-    """
-
-    seat: int
-    move: str
-    ply: int
-    forced: bool
-    state: State
-
-
-class Table:
+class Table(TableSeating, TableOffers, TableEndings, TableClock):
     """One game with two seats and any number of spectators.
 
     Args:
@@ -234,22 +234,6 @@ class Table:
         seated = [(s.peer, seat) for seat, s in enumerate(self.seats) if s is not None and s.peer is not None]
         return seated + [(s.peer, None) for s in self.spectators if s.peer is not None]
 
-    def watch(self, session: Session) -> None:
-        """Make ``session`` a spectator: it gets the table's events as spectators see them."""
-        self.spectators.add(session)
-        self.bus.subscribe(self.topic, session, None)
-
-    def unwatch(self, session: Session) -> None:
-        """Stop ``session`` spectating (no-op if it does not)."""
-        if session in self.spectators:
-            self.spectators.discard(session)
-            self.bus.unsubscribe(self.topic, session)
-
-    def assign_seat(self, seat: int, holder: Session) -> None:
-        """Give ``seat`` to ``holder`` without any check (a restored table's stored seating)."""
-        self.seats[seat] = holder
-        self.bus.subscribe(self.topic, holder, seat)
-
     def view_for(self, seat: int | None, forced_pass: bool | None = None) -> dict[str, Any]:
         """The current view for ``seat``, with a table-level outcome (resignation, ...) folded in.
 
@@ -270,79 +254,6 @@ class Table:
             view["to_move"] = None
             view.pop("legal_moves", None)
         return view
-
-    # --- seating ------------------------------------------------------------------
-
-    def sit(self, peer: Session, seat: int | None) -> int:
-        """Seat a session at ``seat`` (``None``: the first free seat); return the seat.
-
-        Raises:
-            RequestError: ``already_seated``, ``table_full`` or ``game_over``.
-        """
-        if self.outcome is not None:
-            raise RequestError(Code.GAME_OVER, f"the game at table {self.id} is over; watch it to look at it")
-        if peer in self.seats:
-            raise RequestError(Code.ALREADY_SEATED, f"you already sit at table {self.id}")
-        free = [s for s in (0, 1) if self.seats[s] is None and self.seat_names[s] is None]
-        if seat is None:
-            if not free:
-                raise RequestError(Code.TABLE_FULL, f"table {self.id} has no free seat")
-            seat = free[0]
-        elif seat not in free:
-            raise RequestError(Code.TABLE_FULL, f"seat {seat} ({self.game.seats[seat]}) at table {self.id} is taken")
-        self.spectators.discard(peer)
-        self.seats[seat] = peer
-        self.seat_names[seat] = peer.name
-        self.bus.subscribe(self.topic, peer, seat)
-        return seat
-
-    def plan_deal(self) -> tuple[str, State] | None:
-        """Draw the secret setup of a table not dealt yet: a fresh seed and its starting state.
-
-        Returns ``None`` when the setup was dealt at creation. Nothing changes
-        until :meth:`deal` (the server persists the seed in between).
-        """
-        if self.dealt:
-            return None
-        seed = secrets.token_hex(8)
-        return seed, self.game.new_state(self.options, seed)
-
-    def deal(self, seed: str, state: State) -> None:
-        """Make a planned deal (see :meth:`plan_deal`) the table's setup."""
-        self.seed = seed
-        self.state = state
-        self.dealt = True
-
-    def seat_both(self, first: Session, second: Session) -> None:
-        """Seat the two players of a game that starts at once (a rematch), even one its setup already decides."""
-        for seat, holder in enumerate((first, second)):
-            self.seat_player(seat, holder)
-
-    def seat_player(self, seat: int, holder: Session) -> None:
-        """Seat one player of a game that starts at once (a rematch), even one its setup already decides."""
-        self.seats[seat] = holder
-        self.seat_names[seat] = holder.name
-        self.bus.subscribe(self.topic, holder, seat)
-
-    def ready_to_start(self) -> bool:
-        """Whether both seats are now filled and play has not begun."""
-        return not self.started and all(name is not None for name in self.seat_names)
-
-    def unseat(self, peer: Session) -> int | None:
-        """Remove a session from its seat or the spectators; return the seat it held."""
-        self.spectators.discard(peer)
-        self.bus.unsubscribe(self.topic, peer)
-        if peer not in self.seats:
-            return None
-        seat = self.seats.index(peer)
-        self.seats[seat] = None
-        if not self.started:
-            self.seat_names[seat] = None
-        return seat
-
-    def is_empty(self) -> bool:
-        """Whether nobody sits at or watches the table any more."""
-        return not self.spectators and all(holder is None for holder in self.seats)
 
     # --- play ---------------------------------------------------------------------
 
@@ -412,223 +323,6 @@ class Table:
             if not ply.forced:
                 self.moved.add(ply.seat)
         self.state = played[-1].state
-
-    # --- offers ---------------------------------------------------------------------
-
-    def offer(self, peer: Session, kind: str, plies: int) -> int:
-        """Record ``kind`` offered by a session's seat; return the seat.
-
-        Raises:
-            RequestError: ``not_seated``, ``not_started``, ``game_over`` or
-                ``bad_action`` (an offer that makes no sense now).
-        """
-        seat = self.seat_of(peer)
-        if kind == "rematch":
-            if not self.started or self.outcome is None:
-                raise RequestError(Code.BAD_ACTION, "a rematch can be offered once the game is over")
-            if self.rematch is not None:
-                raise RequestError(Code.BAD_ACTION, f"the game at table {self.id} was already rematched: the rematch is table {self.rematch}")
-        else:
-            self.check_running()
-        if kind == "takeback":
-            self._check_takeback(plies)
-        pending = self.offers.get(kind)
-        if pending is not None and pending[0] == seat:
-            raise RequestError(Code.BAD_ACTION, f"you already made a {kind} offer; wait for the answer")
-        self.offers[kind] = (seat, plies)
-        return seat
-
-    def take_offer(self, peer: Session, kind: str) -> tuple[int, int]:
-        """Remove and return the opponent's pending offer of ``kind`` as (seat, plies).
-
-        Raises:
-            RequestError: ``not_seated`` or ``bad_action`` (no such offer from the opponent).
-        """
-        seat = self.seat_of(peer)
-        pending = self.offers.get(kind)
-        if pending is None or pending[0] == seat:
-            raise RequestError(Code.BAD_ACTION, f"there is no {kind} offer from your opponent to answer")
-        del self.offers[kind]
-        return pending
-
-    def lapse_offers(self, mover: int) -> list[str]:
-        """Drop offers a move makes stale: the mover's draw offer and any takeback request."""
-        lapsed = []
-        if self.offers.get("draw", (None,))[0] == mover:
-            lapsed.append("draw")
-        if "takeback" in self.offers:
-            lapsed.append("takeback")
-        for kind in lapsed:
-            del self.offers[kind]
-        return lapsed
-
-    def _check_takeback(self, plies: int) -> None:
-        """Refuse a takeback of more plies than the players have played.
-
-        Raises:
-            RequestError: ``bad_action``, naming how many plies can be taken back.
-        """
-        played = self.forced.count(False)
-        if plies > played:
-            passes = " (forced passes do not count)" if played < len(self.moves) else ""
-            raise RequestError(Code.BAD_ACTION, f"only {played} plies have been played{passes}; cannot take back {plies}")
-
-    def plan_takeback(self, plies: int) -> tuple[State, int]:
-        """The position before the last ``plies`` plies the players played, and how many plies that removes.
-
-        Only the players' own plies are counted; the forced passes among or
-        after them go too, so the takeback always ends on a player's ply and
-        the seat to move is never one that can only pass.
-
-        Returns:
-            ``(state, removed)``: the position to go back to, and the number
-            of plies removed, forced passes included (at least ``plies``).
-
-        Raises:
-            RequestError: ``bad_action`` when fewer than ``plies`` plies were
-                played by the players (the takeback would not be what was asked).
-        """
-        self._check_takeback(plies)
-        keep = len(self.moves)
-        counted = 0
-        while counted < plies:
-            keep -= 1
-            if not self.forced[keep]:
-                counted += 1
-        state = self.game.new_state(self.options, self.seed)
-        for move in self.moves[:keep]:
-            state = state.play(move)
-        return state, len(self.moves) - keep
-
-    def apply_takeback(self, state: State, plies: int) -> None:
-        """Make a planned takeback the table's true state."""
-        del self.moves[len(self.moves) - plies:]
-        del self.forced[len(self.forced) - plies:]
-        self.state = state
-        self.moved = self.movers(self.moves)
-        self.offers.clear()
-
-    def movers(self, moves: list[str]) -> set[int]:
-        """The seats that played a move of their own (not a pass) among ``moves``, played from the start."""
-        state = self.game.new_state(self.options, self.seed)
-        movers = set()
-        for move in moves:
-            if move != "pass" and state.to_move is not None:
-                movers.add(state.to_move)
-            state = state.play(move)
-        return movers
-
-    def resign(self, peer: Session, reason: str = "resigned") -> Outcome:
-        """The outcome of a session's seat resigning (applied by :meth:`end`).
-
-        Raises:
-            RequestError: ``not_seated``, ``not_started`` or ``game_over``.
-        """
-        seat = self.seat_of(peer)
-        self.check_running()
-        return self.forfeit(seat, reason)
-
-    def forfeit(self, seat: int, reason: str) -> Outcome:
-        """The outcome of ``seat`` losing for ``reason`` (applied by :meth:`end`)."""
-        return Outcome(winner=1 - seat, reason=f"{self.game.seats[seat]} {reason}")
-
-    def abortable(self) -> bool:
-        """Whether a side has not played a move of its own yet: leaving now aborts the game instead of forfeiting it."""
-        return len(self.moved) < 2
-
-    def plan_abort(self, peer: Session) -> Outcome:
-        """The outcome of a session's seat aborting the game before its own first move (applied by :meth:`end`).
-
-        Raises:
-            RequestError: ``not_seated``, ``game_over``, ``not_started``, or
-                ``bad_action`` once the seat has played a move of its own.
-        """
-        seat = self.seat_of(peer)
-        self.check_running()
-        if seat in self.moved:
-            raise RequestError(
-                Code.BAD_ACTION,
-                "you have already moved: a game can be aborted only before your own first move; resign or offer a draw instead",
-            )
-        return self.aborted(seat, "aborted the game")
-
-    def aborted(self, seat: int, reason: str) -> Outcome:
-        """The outcome of the game aborted because of ``seat`` for ``reason``: no winner, no result, not rated."""
-        return Outcome(winner=None, reason=f"{self.game.seats[seat]} {reason}", aborted=True)
-
-    def end(self, outcome: Outcome) -> None:
-        """End a running game by a table action (resignation, abandonment, agreement)."""
-        self.ended = outcome
-        for timer in self.grace.values():
-            timer.cancel()
-        self.grace.clear()
-        self.stop_clock()
-        self.offers.pop("draw", None)
-        self.offers.pop("takeback", None)
-
-    # --- clock ----------------------------------------------------------------------
-
-    def set_time_control(self, control: TimeControl | None) -> None:
-        """Give the table a clock (``None``: untimed). Call before play starts."""
-        self.clock = Clock(control) if control is not None else None
-
-    def start_clock(self) -> None:
-        """Set the clock as the position wants it (game start, takeback, restart): see :func:`clock_seat`."""
-        if self.clock is not None:
-            _settle_clock(self.clock, clock_seat(self.state, self.moved), time.monotonic())
-
-    def stop_clock(self) -> None:
-        """Stop the clock for good and drop the flag and abort timers."""
-        if self.flag_timer is not None:
-            self.flag_timer.cancel()
-            self.flag_timer = None
-        if self.abort_timer is not None:
-            self.abort_timer.cancel()
-            self.abort_timer = None
-        if self.clock is not None and self.clock.running is not None:
-            self.clock.stop(time.monotonic())
-
-    def press_clock(self, played: list[Played]) -> None:
-        """Charge the mover's time for ``played`` (forced passes cost nothing).
-
-        A side's first move costs nothing and earns no increment: its time
-        was not running (:func:`clock_seat`). After the plies, the time of the
-        seat to move runs only if that seat has moved before.
-
-        Raises:
-            FlagFell: the mover's flag fell before the move arrived.
-        """
-        clock = self.clock
-        if clock is None:
-            return
-        now = time.monotonic()
-        mover = played[0].seat
-        if clock.running == mover:
-            clock.press(mover, now)
-            for ply in played[1:]:
-                clock.pass_turn(ply.seat, 1 - ply.seat, now)
-        moved = self.moved if mover in self.moved else self.moved | {mover}
-        _settle_clock(clock, clock_seat(played[-1].state, moved), now)
-
-
-def clock_seat(state: State, moved: set[int]) -> int | None:
-    """The seat whose time runs in ``state``, given the seats that have ``moved`` (played a move of their own).
-
-    That is the seat to move once it has moved before: a side's time starts
-    only after its own first move (as on lichess), so no flag falls before
-    both sides have moved. ``None`` once the game is over.
-    """
-    seat = state.to_move
-    return seat if seat is not None and seat in moved and state.outcome is None else None
-
-
-def _settle_clock(clock: Clock, seat: int | None, now: float) -> None:
-    """Make ``seat``'s time the running one at ``now`` (``None``: stop the clock)."""
-    if clock.running == seat:
-        return
-    clock.stop(now)
-    if seat is not None:
-        clock.start(seat, now)
 
 
 def computer_name(level: int) -> str:

@@ -18,7 +18,7 @@ from games.record import parse_record, replay
 from protocol import encode_frame
 from protocol import messages as m
 from server.app import Server, ServerConfig
-from server.play.authority import FLAG_FELL_FIRST_MESSAGE, FLAG_FELL_MESSAGE
+from server.play.endings import FLAG_FELL_FIRST_MESSAGE, FLAG_FELL_MESSAGE
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw, refused

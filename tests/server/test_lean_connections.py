@@ -9,7 +9,8 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.net.connection import INBOX_HIGH_BYTES, PeerProtocol, Throttle
+from server.net.connection import INBOX_HIGH_BYTES, PeerProtocol
+from server.net.throttle import Throttle
 from server.net.limits import Limits
 from server.net.peer import Peer
 

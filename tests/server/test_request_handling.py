@@ -10,7 +10,8 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.net.connection import PUMP_TASK_NAME, Resumed, Waiting
+from server.net.connection import PUMP_TASK_NAME, Waiting
+from server.net.resuming import Resumed
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, RawFactory
