@@ -21,8 +21,8 @@ from typing import Collection, Mapping, Protocol
 
 from protocol import Message
 
-from .peer import deliver
-from .session import Session
+from ..peer import deliver
+from ..session import Session
 
 __all__ = ["Bus", "LocalBus", "LOBBY", "Subscriber", "View", "table_topic"]
 
