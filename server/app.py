@@ -13,7 +13,7 @@ import asyncio
 import logging
 import ssl as ssl_module
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from protocol import Code, ProtocolError
 from games.record import format_record
@@ -84,6 +84,9 @@ from .store import (
 from .table import RequestError, Table
 from .workers import WorkerPool
 
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
 __all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger(__name__)
@@ -127,6 +130,9 @@ class ServerConfig:
         rated: whether players may create rated tables (``--no-rated``: ``rated_off``).
         abort_after_s: how long the side to move at a timed table may take over its own first move
             before the game is aborted, in seconds (``None``: never).
+        bus: a Redis URL (``redis://HOST:PORT``) to share lobby, names and players with the other
+            nodes on it (:mod:`server.cluster`); ``None``: one process, the local bus.
+        node: this node's name in the cluster (unique among its nodes; ``None``: ``server_name``).
     """
 
     host: str = "0.0.0.0"
@@ -144,6 +150,8 @@ class ServerConfig:
     accounts: str = "optional"
     rated: bool = True
     abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
+    bus: str | None = None
+    node: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -181,7 +189,7 @@ class Server:
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
         """Name key -> the session holding the name."""
-        self.bus = LocalBus()
+        self.bus = LocalBus() if self.config.bus is None else _redis_bus(self.config.bus, self.config.node or self.config.server_name)
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
@@ -221,11 +229,18 @@ class Server:
             Finger: rating_queries.finger,
             GetLeaderboard: rating_queries.leaderboard,
         }
+        players = _cluster_players(self.names) if self.config.bus is not None else None
         self.social = Social(
             self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s,
-            self.ratings, lambda: self.authority.rated_allowed,
+            self.ratings, lambda: self.authority.rated_allowed, players=players,
         )  # fmt: skip
         self.social.install(self._dispatch)
+        self.cluster: Cluster | None = None
+        if players is not None:  # Redis is imported only by a node of a cluster
+            from .cluster import Cluster
+
+            self.cluster = Cluster(self.bus, self.handshake, self.lobby, self.authority, self.social.mutes, players)  # type: ignore[arg-type]
+            self.cluster.install(self._dispatch)
         self.table_chat = TableChat(self.social.mutes, self._persist)
         self.authority.chat_for = self.table_chat.history_for
         self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
@@ -269,6 +284,8 @@ class Server:
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
                 self._persist_soon(forget_finished_chat_sql())
+            if self.cluster is not None:
+                await self.cluster.start()
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -378,6 +395,8 @@ class Server:
         self.authority.cancel_timers()
         await self.connections.close(reason)
         await self.computers.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         await self._release_storage()
 
     def _persist_soon(self, *statements: Statement) -> None:
@@ -513,6 +532,19 @@ class Server:
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
 
+
+
+def _redis_bus(url: str, node: str) -> LocalBus:
+    """A :class:`server.bus.redis.RedisBus` (imported here: one node never loads Redis)."""
+    from .bus.redis import RedisBus
+
+    return RedisBus(url, node)
+
+
+def _cluster_players(local: dict[str, Session]) -> Any:
+    from .cluster.players import ClusterPlayers
+
+    return ClusterPlayers(local)
 
 
 async def _nothing() -> None:

@@ -109,6 +109,8 @@ class Authority:
 
     Attributes:
         next_table_id: the id the next new table gets.
+        table_id_taken: called after ``next_table_id`` moved on (a cluster hands out ids in blocks, see
+            :class:`server.cluster.ids.TableIds`); ``None`` on one node.
         durable: whether changes are committed to a store (``persist`` writes); without one a
             move's statements are not even built (a server without a database).
         ratings: the players' ratings, changed in the same commit as a rated game's end.
@@ -136,6 +138,7 @@ class Authority:
         self.lobby = lobby
         self.tables = lobby.tables
         self.next_table_id = 1
+        self.table_id_taken: Callable[[], None] | None = None
         self.durable = True
         self._persist = persist
         self._persist_soon = persist_soon
@@ -270,6 +273,11 @@ class Authority:
         if seat is not None:
             send_to_table(table, PlayerBack(table=table.id, seat=seat, name=session.name), skip=session)
 
+    def _took_table_id(self) -> None:
+        self.next_table_id += 1
+        if self.table_id_taken is not None:
+            self.table_id_taken()
+
     def table(self, table_id: int) -> Table:
         """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
         return self.lobby.get(table_id)
@@ -300,7 +308,7 @@ class Authority:
         table.rated = request.rated
         if request.seat is not None:
             check_rated_seat(table, session)
-        self.next_table_id += 1
+        self._took_table_id()
         seat = None
         if request.seat is not None and table.outcome is not None:
             raise RequestError(
@@ -870,7 +878,7 @@ class Authority:
         host = self._check_rematch(old, accepter)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
         table = Table.create(issuable(self.next_table_id, "table"), old.game.name, old.options, seed, bus=self.lobby.bus)
-        self.next_table_id += 1
+        self._took_table_id()
         table.set_time_control(old.clock.control if old.clock is not None else None)
         table.hints = old.hints
         table.rated = old.rated and self.rated_allowed

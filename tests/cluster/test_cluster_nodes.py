@@ -1,0 +1,169 @@
+"""Two nodes (in-process servers on real sockets) sharing one real redis-server: one lobby, one set of names, who and tells."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from server.app import Server, ServerConfig
+
+from ..server.conftest import Raw
+from .redis_server import RedisServer
+
+TIMEOUT_S = 8.0
+
+
+async def until(check: Callable[[], Awaitable[Any]], what: str, timeout_s: float = TIMEOUT_S) -> Any:
+    """Poll ``check`` until it returns something true; return that."""
+    for _ in range(int(timeout_s / 0.05)):
+        result = await check()
+        if result:
+            return result
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Nodes:
+    """Servers joined to one Redis, and the raw connections opened to them."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.redis_url = redis_url
+        self.servers: dict[str, Server] = {}
+        self.conns: list[Raw] = []
+
+    async def start(self, node: str) -> Server:
+        server = Server(ServerConfig(host="127.0.0.1", port=0, server_name="club", grace_s=30.0, bus=self.redis_url, node=node))
+        await server.start()
+        self.servers[node] = server
+        return server
+
+    async def connect(self, node: str, name: str) -> Raw:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.servers[node].port)
+        conn = Raw(reader, writer)
+        self.conns.append(conn)
+        welcome = await conn.hello(name)
+        assert welcome["type"] == "welcome", welcome
+        return conn
+
+    async def close(self) -> None:
+        for conn in self.conns:
+            await conn.close()
+        for server in self.servers.values():
+            await server.close()
+
+
+@pytest.fixture
+async def nodes(redis_server: RedisServer) -> AsyncIterator[Nodes]:
+    cluster = Nodes(redis_server.url)
+    await cluster.start("a")
+    await cluster.start("b")
+    yield cluster
+    await cluster.close()
+
+
+async def listed(conn: Raw) -> dict[int, dict[str, Any]]:
+    reply = await conn.request("list_tables")
+    assert reply["type"] == "tables", reply
+    return {table["id"]: table for table in reply["tables"]}
+
+
+async def test_every_nodes_tables_are_listed_and_pushed_on_every_node(nodes: Nodes) -> None:
+    ann, bob = await nodes.connect("a", "ann"), await nodes.connect("b", "bob")
+    assert (await bob.request("watch_lobby"))["type"] == "ok"
+    on_a = (await ann.request("create_table", game="nimble"))["table"]["id"]
+    on_b = (await bob.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    assert on_a != on_b  # ids are unique across the nodes
+    await until(lambda: _updated(bob, on_a), "bob to hear of ann's table")
+    both = await until(lambda: _listed_all(ann, {on_a, on_b}), "ann's node to list both tables")
+    assert both[on_b]["seats"] == ["bob", None] and both[on_a]["seats"][0] == "ann" or both[on_a]["seats"][1] == "ann"
+    assert set(await listed(bob)) >= {on_a, on_b}
+    refused = await bob.request("join_table", table=on_a)  # not relayed yet: a clear refusal, not a crash
+    assert refused["type"] == "error" and "another node" in refused["message"]
+    assert (await ann.request("leave_table", table=on_a))["type"] == "ok"
+    await until(lambda: _closed(bob, on_a), "bob to hear the table closed")
+    assert on_a not in await listed(bob)
+
+
+async def _pushes(conn: Raw, kind: str) -> list[dict[str, Any]]:
+    return [push for push in await conn.sync() if push["type"] == kind]
+
+
+async def _updated(conn: Raw, table_id: int) -> bool:
+    return any(push["type"] == "table_updated" and push["table"]["id"] == table_id for push in await conn.sync())
+
+
+async def _listed_all(conn: Raw, ids: set[int]) -> dict[int, dict[str, Any]] | None:
+    tables = await listed(conn)
+    return tables if ids <= set(tables) else None
+
+
+async def _closed(conn: Raw, table_id: int) -> bool:
+    return any(push["type"] == "table_closed" and push["table"] == table_id for push in await conn.sync())
+
+
+async def test_a_name_in_use_on_one_node_is_taken_on_every_node_until_it_is_free(nodes: Nodes) -> None:
+    ann = await nodes.connect("a", "ann")
+    reader, writer = await asyncio.open_connection("127.0.0.1", nodes.servers["b"].port)
+    other = Raw(reader, writer)
+    nodes.conns.append(other)
+    refused = await other.hello("ANN")
+    assert refused["type"] == "error" and refused["code"] == "name_taken", refused
+    await ann.close()  # ann held no seat: her session ends and the name is free on every node
+
+    async def taken_on_b() -> bool:
+        reader, writer = await asyncio.open_connection("127.0.0.1", nodes.servers["b"].port)
+        conn = Raw(reader, writer)
+        nodes.conns.append(conn)
+        return (await conn.hello("Ann"))["type"] == "welcome"
+
+    assert await until(taken_on_b, "the name to be free on node b")
+
+
+async def test_who_lists_and_tells_reach_players_on_other_nodes_and_mutes_hold(nodes: Nodes) -> None:
+    ann, bob = await nodes.connect("a", "ann"), await nodes.connect("b", "bob")
+
+    async def bob_sees_ann() -> dict[str, Any] | None:
+        players = (await bob.request("who"))["players"]
+        return next((p for p in players if p["name"] == "ann" and p["status"] == "idle"), None)
+
+    await until(bob_sees_ann, "who on node b to list ann")
+    told = await bob.request("tell", name="ann", text="hello from b")
+    assert told["type"] == "ok", told
+    got = await until(lambda: _pushes(ann, "told"), "ann to get bob's tell")
+    assert got == [{"type": "told", "name": "bob", "text": "hello from b"}]
+    assert (await ann.request("mute", name="bob"))["type"] == "ok"
+    assert (await bob.request("tell", name="ann", text="muted"))["type"] == "ok"  # as on one node: the sender is not told
+    async def told_back() -> bool:
+        return (await ann.request("tell", name="bob", text="back"))["type"] == "ok"  # once node a has read node b's players
+
+    assert await until(told_back, "ann's tell to bob to go out")
+    assert await until(lambda: _pushes(bob, "told"), "bob to get ann's tell") == [{"type": "told", "name": "ann", "text": "back"}]
+    assert await _pushes(ann, "told") == []  # the muted tell never reached ann
+    nobody = await bob.request("tell", name="carol", text="hi")
+    assert nobody["type"] == "error" and nobody["code"] == "no_such_player"
+
+
+async def test_the_lobby_heals_after_redis_is_killed_and_restarted(nodes: Nodes, redis_server: RedisServer) -> None:
+    ann, bob = await nodes.connect("a", "ann"), await nodes.connect("a", "bob")
+    watcher = await nodes.connect("b", "watcher")
+    assert (await watcher.request("watch_lobby"))["type"] == "ok"
+    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    await bob.request("join_table", table=table)
+    move = [push for push in await ann.sync() if push["type"] == "game_started"][0]["view"]["legal_moves"][0]
+    await until(lambda: _listed_all(watcher, {table}), "node b to list the table")
+    redis_server.kill()
+    players = [ann, bob]
+    for ply in range(4):  # the table lives on node a: its moves go on, acknowledged, while Redis is away
+        mover, other = players[ply % 2], players[1 - ply % 2]
+        reply = await mover.request("move", table=table, move=move)
+        assert reply["type"] == "ok", reply
+        moved = [push for push in await other.sync() if push["type"] == "moved"]
+        move = moved[-1]["view"]["legal_moves"][0]
+    later = await ann.request("create_table", game="nimble")  # needs no Redis: the node holds a block of ids
+    assert later["type"] == "table_joined", later
+    redis_server.start()  # empty: it kept nothing
+    healed = await until(lambda: _listed_all(watcher, {table, later["table"]["id"]}), "node b's lobby to heal")
+    assert healed[table]["ply"] == 4
+    assert healed[table]["seats"] == ["ann", "bob"]
