@@ -50,6 +50,8 @@ PREFIX = "parlour:"
 RECONNECT_FIRST_S = 0.05
 """The first pause before reconnecting to Redis, in seconds; it doubles up to :data:`RECONNECT_MOST_S`."""
 RECONNECT_MOST_S = 1.0
+CLOSE_TIMEOUT_S = 2.0
+"""How long :meth:`RedisBus.close` waits for the last messages to be published, in seconds."""
 MAX_OUTBOX = 100_000
 """Messages waiting to be published at most; more are dropped (receivers see a gap)."""
 
@@ -114,6 +116,8 @@ class RedisBus(LocalBus):
         self._channels: dict[str, set[str]] = {}  # topic -> the Redis channels its local subscribers need
         self._wanted: set[str] = set()
         self._subscribed: set[str] = set()
+        self.confirmed: set[str] = set()
+        """The channels Redis confirmed this node subscribes to (events published after that reach it)."""
         self._seq: dict[str, int] = {}  # channel -> the last number this node published on it
         self._last: dict[tuple[str, str], int] = {}  # (channel, origin) -> the last number received
         self._outbox: collections.deque[tuple[str, bytes]] = collections.deque()
@@ -139,8 +143,15 @@ class RedisBus(LocalBus):
         self._tasks = [asyncio.create_task(self._publish_loop()), asyncio.create_task(self._receive_loop())]
 
     async def close(self) -> None:
-        """Stop publishing and receiving and close the connections to Redis."""
+        """Publish what waits to be published, stop publishing and receiving, and close the connections to Redis."""
         self._closing = True
+        self._wake.set()
+        publisher, *others = self._tasks or [None]
+        if publisher is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(publisher), CLOSE_TIMEOUT_S)  # it ends by itself once the outbox is empty
+            except asyncio.TimeoutError:
+                log.info("could not publish the last messages within %g s", CLOSE_TIMEOUT_S)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -203,6 +214,8 @@ class RedisBus(LocalBus):
             await self._wake.wait()
             self._wake.clear()
             if not self._outbox:
+                if self._closing:
+                    return
                 continue
             batch = list(self._outbox)
             self._outbox.clear()
@@ -214,11 +227,14 @@ class RedisBus(LocalBus):
             except (RedisError, OSError) as exc:
                 self.dropped += len(batch)
                 log.warning("cannot publish %d messages to Redis: %s", len(batch), exc)
+            if self._closing:
+                self._wake.set()  # once more: publish what came meanwhile, or end
 
     # --- receiving ----------------------------------------------------------------
 
     async def _open_pubsub(self) -> None:
-        self._pubsub = self._subscriber_client.pubsub(ignore_subscribe_messages=True)
+        self._pubsub = self._subscriber_client.pubsub()
+        self.confirmed = set()
         await self._pubsub.subscribe(f"{PREFIX}__node__:{self.node}")  # a channel of its own, so the connection is always listening
         self._subscribed = set()
         await self._apply_subscriptions()
@@ -248,8 +264,14 @@ class RedisBus(LocalBus):
                 if self._subscribed != self._wanted:
                     await self._apply_subscriptions()
                 message = await self._pubsub.get_message(timeout=0.02)
-                if message is not None and message["type"] == "message":
-                    self._received(message["channel"].decode(), message["data"])
+                if message is not None:
+                    kind = message["type"]
+                    if kind == "message":
+                        self._received(message["channel"].decode(), message["data"])
+                    elif kind == "subscribe":
+                        self.confirmed.add(message["channel"].decode())
+                    elif kind == "unsubscribe":
+                        self.confirmed.discard(message["channel"].decode())
             except (RedisError, OSError) as exc:
                 if self._closing:
                     return

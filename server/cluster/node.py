@@ -17,9 +17,11 @@ from typing import Any, Awaitable, Callable
 
 from redis.exceptions import RedisError
 
-from protocol.messages import Tell, Who
+from protocol import encode_message
+from protocol.messages import TableClosed, Tell, Who
 
 from ..authority import Authority
+from ..bus import LOBBY
 from ..bus.redis import RedisBus
 from ..lobby import Lobby
 from ..mutes import Mutes
@@ -74,6 +76,7 @@ class Cluster:
         self._live: set[str] = set()  # the other nodes alive at the last heartbeat
         self._unseen_since: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self._claimed_of = claimed_by(sessions.by_name)
         bus.subscribe(node_topic(self.node), self)  # this node's inbox: tells forwarded by other nodes
         bus.on_connected.append(self._reconnected)
@@ -97,10 +100,14 @@ class Cluster:
 
     async def close(self) -> None:
         """Leave: stop, and take this node's heartbeat, tables, players and names out of Redis."""
+        self._closing = True
         if self._task is not None:
             self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await asyncio.wait([self._task], timeout=HEARTBEAT_S)  # redis-py may swallow a cancellation: the loop also ends at its next tick
         self.mirror.close()
+        for table_id in self._lobby.tables:  # the other nodes' lobbies lose this node's tables now, not a heartbeat later
+            closed = TableClosed(table=table_id)
+            self.bus.publish_remote(LOBBY, encode_message(closed))
         try:
             pipe = self._redis.pipeline(transaction=True)
             pipe.delete(node_key(self.node), tables_key(self.node), players_key(self.node))
@@ -144,7 +151,7 @@ class Cluster:
 
     async def _run(self) -> None:
         last_heartbeat = last_names = time.monotonic()
-        while True:
+        while not self._closing:
             await asyncio.sleep(TICK_S)
             if not self.bus.connected:
                 continue

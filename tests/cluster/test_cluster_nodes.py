@@ -167,3 +167,13 @@ async def test_the_lobby_heals_after_redis_is_killed_and_restarted(nodes: Nodes,
     healed = await until(lambda: _listed_all(watcher, {table, later["table"]["id"]}), "node b's lobby to heal")
     assert healed[table]["ply"] == 4
     assert healed[table]["seats"] == ["ann", "bob"]
+
+
+async def test_a_node_that_stops_takes_its_tables_out_of_the_other_nodes_lobbies_at_once(nodes: Nodes) -> None:
+    ann, watcher = await nodes.connect("a", "ann"), await nodes.connect("b", "watcher")
+    assert (await watcher.request("watch_lobby"))["type"] == "ok"
+    table = (await ann.request("create_table", game="nimble"))["table"]["id"]
+    await until(lambda: _listed_all(watcher, {table}), "node b to list the table")
+    await nodes.servers.pop("a").close()  # a graceful stop (SIGTERM); a SIGKILL takes a heartbeat's expiry (tests/cluster/test_cluster_e2e.py)
+    await until(lambda: _closed(watcher, table), "node b's watcher to hear the table closed", timeout_s=2.0)
+    assert table not in await listed(watcher)
