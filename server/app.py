@@ -198,7 +198,8 @@ class Server:
         self.authority.rated_allowed = self.config.rated
         self.authority.abort_after_s = self.config.abort_after_s
         self.ratings = self.authority.ratings
-        rating_queries = RatingQueries(self.ratings, self.names)
+        players = _cluster_players(self.names) if self.config.bus is not None else None
+        rating_queries = RatingQueries(self.ratings, self.names if players is None else players)
         self.computers = self.authority.computers = ComputerPlayers(
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
@@ -229,7 +230,6 @@ class Server:
             Finger: rating_queries.finger,
             GetLeaderboard: rating_queries.leaderboard,
         }
-        players = _cluster_players(self.names) if self.config.bus is not None else None
         self.social = Social(
             self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s,
             self.ratings, lambda: self.authority.rated_allowed, players=players,

@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 from redis.exceptions import RedisError
 
 from protocol import encode_message
-from protocol.messages import TableClosed, Tell, Who
+from protocol.messages import Finger, TableClosed, Tell, Who
 
 from ..authority import Authority
 from ..bus import LOBBY
@@ -244,8 +244,8 @@ class Cluster:
         self.bus.publish_remote(node_topic(node), data)
 
     def install(self, dispatch: dict[type, Handler]) -> None:
-        """Make ``who`` and ``tell`` read the other nodes' players first."""
-        for kind in (Who, Tell):
+        """Make ``who``, ``tell`` and ``finger`` read the other nodes' players first."""
+        for kind in (Who, Tell, Finger):
             dispatch[kind] = self._refreshing(dispatch[kind])
 
     def _refreshing(self, handler: Handler) -> Handler:

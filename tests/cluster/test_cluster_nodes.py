@@ -121,7 +121,7 @@ async def test_a_name_in_use_on_one_node_is_taken_on_every_node_until_it_is_free
     assert await until(taken_on_b, "the name to be free on node b")
 
 
-async def test_who_lists_and_tells_reach_players_on_other_nodes_and_mutes_hold(nodes: Nodes) -> None:
+async def test_who_finger_and_tells_reach_players_on_other_nodes_and_mutes_hold(nodes: Nodes) -> None:
     ann, bob = await nodes.connect("a", "ann"), await nodes.connect("b", "bob")
 
     async def bob_sees_ann() -> dict[str, Any] | None:
@@ -141,6 +141,8 @@ async def test_who_lists_and_tells_reach_players_on_other_nodes_and_mutes_hold(n
     assert await until(told_back, "ann's tell to bob to go out")
     assert await until(lambda: _pushes(bob, "told"), "bob to get ann's tell") == [{"type": "told", "name": "ann", "text": "back"}]
     assert await _pushes(ann, "told") == []  # the muted tell never reached ann
+    fingered = await bob.request("finger", name="ANN")
+    assert fingered["type"] == "player" and fingered["online"] is True, fingered  # online on node a
     nobody = await bob.request("tell", name="carol", text="hi")
     assert nobody["type"] == "error" and nobody["code"] == "no_such_player"
 
