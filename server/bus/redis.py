@@ -50,6 +50,8 @@ PREFIX = "parlour:"
 RECONNECT_FIRST_S = 0.05
 """The first pause before reconnecting to Redis, in seconds; it doubles up to :data:`RECONNECT_MOST_S`."""
 RECONNECT_MOST_S = 1.0
+POLL_S = 0.1
+"""The longest the receiver waits for a message before it applies changed subscriptions, in seconds."""
 CLOSE_TIMEOUT_S = 2.0
 """How long :meth:`RedisBus.close` waits for the last messages to be published, in seconds."""
 MAX_OUTBOX = 100_000
@@ -263,7 +265,7 @@ class RedisBus(LocalBus):
                 assert self._pubsub is not None
                 if self._subscribed != self._wanted:
                     await self._apply_subscriptions()
-                message = await self._pubsub.get_message(timeout=0.02)
+                message = await self._pubsub.get_message(timeout=POLL_S)
                 if message is not None:
                     kind = message["type"]
                     if kind == "message":

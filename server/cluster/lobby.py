@@ -79,14 +79,14 @@ class LobbyMirror:
         elif isinstance(message, TableClosed):
             self._dirty[message.table] = None
 
-    async def store_changes(self) -> None:
-        """Write this node's changed tables to its hash.
+    async def store_changes(self) -> bool:
+        """Write this node's changed tables to its hash; return whether there were any.
 
         Raises:
             RedisError, OSError: Redis cannot be reached (the changes stay noted).
         """
         if not self._dirty:
-            return
+            return False
         dirty, self._dirty = self._dirty, {}
         pipe = self._bus.redis.pipeline(transaction=False)
         key = tables_key(self._bus.node)
@@ -100,6 +100,7 @@ class LobbyMirror:
         except BaseException:
             self._dirty = {**dirty, **self._dirty}
             raise
+        return True
 
     def snapshot_commands(self, pipe: object) -> None:
         """Add to ``pipe`` (a transaction) the commands that rewrite this node's hash from its live tables."""

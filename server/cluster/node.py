@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from typing import Any, Awaitable, Callable
 
@@ -40,7 +41,10 @@ log = logging.getLogger(__name__)
 NODE_TTL_S = 10
 """How long a node counts as alive after its last heartbeat, in seconds; then the others drop its tables."""
 HEARTBEAT_S = 1.0
-"""How often a node renews its heartbeat and reconciles the lobby with the other nodes' snapshots, in seconds."""
+"""How often a node renews its heartbeat and reconciles the lobby with the other nodes' snapshots, in seconds.
+
+The heartbeat's value names the version of the node's tables hash, so a
+reconciliation reads only the hashes that changed since it last read them."""
 TICK_S = 0.25
 """How often a node writes its changed tables and players to Redis, in seconds."""
 NAME_RENEW_S = NAME_TTL_S / 3
@@ -77,6 +81,9 @@ class Cluster:
         self._unseen_since: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self._run_id = secrets.token_hex(4)
+        self._version = 0  # bumped with every write of this node's tables hash
+        self._loaded: dict[str, bytes] = {}  # node -> the heartbeat value whose tables were last read
         self._claimed_of = claimed_by(sessions.by_name)
         bus.subscribe(node_topic(self.node), self)  # this node's inbox: tells forwarded by other nodes
         bus.on_connected.append(self._reconnected)
@@ -118,6 +125,10 @@ class Cluster:
             log.info("cannot take this node out of Redis (its keys expire): %s", exc)
         await self.bus.close()
 
+    def _node_value(self) -> str:
+        """The heartbeat's value: this run of the node and the version of its tables hash."""
+        return f"{self._run_id}:{self._version}"
+
     def _highest_id(self) -> int:
         return max([self._authority.next_table_id - 1, *self._lobby.tables, *self.mirror.remote])
 
@@ -135,9 +146,10 @@ class Cluster:
         for key in taken:
             log.warning("the name key %r is held by another node too", key)
         pipe = self._redis.pipeline(transaction=True)
-        pipe.set(node_key(self.node), "1", ex=NODE_TTL_S)
-        pipe.sadd(NODES, self.node)
         self.mirror.snapshot_commands(pipe)
+        self._version += 1
+        pipe.set(node_key(self.node), self._node_value(), ex=NODE_TTL_S)
+        pipe.sadd(NODES, self.node)
         self._lines = self._player_lines()
         pipe.delete(players_key(self.node))
         if self._lines:
@@ -156,12 +168,14 @@ class Cluster:
             if not self.bus.connected:
                 continue
             try:
-                await self.mirror.store_changes()
-                await self._store_players()
                 now = time.monotonic()
+                if await self.mirror.store_changes():
+                    self._version += 1  # after the hash: a node that reads this version finds the tables it names
+                    last_heartbeat = 0.0
+                await self._store_players()
                 if now - last_heartbeat >= HEARTBEAT_S:
                     last_heartbeat = now
-                    await self._redis.set(node_key(self.node), "1", ex=NODE_TTL_S)
+                    await self._redis.set(node_key(self.node), self._node_value(), ex=NODE_TTL_S)
                     await self.ids.refill()
                     await self.reconcile()
                 if now - last_names >= NAME_RENEW_S:
@@ -202,9 +216,10 @@ class Cluster:
         others = [node for node in members if node != self.node]
         pipe = self._redis.pipeline(transaction=False)
         for node in others:
-            pipe.exists(node_key(node))
-        flags = await pipe.execute() if others else []
-        self._live = {node for node, flag in zip(others, flags) if flag}
+            pipe.get(node_key(node))
+        values = await pipe.execute() if others else []
+        versions = {node: bytes(value) for node, value in zip(others, values) if value is not None}
+        self._live = set(versions)
         now = time.monotonic()
         for node in self._live:
             self._unseen_since.pop(node, None)
@@ -214,7 +229,9 @@ class Cluster:
                 log.info("node %s is gone: its tables leave the lobby", node)
                 self.mirror.forget_node(node)
                 del self._unseen_since[node]
-        await self.mirror.reload(self._live)
+        changed = [node for node, version in versions.items() if self._loaded.get(node) != version]
+        await self.mirror.reload(changed)  # only the nodes whose tables changed since they were last read
+        self._loaded.update((node, versions[node]) for node in changed)
 
     # --- players on other nodes -----------------------------------------------
 
