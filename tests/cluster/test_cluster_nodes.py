@@ -5,9 +5,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+import msgpack
+import msgspec
 import pytest
+import redis.asyncio as aioredis
 
+from protocol import encode_message
+from protocol.messages import TableInfo, TableUpdated
 from server.app import Server, ServerConfig
+from server.bus import LOBBY
+from server.bus.redis import channel
+from server.cluster.node import HEARTBEAT_S
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
@@ -179,3 +187,34 @@ async def test_a_node_that_stops_takes_its_tables_out_of_the_other_nodes_lobbies
     await nodes.servers.pop("a").close()  # a graceful stop (SIGTERM); a SIGKILL takes a heartbeat's expiry (tests/cluster/test_cluster_e2e.py)
     await until(lambda: _closed(watcher, table), "node b's watcher to hear the table closed", timeout_s=2.0)
     assert table not in await listed(watcher)
+
+
+async def test_a_lost_lobby_event_is_noticed_by_its_number_and_the_lobby_reloads_the_publishers_tables(nodes: Nodes, redis_server: RedisServer) -> None:
+    """Node a's next lobby event on the channel is forged: with the number that follows, node b takes it as it is;
+    with a number that skips one (an event was lost), node b reloads node a's tables and shows the truth."""
+    ann, bob = await nodes.connect("a", "ann"), await nodes.connect("b", "bob")
+    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    truth = await until(lambda: _listed_all(bob, {table}), "node b to list the table")
+    assert truth[table]["seats"] == ["ann", None]
+    bus_a = nodes.servers["a"].bus
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        forged = TableUpdated(table=msgspec.structs.replace(TableInfo(**truth[table]), seats=["mallory", None]))
+
+        async def forge(skip: int) -> None:
+            seq = bus_a._seq[channel(LOBBY)] = bus_a._seq[channel(LOBBY)] + 1 + skip  # type: ignore[attr-defined]
+            await client.publish(channel(LOBBY), msgpack.packb(("a", seq, encode_message(forged))))
+
+        await asyncio.sleep(2 * HEARTBEAT_S)  # node b has read node a's tables as they are now
+        await forge(skip=0)
+        await until(lambda: _seated(bob, table, "mallory"), "node b to take the forged line in order")
+        await asyncio.sleep(2 * HEARTBEAT_S)
+        assert (await listed(bob))[table]["seats"] == ["mallory", None]  # nothing changed on node a: no reload
+        await forge(skip=1)
+        await until(lambda: _seated(bob, table, "ann"), "node b to reload node a's tables after the gap", timeout_s=HEARTBEAT_S)
+    finally:
+        await client.aclose()
+
+
+async def _seated(conn: Raw, table_id: int, name: str) -> bool:
+    return (await listed(conn)).get(table_id, {}).get("seats", [None])[0] == name
