@@ -25,7 +25,7 @@ from ..presence import status_of
 from ..session import Session
 from ..table import Table
 
-__all__ = ["ClusterPlayers", "RemotePlayer", "RemotePeer", "player_line", "node_topic", "Forward"]
+__all__ = ["ClusterPlayers", "RemotePlayer", "RemotePeer", "Forward", "claimed_by", "deliver_told", "node_topic", "player_line", "read_line"]
 
 log = logging.getLogger(__name__)
 
