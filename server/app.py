@@ -86,6 +86,7 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
+    from .cluster.relay import RelayFront
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -236,11 +237,13 @@ class Server:
         )  # fmt: skip
         self.social.install(self._dispatch)
         self.cluster: Cluster | None = None
+        self._relay: RelayFront | None = None  # routes requests about other nodes' tables (a node of a cluster)
         if players is not None:  # Redis is imported only by a node of a cluster
             from .cluster import Cluster
 
             self.cluster = Cluster(self.bus, self.handshake, self.lobby, self.authority, self.social.mutes, players)  # type: ignore[arg-type]
             self.cluster.install(self._dispatch)
+            self._relay = self.cluster.relay(self._request, self._disconnected)
         self.table_chat = TableChat(self.social.mutes, self._persist)
         self.authority.chat_for = self.table_chat.history_for
         self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
@@ -416,6 +419,9 @@ class Server:
 
     def _request(self, peer: Peer, request: Request) -> Awaitable[None] | None:
         """Answer ``request`` at once (``None``) if its handler can without waiting, else return what answers it."""
+        relay = self._relay
+        if relay is not None and relay.route(peer, request):
+            return None  # the table's node answers, through the relay
         answer_now = self._at_once.get(type(request))
         if answer_now is None:
             return self._answer(peer, request)
@@ -475,6 +481,8 @@ class Server:
             return  # never said hello, or already replaced by a resumed connection
         session.peer = None
         log.info("%s (%s) disconnected", peer.address, session.name)
+        if self._relay is not None:
+            self._relay.disconnected(session)
         self.social.disconnected(session)
         if not self._closing:
             self.authority.left(session)

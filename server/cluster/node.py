@@ -16,6 +16,7 @@ import secrets
 import time
 from typing import Any, Awaitable, Callable
 
+import msgpack
 from redis.exceptions import RedisError
 
 from protocol import encode_message
@@ -26,12 +27,14 @@ from ..bus import LOBBY
 from ..bus.redis import RedisBus
 from ..lobby import Lobby
 from ..mutes import Mutes
+from ..peer import Peer
 from ..session import Session
 from ..sessions import Sessions
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .lobby import LobbyMirror
 from .names import NAME_TTL_S, ClusterNames
+from .relay import HandleRequest, RelayFront, RelayHost, dispatch_inbox
 from .players import ClusterPlayers, RemotePlayer, claimed_by, deliver_told, node_topic, player_line, read_line
 
 __all__ = ["Cluster", "NODE_TTL_S", "HEARTBEAT_S"]
@@ -81,6 +84,8 @@ class Cluster:
         self._unseen_since: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self._host: RelayHost | None = None
+        self.front: RelayFront | None = None
         self._run_id = secrets.token_hex(4)
         self._version = 0  # bumped with every write of this node's tables hash
         self._loaded: dict[str, bytes] = {}  # node -> the heartbeat value whose tables were last read
@@ -88,8 +93,21 @@ class Cluster:
         bus.subscribe(node_topic(self.node), self)  # this node's inbox: tells forwarded by other nodes
         bus.on_connected.append(self._reconnected)
 
+    def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> RelayFront:
+        """Serve other nodes' players at this node's tables through ``handle`` (the server's request pipeline),
+        and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it)."""
+        self._host = RelayHost(self.bus, handle, disconnected)
+        self.front = RelayFront(self.bus, self._lobby, self.mirror)
+        return self.front
+
     def send_frame(self, frame: bytes, message: Any = None) -> None:
-        """Something forwarded to this node's inbox (a tell to one of its players)."""
+        """Something forwarded to this node's inbox: a tell to one of its players, or a relay message (:mod:`server.cluster.relay`)."""
+        try:
+            if self._host is not None and self.front is not None and dispatch_inbox(frame, self._host, self.front):
+                return
+        except (ValueError, TypeError, IndexError, msgpack.UnpackException) as exc:
+            log.warning("ignored a malformed inbox message: %s", exc)
+            return
         deliver_told(frame, self._sessions.by_name, self._mutes.mutes)
 
     # --- lifecycle ------------------------------------------------------------
@@ -112,6 +130,8 @@ class Cluster:
             self._task.cancel()
             await asyncio.wait([self._task], timeout=HEARTBEAT_S)  # redis-py may swallow a cancellation: the loop also ends at its next tick
         self.mirror.close()
+        if self._host is not None:
+            self._host.close_all()
         for table_id in self._lobby.tables:  # the other nodes' lobbies lose this node's tables now, not a heartbeat later
             closed = TableClosed(table=table_id)
             self.bus.publish_remote(LOBBY, encode_message(closed))
