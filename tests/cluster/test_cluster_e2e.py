@@ -1,7 +1,8 @@
 """Three real ``parlour serve`` nodes sharing one real redis-server, with real ``parlour play`` line clients.
 
 Players on different nodes see one lobby, find each other with ``who``,
-talk with tells, and cannot take a name in use on another node; when Redis
+talk with tells, cannot take a name in use on another node, and play and
+watch a table held by a third node through the relay; when Redis
 is SIGKILLed and restarted the game on a node goes on and the lobby heals;
 when a node is SIGKILLed its tables leave the other nodes' lobbies.
 """
@@ -64,7 +65,7 @@ def test_players_on_three_nodes_share_one_lobby_names_who_and_tells(redis_server
         bob = _player(f"127.0.0.1:{addresses[2]}", "bob")
         processes += [ann, bob]
         ann.send("new othello size=6\n")
-        ann.expect(r"Created table (\d+)")
+        table = int(ann.expect(r"Created table (\d+)")[1])
         _until_listed(bob, r"othello .*ann")
         bob.send("who\n")
         bob.expect(r"^ann\s+")
@@ -75,6 +76,25 @@ def test_players_on_three_nodes_share_one_lobby_names_who_and_tells(redis_server
         impostor = Process("play", f"127.0.0.1:{addresses[1]}", "--name", "ann", "--guest")
         processes.append(impostor)
         impostor.expect(r"(?i)already in use", timeout_s=20)
+        carol = _player(f"127.0.0.1:{addresses[1]}", "carol")
+        processes.append(carol)
+        _until_listed(carol, rf"^#{table} othello")
+        bob.send(f"join {table}\n")  # node a holds the table: node c relays bob's requests, node b carol's
+        for player in (ann, bob):
+            player.expect(r"^The game starts: Black ann vs White bob")
+        carol.send(f"watch {table}\n")
+        carol.expect(rf"^At table {table}, watching\.")
+        ann.send("moves\n")
+        black = ann.expect(r"^Legal moves: (\S+)")[1]
+        ann.send(f"{black}\n")
+        bob.expect(rf"^Black played {black}\.$")
+        carol.expect(rf"^Black played {black}\.$")
+        bob.send("moves\n")
+        white = bob.expect(r"^Legal moves: (\S+)")[1]
+        bob.send(f"{white}\n")
+        ann.expect(rf"^White played {white}\.$")
+        carol.expect(rf"^White played {white}\.$")
+        assert not any(line.startswith("Legal moves") for line in carol.lines), carol.lines
     finally:
         for process in processes:
             process.kill()
