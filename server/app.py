@@ -546,7 +546,7 @@ def _redis_bus(url: str, node: str) -> LocalBus:
     """A :class:`server.bus.redis.RedisBus` (imported here: one node never loads Redis)."""
     from .bus.redis import RedisBus
 
-    return RedisBus(url, node)
+    return RedisBus(url, node, crosses=lambda topic: not topic.startswith("table:"))  # tables reach other nodes through the relay
 
 
 def _cluster_players(local: dict[str, Session]) -> Any:

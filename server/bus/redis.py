@@ -59,8 +59,8 @@ MAX_OUTBOX = 100_000
 
 GapListener = Callable[[str, View, str], None]
 """``listener(topic, view, origin)``: messages of ``topic`` (``view``; ``"all"`` as ``None`` too) from node ``origin`` were lost."""
-RemoteListener = Callable[[str, str, bytes], None]
-"""``listener(topic, origin, frame)``: an event of ``topic`` for everyone came from node ``origin``."""
+RemoteListener = Callable[[str, str, int, bytes], None]
+"""``listener(topic, origin, number, frame)``: an event of ``topic`` for everyone came from node ``origin``, with its number on the channel."""
 
 
 class BusUnavailable(Exception):
@@ -84,12 +84,19 @@ def _parse(name: str) -> tuple[str, View | str]:
     return topic, None if suffix == "s" else int(suffix)
 
 
+def _every_topic(topic: str) -> bool:
+    return True
+
+
 class RedisBus(LocalBus):
     """A :class:`server.bus.Bus` whose events reach the subscribers of every node sharing one Redis.
 
     Args:
         url: ``redis://HOST:PORT`` (any URL redis-py accepts).
         node: this node's name, unique in the cluster (messages carry it).
+        crosses: which topics' events go to Redis (default: all); the others stay on this node.
+            A cluster keeps table topics local: their frames reach other nodes' players
+            through the relay (:mod:`server.cluster.relay`), each to the node of its connection.
 
     Use ``await bus.start()`` (raises :class:`BusUnavailable` when Redis cannot be
     reached), then ``await bus.close()``.
@@ -104,8 +111,9 @@ class RedisBus(LocalBus):
         dropped: messages not published because Redis was away.
     """
 
-    def __init__(self, url: str, node: str) -> None:
+    def __init__(self, url: str, node: str, crosses: Callable[[str], bool] | None = None) -> None:
         super().__init__()
+        self._crosses = crosses if crosses is not None else _every_topic
         self.url = url
         self.node = node
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
@@ -192,12 +200,18 @@ class RedisBus(LocalBus):
 
     def publish(self, topic: str, frame: bytes, message: Message | None = None, *, skip: Subscriber | None = None) -> None:
         super().publish(topic, frame, message, skip=skip)
-        self._send(channel(topic), frame)
+        if self._crosses(topic):
+            self._send(channel(topic), frame)
 
     def publish_views(self, topic: str, frames: Mapping[View, tuple[bytes, Message]]) -> None:
         super().publish_views(topic, frames)
-        for view, (frame, _) in frames.items():
-            self._send(channel(topic, view), frame)
+        if self._crosses(topic):
+            for view, (frame, _) in frames.items():
+                self._send(channel(topic, view), frame)
+
+    def published(self, topic: str) -> int:
+        """The number of the last event of ``topic`` (for everyone) this node published."""
+        return self._seq.get(channel(topic), 0)
 
     def publish_remote(self, topic: str, frame: bytes) -> None:
         """Publish ``frame`` to ``topic``'s subscribers on the other nodes only."""
@@ -318,7 +332,7 @@ class RedisBus(LocalBus):
                 gap_listener(topic, None if view == "all" else view, origin)  # type: ignore[arg-type]
         if view == "all":
             for remote_listener in list(self.on_remote):
-                remote_listener(topic, origin, frame)
+                remote_listener(topic, origin, seq, frame)
             LocalBus.publish(self, topic, frame)
         else:
             LocalBus.publish_views(self, topic, {view: (frame, None)})  # type: ignore[dict-item]

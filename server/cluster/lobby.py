@@ -32,7 +32,10 @@ from ..bus.redis import RedisBus
 from ..lobby import Lobby
 from .keys import tables_key
 
-__all__ = ["LobbyMirror"]
+__all__ = ["LobbyMirror", "SEQ_FIELD"]
+
+SEQ_FIELD = "seq"
+"""The field of a node's tables hash that holds the number of its last lobby event the hash includes."""
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,8 @@ class LobbyMirror:
         self.owner: dict[int, str] = {}
         self._frames: dict[int, bytes] = {}  # remote table id -> its last table_updated frame (to compare with snapshots)
         self._dirty: dict[int, bytes | None] = {}  # this node's table id -> its frame to store, or None: delete
+        self._seen_at: dict[int, int] = {}  # remote table id -> the number of the lobby event (or snapshot) it was last taken from
+        self._closed_at: dict[tuple[str, int], int] = {}  # (node, table id) -> the number of the event that closed it
         lobby.remote = self.remote
         lobby.watch(self)  # so this node's lobby always publishes (other nodes watch), and the mirror sees it
         bus.on_remote.append(self._remote_event)
@@ -88,13 +93,14 @@ class LobbyMirror:
         if not self._dirty:
             return False
         dirty, self._dirty = self._dirty, {}
-        pipe = self._bus.redis.pipeline(transaction=False)
+        pipe = self._bus.redis.pipeline(transaction=True)
         key = tables_key(self._bus.node)
         for table_id, frame in dirty.items():
             if frame is None:
                 pipe.hdel(key, table_id)
             else:
                 pipe.hset(key, table_id, frame)
+        pipe.hset(key, SEQ_FIELD, self._bus.published(LOBBY))  # every lobby event up to this number is in the hash
         try:
             await pipe.execute()
         except BaseException:
@@ -106,33 +112,37 @@ class LobbyMirror:
         """Add to ``pipe`` (a transaction) the commands that rewrite this node's hash from its live tables."""
         key = tables_key(self._bus.node)
         pipe.delete(key)  # type: ignore[attr-defined]
-        frames = {table.id: encode_message(TableUpdated(table=table.lobby_info())) for table in self._lobby.tables.values()}
-        if frames:
-            pipe.hset(key, mapping=frames)  # type: ignore[attr-defined]
+        frames: dict[int | str, bytes | int] = {table.id: encode_message(TableUpdated(table=table.lobby_info())) for table in self._lobby.tables.values()}
+        frames[SEQ_FIELD] = self._bus.published(LOBBY)
+        pipe.hset(key, mapping=frames)  # type: ignore[attr-defined]
         self._dirty.clear()
 
     # --- the other nodes' tables ----------------------------------------------
 
-    def _remote_event(self, topic: str, origin: str, frame: bytes) -> None:
+    def _remote_event(self, topic: str, origin: str, seq: int, frame: bytes) -> None:
         if topic != LOBBY:
             return
         message = _decode(frame)
         if isinstance(message, TableUpdated):
-            self._put(message.table, origin, frame)
+            self._put(message.table, origin, frame, seq)
         elif isinstance(message, TableClosed):
             self._drop(message.table)
+            self._closed_at[(origin, message.table)] = seq
 
-    def _put(self, info: TableInfo, node: str, frame: bytes) -> None:
+    def _put(self, info: TableInfo, node: str, frame: bytes, seq: int) -> None:
         if info.id in self._lobby.tables:
             return  # this node's own table: never shadowed by a stale line
         self.remote[info.id] = info
         self.owner[info.id] = node
         self._frames[info.id] = frame
+        self._seen_at[info.id] = seq
+        self._closed_at.pop((node, info.id), None)
 
     def _drop(self, table_id: int) -> None:
         self.remote.pop(table_id, None)
         self.owner.pop(table_id, None)
         self._frames.pop(table_id, None)
+        self._seen_at.pop(table_id, None)
 
     def _gap(self, topic: str, view: object, origin: str) -> None:
         if topic != LOBBY:
@@ -161,23 +171,30 @@ class LobbyMirror:
             pipe.hgetall(tables_key(node))
         snapshots = await pipe.execute()
         for node, snapshot in zip(nodes, snapshots):
-            self._replace(node, {int(table_id): bytes(frame) for table_id, frame in snapshot.items()})
+            seq = int(snapshot.pop(SEQ_FIELD.encode(), 0))
+            self._replace(node, {int(table_id): bytes(frame) for table_id, frame in snapshot.items()}, seq)
 
-    def _replace(self, node: str, frames: dict[int, bytes]) -> None:
-        gone = [table_id for table_id, holder in self.owner.items() if holder == node and table_id not in frames]
+    def _replace(self, node: str, frames: dict[int, bytes], seq: int) -> None:
+        """Take node ``node``'s snapshot, written when its lobby events were numbered up to ``seq``.
+
+        A table heard of in a later event than the snapshot stays as that event said (the
+        snapshot is older), so a reload never undoes what the events already told.
+        """
+        gone = [table_id for table_id, holder in self.owner.items() if holder == node and table_id not in frames and self._seen_at.get(table_id, 0) <= seq]
         for table_id in gone:
             self._drop(table_id)
             self._tell_watchers(TableClosed(table=table_id))
         for table_id, frame in frames.items():
-            if self._frames.get(table_id) == frame:
+            if self._frames.get(table_id) == frame or self._seen_at.get(table_id, 0) > seq or self._closed_at.get((node, table_id), 0) > seq:
                 continue
             message = _decode(frame)
             if isinstance(message, TableUpdated):
-                self._put(message.table, node, frame)
+                self._put(message.table, node, frame, seq)
                 self._tell_watchers(message)
 
     def forget_node(self, node: str) -> None:
         """Take a dead node's tables out of the lobby (its watchers here get ``table_closed``)."""
+        self._closed_at = {key: seq for key, seq in self._closed_at.items() if key[0] != node}
         for table_id in [table_id for table_id, holder in self.owner.items() if holder == node]:
             self._drop(table_id)
             self._tell_watchers(TableClosed(table=table_id))
