@@ -7,9 +7,10 @@
 - :mod:`server.cluster.names`: names in use, unique across the nodes.
 - :mod:`server.cluster.ids`: table ids unique across the nodes.
 
-A table lives on the node that created it; a node does not yet relay
-another node's table to its own connections (``join_table`` and
-``watch_table`` of another node's table answer ``no_such_table``).
+- :mod:`server.cluster.relay`: playing and watching another node's table.
+
+A table lives on the node that created it; the others relay their players'
+requests about it to that node, and its frames back.
 """
 
 from __future__ import annotations
