@@ -15,7 +15,7 @@ import pytest
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
-from .test_cluster_nodes import Nodes, _listed_all, until
+from .test_cluster_nodes import Nodes, _listed_all, listed, until
 
 
 @pytest.fixture
@@ -80,3 +80,18 @@ async def test_a_whole_game_between_nodes_with_a_spectator_on_a_third(three: Nod
 
 async def _chat(conn: Raw, text: str) -> bool:
     return any(push["type"] == "chat" and push.get("text") == text for push in await conn.sync())
+
+
+async def test_a_relayed_player_who_disconnects_keeps_the_seat_for_the_grace_period_on_the_tables_node(three: Nodes) -> None:
+    ann, bob = await three.connect("a", "ann"), await three.connect("b", "bob")
+    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    await bob.close()
+
+    async def ann_hears_bob_away() -> bool:
+        return any(push["type"] == "player_away" and push.get("seat") == 1 for push in await ann.sync())
+
+    await until(ann_hears_bob_away, "node a to hold bob's seat as away")
+    line = (await listed(ann))[table]
+    assert line["seats"] == ["ann", "bob"] and line["status"] == "playing"  # the seat is held, the game not forfeited
