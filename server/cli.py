@@ -383,16 +383,18 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         log.error("cannot use the database %s: %s", describe_db(db_path) if db_path else db_path, exc)
         return 1
+    except (OSError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        log.error("cannot listen on %s:%s: %s", args.host, args.port, reason)
+        return 1
     except Exception as exc:
+        if config.bus is None:
+            raise
         from .bus.redis import BusUnavailable  # only a node of a cluster loads Redis
 
         if not isinstance(exc, BusUnavailable):
             raise
         log.error("cannot join the cluster: %s", exc)
-        return 1
-    except (OSError, OverflowError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        log.error("cannot listen on %s:%s: %s", args.host, args.port, reason)
         return 1
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 
 from ..e2e.harness import ROOT
@@ -23,3 +24,12 @@ def test_a_bus_that_is_not_a_redis_url_is_refused() -> None:
 def test_a_redis_that_does_not_answer_is_one_line_and_status_1() -> None:
     line = serve_fails("--no-db", "--bus", "redis://127.0.0.1:1", "--node", "a")
     assert "cannot join the cluster: cannot reach Redis at redis://127.0.0.1:1" in line
+
+
+def test_a_port_in_use_is_still_one_line_without_a_bus() -> None:
+    """The cluster's refusal is caught after the listening one, so a port in use is not a traceback."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        line = serve_fails("--no-db", "--port", str(held.getsockname()[1]))
+    assert "cannot listen on 127.0.0.1:" in line and "address already in use" in line
