@@ -82,6 +82,8 @@ from .tables.table import Table
 from .play.workers import WorkerPool
 
 if TYPE_CHECKING:
+    from .cluster import Cluster
+    from .cluster.relay import RelayFront
     from .web import WebFace
 
 __all__ = ["Server", "ServerConfig"]
@@ -132,6 +134,9 @@ class ServerConfig:
             before the game is aborted, in seconds (``None``: never).
         http: ``(host, port)`` of the read-only web face (:mod:`server.web`; port 0: any free one),
             or ``None``: no web face (the default).
+        bus: a Redis URL (``redis://HOST:PORT``) to share lobby, names and players with the other
+            nodes on it (:mod:`server.cluster`); ``None``: one process, the local bus.
+        node: this node's name in the cluster (unique among its nodes; ``None``: ``server_name``).
     """
 
     host: str = "0.0.0.0"
@@ -150,6 +155,8 @@ class ServerConfig:
     rated: bool = True
     abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
     http: tuple[str, int] | None = None
+    bus: str | None = None
+    node: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -187,7 +194,7 @@ class Server:
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
         """Name key -> the session holding the name."""
-        self.bus = LocalBus()
+        self.bus = LocalBus() if self.config.bus is None else _redis_bus(self.config.bus, self.config.node or self.config.server_name)
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
@@ -196,7 +203,8 @@ class Server:
         self.authority.rated_allowed = self.config.rated
         self.authority.abort_after_s = self.config.abort_after_s
         self.ratings = self.authority.ratings
-        rating_queries = RatingQueries(self.ratings, self.names)
+        players = _cluster_players(self.names) if self.config.bus is not None else None
+        rating_queries = RatingQueries(self.ratings, self.names if players is None else players)
         self.computers = self.authority.computers = ComputerPlayers(
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
@@ -233,9 +241,17 @@ class Server:
         }
         self.social = Social(
             self.authority, self.names, self.tables, self.bus, lambda: self.config.limits, self._persist, self.config.lobby_tick_s,
-            self.ratings, lambda: self.authority.rated_allowed,
+            self.ratings, lambda: self.authority.rated_allowed, players=players,
         )  # fmt: skip
         self.social.install(self._dispatch)
+        self.cluster: Cluster | None = None
+        self._relay: RelayFront | None = None  # routes requests about other nodes' tables (a node of a cluster)
+        if players is not None:  # Redis is imported only by a node of a cluster
+            from .cluster import Cluster
+
+            self.cluster = Cluster(self.bus, self.handshake, self.lobby, self.authority, self.social.mutes, players)  # type: ignore[arg-type]
+            self.cluster.install(self._dispatch)
+            self._relay = self.cluster.relay(self._request, self._disconnected)
         self.table_chat = TableChat(self.social.mutes, self._persist)
         self.authority.chat_for = self.table_chat.history_for
         self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
@@ -281,6 +297,8 @@ class Server:
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
                 self._persist_soon(forget_finished_chat_sql())
                 log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))  # once all of it was read
+            if self.cluster is not None:
+                await self.cluster.start()
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -413,6 +431,8 @@ class Server:
         self.authority.cancel_timers()
         await self.connections.close(reason)
         await self.computers.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         await self._release_storage()
 
     def _persist_soon(self, *statements: Statement) -> None:
@@ -432,6 +452,9 @@ class Server:
 
     def _request(self, peer: Peer, request: Request) -> Awaitable[None] | None:
         """Answer ``request`` at once (``None``) if its handler can without waiting, else return what answers it."""
+        relay = self._relay
+        if relay is not None and relay.route(peer, request):
+            return None  # the table's node answers, through the relay
         answer_now = self._at_once.get(type(request))
         if answer_now is None:
             return self._answer(peer, request)
@@ -494,6 +517,8 @@ class Server:
             return  # never said hello, or already replaced by a resumed connection
         session.peer = None
         log.info("%s (%s) disconnected", peer.address, session.name)
+        if self._relay is not None:
+            self._relay.disconnected(session)
         self.social.disconnected(session)
         if not self._closing:
             self.authority.left(session)
@@ -555,6 +580,19 @@ class Server:
     async def _ping(self, session: Session, request: Ping, then: list[Push]) -> Message:
         return Pong(id=request.id)
 
+
+
+def _redis_bus(url: str, node: str) -> LocalBus:
+    """A :class:`server.bus.redis.RedisBus` (imported here: one node never loads Redis)."""
+    from .bus.redis import RedisBus
+
+    return RedisBus(url, node, crosses=lambda topic: not topic.startswith("table:"))  # tables reach other nodes through the relay
+
+
+def _cluster_players(local: dict[str, Session]) -> Any:
+    from .cluster.players import ClusterPlayers
+
+    return ClusterPlayers(local)
 
 
 async def _nothing() -> None:

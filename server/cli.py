@@ -69,7 +69,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--name", default=socket.gethostname(), help="server name shown to players (default: this host's name)")
     add_hosting_arguments(parser, log_level="INFO")
     add_advertise_argument(parser)
+    add_cluster_arguments(parser)
     parser.set_defaults(run=run, finish=finish_server_arguments, command_parser=parser)
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--bus`` and ``--node``: join other nodes sharing one Redis (see README "Several machines")."""
+    group = parser.add_argument_group("cluster", "Several nodes sharing one Redis show one lobby, one set of names and players.")
+    group.add_argument("--bus", metavar="redis://HOST:PORT", help="share lobby, names, who and tells with the other nodes on this Redis")
+    group.add_argument("--node", metavar="NAME", help="this node's name, unique among the nodes (default: HOST:PORT of this node); needs --bus")
 
 
 def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> None:
@@ -175,6 +183,8 @@ def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
         rated=args.rated == "on",
         abort_after_s=args.abort_after or None,
         http=None if getattr(args, "http", None) is None else (args.http[0] or args.host, args.http[1]),
+        bus=getattr(args, "bus", None),
+        node=getattr(args, "node", None) or f"{socket.gethostname()}:{args.port}",
     )
 
 
@@ -357,6 +367,10 @@ def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]
     args.password = read_password(args, environ)
     if hasattr(args, "limit_max_frame_bytes"):
         args.limits = read_limits(args)
+    if getattr(args, "node", None) is not None and getattr(args, "bus", None) is None:
+        raise UsageError("--node names this node in a cluster: it needs --bus redis://HOST:PORT")
+    if getattr(args, "bus", None) is not None and not args.bus.startswith(("redis://", "rediss://", "unix://")):
+        raise UsageError(f"--bus takes a Redis URL (redis://HOST:PORT), not {args.bus!r}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -372,6 +386,15 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, OverflowError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         log.error("cannot listen on %s:%s: %s", args.host, args.port, reason)
+        return 1
+    except Exception as exc:
+        if config.bus is None:
+            raise
+        from .bus.redis import BusUnavailable  # only a node of a cluster loads Redis
+
+        if not isinstance(exc, BusUnavailable):
+            raise
+        log.error("cannot join the cluster: %s", exc)
         return 1
     return 0
 

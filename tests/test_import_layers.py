@@ -32,18 +32,19 @@ PACKAGES = ("games", "protocol", "server", "client")
 COMMAND = "client.cli"
 """The ``parlour`` command: the one module that may import both ends (the server lazily)."""
 
-SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "players", "social", "web")
+SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "players", "social", "cluster", "web")
 """The server's groups, ``server/<group>/``, lowest first.
 
 - ``net``: sockets, connections, peers, TLS, limits, descriptors, event loops, LAN advertising;
 - ``core``: what every group shares: :class:`RequestError`, names and their keys, ids, the session;
 - ``storage``: the ``Store`` contract, the SQLite and PostgreSQL stores, their schemas, writers and rows;
-- ``bus``: the ``Bus`` contract and the local bus;
+- ``bus``: the ``Bus`` contract, the local bus and the bus across nodes through Redis;
 - ``tables``: a table, its clock, lock and fan-out, the lobby;
 - ``ratings``: Glicko-2, ratings, casual counts, what a game's end does to them;
 - ``play``: the table authority (every table action's pipeline) and the computer's seats;
 - ``players``: sessions and the handshake, claimed names, presence, finger, mutes;
 - ``social``: challenges, seeks, pairing, tells, table chat, spam budgets;
+- ``cluster``: several nodes on one Redis: table id blocks, the shared lobby, names, players and tells across nodes, the relay;
 - ``web``: the read-only web face (pages and the WebSocket feed for browsers that watch).
 """
 

@@ -74,6 +74,8 @@ class Authority(Seating, Endings, Offers):
 
     Attributes:
         next_table_id: the id the next new table gets.
+        table_id_taken: called after ``next_table_id`` moved on (a cluster hands out ids in blocks, see
+            :class:`server.cluster.ids.TableIds`); ``None`` on one node.
         durable: whether changes are committed to a store (``persist`` writes); without one a
             move's statements are not even built (a server without a database).
         ratings: the players' ratings, changed in the same commit as a rated game's end.
@@ -101,6 +103,7 @@ class Authority(Seating, Endings, Offers):
         self.lobby = lobby
         self.tables = lobby.tables
         self.next_table_id = 1
+        self.table_id_taken: Callable[[], None] | None = None
         self.durable = True
         self._persist = persist
         self._persist_soon = persist_soon

@@ -150,7 +150,7 @@ class Offers:
         host = self._check_rematch(old, accepter)
         seed = secrets.token_hex(8) if old.game.uses_seed else old.seed
         table = Table.create(issuable(self.next_table_id, "table"), old.game.name, old.options, seed, bus=self.lobby.bus)
-        self.next_table_id += 1
+        self._took_table_id()
         table.set_time_control(old.clock.control if old.clock is not None else None)
         table.hints = old.hints
         table.rated = old.rated and self.rated_allowed

@@ -77,7 +77,7 @@ class Seating:
         table.rated = request.rated
         if request.seat is not None:
             check_rated_seat(table, session)
-        self.next_table_id += 1
+        self._took_table_id()
         seat = None
         if request.seat is not None and table.outcome is not None:
             raise RequestError(
@@ -139,6 +139,12 @@ class Seating:
                 Code.TOO_MANY_BOTS,
                 f"this server runs at most {most} computer seats at once and {running} are playing; try again when a game ends",
             )
+
+    def _took_table_id(self) -> None:
+        """``next_table_id`` was given to a new table (here or a rematch's): move it on, and tell ``table_id_taken``."""
+        self.next_table_id += 1
+        if self.table_id_taken is not None:
+            self.table_id_taken()
 
     def _joined(self, request_id: int, table: Table, seat: int | None, session: Session) -> TableJoined:
         chat = self.chat_for(session, table)

@@ -11,7 +11,7 @@ on FICS and lichess; nothing here reveals anything about a game in progress.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 import games
 from protocol import Code, Message
@@ -35,10 +35,10 @@ class RatingQueries:
 
     Args:
         ratings: the players' ratings.
-        names: name key -> the session holding that name now (to say who is online).
+        names: name key -> the session holding that name now (to say who is online; in a cluster, on any node).
     """
 
-    def __init__(self, ratings: Ratings, names: dict[str, Session]) -> None:
+    def __init__(self, ratings: Ratings, names: Mapping[str, Session]) -> None:
         self.ratings = ratings
         self.names = names
 

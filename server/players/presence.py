@@ -55,7 +55,13 @@ async def no_best_ratings(game: str | None) -> Mapping[str, Rated]:
 
 
 def status_of(session: Session, tables: Mapping[int, Table]) -> str:
-    """``"away"`` (disconnected), ``"playing"`` (holds a seat at a game not over), ``"watching"`` or ``"idle"``."""
+    """``"away"`` (disconnected), ``"playing"`` (holds a seat at a game not over), ``"watching"`` or ``"idle"``.
+
+    A player on another node of a cluster carries the status its own node gave (``remote_status``).
+    """
+    remote = getattr(session, "remote_status", None)
+    if remote is not None:
+        return remote
     if not session.connected:
         return "away"
     for table_id in session.seats:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import logging
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Protocol
 
 import games
 from protocol import PROTOCOL_VERSION, Code, ProtocolError
@@ -47,6 +47,16 @@ log = logging.getLogger(__name__)
 
 Persist = Callable[..., Awaitable[None]]
 PersistSoon = Callable[..., None]
+
+
+class NameReservations(Protocol):
+    """Names in use reserved beyond this process (several nodes sharing one set of names)."""
+
+    async def reserve(self, key: str, name: str) -> None:
+        """Reserve the name (name key ``key``); raises ``RequestError`` (``name_taken``, ``internal_error``) when it cannot be."""
+
+    def release(self, key: str) -> None:
+        """Free the name whose name key is ``key`` (in the background)."""
 
 
 class Sessions:
@@ -83,6 +93,8 @@ class Sessions:
         """The grace period ``welcome`` announces (the server's ``grace_s``)."""
         self.http_port: int | None = None
         """The web face's port ``welcome`` announces (``--http``), or ``None``."""
+        self.names: NameReservations | None = None
+        """Where names in use are also reserved beyond this process (a cluster's :class:`server.cluster.names.ClusterNames`)."""
 
     async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
         """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
@@ -234,6 +246,7 @@ class Sessions:
             del self.by_token[other.token]
         if self.by_name.get(name_key(other.name)) is other:
             del self.by_name[name_key(other.name)]
+            self._release(name_key(other.name))
         peer = other.peer
         if peer is not None and not peer.closed:
             peer.send(Error(code=Code.BAD_TOKEN, message="this session was ended: its name was proven again, or its password or secret changed"))
@@ -255,7 +268,12 @@ class Sessions:
         session = Session(name=name, token=new_token(), peer=peer)
         self._claiming.add(key)
         try:
-            await self._persist(save_session_sql(session.token, session.name), *statements)
+            await self._reserve(key, name)
+            try:
+                await self._persist(save_session_sql(session.token, session.name), *statements)
+            except BaseException:
+                self._release(key)
+                raise
         except StoreError as exc:
             if is_disk_full(exc) or isinstance(exc, StorageUnavailable):
                 raise  # storage_full or storage_unavailable: the same hello may succeed later
@@ -269,6 +287,14 @@ class Sessions:
         self.by_token[session.token] = session
         log.info("%s is %s", peer.address, name)
         return session
+
+    async def _reserve(self, key: str, name: str) -> None:
+        if self.names is not None:
+            await self.names.reserve(key, name)
+
+    def _release(self, key: str) -> None:
+        if self.names is not None:
+            self.names.release(key)
 
     def _resume(self, peer: Peer, token: str, name: str) -> Session:
         """Give the session of ``token`` to ``peer``; the token stays the same, nothing is written.
@@ -299,6 +325,7 @@ class Sessions:
         """Drop a session that holds nothing: its name is free again, its token dead."""
         if self.by_name.get(name_key(session.name)) is session:
             del self.by_name[name_key(session.name)]
+            self._release(name_key(session.name))
         if self.by_token.pop(session.token, None) is not None:
             self._persist_soon(delete_session_sql(session.token))
 

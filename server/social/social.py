@@ -75,6 +75,8 @@ class Social:
         tick_s: the lobby's tick, in seconds.
         ratings: the server's one :class:`server.ratings.ratings.Ratings` (who and seeks show and pair by it).
         rated_allowed: whether the server rates games now (``parlour serve --no-rated`` turns it off).
+        players: where ``who`` and tells find players, if not ``by_name`` (a cluster's
+            :class:`server.cluster.players.ClusterPlayers`: the other nodes' players too).
     """
 
     def __init__(
@@ -88,12 +90,15 @@ class Social:
         tick_s: float,
         ratings: Ratings,
         rated_allowed: Callable[[], bool],
+        *,
+        players: Mapping[str, Session] | None = None,
     ) -> None:
         spam = SpamLimits(limits)
         rating_of = ratings_lookup(ratings)
         self.mutes = Mutes(persist, limits().max_name_chars)
-        self.presence = Presence(by_name, tables, best_ratings_of(ratings))
-        self.tells = Tells(by_name, self.mutes, spam, limits)
+        everyone = by_name if players is None else players
+        self.presence = Presence(everyone, tables, best_ratings_of(ratings))
+        self.tells = Tells(everyone, self.mutes, spam, limits)
         self.seeks = SeekBoard(authority, tables, self.mutes, spam, limits, bus, tick_s, rating_of, rated_allowed)
         self.challenges = Challenges(authority, by_name, self.mutes, spam, limits, rated_allowed, seated=self.seeks.player_left)
 

@@ -9,6 +9,8 @@ for every watcher; with nobody watching, a change costs a set insertion.
 from __future__ import annotations
 
 import heapq
+from itertools import chain
+from typing import Mapping
 
 from protocol import Code, Message, encode_message
 from protocol.messages import TableClosed, TableInfo, TableUpdated
@@ -33,11 +35,14 @@ class Lobby:
 
     Attributes:
         tables: table id -> live table.
+        remote: table id -> a table of another node (in a cluster), as that node last described it.
         bus: the server's bus (the tables' events go through it too).
     """
 
     def __init__(self, bus: Bus, tick_s: float = DEFAULT_TICK_S) -> None:
         self.tables: dict[int, Table] = {}
+        self.remote: Mapping[int, TableInfo] = {}
+        """The other nodes' tables in a cluster (:class:`server.cluster.lobby.LobbyMirror`), listed with this node's."""
         self._bus = self.bus = bus
         self._changed: TickBatch[int, None] = TickBatch(tick_s, self.flush)  # ids of tables changed within this tick
 
@@ -49,15 +54,18 @@ class Lobby:
         """
         table = self.tables.get(table_id)
         if table is None:
+            if table_id in self.remote:
+                raise RequestError(Code.NO_SUCH_TABLE, f"table {table_id} is held by another node of this server: connect to that node to join or watch it")
             raise RequestError(Code.NO_SUCH_TABLE, f"there is no table {table_id}")
         return table
 
     def page(self, after: int, limit: int) -> tuple[list[TableInfo], int | None]:
         """Up to ``limit`` tables with ids above ``after``, in id order, and the cursor of the next page (``None``: last page)."""
-        ids = heapq.nsmallest(limit + 1, (table_id for table_id in self.tables if table_id > after))
+        tables, remote = self.tables, self.remote
+        ids = heapq.nsmallest(limit + 1, (table_id for table_id in chain(tables, remote) if table_id > after))
         page = ids[:limit]
         cursor = page[-1] if len(ids) > limit else None
-        return [self.tables[table_id].lobby_info() for table_id in page], cursor
+        return [tables[table_id].lobby_info() if table_id in tables else remote[table_id] for table_id in page], cursor
 
     # --- watchers -----------------------------------------------------------------
 

@@ -1,0 +1,339 @@
+"""A :class:`server.bus.bus.Bus` across nodes, through Redis pub/sub.
+
+Every node keeps its own subscribers exactly as :class:`server.bus.local.LocalBus`
+does and delivers its own events to them at once; each event also goes to
+Redis, to the channels of its topic, and the other nodes deliver it to their
+subscribers of that topic.
+
+Channels (:func:`channel`): a topic's events for everyone go to
+``parlour:<topic>:all``; a per-view event goes, one frame per view, to
+``parlour:<topic>:0``, ``…:1`` and ``…:s`` (spectators). A node subscribes in
+Redis only to the channels of the views its own subscribers have, so the
+frame of seat 0 (a Tactego setup, the legal moves) never reaches a node that
+has no connection seated there: hidden information never crosses to a node
+whose connections may not see it.
+
+Redis pub/sub delivers at most once (a message published while a node is
+cut off is gone). So every message carries its publisher's node and a
+sequence number per channel: a receiver that sees a number jump (a *gap*)
+tells its ``on_gap`` listeners, who fetch a snapshot (the lobby reloads the
+publisher's tables; a table relay would ask the authority for the table).
+A per-channel number rather than the table's ply: chat, offers and clock
+pushes do not advance the ply, and losing one is a gap as well.
+
+When Redis goes away the bus keeps delivering locally, drops what it cannot
+publish (the receivers see the gap later), reconnects with a growing pause,
+subscribes again and tells its ``on_connected`` listeners, who republish
+what other nodes must know (:mod:`server.cluster`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+from typing import Awaitable, Callable, Mapping
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from protocol import Message
+
+from .bus import Subscriber, View
+from .local import LocalBus
+
+__all__ = ["RedisBus", "channel", "GapListener", "RemoteListener", "BusUnavailable"]
+
+log = logging.getLogger(__name__)
+
+PREFIX = "parlour:"
+RECONNECT_FIRST_S = 0.05
+"""The first pause before reconnecting to Redis, in seconds; it doubles up to :data:`RECONNECT_MOST_S`."""
+RECONNECT_MOST_S = 1.0
+POLL_S = 0.1
+"""The longest the receiver waits for a message before it applies changed subscriptions, in seconds."""
+CLOSE_TIMEOUT_S = 2.0
+"""How long :meth:`RedisBus.close` waits for the last messages to be published, in seconds."""
+MAX_OUTBOX = 100_000
+"""Messages waiting to be published at most; more are dropped (receivers see a gap)."""
+
+GapListener = Callable[[str, View, str], None]
+"""``listener(topic, view, origin)``: messages of ``topic`` (``view``; ``"all"`` as ``None`` too) from node ``origin`` were lost."""
+RemoteListener = Callable[[str, str, int, bytes], None]
+"""``listener(topic, origin, number, frame)``: an event of ``topic`` for everyone came from node ``origin``, with its number on the channel."""
+
+
+class BusUnavailable(Exception):
+    """Redis cannot be reached (at start, or while reconnecting)."""
+
+
+def _suffix(view: View) -> str:
+    return "s" if view is None else str(view)
+
+
+def channel(topic: str, view: View | str = "all") -> str:
+    """The Redis channel of ``topic``'s events for everyone (``view="all"``) or for one view (a seat, ``None``: spectators)."""
+    return f"{PREFIX}{topic}:{view if view == 'all' else _suffix(view)}"  # type: ignore[arg-type]
+
+
+def _parse(name: str) -> tuple[str, View | str]:
+    """The topic and view of a channel named by :func:`channel`."""
+    topic, _, suffix = name[len(PREFIX) :].rpartition(":")
+    if suffix == "all":
+        return topic, "all"
+    return topic, None if suffix == "s" else int(suffix)
+
+
+def _every_topic(topic: str) -> bool:
+    return True
+
+
+class RedisBus(LocalBus):
+    """A :class:`server.bus.bus.Bus` whose events reach the subscribers of every node sharing one Redis.
+
+    Args:
+        url: ``redis://HOST:PORT`` (any URL redis-py accepts).
+        node: this node's name, unique in the cluster (messages carry it).
+        crosses: which topics' events go to Redis (default: all); the others stay on this node.
+            A cluster keeps table topics local: their frames reach other nodes' players
+            through the relay (:mod:`server.cluster.relay`), each to the node of its connection.
+
+    Use ``await bus.start()`` (raises :class:`BusUnavailable` when Redis cannot be
+    reached), then ``await bus.close()``.
+
+    Attributes:
+        node: this node's name.
+        redis: the client for keys (the cluster's registry); shares the URL.
+        connected: whether the bus is connected to Redis now.
+        on_gap: called when messages from another node were lost.
+        on_remote: called with every ``all`` event from another node (before its local delivery).
+        on_connected: awaited after every (re)connection, once the channels are subscribed again.
+        dropped: messages not published because Redis was away.
+    """
+
+    def __init__(self, url: str, node: str, crosses: Callable[[str], bool] | None = None) -> None:
+        super().__init__()
+        self._crosses = crosses if crosses is not None else _every_topic
+        self.url = url
+        self.node = node
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self._subscriber_client: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2)
+        self.connected = False
+        self.on_gap: list[GapListener] = []
+        self.on_remote: list[RemoteListener] = []
+        self.on_connected: list[Callable[[], Awaitable[None]]] = []
+        self.dropped = 0
+        self._channels: dict[str, set[str]] = {}  # topic -> the Redis channels its local subscribers need
+        self._wanted: set[str] = set()
+        self._subscribed: set[str] = set()
+        self.confirmed: set[str] = set()
+        """The channels Redis confirmed this node subscribes to (events published after that reach it)."""
+        self._seq: dict[str, int] = {}  # channel -> the last number this node published on it
+        self._last: dict[tuple[str, str], int] = {}  # (channel, origin) -> the last number received
+        self._outbox: collections.deque[tuple[str, bytes]] = collections.deque()
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pubsub: aioredis.client.PubSub | None = None
+        self._closing = False
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to Redis and start publishing and receiving.
+
+        Raises:
+            BusUnavailable: Redis does not answer at ``url``.
+        """
+        try:
+            await self.redis.ping()
+            await self._open_pubsub()
+        except (RedisError, OSError) as exc:
+            raise BusUnavailable(f"cannot reach Redis at {self.url}: {exc}") from None
+        self.connected = True
+        self._tasks = [asyncio.create_task(self._publish_loop()), asyncio.create_task(self._receive_loop())]
+
+    async def close(self) -> None:
+        """Publish what waits to be published, stop publishing and receiving, and close the connections to Redis."""
+        self._closing = True
+        self._wake.set()
+        publisher, *others = self._tasks or [None]
+        if publisher is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(publisher), CLOSE_TIMEOUT_S)  # it ends by itself once the outbox is empty
+            except asyncio.TimeoutError:
+                log.info("could not publish the last messages within %g s", CLOSE_TIMEOUT_S)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._close_pubsub()
+        await self.redis.aclose()
+        await self._subscriber_client.aclose()
+
+    # --- subscriptions ------------------------------------------------------------
+
+    def subscribe(self, topic: str, subscriber: Subscriber, view: View = None) -> None:
+        super().subscribe(topic, subscriber, view)
+        self._sync(topic)
+
+    def unsubscribe(self, topic: str, subscriber: Subscriber) -> None:
+        super().unsubscribe(topic, subscriber)
+        self._sync(topic)
+
+    def _sync(self, topic: str) -> None:
+        """Make the Redis channels of ``topic`` those its local subscribers' views need."""
+        views = self._groups.get(topic)
+        needed = set() if not views else {channel(topic), *(channel(topic, view) for view in views)}
+        if needed == self._channels.get(topic, set()):
+            return
+        if needed:
+            self._channels[topic] = needed
+        else:
+            self._channels.pop(topic, None)
+        self._wanted = set().union(*self._channels.values()) if self._channels else set()
+        self._wake.set()
+
+    def channels(self) -> set[str]:
+        """The Redis channels this node needs now (its subscribers' topics and views)."""
+        return set(self._wanted)
+
+    # --- publishing ---------------------------------------------------------------
+
+    def publish(self, topic: str, frame: bytes, message: Message | None = None, *, skip: Subscriber | None = None) -> None:
+        super().publish(topic, frame, message, skip=skip)
+        if self._crosses(topic):
+            self._send(channel(topic), frame)
+
+    def publish_views(self, topic: str, frames: Mapping[View, tuple[bytes, Message]]) -> None:
+        super().publish_views(topic, frames)
+        if self._crosses(topic):
+            for view, (frame, _) in frames.items():
+                self._send(channel(topic, view), frame)
+
+    def published(self, topic: str) -> int:
+        """The number of the last event of ``topic`` (for everyone) this node published."""
+        return self._seq.get(channel(topic), 0)
+
+    def publish_remote(self, topic: str, frame: bytes) -> None:
+        """Publish ``frame`` to ``topic``'s subscribers on the other nodes only."""
+        self._send(channel(topic), frame)
+
+    def _send(self, name: str, frame: bytes) -> None:
+        seq = self._seq[name] = self._seq.get(name, 0) + 1  # counted even when dropped: receivers see the gap
+        if not self.connected or len(self._outbox) >= MAX_OUTBOX:
+            self.dropped += 1
+            return
+        self._outbox.append((name, msgpack.packb((self.node, seq, frame))))
+        self._wake.set()
+
+    async def _publish_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if not self._outbox:
+                if self._closing:
+                    return
+                continue
+            batch = list(self._outbox)
+            self._outbox.clear()
+            pipe = self.redis.pipeline(transaction=False)
+            for name, data in batch:
+                pipe.publish(name, data)
+            try:
+                await pipe.execute()
+            except (RedisError, OSError) as exc:
+                self.dropped += len(batch)
+                log.warning("cannot publish %d messages to Redis: %s", len(batch), exc)
+            if self._closing:
+                self._wake.set()  # once more: publish what came meanwhile, or end
+
+    # --- receiving ----------------------------------------------------------------
+
+    async def _open_pubsub(self) -> None:
+        self._pubsub = self._subscriber_client.pubsub()
+        self.confirmed = set()
+        await self._pubsub.subscribe(f"{PREFIX}__node__:{self.node}")  # a channel of its own, so the connection is always listening
+        self._subscribed = set()
+        await self._apply_subscriptions()
+
+    async def _close_pubsub(self) -> None:
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.aclose()
+            except (RedisError, OSError):
+                pass
+            self._pubsub = None
+
+    async def _apply_subscriptions(self) -> None:
+        assert self._pubsub is not None
+        wanted = set(self._wanted)
+        new, gone = wanted - self._subscribed, self._subscribed - wanted
+        if new:
+            await self._pubsub.subscribe(*new)
+        if gone:
+            await self._pubsub.unsubscribe(*gone)
+        self._subscribed = wanted
+
+    async def _receive_loop(self) -> None:
+        while True:
+            try:
+                assert self._pubsub is not None
+                if self._subscribed != self._wanted:
+                    await self._apply_subscriptions()
+                message = await self._pubsub.get_message(timeout=POLL_S)
+                if message is not None:
+                    kind = message["type"]
+                    if kind == "message":
+                        self._received(message["channel"].decode(), message["data"])
+                    elif kind == "subscribe":
+                        self.confirmed.add(message["channel"].decode())
+                    elif kind == "unsubscribe":
+                        self.confirmed.discard(message["channel"].decode())
+            except (RedisError, OSError) as exc:
+                if self._closing:
+                    return
+                log.warning("lost Redis at %s: %s; reconnecting", self.url, exc)
+                await self._reconnect()
+
+    async def _reconnect(self) -> None:
+        self.connected = False
+        await self._close_pubsub()
+        pause = RECONNECT_FIRST_S
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                await self.redis.ping()
+                await self._open_pubsub()
+                break
+            except (RedisError, OSError):
+                await self._close_pubsub()
+                pause = min(pause * 2, RECONNECT_MOST_S)
+        self.connected = True
+        log.info("reconnected to Redis at %s", self.url)
+        for listener in list(self.on_connected):
+            try:
+                await listener()
+            except (RedisError, OSError) as exc:
+                log.warning("republishing after reconnecting failed: %s", exc)
+
+    def _received(self, name: str, data: bytes) -> None:
+        try:
+            origin, seq, frame = msgpack.unpackb(data)
+            topic, view = _parse(name)
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            log.warning("ignored a malformed message on %s: %s", name, exc)
+            return
+        if origin == self.node:
+            return  # delivered locally when it was published
+        key = (name, origin)
+        last = self._last.get(key)
+        self._last[key] = seq
+        if last is not None and seq != last + 1:
+            for gap_listener in list(self.on_gap):
+                gap_listener(topic, None if view == "all" else view, origin)  # type: ignore[arg-type]
+        if view == "all":
+            for remote_listener in list(self.on_remote):
+                remote_listener(topic, origin, seq, frame)
+            LocalBus.publish(self, topic, frame)
+        else:
+            LocalBus.publish_views(self, topic, {view: (frame, None)})  # type: ignore[dict-item]

@@ -1,0 +1,20 @@
+"""Several nodes as one server: a shared lobby, names and players through Redis (``parlour serve --bus redis://… --node NAME``).
+
+- :mod:`server.bus.redis`: the bus between the nodes (events, per-view channels, gaps).
+- :mod:`server.cluster.node`: joining, heartbeats, rejoining after Redis restarts.
+- :mod:`server.cluster.lobby`: the other nodes' tables in this node's lobby.
+- :mod:`server.cluster.players`: the other nodes' players for ``who`` and tells.
+- :mod:`server.cluster.names`: names in use, unique across the nodes.
+- :mod:`server.cluster.ids`: table ids unique across the nodes.
+
+- :mod:`server.cluster.relay`: playing and watching another node's table.
+
+A table lives on the node that created it; the others relay their players'
+requests about it to that node, and its frames back.
+"""
+
+from __future__ import annotations
+
+from .node import Cluster
+
+__all__ = ["Cluster"]

@@ -1,0 +1,136 @@
+"""The Redis bus between two nodes, on a real redis-server: delivery, views kept apart, gaps, a Redis restart."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Callable
+
+import msgpack
+import pytest
+import redis.asyncio as aioredis
+
+from protocol import Message
+from server.bus.bus import LOBBY, table_topic
+from server.bus.redis import BusUnavailable, RedisBus, channel
+
+from .redis_server import RedisServer
+
+TIMEOUT_S = 5.0
+
+
+class Inbox:
+    """A bus subscriber that keeps the frames it gets (a connection's stand-in)."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send_frame(self, frame: bytes, message: Message | None = None) -> None:
+        self.frames.append(frame)
+
+
+async def until(check: Callable[[], Any], what: str) -> None:
+    for _ in range(int(TIMEOUT_S / 0.01)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+async def nodes(redis_server: RedisServer) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
+    a, b = RedisBus(redis_server.url, "a"), RedisBus(redis_server.url, "b")
+    await a.start()
+    await b.start()
+    yield a, b
+    await a.close()
+    await b.close()
+
+
+async def subscribed(bus: RedisBus, redis_url: str) -> None:
+    """Wait until Redis confirmed every channel ``bus`` needs (events published from then on reach it)."""
+    await until(lambda: bus.channels() <= bus.confirmed, "the bus to be subscribed")
+
+
+async def test_an_event_published_on_one_node_reaches_the_subscribers_of_another(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    here, there = Inbox(), Inbox()
+    a.subscribe(LOBBY, here)
+    b.subscribe(LOBBY, there)
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"frame-1")
+    assert here.frames == [b"frame-1"]  # delivered on its own node at once, not again from Redis
+    await until(lambda: there.frames == [b"frame-1"], "node b to get the event")
+    await asyncio.sleep(0.1)
+    assert here.frames == [b"frame-1"]
+
+
+async def test_a_node_receives_only_the_views_its_own_subscribers_have(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    topic = table_topic(7)
+    seat0 = Inbox()
+    b.subscribe(topic, seat0, 0)
+    await subscribed(b, redis_server.url)
+    assert b.channels() == {channel(topic), channel(topic, 0)}
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        counts = dict(await client.pubsub_numsub(channel(topic, 1), channel(topic, None)))
+        assert counts == {channel(topic, 1).encode(): 0, channel(topic, None).encode(): 0}  # nobody on b listens there
+        a.publish_views(topic, {0: (b"seat-0-secret", None), 1: (b"seat-1-secret", None), None: (b"spectators", None)})  # type: ignore[dict-item]
+        a.publish(topic, b"chat")
+        await until(lambda: len(seat0.frames) == 2, "seat 0's frames on node b")
+        assert seat0.frames == [b"seat-0-secret", b"chat"]
+    finally:
+        await client.aclose()
+    b.unsubscribe(topic, seat0)
+    assert b.channels() == set()
+
+
+async def test_a_jump_in_a_publishers_numbers_is_reported_as_a_gap(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    gaps: list[tuple[str, Any, str]] = []
+    b.on_gap.append(lambda topic, view, origin: gaps.append((topic, view, origin)))
+    inbox = Inbox()
+    b.subscribe(LOBBY, inbox)
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"one")
+    a.publish(LOBBY, b"two")
+    await until(lambda: len(inbox.frames) == 2, "two frames")
+    assert gaps == []
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:  # number 3 was lost on the way: 4 arrives
+        await client.publish(channel(LOBBY), msgpack.packb(("a", 4, b"four")))
+    finally:
+        await client.aclose()
+    await until(lambda: len(inbox.frames) == 3, "the frame after the gap")
+    assert gaps == [(LOBBY, None, "a")]
+
+
+async def test_the_bus_reconnects_after_redis_is_killed_and_restarted(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    reconnected: list[str] = []
+
+    async def again() -> None:
+        reconnected.append("b")
+
+    b.on_connected.append(again)
+    gaps: list[str] = []
+    b.on_gap.append(lambda topic, view, origin: gaps.append(origin))
+    inbox = Inbox()
+    b.subscribe(LOBBY, inbox)
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"before")
+    await until(lambda: inbox.frames == [b"before"], "the frame before the restart")
+    redis_server.restart()
+    a.publish(LOBBY, b"lost")  # published while Redis was away (or to a Redis nobody listens to yet): at most once
+    await until(lambda: reconnected == ["b"] and a.connected, "both nodes to reconnect")
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"after")
+    await until(lambda: inbox.frames[-1:] == [b"after"], "the frame after the restart")
+    assert gaps == ["a"]  # the lost one is noticed, so the lobby reloads a's snapshot
+
+
+async def test_an_unreachable_redis_is_a_clear_error_at_start(redis_server: RedisServer) -> None:
+    bus = RedisBus("redis://127.0.0.1:1", "a")
+    with pytest.raises(BusUnavailable, match="cannot reach Redis at redis://127.0.0.1:1"):
+        await bus.start()
+    await bus.close()
