@@ -290,8 +290,10 @@ def _options(command: str) -> set[str]:
     return {option for action in subparsers.choices[command]._actions for option in action.option_strings}
 
 
-def test_host_takes_every_server_option_of_serve_but_the_server_name() -> None:
-    assert _options("serve") - _options("host") == set()  # host's --name is the player's; its server takes the machine's name
+def test_host_takes_every_server_option_of_serve_but_the_server_name_and_the_cluster_ones() -> None:
+    # host's --name is the player's (its server takes the machine's name); joining a cluster
+    # (--bus, --node) is for nodes started with serve, not for a machine hosting its own game
+    assert _options("serve") - _options("host") == {"--bus", "--node"}
     assert {"--db", "--no-db", "--grace", "--log-level", "--bot-seconds", "--max-connections"} <= _options("host")
 
 
