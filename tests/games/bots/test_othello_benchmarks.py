@@ -50,3 +50,29 @@ def test_the_previous_player_is_the_frozen_copy_and_plays_legal_moves() -> None:
         move = player.choose(state.view(state.to_move), Budget(nodes=300), rng)
         assert move in state.legal_moves()
         state = state.play(move)
+
+
+def test_the_solver_is_exact_against_brute_force_on_100_positions_with_up_to_8_empties() -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    checked, mismatches, seconds = othello_solver_check.check(100, 8, seed=22)
+    assert checked == 100 and len(seconds["solver"]) == 100
+    assert mismatches == []
+
+
+def test_the_brute_force_solver_is_independent_and_agrees_with_the_engine_minimax() -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    rng = random.Random(5)
+    for _ in range(5):
+        own, opp = othello_solver_check.random_position(8, 6, rng)
+        assert othello_solver_check.brute_force(own, opp) == othello_solver_check._by_engine(own, opp, 8)
+
+
+def test_the_solver_check_reports_a_wrong_solver(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    monkeypatch.setattr(othello_solver_check, "brute_force", lambda own, opp, *args, **kwargs: 99)
+    assert othello_solver_check.main(["--positions", "2", "--max-empties", "4"]) == 1
+    assert "exact: 0 of 2" in capsys.readouterr().out

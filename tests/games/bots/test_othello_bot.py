@@ -212,3 +212,26 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
                     expected = (placed, flanked) if state.to_move == 0 else (flanked, placed)
                     assert (child.black, child.white) == expected
             state = state.play(rng.choice(state.legal_moves()))
+
+
+def test_a_won_endgame_is_played_for_the_exact_margin_not_only_the_win() -> None:
+    rng = random.Random(31)
+    checked = 0
+    while checked < 6:
+        state = _random_position(8, 7, rng)
+        own, opp = _sides(state)
+        truth = _exact(state)
+        if truth <= 0:
+            continue
+        result = Searcher(8, Budget(nodes=10**9)).best_move(own, opp, solve_empties=64)
+        assert result.exact and result.score == truth * SCALE, state.diagram()
+        checked += 1
+
+
+def test_the_last_empties_are_ordered_by_parity() -> None:
+    searcher = Searcher(8, Budget(nodes=10))
+    top_left = 1 << 0 | 1 << 1 | 1 << 8          # three empties: odd
+    bottom_right = 1 << 63 | 1 << 62             # two empties: even
+    moves = 1 << 62 | 1 << 1
+    assert searcher._parity_order(moves, top_left | bottom_right) == [1, 62]
+    assert searcher._parity_order(moves, top_left ^ 1 | bottom_right | 1 << 55) == [62, 1]
