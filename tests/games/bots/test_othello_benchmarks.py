@@ -76,3 +76,43 @@ def test_the_solver_check_reports_a_wrong_solver(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(othello_solver_check, "brute_force", lambda own, opp, *args, **kwargs: 99)
     assert othello_solver_check.main(["--positions", "2", "--max-empties", "4"]) == 1
     assert "exact: 0 of 2" in capsys.readouterr().out
+
+
+def test_strength_plays_the_new_level_5_against_the_previous_one_from_varied_openings(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    openings = strength.othello_openings()
+    assert len(openings) == len(set(openings)) == strength.OPENING_COUNT
+    assert {len(opening) for opening in openings} == set(range(4, 9))
+    match = strength.Match("othello", (("size", 8),), strength.Player("level", 5), strength.Player("previous", 5))
+    assert match in strength.matches_for("othello", {"size": 8}, [4, 5], openspiel=False)
+    assert strength.Player("previous", 5).label == "previous level 5"
+    budgets = strength.Budgets(seconds=0, nodes=150)
+    first, second = (strength.play_game(match, index, 1, budgets) for index in (0, 1))
+    assert first.plies > len(openings[0]) and second.plies > len(openings[0])
+    assert strength.main(["--game", "othello", "--only", "previous", "--games", "2", "--seconds", "0",
+                          "--nodes", "150", "--markdown"]) == 0
+    rows = _rows(capsys.readouterr().out, "othello")
+    assert [(row[1], row[2], row[3]) for row in rows] == [("level 5", "previous level 5", "2")]
+
+
+def test_strength_checks_the_solver_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    assert strength.main(["--game", "othello", "--only", "previous", "--solver-check", "6", "--games", "1",
+                          "--seconds", "0", "--nodes", "50"]) == 0
+    assert "othello endgame solver: exact in 6 of 6 random positions" in capsys.readouterr().out
+
+
+def test_openspiel_alpha_beta_plays_othello_through_the_adapter() -> None:
+    pytest.importorskip("pyspiel")
+    import openspiel_opponent  # noqa: PLC0415
+    from games.bots import chooser  # noqa: PLC0415
+
+    played = openspiel_opponent.play_against_mcts("othello", lambda: chooser("othello", 2), games=2, simulations=1,
+                                                  seed=1, seconds=None, nodes=50, opponent="alphabeta")
+    assert [game.our_seat for game in played.games] == [0, 1]
+    assert all(game.plies >= 9 for game in played.games)
+    with pytest.raises(ValueError, match="alphabeta"):
+        openspiel_opponent.play_against_mcts("morris", lambda: chooser("morris", 2), games=1, opponent="alphabeta")
