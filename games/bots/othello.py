@@ -17,6 +17,11 @@ The levels (RULES.md, "Othello", for the rules they play by):
 5. iterative deepening as deep as the budget allows, the exact solver as
    soon as the budget can afford it (about 12-14 empties at 1 s on 8x8).
 
+On 8x8, levels 4 and 5 open from the shipped book
+(:mod:`games.bots.othello_book`), at random among its moves within 1.5 and
+0.8 discs of the best, so that they do not play one fixed line; the search
+evaluates with the trained pattern tables (:mod:`games.bots.othello_patterns`).
+
 Every level stops at the caller's budget (``default_seconds(level)`` in a
 server) and plays its best move so far. The search itself is in
 :mod:`games.bots.othello_search`.
@@ -34,6 +39,7 @@ import games
 from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
 from .othello_board import Board, board
+from .othello_book import book_move, load_book
 from .othello_search import OutOfBudget, Searcher
 
 __all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
@@ -49,20 +55,23 @@ class _Level:
             score before the best is taken (0: the best move, no noise).
         solve_empties: the most empties the exact solver is tried on (it
             starts only when the budget left looks enough for it).
+        book_margin: on 8x8, play from the opening book a move scored within
+            this (hundredths of a disc) of the book's best (-1: no book).
     """
 
     random_share: float
     max_depth: int
     noise: int
     solve_empties: int
+    book_margin: int = -1
 
 
 _LEVELS = {
     1: _Level(random_share=0.35, max_depth=0, noise=0, solve_empties=0),
-    2: _Level(random_share=0.0, max_depth=1, noise=250, solve_empties=0),
+    2: _Level(random_share=0.0, max_depth=1, noise=150, solve_empties=0),
     3: _Level(random_share=0.0, max_depth=2, noise=200, solve_empties=6),
-    4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10),
-    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32),
+    4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10, book_margin=150),
+    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32, book_margin=80),
 }
 
 
@@ -86,11 +95,27 @@ class OthelloChooser(MoveChooser):
         plan = self._plan
         if plan.max_depth == 0:
             return geometry.names[_tilted_random(own, opp, geometry, plan.random_share, rng)]
+        if plan.book_margin >= 0 and state.size == 8:
+            move = _from_book(own, opp, plan.book_margin, rng)
+            if move is not None:
+                return geometry.names[move]
         searcher = Searcher(state.size, budget)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
         result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)
         return geometry.names[result.move]
+
+
+def _from_book(own: int, opp: int, margin: int, rng: random.Random) -> int | None:
+    """Return a move of the shipped opening book (8x8), or ``None`` out of the book or without one."""
+    try:
+        book = load_book()
+    except (OSError, ValueError):
+        return None
+    move = book_move(book, own, opp, rng, margin)
+    if move is None or not board(8).flips(move, own, opp):
+        return None
+    return move
 
 
 def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng: random.Random) -> int:

@@ -38,7 +38,7 @@ from typing import Callable
 
 from .base import Budget, Deadline
 from .othello_board import board
-from .othello_eval import evaluator
+from .othello_eval import best_evaluator
 
 __all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
 
@@ -102,17 +102,19 @@ class Searcher:
     Args:
         size: squares per side (even, 6..16).
         budget: how long to search; a :class:`Deadline` is started now.
+        evaluate: the evaluation at the leaves (default: the trained patterns on
+            8x8, the hand-weighted one elsewhere: ``othello_eval.best_evaluator``).
 
     Raises:
         ValueError: if ``size`` is not an Othello board size.
     """
 
-    def __init__(self, size: int, budget: Budget) -> None:
+    def __init__(self, size: int, budget: Budget, evaluate: Callable[[int, int], int] | None = None) -> None:
         geometry = board(size)
         self.geometry = geometry
         self.moves: Callable[[int, int], int] = geometry.moves
         self.flips: Callable[[int, int, int], int] = geometry.flips
-        self.evaluate = evaluator(size)
+        self.evaluate = evaluate or best_evaluator(size)
         self.squares = geometry.squares
         self.table: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         self.solver_table: dict[tuple[int, int], tuple[int, int]] = {}

@@ -241,7 +241,7 @@ def test_level_1_beats_random_play_and_level_2_beats_level_1() -> None:
     over_random = wins("othello", {"size": 8}, make_chooser(1), RandomChooser(), Budget(nodes=100), range(40))
     assert over_random.count(1) >= 28, over_random  # 70 %; 82 % over 200 games
     over_level_1 = wins("othello", {"size": 8}, make_chooser(2), make_chooser(1), Budget(nodes=100), range(30))
-    assert over_level_1.count(1) >= 21, over_level_1  # 70 %; 85 % over 60 games
+    assert over_level_1.count(1) >= 21, over_level_1  # 70 %; 90 % over 60 games
 
 
 def test_level_1_takes_a_corner_when_it_does_not_play_at_random() -> None:
