@@ -149,6 +149,8 @@ class Budgets:
 
     seconds: float | None = None
     nodes: int | None = None
+    time_scale: float = 1.0
+    """With ``seconds`` ``None``: each level's default times this (0.1: level 5 at 0.1 s, level 4 at 0.05 s)."""
 
     def for_player(self, player: Player) -> Budget:
         """The budget ``player`` thinks with for one move."""
@@ -157,7 +159,8 @@ class Budgets:
         elif self.seconds is not None:
             seconds = self.seconds
         else:
-            seconds = default_seconds(player.level) if player.kind == "level" else default_seconds(MAX_LEVEL)
+            level = player.level if player.kind in ("level", "previous") else MAX_LEVEL
+            seconds = default_seconds(level) * self.time_scale
         return Budget(seconds=seconds, nodes=self.nodes)
 
 
@@ -444,6 +447,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=None,
                         help="seconds per move for every level (default: each level's default; 0: no time limit, needs --nodes)")
     parser.add_argument("--nodes", type=int, default=None, help="a node budget per move as well (deterministic with --seconds 0)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="without --seconds: each level's default seconds times this (default 1; 0.1 keeps "
+                             "the levels' ratios at a tenth of the time)")
     parser.add_argument("--levels", default=f"{MIN_LEVEL}-{MAX_LEVEL}", help="levels to measure, e.g. 1-5 or 1,3,5 (default: all)")
     parser.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="a game option (with a single --game), e.g. --option size=6")
@@ -469,8 +475,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.seconds = 0.02
     if args.seconds == 0 and args.nodes is None:
         parser.error("--seconds 0 needs --nodes")
-    if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0:
-        parser.error("--games, --jobs and --nodes must be positive, --seconds not negative")
+    if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0 \
+            or args.time_scale <= 0:
+        parser.error("--games, --jobs, --nodes and --time-scale must be positive, --seconds not negative")
     try:
         args.levels = _levels(args.levels)
     except ValueError as exc:
@@ -505,7 +512,7 @@ def _solver_check(positions: int, seed: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status (1 when no game could be measured)."""
     args = parse_args(argv)
-    budgets = Budgets(seconds=args.seconds, nodes=args.nodes)
+    budgets = Budgets(seconds=args.seconds, nodes=args.nodes, time_scale=args.time_scale)
     notes: list[str] = []
     matches: list[Match] = []
     for game in args.game or games.names():
@@ -525,7 +532,8 @@ def main(argv: list[str] | None = None) -> int:
             wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted]
         matches += found
-    budget_text = "each level's default seconds" if args.seconds is None else (
+    budget_text = (f"each level's default seconds x {args.time_scale:g}" if args.time_scale != 1 else
+                   "each level's default seconds") if args.seconds is None else (
         "no time limit" if args.seconds == 0 else f"{args.seconds:g} s")
     nodes_text = "" if args.nodes is None else f", at most {args.nodes} nodes"
     print(f"strength: {args.games} games a match, colours alternating, {budget_text} a move{nodes_text}, "

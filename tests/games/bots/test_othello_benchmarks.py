@@ -116,3 +116,15 @@ def test_openspiel_alpha_beta_plays_othello_through_the_adapter() -> None:
     assert all(game.plies >= 9 for game in played.games)
     with pytest.raises(ValueError, match="alphabeta"):
         openspiel_opponent.play_against_mcts("morris", lambda: chooser("morris", 2), games=1, opponent="alphabeta")
+
+
+def test_strength_scales_each_levels_default_time() -> None:
+    import strength  # noqa: PLC0415
+
+    budgets = strength.Budgets(time_scale=0.1)
+    assert budgets.for_player(strength.Player("level", 5)).seconds == pytest.approx(0.1)
+    assert budgets.for_player(strength.Player("level", 4)).seconds == pytest.approx(0.05)
+    assert budgets.for_player(strength.Player("previous", 5)).seconds == pytest.approx(0.1)
+    assert strength.Budgets(seconds=0.3, time_scale=0.1).for_player(strength.Player("level", 4)).seconds == 0.3
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--time-scale", "0"])
