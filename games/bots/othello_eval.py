@@ -25,6 +25,7 @@ Terms (RULES.md, "Othello", for the rules; the terms are standard play):
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Callable
 
 from .othello_board import Board, board
@@ -73,19 +74,20 @@ def evaluator(size: int) -> Callable[[int, int], int]:
 
 
 @functools.lru_cache(maxsize=None)
-def trained_evaluator(size: int) -> Callable[[int, int], int] | None:
+def trained_evaluator(size: int, path: Path | None = None) -> Callable[[int, int], int] | None:
     """Return the trained pattern evaluation for ``size`` (8x8 only), or ``None`` where there is none.
 
-    The tables are read from the package's data file once per process
-    (:func:`games.bots.othello_patterns.load_weights`); a missing or
-    unreadable file leaves the hand-weighted :func:`evaluator` in charge.
+    The tables are read from ``path`` (default: the package's data file)
+    once per process (:func:`games.bots.othello_patterns.load_weights`); a
+    missing or unreadable file leaves the hand-weighted :func:`evaluator` in
+    charge.
     """
     if size != 8:
         return None
     from . import othello_patterns  # noqa: PLC0415 (its tables are built on first use only)
 
     try:
-        weights = othello_patterns.load_weights()
+        weights = othello_patterns.load_weights(path or othello_patterns.DATA_FILE)
     except (OSError, ValueError):
         return None
     return othello_patterns.evaluator(weights, LIMIT, hand=evaluator(size))

@@ -228,12 +228,20 @@ def load_weights(path: Path = DATA_FILE) -> PatternWeights:
     """
     raw = path.read_bytes()
     line, _, body = raw.partition(b"\n")
-    header = json.loads(line)
+    try:
+        header = json.loads(line)
+    except ValueError:
+        raise ValueError(f"{path} does not start with a JSON header line") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path} does not start with a JSON header object")
     shapes = [[n, len(s)] for n, s in _SHAPES]
     if header.get("format") != FORMAT or header.get("stages") != STAGES or header.get("patterns") != shapes:
         raise ValueError(f"{path} is not a {FORMAT} file with {STAGES} stages and the patterns {shapes}")
     values = array("h")
-    values.frombytes(zlib.decompress(body))
+    try:
+        values.frombytes(zlib.decompress(body))
+    except zlib.error as error:
+        raise ValueError(f"{path}: the tables do not decompress ({error})") from None
     per_stage = sum(TABLE_SIZES.values())
     if len(values) != per_stage * STAGES or len(header["mobility"]) != STAGES or len(header["bias"]) != STAGES:
         raise ValueError(f"{path} holds {len(values)} table entries, not {per_stage * STAGES}")

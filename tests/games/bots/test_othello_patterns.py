@@ -136,3 +136,15 @@ def test_tables_that_correct_the_hand_evaluation_need_it() -> None:
     corrected = patterns.evaluator(weights, LIMIT, hand=hand)
     for own, opp in _random_positions(20, seed=2):
         assert corrected(own, opp) == max(-LIMIT + 1, min(LIMIT - 1, hand(own, opp) * 760 // 1000))
+
+
+def test_a_missing_or_damaged_data_file_leaves_the_hand_weighted_evaluation(tmp_path: Path) -> None:
+    assert trained_evaluator(8, tmp_path / "absent.bin") is None
+    damaged = tmp_path / "damaged.bin"
+    damaged.write_bytes(patterns.DATA_FILE.read_bytes()[:500])
+    assert trained_evaluator(8, damaged) is None
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(patterns.DATA_FILE.read_bytes()[:-100])
+    with pytest.raises(ValueError, match="do not decompress"):
+        patterns.load_weights(cut)
+    assert trained_evaluator(8, cut) is None
