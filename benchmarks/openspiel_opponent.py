@@ -224,11 +224,12 @@ class GameResult:
 
 @dataclass
 class MatchResult:
-    """A match of our chooser against MCTS; :meth:`summary` prints it with a 95 % interval."""
+    """A match of our chooser against MCTS (or alpha-beta); :meth:`summary` prints it with a 95 % interval."""
 
     game: str
     simulations: int
     games: list[GameResult] = field(default_factory=list)
+    opponent: str = "mcts"
 
     @property
     def wins(self) -> int:
@@ -253,9 +254,10 @@ class MatchResult:
         their_moves = sum((g.plies + g.our_seat) // 2 for g in self.games) or 1
         our_pace = sum(g.our_seconds for g in self.games) / our_moves
         their_pace = sum(g.their_seconds for g in self.games) / their_moves
-        return (f"{self.game} vs MCTS({self.simulations}): {len(self.games)} games, "
+        name = f"alpha-beta depth {self.simulations}" if self.opponent == "alphabeta" else f"MCTS({self.simulations})"
+        return (f"{self.game} vs {name}: {len(self.games)} games, "
                 f"W {self.wins} D {self.draws} L {self.losses}, score {self.score_share():.1%} "
-                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {our_pace:.2f}, MCTS {their_pace:.2f}")
+                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {our_pace:.2f}, OpenSpiel {their_pace:.2f}")
 
 
 def wilson_interval(points: float, games_played: int, z: float = 1.96) -> tuple[float, float]:
@@ -324,7 +326,7 @@ def play_against_mcts(game: str, our_chooser_factory: Callable[[], MoveChooser],
     mapping = _mapping(game)
     spiel_game = pyspiel.load_game(mapping.spiel_name)
     budget = Budget(seconds=seconds, nodes=nodes)
-    match = MatchResult(game, simulations)
+    match = MatchResult(game, simulations, opponent=opponent)
     for number in range(games):
         state_rng = np.random.RandomState(seed * 1_000 + number)
         if opponent == "alphabeta":

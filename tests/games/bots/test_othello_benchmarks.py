@@ -114,6 +114,7 @@ def test_openspiel_alpha_beta_plays_othello_through_the_adapter() -> None:
                                                   seed=1, seconds=None, nodes=50, opponent="alphabeta")
     assert [game.our_seat for game in played.games] == [0, 1]
     assert all(game.plies >= 9 for game in played.games)
+    assert played.summary().startswith("othello vs alpha-beta depth 1: 2 games")
     with pytest.raises(ValueError, match="alphabeta"):
         openspiel_opponent.play_against_mcts("morris", lambda: chooser("morris", 2), games=1, opponent="alphabeta")
 
