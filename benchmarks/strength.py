@@ -464,7 +464,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
     parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
                         help="also check the Othello endgame solver against brute force on this many positions "
-                             "(up to 12 empties; benchmarks/othello_solver_check.py)")
+                             "(benchmarks/othello_solver_check.py)")
+    parser.add_argument("--solver-empties", type=int, default=12,
+                        help="with --solver-check: the most empty squares (default 12)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs/BENCHMARKS.md)")
     args = parser.parse_args(argv)
     if args.option and (args.game is None or len(args.game) != 1):
@@ -496,14 +498,15 @@ def _levels(text: str) -> list[int]:
     return sorted(set(levels))
 
 
-def _solver_check(positions: int, seed: int) -> None:
-    """Print how many of ``positions`` random endgames (up to 12 empties) the Othello solver gets exact, with the interval."""
+def _solver_check(positions: int, seed: int, max_empties: int = 12) -> None:
+    """Print how many of ``positions`` random endgames (1 to ``max_empties`` empties) the Othello solver gets
+    exact, with the interval."""
     import othello_solver_check  # noqa: PLC0415 (benchmarks/othello_solver_check.py)
 
-    checked, mismatches, _ = othello_solver_check.check(positions, 12, seed)
+    checked, mismatches, _ = othello_solver_check.check(positions, max_empties, seed)
     exact = checked - len(mismatches)
     low, high = wilson(exact, checked)
-    print(f"othello endgame solver: exact in {exact} of {checked} random positions with 1-12 empties "
+    print(f"othello endgame solver: exact in {exact} of {checked} random positions with 1-{max_empties} empties "
           f"({100 * exact / checked:.1f} %, 95 % interval {100 * low:.1f}-{100 * high:.1f} %)")
     for mismatch in mismatches:
         print(mismatch)
@@ -541,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.solver_check:
-        _solver_check(args.solver_check, args.seed)
+        _solver_check(args.solver_check, args.seed, args.solver_empties)
     if not matches:
         return 0 if args.solver_check else 1
     started = time.monotonic()

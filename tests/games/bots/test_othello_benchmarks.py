@@ -100,9 +100,9 @@ def test_strength_plays_the_new_level_5_against_the_previous_one_from_varied_ope
 def test_strength_checks_the_solver_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
     import strength  # noqa: PLC0415
 
-    assert strength.main(["--game", "othello", "--only", "previous", "--solver-check", "6", "--games", "1",
-                          "--seconds", "0", "--nodes", "50"]) == 0
-    assert "othello endgame solver: exact in 6 of 6 random positions" in capsys.readouterr().out
+    assert strength.main(["--game", "othello", "--only", "previous", "--solver-check", "6", "--solver-empties", "7",
+                          "--games", "1", "--seconds", "0", "--nodes", "50"]) == 0
+    assert "othello endgame solver: exact in 6 of 6 random positions with 1-7 empties" in capsys.readouterr().out
 
 
 def test_openspiel_alpha_beta_plays_othello_through_the_adapter() -> None:
