@@ -1,38 +1,43 @@
 """Fit the 8x8 Othello pattern evaluation (``games/bots/othello_patterns.py``) from self-play.
 
-Three steps, each one function:
+Four steps, each one function:
 
 1. :func:`generate`: self-play games on 8x8 between searches of a few
    hundred nodes a move (``--nodes``), the first ``--random-plies`` plies and
    one move in ten (``--epsilon``) random so that the games differ. Once
    ``--solve-at`` squares are empty the game's exact outcome is solved and
-   the rest is played perfectly: every position of the game is labelled
-   with that final disc margin (from the side to move's point of view).
-   Before that point the label is the outcome of the game as it was played
-   (a noisy label, made exact in the endgame: the usual trade of game
-   results for data, as Logistello's first tables were).
-2. :func:`fit`: least squares by stochastic gradient descent, per stage:
-   one table entry per pattern copy, a mobility weight and a constant; 10 %
-   of the games are held out and the epoch with the lowest held-out error
-   is kept.
-3. :func:`compare`: the held-out error of the fitted evaluation beside the
-   hand-weighted one's (scaled to discs by its own least-squares factor).
+   the rest is played perfectly: those positions are labelled exactly, the
+   earlier ones with the game's outcome (from the side to move's point of
+   view).
+2. :func:`relabel`: one position in ``--sample-every`` before the exact
+   endgame is labelled by a ``--relabel-depth``-ply search of the
+   hand-weighted evaluation instead (proven results as their margin). The
+   outcome of a game between weak players is too noisy a label for this
+   much data: tables fitted to outcomes lost 0-12 to the hand-weighted
+   evaluation; fitted to search labels they win (docs/BENCHMARKS.md).
+3. :func:`fit`: least squares by stochastic gradient descent, per stage, of
+   what the hand-weighted evaluation (turned into discs by its least-squares
+   factor, :func:`hand_permille`) gets wrong (:func:`residuals`): one table
+   entry per pattern copy and a constant; every tenth game is held out, the
+   epoch with the lowest held-out error is kept, and entries seen fewer than
+   ``--min-count`` times are zeroed.
+4. :func:`compare`: the held-out error of the fitted evaluation beside the
+   hand-weighted one's.
 
 Writes ``games/bots/data/othello_patterns.bin`` (or ``--out``), with the data
 set's size and both errors in its header. Samples can be kept
-(``--samples``, a pickle) and refitted without playing again.
+(``--samples``, ``--labelled``: pickles) and refitted without playing again.
 
-How it scales: games are the cost (about 0.5 s of CPU each with the
-defaults, spread over ``--jobs`` processes); the fit is about 10 s per
-10,000 positions for 12 epochs. The tables are sparse with a few thousand
-games (the 3^10-entry edge and corner tables see a small share of their
-entries; unseen entries score 0 and mobility carries the position), and
-the held-out error keeps falling with more games.
+How it scales: games and relabelling are the cost (a game about 0.7 s of a
+job's wall time on this loaded machine; a 4-ply relabelling 4.4 ms of CPU a
+position), both linear in the number of games; the fit is about 2 s per
+10,000 positions and epoch. The shipped tables: 1,600 games, 42,436
+positions, about 15 minutes with ``--jobs 2`` on the loaded 2-core machine.
 
 Usage::
 
-    nice -n 19 python benchmarks/othello_train.py --games 1500 --jobs 2       # about 20 min on 2 idle cores
-    python benchmarks/othello_train.py --games 20 --out /tmp/p.bin            # a smoke run
+    nice -n 19 python benchmarks/othello_train.py --games 1600 --jobs 2      # the shipped tables
+    python benchmarks/othello_train.py --games 20 --out /tmp/p.bin           # a smoke run
 """
 
 from __future__ import annotations

@@ -129,3 +129,19 @@ def test_strength_scales_each_levels_default_time() -> None:
     assert strength.Budgets(seconds=0.3, time_scale=0.1).for_player(strength.Player("level", 4)).seconds == 0.3
     with pytest.raises(SystemExit):
         strength.parse_args(["--time-scale", "0"])
+
+
+def test_the_training_script_runs_end_to_end_and_writes_tables_that_load(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    out = tmp_path / "tables.bin"
+    assert othello_train.main(["--games", "3", "--jobs", "1", "--nodes", "40", "--solve-at", "6",
+                               "--relabel-depth", "1", "--epochs", "2", "--min-count", "1", "--out", str(out)]) == 0
+    weights = othello_patterns.load_weights(out)
+    assert weights.info["games"] == 3 and weights.info["relabel_depth"] == 1
+    assert 0 < weights.hand_permille < 10_000
+    info = weights.info
+    assert info["train_positions"] + info["test_positions"] == info["positions"] > 3 * 15  # a third of each game
+    assert info["epoch"] in (0, 1, 2)  # the best held-out epoch (0: the tables left at 0)
