@@ -8,8 +8,15 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
 - every level against the game's one-ply greedy player
   (``games.bots.<game>.greedy_chooser()``; Tactego's is capture-first);
 - each level against the level below it (2 vs 1, ..., 5 vs 4);
-- the strongest level against OpenSpiel's MCTS, where an OpenSpiel opponent
-  is available (below).
+- Othello 8x8: the strongest level against the same level of the previous
+  main (``benchmarks/othello_previous``, a frozen copy of the player before
+  issue 22), games ``2k`` and ``2k + 1`` from opening ``k`` of
+  :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
+- the strongest level against OpenSpiel's MCTS (Othello also at 10,000
+  simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
+  opponent is available (below);
+- with ``--solver-check N``: the Othello endgame solver against brute force
+  on N random endgames (``benchmarks/othello_solver_check.py``).
 
 Colours alternate: the player under test takes seat 0 in even-numbered
 games and seat 1 in odd ones, and game ``i`` of every match uses setup seed
@@ -40,6 +47,7 @@ Usage::
     python benchmarks/strength.py --game othello --games 40 --jobs 2
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
+    python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
