@@ -56,7 +56,7 @@ import games  # noqa: E402
 from games.bots import Budget, MoveChooser  # noqa: E402
 from games.morris import POINTS  # noqa: E402
 
-__all__ = ["GameResult", "MatchResult", "available", "check_mapping", "play_against_mcts", "wilson_interval"]
+__all__ = ["AlphaBetaBot", "GameResult", "MatchResult", "available", "check_mapping", "play_against_mcts", "wilson_interval"]
 
 NOT_INSTALLED = "open_spiel is not installed: pip install open_spiel (benchmarks only; the product never needs it)"
 
@@ -224,11 +224,12 @@ class GameResult:
 
 @dataclass
 class MatchResult:
-    """A match of our chooser against MCTS; :meth:`summary` prints it with a 95 % interval."""
+    """A match of our chooser against MCTS (or alpha-beta); :meth:`summary` prints it with a 95 % interval."""
 
     game: str
     simulations: int
     games: list[GameResult] = field(default_factory=list)
+    opponent: str = "mcts"
 
     @property
     def wins(self) -> int:
@@ -253,9 +254,10 @@ class MatchResult:
         their_moves = sum((g.plies + g.our_seat) // 2 for g in self.games) or 1
         our_pace = sum(g.our_seconds for g in self.games) / our_moves
         their_pace = sum(g.their_seconds for g in self.games) / their_moves
-        return (f"{self.game} vs MCTS({self.simulations}): {len(self.games)} games, "
+        name = f"alpha-beta depth {self.simulations}" if self.opponent == "alphabeta" else f"MCTS({self.simulations})"
+        return (f"{self.game} vs {name}: {len(self.games)} games, "
                 f"W {self.wins} D {self.draws} L {self.losses}, score {self.score_share():.1%} "
-                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {our_pace:.2f}, MCTS {their_pace:.2f}")
+                f"(95 % CI {low:.1%}-{high:.1%}); s/move ours {our_pace:.2f}, OpenSpiel {their_pace:.2f}")
 
 
 def wilson_interval(points: float, games_played: int, z: float = 1.96) -> tuple[float, float]:
@@ -269,24 +271,54 @@ def wilson_interval(points: float, games_played: int, z: float = 1.96) -> tuple[
     return max(0.0, centre - margin), min(1.0, centre + margin)
 
 
+class AlphaBetaBot:
+    """OpenSpiel's own alpha-beta (``open_spiel.python.algorithms.minimax.alpha_beta_search``) to a fixed depth.
+
+    OpenSpiel ships no Othello evaluation; the leaves are scored by the disc
+    difference from the searching player's side (read from OpenSpiel's
+    observation tensor, scaled below a won game's return of 1), the plain
+    material count of a textbook alpha-beta player.
+    """
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+
+    def step(self, state: Any) -> int:
+        """Return the action alpha-beta chooses for the player to move in ``state``."""
+        from open_spiel.python.algorithms import minimax  # noqa: PLC0415
+
+        player = state.current_player()
+
+        def discs(leaf: Any) -> float:
+            planes = leaf.observation_tensor(player)
+            return (sum(planes[64:128]) - sum(planes[128:192])) / 65
+
+        _, action = minimax.alpha_beta_search(state.get_game(), state.clone(), discs, self.depth, player)
+        return action
+
+
 def play_against_mcts(game: str, our_chooser_factory: Callable[[], MoveChooser], games: int, simulations: int = 1000,
                       seed: int = 0, seconds: float | None = 1.0, nodes: int | None = None,
-                      on_game: Callable[[int, GameResult], None] | None = None) -> MatchResult:
-    """Play ``games`` games of our chooser against OpenSpiel's MCTSBot, alternating who moves first.
+                      on_game: Callable[[int, GameResult], None] | None = None, opponent: str = "mcts") -> MatchResult:
+    """Play ``games`` games of our chooser against OpenSpiel's MCTSBot (or alpha-beta), alternating who moves first.
 
     Args:
         game: ``"othello"`` (8x8) or ``"morris"``.
         our_chooser_factory: returns our :class:`MoveChooser` (called once per game).
         games: how many games; we move first in the even-numbered ones.
-        simulations: MCTS simulations per OpenSpiel decision (a removal is a decision of its own).
+        simulations: MCTS simulations per OpenSpiel decision (a removal is a decision of its own);
+            with ``opponent="alphabeta"``, its depth in plies (Othello only).
+        opponent: ``"mcts"`` or ``"alphabeta"`` (:class:`AlphaBetaBot`).
         seed: seeds MCTS (``numpy.random.RandomState(seed + game)``) and our generator.
         seconds, nodes: our budget per move.
         on_game: called after each game with its number and result (for progress).
 
     Raises:
         ImportError: if OpenSpiel is not installed (see :func:`available`).
-        ValueError: for a game without an OpenSpiel counterpart.
+        ValueError: for a game without an OpenSpiel counterpart, or alpha-beta outside Othello.
     """
+    if opponent not in ("mcts", "alphabeta") or (opponent == "alphabeta" and game != "othello"):
+        raise ValueError(f"no OpenSpiel {opponent!r} opponent for {game!r}")
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import mcts
@@ -294,11 +326,14 @@ def play_against_mcts(game: str, our_chooser_factory: Callable[[], MoveChooser],
     mapping = _mapping(game)
     spiel_game = pyspiel.load_game(mapping.spiel_name)
     budget = Budget(seconds=seconds, nodes=nodes)
-    match = MatchResult(game, simulations)
+    match = MatchResult(game, simulations, opponent=opponent)
     for number in range(games):
         state_rng = np.random.RandomState(seed * 1_000 + number)
-        bot = mcts.MCTSBot(spiel_game, 2, simulations, mcts.RandomRolloutEvaluator(1, state_rng),
-                           random_state=state_rng, solve=True)
+        if opponent == "alphabeta":
+            bot: Any = AlphaBetaBot(simulations)
+        else:
+            bot = mcts.MCTSBot(spiel_game, 2, simulations, mcts.RandomRolloutEvaluator(1, state_rng),
+                               random_state=state_rng, solve=True)
         result = _play_one(mapping, spiel_game, our_chooser_factory(), bot, number % 2, budget,
                            random.Random(seed * 1_000 + number))
         match.games.append(result)
@@ -342,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=sorted(_MAPPINGS), default="othello")
     parser.add_argument("--level", type=int, default=5, help="our level, 1-5 (default 5)")
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--simulations", type=int, default=1000)
+    parser.add_argument("--simulations", type=int, default=1000, help="MCTS simulations, or alpha-beta's depth")
+    parser.add_argument("--opponent", choices=("mcts", "alphabeta"), default="mcts")
     parser.add_argument("--seconds", type=float, default=None, help="our seconds per move (default: the level's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", type=int, metavar="GAMES", default=0,
@@ -365,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{result.score}, {result.plies} plies", flush=True)
 
     match = play_against_mcts(args.game, lambda: chooser(args.game, args.level), args.games, args.simulations,
-                              args.seed, seconds, on_game=progress)
+                              args.seed, seconds, on_game=progress, opponent=args.opponent)
     print(f"level {args.level} at {seconds} s/move: {match.summary()}")
     return 0
 

@@ -8,8 +8,15 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
 - every level against the game's one-ply greedy player
   (``games.bots.<game>.greedy_chooser()``; Tactego's is capture-first);
 - each level against the level below it (2 vs 1, ..., 5 vs 4);
-- the strongest level against OpenSpiel's MCTS, where an OpenSpiel opponent
-  is available (below).
+- Othello 8x8: the strongest level against the same level of the previous
+  main (``benchmarks/othello_previous``, a frozen copy of the player before
+  issue 22), games ``2k`` and ``2k + 1`` from opening ``k`` of
+  :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
+- the strongest level against OpenSpiel's MCTS (Othello also at 10,000
+  simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
+  opponent is available (below);
+- with ``--solver-check N``: the Othello endgame solver against brute force
+  on N random endgames (``benchmarks/othello_solver_check.py``).
 
 Colours alternate: the player under test takes seat 0 in even-numbered
 games and seat 1 in odd ones, and game ``i`` of every match uses setup seed
@@ -40,6 +47,7 @@ Usage::
     python benchmarks/strength.py --game othello --games 40 --jobs 2
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
+    python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
@@ -82,18 +90,31 @@ DEFAULT_MAX_PLIES = 400
 
 @dataclass(frozen=True)
 class Player:
-    """Who plays one side of a match: ``kind`` is ``"level"``, ``"random"``, ``"greedy"`` or ``"openspiel"``."""
+    """Who plays one side of a match.
+
+    ``kind`` is ``"level"``, ``"previous"`` (Othello: the frozen copy of the
+    player before issue 22, ``benchmarks/othello_previous``, at ``level``),
+    ``"random"``, ``"greedy"`` or ``"openspiel"`` (``opponent`` says which
+    OpenSpiel bot: ``"mcts"`` with ``strength`` simulations, or
+    ``"alphabeta"`` to ``strength`` plies).
+    """
 
     kind: str
     level: int = MIN_LEVEL
+    opponent: str = "mcts"
+    strength: int = OPENSPIEL_SIMULATIONS
 
     @property
     def label(self) -> str:
         """How the tables name the player."""
         if self.kind == "level":
             return f"level {self.level}"
+        if self.kind == "previous":
+            return f"previous level {self.level}"
         if self.kind == "openspiel":
-            return f"OpenSpiel MCTS {OPENSPIEL_SIMULATIONS}"
+            if self.opponent == "alphabeta":
+                return f"OpenSpiel alpha-beta depth {self.strength}"
+            return f"OpenSpiel MCTS {self.strength}"
         return self.kind
 
     def build(self, game: str) -> MoveChooser:
@@ -104,6 +125,12 @@ class Player:
         """
         if self.kind == "level":
             return chooser(game, self.level)
+        if self.kind == "previous":
+            if game != "othello":
+                raise LookupError("only Othello keeps a copy of its previous player")
+            import othello_previous  # noqa: PLC0415 (benchmarks/othello_previous)
+
+            return othello_previous.make_chooser(self.level)
         if self.kind == "random":
             return RandomChooser()
         if self.kind == "greedy":
@@ -130,6 +157,8 @@ class Budgets:
 
     seconds: float | None = None
     nodes: int | None = None
+    time_scale: float = 1.0
+    """With ``seconds`` ``None``: each level's default times this (0.1: level 5 at 0.1 s, level 4 at 0.05 s)."""
 
     def for_player(self, player: Player) -> Budget:
         """The budget ``player`` thinks with for one move."""
@@ -138,7 +167,8 @@ class Budgets:
         elif self.seconds is not None:
             seconds = self.seconds
         else:
-            seconds = default_seconds(player.level) if player.kind == "level" else default_seconds(MAX_LEVEL)
+            level = player.level if player.kind in ("level", "previous") else MAX_LEVEL
+            seconds = default_seconds(level) * self.time_scale
         return Budget(seconds=seconds, nodes=self.nodes)
 
 
@@ -151,11 +181,37 @@ class GameResult:
     move_seconds: list[float] = field(default_factory=list)
 
 
+OPENING_COUNT = 100
+"""Othello openings in :func:`othello_openings` (each played twice, colours swapped)."""
+
+
+def othello_openings(count: int = OPENING_COUNT, seed: int = 22) -> tuple[tuple[str, ...], ...]:
+    """Return ``count`` distinct 8x8 Othello openings of 4 to 8 plies (random legal moves, fixed by ``seed``).
+
+    The new-against-previous match starts its games from these, so that two
+    deterministic searches do not play one game over and over.
+    """
+    rng = random.Random(seed)
+    found: dict[tuple[str, ...], None] = {}
+    engine = games.get("othello")
+    while len(found) < count:
+        state, moves = engine.new_state({"size": 8}), []
+        for _ in range(rng.randint(4, 8)):
+            move = rng.choice(state.legal_moves())
+            moves.append(move)
+            state = state.play(move)
+        if state.outcome is None and not state.must_pass:
+            found[tuple(moves)] = None
+    return tuple(found)
+
+
 def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResult:
     """Play game ``index`` of ``match``: the tested player sits in seat ``index % 2``.
 
     Each chooser gets a generator seeded from the game's seed and the ply, so a
-    node-budget run is reproducible.
+    node-budget run is reproducible. Against the previous Othello player,
+    games ``2k`` and ``2k + 1`` start from opening ``k`` of
+    :func:`othello_openings` (the same start with colours swapped).
 
     Raises:
         LookupError: a player cannot be built for this game.
@@ -166,6 +222,10 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
     choosers = {seat: side.build(match.game) for seat, side in sides.items()}
     budgets_by_seat = {seat: budgets.for_player(side) for seat, side in sides.items()}
     state = games.get(match.game).new_state(dict(match.options), game_seed)
+    if match.opponent.kind == "previous" and match.game == "othello":
+        openings = othello_openings()
+        for move in openings[(index // 2) % len(openings)]:
+            state = state.play(move)
     move_seconds: list[float] = []
     while state.outcome is None:
         seat = state.to_move
@@ -190,8 +250,8 @@ def play_openspiel_match(match: Match, games_to_play: int, seed: int, budgets: B
 
     budget = budgets.for_player(match.player)
     played = openspiel_opponent.play_against_mcts(
-        match.game, lambda: match.player.build(match.game), games=games_to_play, simulations=OPENSPIEL_SIMULATIONS,
-        seed=seed, seconds=budget.seconds, nodes=budget.nodes,
+        match.game, lambda: match.player.build(match.game), games=games_to_play, simulations=match.opponent.strength,
+        seed=seed, seconds=budget.seconds, nodes=budget.nodes, opponent=match.opponent.opponent,
     )
     results = []
     for game in played.games:
@@ -274,8 +334,14 @@ class Tally:
 COLUMNS = ("game", "player", "opponent", "games", "W", "D", "L", "win %", "score %", "plies", "mean s/move", "max s/move")
 
 
-def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], openspiel: bool) -> list[Match]:
-    """Every match of ``game``: each level against random and greedy, adjacent levels, the strongest against OpenSpiel."""
+OPENSPIEL_OPPONENTS = (("mcts", 1000), ("mcts", 10000), ("alphabeta", 6))
+"""The OpenSpiel bots the strongest Othello level meets (Morris: the first only)."""
+
+
+def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], openspiel: bool,
+                previous: bool = True) -> list[Match]:
+    """Every match of ``game``: each level against random and greedy, adjacent levels, the strongest against
+    OpenSpiel, and (8x8 Othello, ``previous``) the strongest against the previous main's same level."""
     frozen = tuple(sorted(options.items()))
     found: list[Match] = []
     for level in levels:
@@ -283,8 +349,13 @@ def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], opens
             found.append(Match(game, frozen, Player("level", level), Player(opponent)))
     for weaker, stronger in zip(levels, levels[1:]):
         found.append(Match(game, frozen, Player("level", stronger), Player("level", weaker)))
+    if previous and game == "othello" and options.get("size", 8) == 8:
+        found.append(Match(game, frozen, Player("level", max(levels)), Player("previous", max(levels))))
     if openspiel:
-        found.append(Match(game, frozen, Player("level", max(levels)), Player("openspiel")))
+        bots = OPENSPIEL_OPPONENTS if game == "othello" else OPENSPIEL_OPPONENTS[:1]
+        for kind, strength in bots:
+            found.append(Match(game, frozen, Player("level", max(levels)), Player("openspiel", opponent=kind,
+                                                                                  strength=strength)))
     return found
 
 
@@ -384,6 +455,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=None,
                         help="seconds per move for every level (default: each level's default; 0: no time limit, needs --nodes)")
     parser.add_argument("--nodes", type=int, default=None, help="a node budget per move as well (deterministic with --seconds 0)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="without --seconds: each level's default seconds times this (default 1; 0.1 keeps "
+                             "the levels' ratios at a tenth of the time)")
     parser.add_argument("--levels", default=f"{MIN_LEVEL}-{MAX_LEVEL}", help="levels to measure, e.g. 1-5 or 1,3,5 (default: all)")
     parser.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="a game option (with a single --game), e.g. --option size=6")
@@ -393,6 +467,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=1, help="processes playing games at once (default 1; each wants a core)")
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the matches against OpenSpiel")
+    parser.add_argument("--no-previous", action="store_true", help="skip Othello's match against the previous main")
+    parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
+                        help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
+    parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
+                        help="also check the Othello endgame solver against brute force on this many positions "
+                             "(benchmarks/othello_solver_check.py)")
+    parser.add_argument("--solver-empties", type=int, default=12,
+                        help="with --solver-check: the most empty squares (default 12)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs/BENCHMARKS.md)")
     args = parser.parse_args(argv)
     if args.option and (args.game is None or len(args.game) != 1):
@@ -403,8 +485,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.seconds = 0.02
     if args.seconds == 0 and args.nodes is None:
         parser.error("--seconds 0 needs --nodes")
-    if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0:
-        parser.error("--games, --jobs and --nodes must be positive, --seconds not negative")
+    if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0 \
+            or args.time_scale <= 0:
+        parser.error("--games, --jobs, --nodes and --time-scale must be positive, --seconds not negative")
     try:
         args.levels = _levels(args.levels)
     except ValueError as exc:
@@ -423,10 +506,24 @@ def _levels(text: str) -> list[int]:
     return sorted(set(levels))
 
 
+def _solver_check(positions: int, seed: int, max_empties: int = 12) -> None:
+    """Print how many of ``positions`` random endgames (1 to ``max_empties`` empties) the Othello solver gets
+    exact, with the interval."""
+    import othello_solver_check  # noqa: PLC0415 (benchmarks/othello_solver_check.py)
+
+    checked, mismatches, _ = othello_solver_check.check(positions, max_empties, seed)
+    exact = checked - len(mismatches)
+    low, high = wilson(exact, checked)
+    print(f"othello endgame solver: exact in {exact} of {checked} random positions with 1-{max_empties} empties "
+          f"({100 * exact / checked:.1f} %, 95 % interval {100 * low:.1f}-{100 * high:.1f} %)")
+    for mismatch in mismatches:
+        print(mismatch)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status (1 when no game could be measured)."""
     args = parse_args(argv)
-    budgets = Budgets(seconds=args.seconds, nodes=args.nodes)
+    budgets = Budgets(seconds=args.seconds, nodes=args.nodes, time_scale=args.time_scale)
     notes: list[str] = []
     matches: list[Match] = []
     for game in args.game or games.names():
@@ -441,16 +538,23 @@ def main(argv: list[str] | None = None) -> int:
         why_not = "skipped (--no-openspiel)" if args.no_openspiel else openspiel_available(game)
         if why_not is not None and game in OPENSPIEL_GAMES:
             notes.append(f"{game}: no match against OpenSpiel: {why_not}")
-        matches += matches_for(game, options, args.levels, openspiel=why_not is None)
-    budget_text = "each level's default seconds" if args.seconds is None else (
+        found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous)
+        if args.only is not None:
+            wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
+            found = [match for match in found if match.opponent.kind in wanted]
+        matches += found
+    budget_text = (f"each level's default seconds x {args.time_scale:g}" if args.time_scale != 1 else
+                   "each level's default seconds") if args.seconds is None else (
         "no time limit" if args.seconds == 0 else f"{args.seconds:g} s")
     nodes_text = "" if args.nodes is None else f", at most {args.nodes} nodes"
     print(f"strength: {args.games} games a match, colours alternating, {budget_text} a move{nodes_text}, "
           f"seed {args.seed}, {args.jobs} job(s), {os.cpu_count()} cores", file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    if args.solver_check:
+        _solver_check(args.solver_check, args.seed, args.solver_empties)
     if not matches:
-        return 1
+        return 0 if args.solver_check else 1
     started = time.monotonic()
 
     def progress(match: Match, tally: Tally) -> None:

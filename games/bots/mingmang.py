@@ -25,10 +25,10 @@ from .base import MoveChooser
 from .greedy import GreedyChooser
 from .search import SearchChooser
 
-__all__ = ["evaluate", "material", "make_chooser", "greedy_chooser"]
+__all__ = ["evaluate", "material", "make_chooser", "greedy_chooser", "open_to_capture"]
 
-_PAWN, _SLIDE = 100, 2
-"""Evaluation weights: per pawn, per available slide."""
+_PAWN, _SLIDE, _THREAT = 100, 2, 12
+"""Evaluation weights: per pawn, per available slide, per enemy pawn open to capture."""
 
 
 def material(state: MingMangState, seat: int) -> float:
@@ -41,12 +41,37 @@ def evaluate(state: MingMangState, seat: int) -> float:
     """Score a running position for ``seat`` (higher is better), in hundredths of a pawn.
 
     100 per pawn more than the opponent, 2 per slide more than the opponent
-    has (room to move, and to threaten; a side without a move loses).
+    has (room to move, and to threaten; a side without a move loses), and 12
+    per enemy pawn open to capture more than the opponent has
+    (:func:`open_to_capture`): the progress term. Without it two careful
+    searches shuffle pawns until the ply limit draws the game; with it a
+    search prefers the moves that bring pawns into contact and build threats.
     """
     counts = state.counts()
     pawns = counts[seat] - counts[1 - seat]
     slides = state.mobility(seat) - state.mobility(1 - seat)
-    return float(_PAWN * pawns + _SLIDE * slides)
+    threats = open_to_capture(state, seat) - open_to_capture(state, 1 - seat)
+    return float(_PAWN * pawns + _SLIDE * slides + _THREAT * threats)
+
+
+def open_to_capture(state: MingMangState, seat: int) -> int:
+    """Count the enemy pawns that ``seat`` flanks on one side, along a row or column, with the other side empty.
+
+    A pawn of ``seat`` arriving on that empty square would capture it (if one
+    can get there): a threat. Each enemy pawn counts once.
+    """
+    board, width = state._board, state._geo.width  # read-only; the engine has no public board accessor
+    me, enemy = seat + 1, 2 - seat
+    count = 0
+    i = board.find(enemy)
+    while i >= 0:
+        for step in (1, width):
+            before, after = board[i - step], board[i + step]
+            if (before == me and after == 0) or (after == me and before == 0):
+                count += 1
+                break
+        i = board.find(enemy, i + 1)
+    return count
 
 
 def _key(state: MingMangState) -> tuple[int, int]:

@@ -8,13 +8,19 @@ True
 
 The levels (RULES.md, "Othello", for the rules they play by):
 
-1. mostly random, tilted towards the move that flips the most discs: a
-   beginner wins;
+1. a third of its moves random, the others a beginner's: a corner when it
+   can, never next to an empty corner when it need not (it beats random
+   play; a beginner wins);
 2. one ply of the full evaluation with a lot of noise;
 3. two plies with some noise and the exact solver for the last 6 empties;
 4. iterative deepening up to 4 plies, exact solver for the last 10 empties;
 5. iterative deepening as deep as the budget allows, the exact solver as
    soon as the budget can afford it (about 12-14 empties at 1 s on 8x8).
+
+On 8x8, levels 4 and 5 open from the shipped book
+(:mod:`games.bots.othello_book`), at random among its moves within 1.5 and
+0.8 discs of the best, so that they do not play one fixed line; the search
+evaluates with the trained pattern tables (:mod:`games.bots.othello_patterns`).
 
 Every level stops at the caller's budget (``default_seconds(level)`` in a
 server) and plays its best move so far. The search itself is in
@@ -23,6 +29,7 @@ server) and plays its best move so far. The search itself is in
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -32,6 +39,7 @@ import games
 from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
 from .othello_board import Board, board
+from .othello_book import book_move, load_book
 from .othello_search import OutOfBudget, Searcher
 
 __all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
@@ -42,25 +50,28 @@ class _Level:
 
     Attributes:
         random_share: chance of a uniformly random move (level 1 only).
-        max_depth: the deepest search, in plies (0: no search, flip-count greed).
+        max_depth: the deepest search, in plies (0: no search, :func:`square_values` only).
         noise: up to this much (hundredths of a disc) is added to each move's
             score before the best is taken (0: the best move, no noise).
         solve_empties: the most empties the exact solver is tried on (it
             starts only when the budget left looks enough for it).
+        book_margin: on 8x8, play from the opening book a move scored within
+            this (hundredths of a disc) of the book's best (-1: no book).
     """
 
     random_share: float
     max_depth: int
     noise: int
     solve_empties: int
+    book_margin: int = -1
 
 
 _LEVELS = {
-    1: _Level(random_share=0.5, max_depth=0, noise=0, solve_empties=0),
-    2: _Level(random_share=0.0, max_depth=1, noise=600, solve_empties=0),
+    1: _Level(random_share=0.35, max_depth=0, noise=0, solve_empties=0),
+    2: _Level(random_share=0.0, max_depth=1, noise=150, solve_empties=0),
     3: _Level(random_share=0.0, max_depth=2, noise=200, solve_empties=6),
-    4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10),
-    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32),
+    4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10, book_margin=150),
+    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32, book_margin=80),
 }
 
 
@@ -84,6 +95,10 @@ class OthelloChooser(MoveChooser):
         plan = self._plan
         if plan.max_depth == 0:
             return geometry.names[_tilted_random(own, opp, geometry, plan.random_share, rng)]
+        if plan.book_margin >= 0 and state.size == 8:
+            move = _from_book(own, opp, plan.book_margin, rng)
+            if move is not None:
+                return geometry.names[move]
         searcher = Searcher(state.size, budget)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
@@ -91,8 +106,27 @@ class OthelloChooser(MoveChooser):
         return geometry.names[result.move]
 
 
+def _from_book(own: int, opp: int, margin: int, rng: random.Random) -> int | None:
+    """Return a move of the shipped opening book (8x8), or ``None`` out of the book or without one."""
+    try:
+        book = load_book()
+    except (OSError, ValueError):
+        return None
+    move = book_move(book, own, opp, rng, margin)
+    if move is None or not board(8).flips(move, own, opp):
+        return None
+    return move
+
+
 def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng: random.Random) -> int:
-    """Return a random move, or (with chance ``1 - random_share``) one that flips the most discs."""
+    """Return a random move, or (with chance ``1 - random_share``) a beginner's choice.
+
+    The beginner knows one thing: corners are good and the squares next to
+    an empty corner give it away (:func:`square_values`); among the moves of
+    the best kind it picks one at random. (Flipping the most discs, the
+    obvious beginner's rule, loses to random play: it hands the opponent
+    moves.)
+    """
     moves, index = geometry.moves(own, opp), []
     while moves:
         low = moves & -moves
@@ -100,9 +134,27 @@ def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng
         index.append(low.bit_length() - 1)
     if rng.random() < random_share:
         return rng.choice(index)
-    flipped = [geometry.flips(i, own, opp).bit_count() for i in index]
-    most = max(flipped)
-    return rng.choice([i for i, count in zip(index, flipped) if count == most])
+    values = square_values(geometry.size)
+    best = max(values[i] for i in index)
+    return rng.choice([i for i in index if values[i] == best])
+
+
+@functools.lru_cache(maxsize=None)
+def square_values(size: int) -> tuple[int, ...]:
+    """Return a beginner's value per square: corners 3, other edges 1, X- and C-squares -2 and -1, others 0."""
+    geometry = board(size)
+    values = [0] * geometry.squares
+    for index in range(geometry.squares):
+        if geometry.corners >> index & 1:
+            values[index] = 3
+        elif geometry.edges >> index & 1:
+            values[index] = 1
+    for _, x, c in geometry.x_squares:
+        values[x.bit_length() - 1] = -2
+        for index in range(geometry.squares):
+            if c >> index & 1:
+                values[index] = -1
+    return tuple(values)
 
 
 def _noisy(searcher: Searcher, own: int, opp: int, plan: _Level, rng: random.Random) -> int:

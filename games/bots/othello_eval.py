@@ -25,11 +25,12 @@ Terms (RULES.md, "Othello", for the rules; the terms are standard play):
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Callable
 
 from .othello_board import Board, board
 
-__all__ = ["LIMIT", "evaluator", "stage_weights"]
+__all__ = ["LIMIT", "best_evaluator", "evaluator", "stage_weights", "trained_evaluator"]
 
 LIMIT = 9_999
 """Evaluations stay within ``±LIMIT``; a proven win by one disc scores more."""
@@ -70,6 +71,31 @@ def evaluator(size: int) -> Callable[[int, int], int]:
     geometry = board(size)
     weights = tuple(stage_weights(size, discs) for discs in range(size * size + 1))
     return _build(geometry, weights)
+
+
+@functools.lru_cache(maxsize=None)
+def trained_evaluator(size: int, path: Path | None = None) -> Callable[[int, int], int] | None:
+    """Return the trained pattern evaluation for ``size`` (8x8 only), or ``None`` where there is none.
+
+    The tables are read from ``path`` (default: the package's data file)
+    once per process (:func:`games.bots.othello_patterns.load_weights`); a
+    missing or unreadable file leaves the hand-weighted :func:`evaluator` in
+    charge.
+    """
+    if size != 8:
+        return None
+    from . import othello_patterns  # noqa: PLC0415 (its tables are built on first use only)
+
+    try:
+        weights = othello_patterns.load_weights(path or othello_patterns.DATA_FILE)
+    except (OSError, ValueError):
+        return None
+    return othello_patterns.evaluator(weights, LIMIT, hand=evaluator(size))
+
+
+def best_evaluator(size: int) -> Callable[[int, int], int]:
+    """Return the strongest evaluation for ``size``: the trained patterns on 8x8, else :func:`evaluator`."""
+    return trained_evaluator(size) or evaluator(size)
 
 
 def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[int, int], int]:

@@ -11,7 +11,7 @@ import games
 import games.bots.mingmang
 from games.base import GameError
 from games.bots import Budget, chooser
-from games.bots.mingmang import evaluate, greedy_chooser, make_chooser, material
+from games.bots.mingmang import evaluate, greedy_chooser, make_chooser, material, open_to_capture
 from games.bots.random_chooser import RandomChooser
 
 from .playing import assert_legal_to_the_end, assert_same_move_each_time, assert_views_rebuild, wins
@@ -50,9 +50,19 @@ def test_evaluate_counts_pawns_then_room() -> None:
     state = MINGMANG.from_diagram("xx..\n....\n....\n...o", 0)
     assert material(state, 0) == 1.0
     assert evaluate(state, 0) == pytest.approx(-evaluate(state, 1)) and evaluate(state, 0) > 100 - 20
-    cramped = MINGMANG.from_diagram("x...\no...\n....\n....", 0)
-    free = MINGMANG.from_diagram("....\n.x..\n....\n...o", 0)
+    cramped = MINGMANG.from_diagram("x.o.\n....\no...\n....", 0)  # no pawn open to capture in either
+    free = MINGMANG.from_diagram("x...\n....\n....\n.o.o", 0)
     assert evaluate(cramped, 0) < evaluate(free, 0)
+
+
+def test_evaluate_rewards_pawns_open_to_capture_the_progress_term() -> None:
+    threat = MINGMANG.from_diagram("x...\no...\n....\n....", 0)  # a2 is flanked by a1, a3 empty
+    assert open_to_capture(threat, 0) == 1 and open_to_capture(threat, 1) == 0
+    apart = MINGMANG.from_diagram("x...\n....\n....\n...o", 0)
+    assert open_to_capture(apart, 0) == open_to_capture(apart, 1) == 0
+    both_ways = MINGMANG.from_diagram("....\n.xo.\n.ox.\n....", 0)  # each pawn flanked, the far side empty
+    assert open_to_capture(both_ways, 0) == open_to_capture(both_ways, 1) == 2
+    assert evaluate(threat, 0) > 0  # equal pawns, fewer slides (-4): the threat (+12) outweighs them
 
 
 def test_superko_moves_are_never_chosen() -> None:

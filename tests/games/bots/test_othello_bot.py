@@ -212,3 +212,44 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
                     expected = (placed, flanked) if state.to_move == 0 else (flanked, placed)
                     assert (child.black, child.white) == expected
             state = state.play(rng.choice(state.legal_moves()))
+
+
+def test_a_won_endgame_is_played_for_the_exact_margin_not_only_the_win() -> None:
+    rng = random.Random(31)
+    checked = 0
+    while checked < 6:
+        state = _random_position(8, 7, rng)
+        own, opp = _sides(state)
+        truth = _exact(state)
+        if truth <= 0:
+            continue
+        result = Searcher(8, Budget(nodes=10**9)).best_move(own, opp, solve_empties=64)
+        assert result.exact and result.score == truth * SCALE, state.diagram()
+        checked += 1
+
+
+def test_the_last_empties_are_ordered_by_parity() -> None:
+    searcher = Searcher(8, Budget(nodes=10))
+    top_left = 1 << 0 | 1 << 1 | 1 << 8          # three empties: odd
+    bottom_right = 1 << 63 | 1 << 62             # two empties: even
+    moves = 1 << 62 | 1 << 1
+    assert searcher._parity_order(moves, top_left | bottom_right) == [1, 62]
+    assert searcher._parity_order(moves, top_left ^ 1 | bottom_right | 1 << 55) == [62, 1]
+
+
+def test_level_1_beats_random_play_and_level_2_beats_level_1() -> None:
+    over_random = wins("othello", {"size": 8}, make_chooser(1), RandomChooser(), Budget(nodes=100), range(40))
+    assert over_random.count(1) >= 28, over_random  # 70 %; 82 % over 200 games
+    over_level_1 = wins("othello", {"size": 8}, make_chooser(2), make_chooser(1), Budget(nodes=100), range(30))
+    assert over_level_1.count(1) >= 21, over_level_1  # 70 %; 90 % over 60 games
+
+
+def test_level_1_takes_a_corner_when_it_does_not_play_at_random() -> None:
+    corner_taken = 0
+    state = OTHELLO.new_state({"size": 8})
+    state = OthelloState.from_diagram("\n".join([
+        "........", ".O......", "..X.....", "...XO...", "...OX...", "........", "........", "........"]), 0, 10)
+    assert "a1" in state.legal_moves()
+    for seed in range(60):
+        corner_taken += make_chooser(1).choose(state.view(0), Budget(nodes=1), random.Random(seed)) == "a1"
+    assert 30 <= corner_taken < 60  # about 65 % plus a random share's hits

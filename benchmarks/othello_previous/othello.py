@@ -1,0 +1,150 @@
+"""Othello computer players as on main before issue 22 (frozen copy for benchmarks): levels 1 to 5.
+
+>>> import random, games
+>>> from games.bots import Budget
+>>> state = games.get("othello").new_state({"size": 8})
+>>> make_chooser(5).choose(state.view(0), Budget(nodes=2_000), random.Random(1)) in state.legal_moves()
+True
+
+The levels (RULES.md, "Othello", for the rules they play by):
+
+1. mostly random, tilted towards the move that flips the most discs: a
+   beginner wins;
+2. one ply of the full evaluation with a lot of noise;
+3. two plies with some noise and the exact solver for the last 6 empties;
+4. iterative deepening up to 4 plies, exact solver for the last 10 empties;
+5. iterative deepening as deep as the budget allows, the exact solver as
+   soon as the budget can afford it (about 12-14 empties at 1 s on 8x8).
+
+Every level stops at the caller's budget (``default_seconds(level)`` in a
+server) and plays its best move so far. The search itself is in
+:mod:`games.bots.othello_search`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import games
+
+from games.bots.base import Budget, MoveChooser
+from games.bots.greedy import GreedyChooser
+from .othello_board import Board, board
+from .othello_search import OutOfBudget, Searcher
+
+__all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """How one level plays.
+
+    Attributes:
+        random_share: chance of a uniformly random move (level 1 only).
+        max_depth: the deepest search, in plies (0: no search, flip-count greed).
+        noise: up to this much (hundredths of a disc) is added to each move's
+            score before the best is taken (0: the best move, no noise).
+        solve_empties: the most empties the exact solver is tried on (it
+            starts only when the budget left looks enough for it).
+    """
+
+    random_share: float
+    max_depth: int
+    noise: int
+    solve_empties: int
+
+
+_LEVELS = {
+    1: _Level(random_share=0.5, max_depth=0, noise=0, solve_empties=0),
+    2: _Level(random_share=0.0, max_depth=1, noise=600, solve_empties=0),
+    3: _Level(random_share=0.0, max_depth=2, noise=200, solve_empties=6),
+    4: _Level(random_share=0.0, max_depth=4, noise=0, solve_empties=10),
+    5: _Level(random_share=0.0, max_depth=64, noise=0, solve_empties=32),
+}
+
+
+class OthelloChooser(MoveChooser):
+    """The Othello computer player at one level (see the module docstring).
+
+    Rebuilds the position with ``Othello.state_from_view`` and searches the
+    bitboards; uses nothing but the view.
+    """
+
+    game = "othello"
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self._plan = _LEVELS[level]
+
+    def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        state = games.get("othello").state_from_view(view)
+        own, opp = (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
+        geometry = board(state.size)
+        plan = self._plan
+        if plan.max_depth == 0:
+            return geometry.names[_tilted_random(own, opp, geometry, plan.random_share, rng)]
+        searcher = Searcher(state.size, budget)
+        if plan.noise:
+            return geometry.names[_noisy(searcher, own, opp, plan, rng)]
+        result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)
+        return geometry.names[result.move]
+
+
+def _tilted_random(own: int, opp: int, geometry: Board, random_share: float, rng: random.Random) -> int:
+    """Return a random move, or (with chance ``1 - random_share``) one that flips the most discs."""
+    moves, index = geometry.moves(own, opp), []
+    while moves:
+        low = moves & -moves
+        moves ^= low
+        index.append(low.bit_length() - 1)
+    if rng.random() < random_share:
+        return rng.choice(index)
+    flipped = [geometry.flips(i, own, opp).bit_count() for i in index]
+    most = max(flipped)
+    return rng.choice([i for i, count in zip(index, flipped) if count == most])
+
+
+def _noisy(searcher: Searcher, own: int, opp: int, plan: _Level, rng: random.Random) -> int:
+    """Score every move ``plan.max_depth`` plies deep (shallower if the budget ends) and add noise.
+
+    With ``plan.solve_empties`` or fewer empty squares the last search goes
+    to the end: proven scores are multiples of a disc's ``SCALE``, far above
+    the noise, so the level then plays perfectly.
+    """
+    scores = None
+    depths = list(range(1, plan.max_depth + 1))
+    empties = searcher.squares - (own | opp).bit_count()
+    if empties <= plan.solve_empties:
+        depths.append(empties)
+    for depth in depths:
+        try:
+            scores = searcher.move_scores(own, opp, depth)
+        except OutOfBudget:
+            break
+    if scores is None:  # not even one ply fitted: play the move the ordering likes best
+        return searcher.ordered_moves(own, opp)[0]
+    noisy = [(score + rng.uniform(0, plan.noise), index) for index, score in scores]
+    return max(noisy)[1]
+
+
+def make_chooser(level: int) -> MoveChooser:
+    """Return the Othello chooser for ``level`` (1 = a beginner wins, 5 = the strongest).
+
+    Raises:
+        ValueError: if ``level`` is not an integer from 1 to 5.
+    """
+    if level not in _LEVELS:
+        raise ValueError(f"level must be an integer from 1 to 5, not {level!r}")
+    return OthelloChooser(level)
+
+
+def _disc_margin(state: Any, seat: int) -> int:
+    """``seat``'s discs minus the opponent's: what the greedy player maximizes."""
+    counts = state.disc_counts()
+    return counts[seat] - counts[1 - seat]
+
+
+def greedy_chooser() -> MoveChooser:
+    """Return the one-ply greedy player: the move leaving the most discs (ties at random)."""
+    return GreedyChooser("othello", _disc_margin)

@@ -1,0 +1,494 @@
+"""The Othello search: iterative-deepening principal variation search and an exact endgame solver.
+
+A position is ``(own, opp)``, the bitboards of the side to move and of its
+opponent (:mod:`games.bots.othello_board`). Scores are negamax scores from
+the side to move's point of view: heuristic ones from
+:func:`games.bots.othello_eval.evaluator` stay within ``±LIMIT``; a proven
+result scores ``disc difference * SCALE``, so a proven win by one disc beats
+every heuristic score and a proven draw is worth 0.
+
+- :meth:`Searcher.search`: fail-soft principal variation search (null
+  windows after the first move) with a transposition table keyed by the
+  ``(own, opp)`` pair itself (a perfect key: no Zobrist hashing, no
+  collisions), the table's move first, then the others by the opponent's
+  mobility after them (fewest first) with corners ahead and X-squares
+  behind. A pass keeps the depth; two passes end the game.
+- :meth:`Searcher.solve`: the exact endgame solver on disc differences:
+  fastest-first ordering (the reply that leaves the opponent fewest moves)
+  while many squares are empty, its own transposition table, and the last
+  empty square played without a move list.
+- :meth:`Searcher.best_move`: iterative deepening at the root with
+  aspiration windows; the exact solver takes over (a win/draw/loss proof
+  first, then the exact margin when losing) once the depth reaches the end,
+  or earlier when the budget left, at the speed the search has had so far,
+  looks enough for the empties (:func:`solve_cost`; about 14 empties at 1 s
+  on 8x8 on an idle core).
+
+The search polls its budget every :data:`POLL_EVERY` nodes and unwinds with
+:class:`OutOfBudget`; the root then plays the best move of the deepest
+finished iteration (or of the unfinished one once its first move is
+searched). With a node budget and no time limit it is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from games.bots.base import Budget, Deadline
+from .othello_board import board
+from .othello_eval import evaluator
+
+__all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
+
+SCALE = 10_000
+"""A proven result of ``d`` discs scores ``d * SCALE`` (above every heuristic score, ``±LIMIT``)."""
+INFINITY = 1_000_000_000
+POLL_EVERY = 64
+"""Nodes between two looks at the budget (about a millisecond of search)."""
+ASPIRATION = 150
+"""Half-width of the root's aspiration window, in hundredths of a disc."""
+ORDER_BY_MOBILITY_DEPTH = 2
+"""From this many plies left the middle-game search orders moves by the opponent's mobility after them."""
+FASTEST_FIRST_EMPTIES = 6
+"""The solver orders moves by the opponent's mobility from this many empties up."""
+SOLVER_TABLE_EMPTIES = 7
+"""The solver keeps transposition-table entries from this many empties up."""
+TABLE_LIMIT = 200_000
+"""Entries in one transposition table before it is cleared (bounds memory to some 60 MB on 8x8)."""
+
+_SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 500, 1_000, 2_500, 6_000, 12_000, 30_000, 90_000,
+                300_000, 800_000, 2_000_000, 5_000_000, 12_000_000)
+"""Rough nodes a root solve with ``e`` empties needs (the median over level-4 games on 8x8, rounded up)."""
+
+
+def solve_cost(empties: int) -> int:
+    """Return the rough number of nodes an exact solve with ``empties`` empty squares costs."""
+    if empties < len(_SOLVE_NODES):
+        return _SOLVE_NODES[empties]
+    return _SOLVE_NODES[-1] * 2 ** (empties - len(_SOLVE_NODES) + 1)
+
+
+class OutOfBudget(Exception):
+    """The budget ran out; raised inside the search and caught at the root."""
+
+
+@dataclass(frozen=True, slots=True)
+class RootResult:
+    """What one :meth:`Searcher.best_move` call found.
+
+    Attributes:
+        move: the square index to play (``-1`` for a pass).
+        score: its negamax score (see the module docstring), or ``None`` if
+            not even depth 1 finished.
+        depth: the deepest finished iteration (the empties when ``exact``).
+        exact: whether ``score`` is proven (win/draw/loss at least).
+        nodes: positions examined.
+    """
+
+    move: int
+    score: int | None
+    depth: int
+    exact: bool
+    nodes: int
+
+
+class Searcher:
+    """One search over one ``size`` board, within one budget.
+
+    Args:
+        size: squares per side (even, 6..16).
+        budget: how long to search; a :class:`Deadline` is started now.
+
+    Raises:
+        ValueError: if ``size`` is not an Othello board size.
+    """
+
+    def __init__(self, size: int, budget: Budget) -> None:
+        geometry = board(size)
+        self.geometry = geometry
+        self.moves: Callable[[int, int], int] = geometry.moves
+        self.flips: Callable[[int, int, int], int] = geometry.flips
+        self.evaluate = evaluator(size)
+        self.squares = geometry.squares
+        self.table: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        self.solver_table: dict[tuple[int, int], tuple[int, int]] = {}
+        self.nodes = 0
+        self.deadline: Deadline = budget.start()
+        self._clock = budget.clock
+        left = self.deadline.seconds_left()
+        self._started = self._clock()
+        self._ends_at = None if left is None else self._started + left
+        self._node_limit = budget.nodes
+        self._reported = 0
+        self._poll_at = self._next_poll()
+        self._priority = _square_priority(geometry)
+        self._first = geometry.corners
+        self._last = sum(x | c for _, x, c in geometry.x_squares)
+        self._partial: tuple[int, int] | None = None
+
+    # -- the budget ---------------------------------------------------------
+
+    def _next_poll(self) -> int:
+        at = self.nodes + POLL_EVERY
+        if self._node_limit is not None and at > self._node_limit:
+            at = self._node_limit
+        return at
+
+    def _poll(self) -> None:
+        """Report the nodes to the deadline; raise :class:`OutOfBudget` once it is spent."""
+        self.deadline.spend(self.nodes - self._reported)
+        self._reported = self.nodes
+        if self.deadline.expired() or (self._ends_at is not None and self._clock() >= self._ends_at):
+            raise OutOfBudget
+        self._poll_at = self._next_poll()
+
+    # -- ordering -----------------------------------------------------------
+
+    def _children(self, own: int, opp: int, moves: int, first: int) -> list[tuple[int, int, int, int]]:
+        """Return ``(key, index, child_own, child_opp)`` per move, best-looking first.
+
+        ``first`` (a square index, or -1) comes first; then fewest opponent
+        moves after the move, corners ahead and X/C-squares behind.
+        """
+        flips, generate, priority = self.flips, self.moves, self._priority
+        children = []
+        while moves:
+            square = moves & -moves
+            moves ^= square
+            index = square.bit_length() - 1
+            flipped = flips(index, own, opp)
+            child_own, child_opp = opp ^ flipped, own | square | flipped
+            if index == first:
+                key = -INFINITY
+            else:
+                key = generate(child_own, child_opp).bit_count() * 16 - priority[index]
+            children.append((key, index, child_own, child_opp))
+        children.sort()
+        return children
+
+    def _static_order(self, moves: int, first: int) -> list[int]:
+        """Return the move indices: ``first``, then corners, plain squares, X/C-squares."""
+        ordered = [first] if first >= 0 and moves >> first & 1 else []
+        if ordered:
+            moves ^= 1 << first
+        last = self._last
+        for group in (moves & self._first, moves & ~self._first & ~last, moves & last):
+            while group:
+                square = group & -group
+                group ^= square
+                ordered.append(square.bit_length() - 1)
+        return ordered
+
+    # -- the middle game ----------------------------------------------------
+
+    def search(self, own: int, opp: int, depth: int, alpha: int, beta: int) -> int:
+        """Return the fail-soft negamax score of ``(own, opp)`` searched ``depth`` plies.
+
+        Hands over to :meth:`solve` once ``depth`` reaches the end of the game.
+
+        Raises:
+            OutOfBudget: when the budget runs out.
+        """
+        self.nodes += 1
+        if self.nodes >= self._poll_at:
+            self._poll()
+        empties = self.squares - (own | opp).bit_count()
+        if depth >= empties:
+            low = alpha // SCALE
+            high = -(-beta // SCALE)
+            return self.solve(own, opp, low, high) * SCALE
+        if depth <= 0:
+            return self.evaluate(own, opp)
+        key = (own, opp)
+        entry = self.table.get(key)
+        first = -1
+        if entry is not None:
+            stored_depth, lower, upper, first = entry
+            if stored_depth >= depth:
+                if lower >= beta or lower == upper:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
+        moves = self.moves(own, opp)
+        if not moves:
+            if not self.moves(opp, own):
+                return (own.bit_count() - opp.bit_count()) * SCALE
+            return -self.search(opp, own, depth, -beta, -alpha)
+        if depth == 1:
+            best, best_move = self._frontier(own, opp, moves, first, beta)
+            self._store(key, depth, alpha, beta, best, best_move)
+            return best
+        best, best_move, low = -INFINITY, -1, alpha
+        if depth >= ORDER_BY_MOBILITY_DEPTH:
+            children = [(index, o, p) for _, index, o, p in self._children(own, opp, moves, first)]
+        else:
+            flips = self.flips
+            children = []
+            for index in self._static_order(moves, first):
+                flipped = flips(index, own, opp)
+                children.append((index, opp ^ flipped, own | (1 << index) | flipped))
+        search = self.search
+        for index, child_own, child_opp in children:
+            if best_move < 0:
+                score = -search(child_own, child_opp, depth - 1, -beta, -low)
+            else:
+                score = -search(child_own, child_opp, depth - 1, -low - 1, -low)
+                if low < score < beta:
+                    score = -search(child_own, child_opp, depth - 1, -beta, -score)
+            if score > best or best_move < 0:
+                best, best_move = score, index
+                if score > low:
+                    low = score
+                    if low >= beta:
+                        break
+        self._store(key, depth, alpha, beta, best, best_move)
+        return best
+
+    def _frontier(self, own: int, opp: int, moves: int, first: int, beta: int) -> tuple[int, int]:
+        """Score a node one ply above the leaves: evaluate each child, stop at ``beta``.
+
+        The leaves are counted as nodes, without a call per leaf.
+        """
+        flips, evaluate = self.flips, self.evaluate
+        best, best_move = -INFINITY, -1
+        for index in self._static_order(moves, first):
+            flipped = flips(index, own, opp)
+            self.nodes += 1
+            score = -evaluate(opp ^ flipped, own | (1 << index) | flipped)
+            if score > best:
+                best, best_move = score, index
+                if score >= beta:
+                    break
+        if self.nodes >= self._poll_at:
+            self._poll()
+        return best, best_move
+
+    def _store(self, key: tuple[int, int], depth: int, alpha: int, beta: int, score: int, move: int) -> None:
+        """Keep a search result as a (lower, upper) bound pair with its best move."""
+        table = self.table
+        if len(table) >= TABLE_LIMIT:
+            table.clear()
+        if score <= alpha:
+            table[key] = (depth, -INFINITY, score, move)
+        elif score >= beta:
+            table[key] = (depth, score, INFINITY, move)
+        else:
+            table[key] = (depth, score, score, move)
+
+    # -- the endgame --------------------------------------------------------
+
+    def solve(self, own: int, opp: int, alpha: int, beta: int) -> int:
+        """Return the exact final disc difference (own minus opponent) under perfect play.
+
+        Fail-soft alpha-beta within ``(alpha, beta)`` in discs: a result at
+        or below ``alpha`` is an upper bound, at or above ``beta`` a lower
+        bound, and exact in between.
+
+        Raises:
+            OutOfBudget: when the budget runs out.
+        """
+        self.nodes += 1
+        if self.nodes >= self._poll_at:
+            self._poll()
+        moves = self.moves(own, opp)
+        if not moves:
+            if not self.moves(opp, own):
+                return own.bit_count() - opp.bit_count()
+            return -self.solve(opp, own, -beta, -alpha)
+        empties = self.squares - (own | opp).bit_count()
+        if empties == 1:  # the one move fills the board
+            flipped = self.flips(moves.bit_length() - 1, own, opp).bit_count()
+            return own.bit_count() - opp.bit_count() + 1 + 2 * flipped
+        key = None
+        if empties >= SOLVER_TABLE_EMPTIES:
+            key = (own, opp)
+            entry = self.solver_table.get(key)
+            if entry is not None:
+                lower, upper = entry
+                if lower >= beta or lower == upper:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                alpha, beta = max(alpha, lower), min(beta, upper)
+        best, low, solve = -INFINITY, alpha, self.solve
+        if empties >= FASTEST_FIRST_EMPTIES:
+            children = [(o, p) for _, _, o, p in self._children(own, opp, moves, -1)]
+        else:
+            flips = self.flips
+            children = []
+            for index in self._static_order(moves, -1):
+                flipped = flips(index, own, opp)
+                children.append((opp ^ flipped, own | (1 << index) | flipped))
+        for child_own, child_opp in children:
+            score = -solve(child_own, child_opp, -beta, -low)
+            if score > best:
+                best = score
+                if score > low:
+                    low = score
+                    if low >= beta:
+                        break
+        if key is not None:
+            table = self.solver_table
+            if len(table) >= TABLE_LIMIT:
+                table.clear()
+            if best <= alpha:
+                table[key] = (-INFINITY, best)
+            elif best >= beta:
+                table[key] = (best, INFINITY)
+            else:
+                table[key] = (best, best)
+        return best
+
+    # -- the root -----------------------------------------------------------
+
+    def best_move(self, own: int, opp: int, max_depth: int = 64, solve_empties: int = 0) -> RootResult:
+        """Search ``(own, opp)`` by iterative deepening and return the best move found.
+
+        Args:
+            own, opp: the position; ``own`` is to move and has a legal placement.
+            max_depth: the deepest iteration in plies.
+            solve_empties: the most empty squares to solve exactly (win/draw/loss,
+                and the margin when losing); the solver starts after the
+                first iterations, once the budget left looks enough for it
+                (:meth:`_can_afford`), else iterative deepening goes on.
+
+        Never raises :class:`OutOfBudget`: the best move so far is returned.
+        """
+        children = self._children(own, opp, self.moves(own, opp), -1)
+        roots = [(index, o, p) for _, index, o, p in children]
+        empties = self.squares - (own | opp).bit_count()
+        result = RootResult(roots[0][0], None, 0, False, 0)
+        score = None
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth >= empties or (empties <= solve_empties and depth >= 3
+                                        and self._can_afford(solve_cost(empties))):
+                    return self._solve_root(roots, result, empties)
+                score, move = self._aspiration(roots, depth, score)
+                result = RootResult(move, score, depth, False, self.nodes)
+                roots.sort(key=lambda root: root[0] != move)
+        except OutOfBudget:
+            if self._partial is not None:
+                move, score = self._partial
+                result = RootResult(move, score, result.depth, False, self.nodes)
+        return RootResult(result.move, result.score, result.depth, result.exact, self.nodes)
+
+    def _can_afford(self, nodes: int) -> bool:
+        """Whether about ``nodes`` more nodes fit in what is left of the budget.
+
+        Time is turned into nodes at the speed this search has had so far,
+        so a busy machine solves fewer empties rather than running out.
+        """
+        left = INFINITY if self._node_limit is None else self._node_limit - self.nodes
+        if self._ends_at is not None:
+            now = self._clock()
+            elapsed = now - self._started
+            if self.nodes < POLL_EVERY or elapsed <= 0:
+                return False
+            left = min(left, self.nodes / elapsed * (self._ends_at - now))
+        return nodes * 3 <= left * 2
+
+    def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:
+        """Search the root ``depth`` plies in a window around ``guess``; widen it on a miss."""
+        if guess is None or abs(guess) >= SCALE:
+            return self._root(roots, depth, -INFINITY, INFINITY)
+        alpha, beta = guess - ASPIRATION, guess + ASPIRATION
+        score, move = self._root(roots, depth, alpha, beta)
+        if score <= alpha:
+            score, move = self._root(roots, depth, -INFINITY, score + 1)
+        elif score >= beta:
+            score, move = self._root(roots, depth, score - 1, INFINITY)
+        if not alpha < score < beta:
+            score, move = self._root(roots, depth, -INFINITY, INFINITY)
+        return score, move
+
+    def _root(self, roots: list[tuple[int, int, int]], depth: int, alpha: int, beta: int) -> tuple[int, int]:
+        """PVS over the root moves; remember the best one for an interrupted iteration."""
+        best, best_move, low = -INFINITY, roots[0][0], alpha
+        self._partial = None
+        for n, (index, child_own, child_opp) in enumerate(roots):
+            if n == 0:
+                score = -self.search(child_own, child_opp, depth - 1, -beta, -low)
+            else:
+                score = -self.search(child_own, child_opp, depth - 1, -low - 1, -low)
+                if low < score < beta:
+                    score = -self.search(child_own, child_opp, depth - 1, -beta, -score)
+            if score > best:
+                best, best_move = score, index
+                if score > alpha:
+                    self._partial = (index, score)
+                if score > low:
+                    low = score
+                    if low >= beta:
+                        break
+        return best, best_move
+
+    def _solve_root(self, roots: list[tuple[int, int, int]], fallback: RootResult, empties: int) -> RootResult:
+        """Prove win, draw or loss; when losing, find the move that loses by least.
+
+        Returns ``fallback`` (the heuristic choice) if not even the proof fits the budget.
+        """
+        try:
+            score, move = self._solve_moves(roots, -1, 1)
+        except OutOfBudget:
+            return RootResult(fallback.move, fallback.score, fallback.depth, False, self.nodes)
+        if score >= 0:
+            return RootResult(move, score * SCALE, empties, True, self.nodes)
+        try:
+            score, move = self._solve_moves(roots, -INFINITY, 0)
+        except OutOfBudget:
+            return RootResult(fallback.move if fallback.score is not None else move, -SCALE, empties, True,
+                              self.nodes)
+        return RootResult(move, score * SCALE, empties, True, self.nodes)
+
+    def _solve_moves(self, roots: list[tuple[int, int, int]], alpha: int, beta: int) -> tuple[int, int]:
+        """Exact alpha-beta over the root moves in discs; return ``(score, move)``."""
+        best, best_move, low = -INFINITY, roots[0][0], alpha
+        for index, child_own, child_opp in roots:
+            score = -self.solve(child_own, child_opp, -beta, -low)
+            if score > best:
+                best, best_move = score, index
+                if score > low:
+                    low = score
+                    if low >= beta:
+                        break
+        return best, best_move
+
+    def ordered_moves(self, own: int, opp: int) -> list[int]:
+        """Return the square indices ``own`` can play, the most promising first (fewest replies, corners)."""
+        return [index for _, index, _, _ in self._children(own, opp, self.moves(own, opp), -1)]
+
+    def move_scores(self, own: int, opp: int, depth: int) -> list[tuple[int, int]]:
+        """Return ``(move, score)`` for every move, each searched ``depth`` plies with a full window.
+
+        For the weaker levels, which add noise to every move's score.
+
+        Raises:
+            OutOfBudget: when the budget runs out.
+        """
+        scores = []
+        for _, index, child_own, child_opp in self._children(own, opp, self.moves(own, opp), -1):
+            scores.append((index, -self.search(child_own, child_opp, depth - 1, -INFINITY, INFINITY)))
+        return scores
+
+
+def _square_priority(geometry) -> tuple[int, ...]:
+    """Return a per-square ordering bonus: corners high, X-squares and C-squares low, edges a little up."""
+    priority = [0] * geometry.squares
+    for index in range(geometry.squares):
+        bit = 1 << index
+        if bit & geometry.corners:
+            priority[index] = 64
+        elif bit & geometry.edges:
+            priority[index] = 4
+    for _, x, c in geometry.x_squares:
+        priority[x.bit_length() - 1] = -32
+        for index in range(geometry.squares):
+            if c >> index & 1:
+                priority[index] = -8
+    return tuple(priority)

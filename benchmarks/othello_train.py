@@ -1,0 +1,340 @@
+"""Fit the 8x8 Othello pattern evaluation (``games/bots/othello_patterns.py``) from self-play.
+
+Four steps, each one function:
+
+1. :func:`generate`: self-play games on 8x8 between searches of a few
+   hundred nodes a move (``--nodes``), the first ``--random-plies`` plies and
+   one move in ten (``--epsilon``) random so that the games differ. Once
+   ``--solve-at`` squares are empty the game's exact outcome is solved and
+   the rest is played perfectly: those positions are labelled exactly, the
+   earlier ones with the game's outcome (from the side to move's point of
+   view).
+2. :func:`relabel`: one position in ``--sample-every`` before the exact
+   endgame is labelled by a ``--relabel-depth``-ply search of the
+   hand-weighted evaluation instead (proven results as their margin). The
+   outcome of a game between weak players is too noisy a label for this
+   much data: tables fitted to outcomes lost 0-12 to the hand-weighted
+   evaluation; fitted to search labels they win (docs/BENCHMARKS.md).
+3. :func:`fit`: least squares by stochastic gradient descent, per stage, of
+   what the hand-weighted evaluation (turned into discs by its least-squares
+   factor, :func:`hand_permille`) gets wrong (:func:`residuals`): one table
+   entry per pattern copy and a constant; every tenth game is held out, the
+   epoch with the lowest held-out error is kept, and entries seen fewer than
+   ``--min-count`` times are zeroed.
+4. :func:`compare`: the held-out error of the fitted evaluation beside the
+   hand-weighted one's.
+
+Writes ``games/bots/data/othello_patterns.bin`` (or ``--out``), with the data
+set's size and both errors in its header. Samples can be kept
+(``--samples``, ``--labelled``: pickles) and refitted without playing again.
+
+How it scales: games and relabelling are the cost (a game about 0.7 s of a
+job's wall time on this loaded machine; a 4-ply relabelling 4.4 ms of CPU a
+position), both linear in the number of games; the fit is about 2 s per
+10,000 positions and epoch. The shipped tables: 1,600 games, 42,436
+positions, about 15 minutes with ``--jobs 2`` on the loaded 2-core machine.
+
+Usage::
+
+    nice -n 19 python benchmarks/othello_train.py --games 1600 --jobs 2      # the shipped tables
+    python benchmarks/othello_train.py --games 20 --out /tmp/p.bin           # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import pickle
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from games.bots import Budget  # noqa: E402
+from games.bots.othello_board import board  # noqa: E402
+from games.bots.othello_eval import LIMIT, evaluator  # noqa: E402
+from games.bots.othello_patterns import (  # noqa: E402
+    DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights)
+from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: E402
+
+Sample = tuple[int, int, int, int]
+"""``(own, opp, label, game)``: a position, its label in hundredths of a disc, and its game's number."""
+
+START = (0x0000000810000000, 0x0000001008000000)
+"""Black's and White's discs at the standard start (d5 and e4 Black, d4 and e5 White)."""
+
+
+def play_game(number: int, seed: int, nodes: int, random_plies: int, epsilon: float, solve_at: int) -> list[Sample]:
+    """Play one self-play game; return its labelled positions (see the module docstring)."""
+    rng = random.Random(seed * 1_000_003 + number)
+    geometry = board(8)
+    moves, flips = geometry.moves, geometry.flips
+    own, opp = START
+    black_to_move = True
+    seen: list[tuple[int, int, bool]] = []
+    solved_margin = None  # Black's final margin once solved
+    while True:
+        legal = moves(own, opp)
+        if not legal:
+            if not moves(opp, own):
+                break
+            own, opp, black_to_move = opp, own, not black_to_move
+            continue
+        seen.append((own, opp, black_to_move))
+        empties = 64 - (own | opp).bit_count()
+        if empties <= solve_at:
+            if solved_margin is None:
+                margin = Searcher(8, Budget(nodes=10**12)).solve(own, opp, -INFINITY, INFINITY)
+                solved_margin = margin if black_to_move else -margin
+            index = Searcher(8, Budget(nodes=10**12)).best_move(own, opp, solve_empties=64).move
+        elif len(seen) <= random_plies or rng.random() < epsilon:
+            squares = [i for i in range(64) if legal >> i & 1]
+            index = rng.choice(squares)
+        else:
+            index = Searcher(8, Budget(nodes=nodes)).best_move(own, opp).move
+        flipped = flips(index, own, opp)
+        own, opp, black_to_move = opp ^ flipped, own | (1 << index) | flipped, not black_to_move
+    black = own if black_to_move else opp
+    white = opp if black_to_move else own
+    final = black.bit_count() - white.bit_count() if solved_margin is None else solved_margin
+    return [(o, p, 100 * (final if to_move else -final), number) for o, p, to_move in seen]
+
+
+def _play_task(task: tuple[int, int, int, int, float, int]) -> list[Sample]:
+    return play_game(*task)
+
+
+def generate(games: int, seed: int, nodes: int, random_plies: int, epsilon: float, solve_at: int,
+             jobs: int) -> list[Sample]:
+    """Play ``games`` self-play games in ``jobs`` processes; return all their labelled positions."""
+    tasks = [(number, seed, nodes, random_plies, epsilon, solve_at) for number in range(games)]
+    samples: list[Sample] = []
+    started = time.perf_counter()
+    with multiprocessing.Pool(jobs) as pool:
+        for done, game in enumerate(pool.imap_unordered(_play_task, tasks, chunksize=4), 1):
+            samples.extend(game)
+            if done % 100 == 0:
+                print(f"  {done} games, {len(samples)} positions, {time.perf_counter() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+    return samples
+
+
+def _search_label(task: tuple[int, int, int]) -> int:
+    """The hand-weighted evaluation searched ``depth`` plies from ``(own, opp)``.
+
+    In the evaluation's own units, or (a game end within reach) the proven
+    margin as ``margin * SCALE`` (see :mod:`games.bots.othello_search`).
+    """
+    own, opp, depth = task
+    searcher = Searcher(8, Budget(nodes=10**12), evaluate=evaluator(8))
+    return searcher.search(own, opp, depth, -INFINITY, INFINITY)
+
+
+def _to_hundredths(score: int, scale: float) -> float:
+    """A search score in hundredths of a disc: proven margins exactly, heuristic scores times ``scale``."""
+    if abs(score) > LIMIT:
+        return score / SCALE * 100
+    return scale * score
+
+
+def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs: int) -> list[Sample]:
+    """Blend each label with a ``depth``-ply search of the hand-weighted evaluation (share ``share``).
+
+    Positions with ``solve_at`` empties or fewer keep their exact label. The
+    search's units are turned into hundredths of a disc by the least-squares
+    factor between the hand-weighted evaluation and the labels. Search labels
+    are much less noisy than a game's outcome, which depends on every later
+    move of two weak players; the blend keeps some of what only the
+    outcome knows.
+    """
+    hand = evaluator(8)
+    static = [hand(own, opp) for own, opp, _, _ in samples]
+    scale = sum(h * label for h, (_, _, label, _) in zip(static, samples)) / max(1, sum(h * h for h in static))
+    todo = [i for i, (own, opp, _, _) in enumerate(samples) if 64 - (own | opp).bit_count() > solve_at]
+    started = time.perf_counter()
+    relabelled = list(samples)
+    with multiprocessing.Pool(jobs) as pool:
+        tasks = [(samples[i][0], samples[i][1], depth) for i in todo]
+        for done, (i, score) in enumerate(zip(todo, pool.imap(_search_label, tasks, chunksize=64)), 1):
+            own, opp, label, game = samples[i]
+            relabelled[i] = (own, opp, round((1 - share) * label + share * _to_hundredths(score, scale)), game)
+            if done % 10_000 == 0:
+                print(f"  relabelled {done} of {len(todo)}, {time.perf_counter() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+    return relabelled
+
+
+def _features(samples: list[Sample]) -> list[tuple[int, tuple[int, ...], int, int]]:
+    return [(*feature_vector(own, opp), label) for own, opp, label, _ in samples]
+
+
+def _split(samples: list[Sample], held_out: float = 0.1) -> tuple[list[Sample], list[Sample]]:
+    """Split by game (every tenth game held out), so that held-out positions are from unseen games."""
+    every = max(2, round(1 / held_out))
+    train = [s for s in samples if s[3] % every]
+    test = [s for s in samples if not s[3] % every]
+    return train, test
+
+
+def _predict(tables: list[dict[str, list[float]]], mobility: list[float], bias: list[float],
+             stage: int, indices: tuple[int, ...], mob: int) -> float:
+    stage_tables = tables[stage]
+    return bias[stage] + mobility[stage] * mob + sum(
+        stage_tables[pattern.name][index] for pattern, index in zip(PATTERNS, indices))
+
+
+def _error(data, tables, mobility, bias) -> float:
+    """Root mean square error in discs over ``data`` (feature tuples)."""
+    total = sum((_predict(tables, mobility, bias, stage, idx, mob) - label) ** 2 for stage, idx, mob, label in data)
+    return (total / max(1, len(data))) ** 0.5 / 100
+
+
+def hand_permille(samples: list[Sample]) -> int:
+    """The least-squares factor (in thousandths) that turns the hand-weighted evaluation into the labels' units."""
+    hand = evaluator(8)
+    static = [hand(own, opp) for own, opp, _, _ in samples]
+    return round(1000 * sum(h * s[2] for h, s in zip(static, samples)) / max(1, sum(h * h for h in static)))
+
+
+def residuals(samples: list[Sample], permille: int) -> list[Sample]:
+    """Each label minus the hand-weighted evaluation's share (what the tables are fitted to)."""
+    hand = evaluator(8)
+    return [(own, opp, label - hand(own, opp) * permille // 1000, game) for own, opp, label, game in samples]
+
+
+def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
+        min_count: int = 0, mobility_rate: float = 0.0) -> tuple[PatternWeights, dict[str, float]]:
+    """Fit the tables by SGD on squared error; keep the epoch with the lowest held-out error.
+
+    ``mobility_rate`` (0: the mobility weight stays 0, as when the tables
+    correct the hand-weighted evaluation, which counts mobility itself).
+
+    Entries seen in fewer than ``min_count`` training positions are set to 0
+    afterwards (a rare pattern's entry is mostly its few positions' noise).
+
+    Returns the weights (rounded to ints) and the errors: ``train_rmse`` and
+    ``test_rmse`` in discs, and the position counts.
+    """
+    train_samples, test_samples = _split(samples)
+    train, test = _features(train_samples), _features(test_samples)
+    tables = [{name: [0.0] * size for name, size in TABLE_SIZES.items()} for _ in range(STAGES)]
+    mobility, bias = [0.0] * STAGES, [0.0] * STAGES
+    best = (_error(test, tables, mobility, bias), _snapshot(tables, mobility, bias), 0)
+    rng = random.Random(seed)
+    names = [pattern.name for pattern in PATTERNS]
+    for epoch in range(1, epochs + 1):
+        rng.shuffle(train)
+        for stage, indices, mob, label in train:
+            stage_tables = tables[stage]
+            error = label - _predict(tables, mobility, bias, stage, indices, mob)
+            step = rate * error
+            for name, index in zip(names, indices):
+                stage_tables[name][index] += step
+            bias[stage] += step
+            mobility[stage] += mobility_rate * error * mob
+        test_error = _error(test, tables, mobility, bias)
+        print(f"  epoch {epoch}: held-out RMSE {test_error:.2f} discs", file=sys.stderr, flush=True)
+        if test_error < best[0]:
+            best = (test_error, _snapshot(tables, mobility, bias), epoch)
+    tables, mobility, bias = best[1]
+    seen = [{name: [0] * size for name, size in TABLE_SIZES.items()} for _ in range(STAGES)]
+    for stage, indices, _, _ in train:
+        for name, index in zip(names, indices):
+            seen[stage][name][index] += 1
+    for stage in range(STAGES):
+        for name, table in tables[stage].items():
+            counts = seen[stage][name]
+            for index, count in enumerate(counts):
+                if count < min_count:
+                    table[index] = 0.0
+    info = {"positions": len(samples), "train_positions": len(train), "test_positions": len(test),
+            "train_rmse": round(_error(train, tables, mobility, bias), 3), "test_rmse": round(best[0], 3),
+            "epoch": best[2], "min_count": min_count}
+    weights = PatternWeights(
+        tables=tuple({name: [_int16(v) for v in table] for name, table in stage.items()} for stage in tables),
+        mobility=tuple(round(m) for m in mobility), bias=tuple(round(b) for b in bias), info=info)
+    return weights, info
+
+
+def _snapshot(tables, mobility, bias):
+    return [{name: list(t) for name, t in stage.items()} for stage in tables], list(mobility), list(bias)
+
+
+def _int16(value: float) -> int:
+    return max(-32767, min(32767, round(value)))
+
+
+def compare(samples: list[Sample], weights: PatternWeights) -> dict[str, float]:
+    """Held-out RMSE in discs of the fitted evaluation and of the hand-weighted one (scaled by least squares)."""
+    from games.bots.othello_patterns import evaluator as pattern_evaluator  # noqa: PLC0415
+
+    _, test = _split(samples)
+    hand = evaluator(8)
+    fitted = pattern_evaluator(weights, LIMIT, hand=hand)
+    labels = [label for _, _, label, _ in test]
+    new = [fitted(own, opp) for own, opp, _, _ in test]
+    old = [hand(own, opp) for own, opp, _, _ in test]
+    scale = sum(o * y for o, y in zip(old, labels)) / max(1, sum(o * o for o in old))
+    rmse = lambda guesses: (statistics.fmean((g - y) ** 2 for g, y in zip(guesses, labels)) ** 0.5) / 100  # noqa: E731
+    return {"test_rmse_patterns": round(rmse(new), 3), "test_rmse_hand_weighted": round(rmse([scale * o for o in old]), 3),
+            "test_rmse_constant_zero": round(rmse([0] * len(labels)), 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1500, help="self-play games (default 1500)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes playing games (default 2)")
+    parser.add_argument("--nodes", type=int, default=300, help="search nodes a move in self-play (default 300)")
+    parser.add_argument("--random-plies", type=int, default=8, help="random opening plies (default 8)")
+    parser.add_argument("--epsilon", type=float, default=0.1, help="share of random moves after them (default 0.1)")
+    parser.add_argument("--solve-at", type=int, default=10, help="empties from which games are solved (default 10)")
+    parser.add_argument("--epochs", type=int, default=15, help="SGD passes over the data (default 15)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--min-count", type=int, default=20, help="zero the entries seen fewer times (default 20)")
+    parser.add_argument("--relabel-depth", type=int, default=4,
+                        help="blend the labels with a search this deep of the hand-weighted evaluation (default 4; 0: no)")
+    parser.add_argument("--relabel-share", type=float, default=1.0,
+                        help="the search's share of the blend (default 1: search labels only)")
+    parser.add_argument("--sample-every", type=int, default=3,
+                        help="keep one position in this many before the exact endgame (default 3: search labels cost)")
+    parser.add_argument("--labelled", type=Path, help="keep the blended samples here, or reuse them if the file exists")
+    parser.add_argument("--samples", type=Path, help="keep the positions here, or reuse them if the file exists")
+    parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"the data file written (default {DATA_FILE})")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if args.samples is not None and args.samples.exists():
+        samples = pickle.loads(args.samples.read_bytes())
+    else:
+        samples = generate(args.games, args.seed, args.nodes, args.random_plies, args.epsilon, args.solve_at, args.jobs)
+        if args.samples is not None:
+            args.samples.write_bytes(pickle.dumps(samples))
+    played = time.perf_counter() - started
+    samples = [s for i, s in enumerate(samples)
+               if i % args.sample_every == 0 or 64 - (s[0] | s[1]).bit_count() <= args.solve_at]
+    if args.relabel_depth:
+        if args.labelled is not None and args.labelled.exists():
+            samples = pickle.loads(args.labelled.read_bytes())
+        else:
+            samples = relabel(samples, args.relabel_depth, args.relabel_share, args.solve_at, args.jobs)
+            if args.labelled is not None:
+                args.labelled.write_bytes(pickle.dumps(samples))
+    permille = hand_permille(samples)
+    weights, info = fit(residuals(samples, permille), args.epochs, args.seed, min_count=args.min_count)
+    weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
+    info.update(compare(samples, weights))
+    info.update({"games": len({s[3] for s in samples}), "nodes_per_move": args.nodes, "solve_at": args.solve_at,
+                 "relabel_depth": args.relabel_depth, "relabel_share": args.relabel_share if args.relabel_depth else 0,
+                 "seconds_playing": round(played), "seconds_total": round(time.perf_counter() - started)})
+    weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
+    save_weights(weights, args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes): {info}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

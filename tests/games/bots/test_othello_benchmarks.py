@@ -1,0 +1,147 @@
+"""The Othello benchmarks run and report what they claim: the search speed comparison, the solver check.
+
+Each tool is run in-process at the smallest counts (a few hundredths of a
+second a search), and its printed table is read back.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import games
+from games.bots import Budget
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCHMARKS = ROOT / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+
+import othello_previous  # noqa: E402
+import othello_search_speed  # noqa: E402
+
+
+def _rows(text: str, first_cell: str) -> list[list[str]]:
+    """The Markdown table rows of ``text`` whose first cell is ``first_cell``, split into cells."""
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()
+            if line.startswith(f"| {first_cell} |")]
+
+
+def test_the_speed_comparison_runs_the_previous_search_beside_the_new(capsys: pytest.CaptureFixture[str]) -> None:
+    assert othello_search_speed.main(["--compare", "--seconds", "0.02", "--positions", "1", "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    for name in ("previous", "new"):
+        timed = [row for row in _rows(out, name) if len(row) == 7 and row[4].replace(",", "").isdigit()]
+        fixed = [row for row in _rows(out, name) if len(row) == 7 and row[3] == "2"]
+        assert [row[2] for row in timed] == ["opening", "middle", "end"], out
+        assert [row[2] for row in fixed] == ["opening", "middle"], out
+        assert all(int(row[5].replace(",", "")) > 0 for row in fixed), out
+
+
+def test_the_previous_player_is_the_frozen_copy_and_plays_legal_moves() -> None:
+    assert Path(othello_previous.__file__).parent == BENCHMARKS / "othello_previous"
+    rng = random.Random(3)
+    state = games.get("othello").new_state({"size": 8})
+    player = othello_previous.make_chooser(5)
+    while state.outcome is None and sum(state.disc_counts()) < 20:
+        move = player.choose(state.view(state.to_move), Budget(nodes=300), rng)
+        assert move in state.legal_moves()
+        state = state.play(move)
+
+
+def test_the_solver_is_exact_against_brute_force_on_100_positions_with_up_to_8_empties() -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    checked, mismatches, seconds = othello_solver_check.check(100, 8, seed=22)
+    assert checked == 100 and len(seconds["solver"]) == 100
+    assert mismatches == []
+
+
+def test_the_brute_force_solver_is_independent_and_agrees_with_the_engine_minimax() -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    rng = random.Random(5)
+    for _ in range(5):
+        own, opp = othello_solver_check.random_position(8, 6, rng)
+        assert othello_solver_check.brute_force(own, opp) == othello_solver_check._by_engine(own, opp, 8)
+
+
+def test_the_solver_check_reports_a_wrong_solver(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    monkeypatch.setattr(othello_solver_check, "brute_force", lambda own, opp, *args, **kwargs: 99)
+    assert othello_solver_check.main(["--positions", "2", "--max-empties", "4"]) == 1
+    assert "exact: 0 of 2" in capsys.readouterr().out
+
+
+def test_strength_plays_the_new_level_5_against_the_previous_one_from_varied_openings(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    openings = strength.othello_openings()
+    assert len(openings) == len(set(openings)) == strength.OPENING_COUNT
+    assert {len(opening) for opening in openings} == set(range(4, 9))
+    match = strength.Match("othello", (("size", 8),), strength.Player("level", 5), strength.Player("previous", 5))
+    assert match in strength.matches_for("othello", {"size": 8}, [4, 5], openspiel=False)
+    assert strength.Player("previous", 5).label == "previous level 5"
+    budgets = strength.Budgets(seconds=0, nodes=150)
+    first, second = (strength.play_game(match, index, 1, budgets) for index in (0, 1))
+    assert first.plies > len(openings[0]) and second.plies > len(openings[0])
+    assert strength.main(["--game", "othello", "--only", "previous", "--games", "2", "--seconds", "0",
+                          "--nodes", "150", "--markdown"]) == 0
+    rows = _rows(capsys.readouterr().out, "othello")
+    assert [(row[1], row[2], row[3]) for row in rows] == [("level 5", "previous level 5", "2")]
+
+
+def test_strength_checks_the_solver_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    assert strength.main(["--game", "othello", "--only", "previous", "--solver-check", "6", "--solver-empties", "7",
+                          "--games", "1", "--seconds", "0", "--nodes", "50"]) == 0
+    assert "othello endgame solver: exact in 6 of 6 random positions with 1-7 empties" in capsys.readouterr().out
+
+
+def test_openspiel_alpha_beta_plays_othello_through_the_adapter() -> None:
+    pytest.importorskip("pyspiel")
+    import openspiel_opponent  # noqa: PLC0415
+    from games.bots import chooser  # noqa: PLC0415
+
+    played = openspiel_opponent.play_against_mcts("othello", lambda: chooser("othello", 2), games=2, simulations=1,
+                                                  seed=1, seconds=None, nodes=50, opponent="alphabeta")
+    assert [game.our_seat for game in played.games] == [0, 1]
+    assert all(game.plies >= 9 for game in played.games)
+    assert played.summary().startswith("othello vs alpha-beta depth 1: 2 games")
+    with pytest.raises(ValueError, match="alphabeta"):
+        openspiel_opponent.play_against_mcts("morris", lambda: chooser("morris", 2), games=1, opponent="alphabeta")
+
+
+def test_strength_scales_each_levels_default_time() -> None:
+    import strength  # noqa: PLC0415
+
+    budgets = strength.Budgets(time_scale=0.1)
+    assert budgets.for_player(strength.Player("level", 5)).seconds == pytest.approx(0.1)
+    assert budgets.for_player(strength.Player("level", 4)).seconds == pytest.approx(0.05)
+    assert budgets.for_player(strength.Player("previous", 5)).seconds == pytest.approx(0.1)
+    assert strength.Budgets(seconds=0.3, time_scale=0.1).for_player(strength.Player("level", 4)).seconds == 0.3
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--time-scale", "0"])
+
+
+def test_the_training_script_runs_end_to_end_and_writes_tables_that_load(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    out = tmp_path / "tables.bin"
+    assert othello_train.main(["--games", "3", "--jobs", "1", "--nodes", "40", "--solve-at", "6",
+                               "--relabel-depth", "1", "--epochs", "2", "--min-count", "1", "--out", str(out)]) == 0
+    weights = othello_patterns.load_weights(out)
+    assert weights.info["games"] == 3 and weights.info["relabel_depth"] == 1
+    assert 0 < weights.hand_permille < 10_000
+    info = weights.info
+    assert info["train_positions"] + info["test_positions"] == info["positions"] > 3 * 15  # a third of each game
+    assert info["epoch"] in (0, 1, 2)  # the best held-out epoch (0: the tables left at 0)

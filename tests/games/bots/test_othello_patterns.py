@@ -1,0 +1,150 @@
+"""The trained Othello evaluation: pattern indices, the data file (shapes, one known position), its use.
+
+The pattern indices are checked against a square-by-square reading of the
+board; the shipped tables are loaded from the package as a worker loads
+them; a file of another layout is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import games
+from games.bots import Budget
+from games.bots import othello_patterns as patterns
+from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, trained_evaluator
+from games.bots.othello_search import Searcher
+from games.othello import OthelloState
+
+OTHELLO = games.get("othello")
+START = (0x0000000810000000, 0x0000001008000000)
+"""Black's and White's discs at the standard start (Black to move)."""
+
+
+def _random_positions(count: int, seed: int) -> list[tuple[int, int]]:
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = OTHELLO.new_state({"size": 8})
+        for _ in range(rng.randrange(0, 60)):
+            if state.outcome is not None:
+                break
+            state = state.play(rng.choice(state.legal_moves()))
+        found.append((state.black, state.white) if state.to_move == 0 else (state.white, state.black))
+    return found
+
+
+def _zero_weights(mobility: int = 0) -> patterns.PatternWeights:
+    tables = tuple({name: [0] * size for name, size in patterns.TABLE_SIZES.items()} for _ in range(patterns.STAGES))
+    return patterns.PatternWeights(tables, (mobility,) * patterns.STAGES, (0,) * patterns.STAGES, {})
+
+
+def test_there_are_46_pattern_copies_of_11_patterns_each_on_distinct_squares() -> None:
+    counts: dict[str, int] = {}
+    for pattern in patterns.PATTERNS:
+        counts[pattern.name] = counts.get(pattern.name, 0) + 1
+        assert len(set(pattern.squares)) == len(pattern.squares)
+        assert 3 ** len(pattern.squares) == patterns.TABLE_SIZES[pattern.name]
+    assert counts == {"hv2": 4, "hv3": 4, "hv4": 4, "d8": 2, "d7": 4, "d6": 4, "d5": 4, "d4": 4,
+                      "edge_x": 4, "corner3x3": 4, "corner2x5": 8}
+
+
+def test_the_packed_indices_equal_a_square_by_square_reading() -> None:
+    for own, opp in _random_positions(150, seed=4):
+        expected = [sum((1 if own >> square & 1 else 2 if opp >> square & 1 else 0) * 3 ** digit
+                        for digit, square in enumerate(pattern.squares)) for pattern in patterns.PATTERNS]
+        assert list(patterns.pattern_indices(own, opp)) == expected
+
+
+def test_stages_cover_every_disc_count_in_order() -> None:
+    stages = [patterns.stage_of(discs) for discs in range(4, 65)]
+    assert stages[0] == 0 and stages[-1] == patterns.STAGES - 1
+    assert all(b - a in (0, 1) for a, b in zip(stages, stages[1:]))
+
+
+def test_weights_written_are_read_back_and_score_as_their_sum(tmp_path: Path) -> None:
+    weights = _zero_weights(mobility=7)
+    weights.tables[3]["edge_x"][5] = -300
+    weights.tables[3]["hv2"][0] = 11
+    path = tmp_path / "p.bin"
+    patterns.save_weights(weights, path)
+    loaded = patterns.load_weights(path)
+    assert loaded.tables[3]["edge_x"][5] == -300 and loaded.mobility == (7,) * patterns.STAGES
+    evaluate = patterns.evaluator(loaded, LIMIT)
+    for own, opp in _random_positions(30, seed=9):
+        stage, indices, mobility = patterns.feature_vector(own, opp)
+        expected = 7 * mobility + sum(loaded.tables[stage][p.name][i] for p, i in zip(patterns.PATTERNS, indices))
+        assert evaluate(own, opp) == max(-LIMIT + 1, min(LIMIT - 1, expected))
+
+
+def test_a_file_of_another_layout_is_refused_with_what_is_wrong(tmp_path: Path) -> None:
+    path = tmp_path / "bad.bin"
+    path.write_bytes(b'{"format": "something else"}\n')
+    with pytest.raises(ValueError, match="not a parlour-othello-patterns-1 file"):
+        patterns.load_weights(path)
+    weights = _zero_weights()
+    weights.tables[0]["d4"].append(0)
+    with pytest.raises(ValueError, match="stage 0 table d4 has 82 entries, not 81"):
+        patterns.save_weights(weights, tmp_path / "long.bin")
+
+
+def test_the_shipped_tables_load_with_the_right_shapes_and_are_small() -> None:
+    assert patterns.DATA_FILE.stat().st_size < 3_000_000
+    weights = patterns.load_weights()
+    assert len(weights.tables) == len(weights.mobility) == len(weights.bias) == patterns.STAGES
+    for stage_tables in weights.tables:
+        assert {name: len(table) for name, table in stage_tables.items()} == patterns.TABLE_SIZES
+        assert all(-32767 <= value <= 32767 for table in stage_tables.values() for value in table)
+    assert 300 <= weights.hand_permille <= 3000
+    assert weights.info["games"] >= 1000 and weights.info["test_rmse_patterns"] < weights.info["test_rmse_hand_weighted"]
+    assert patterns.load_weights() is weights  # read once per process
+
+
+def test_known_positions_score_as_when_the_tables_were_fitted() -> None:
+    evaluate = trained_evaluator(8)
+    assert evaluate is not None
+    assert evaluate(*START) == -83  # the start, Black to move: about even (0.8 discs to White)
+    four_corners = OthelloState.from_diagram("\n".join(
+        ["X......X", "........", "..XXO...", "...XO...", "...OX...", "..O.....", "........", "X......X"]), 0, 20)
+    assert evaluate(four_corners.black, four_corners.white) == 2107  # Black holds all four corners: +21 discs
+    assert evaluate(four_corners.white, four_corners.black) == -2221
+
+
+def test_the_search_uses_the_trained_tables_on_8x8_only() -> None:
+    assert best_evaluator(8) is trained_evaluator(8) is not None
+    assert trained_evaluator(6) is None and best_evaluator(6) is evaluator(6)
+    assert Searcher(8, Budget(nodes=1)).evaluate is trained_evaluator(8)
+    assert Searcher(10, Budget(nodes=1)).evaluate is evaluator(10)
+    hand = evaluator(8)
+    assert Searcher(8, Budget(nodes=1), evaluate=hand).evaluate is hand
+
+
+def test_the_trained_evaluation_stays_below_a_proven_result() -> None:
+    evaluate = trained_evaluator(8)
+    assert evaluate is not None
+    for own, opp in _random_positions(200, seed=12):
+        assert -LIMIT < evaluate(own, opp) < LIMIT
+
+
+def test_tables_that_correct_the_hand_evaluation_need_it() -> None:
+    weights = patterns.PatternWeights(_zero_weights().tables, (0,) * 8, (0,) * 8, {}, hand_permille=760)
+    with pytest.raises(ValueError, match="pass it as hand"):
+        patterns.evaluator(weights, LIMIT)
+    hand = evaluator(8)
+    corrected = patterns.evaluator(weights, LIMIT, hand=hand)
+    for own, opp in _random_positions(20, seed=2):
+        assert corrected(own, opp) == max(-LIMIT + 1, min(LIMIT - 1, hand(own, opp) * 760 // 1000))
+
+
+def test_a_missing_or_damaged_data_file_leaves_the_hand_weighted_evaluation(tmp_path: Path) -> None:
+    assert trained_evaluator(8, tmp_path / "absent.bin") is None
+    damaged = tmp_path / "damaged.bin"
+    damaged.write_bytes(patterns.DATA_FILE.read_bytes()[:500])
+    assert trained_evaluator(8, damaged) is None
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(patterns.DATA_FILE.read_bytes()[:-100])
+    with pytest.raises(ValueError, match="do not decompress"):
+        patterns.load_weights(cut)
+    assert trained_evaluator(8, cut) is None
