@@ -48,7 +48,6 @@ from protocol.messages import (
     Tables,
     WatchLobby,
     WatchTable,
-    summarize_options,
 )
 
 from .players.accounts import ACCOUNT_MODES, Accounts
@@ -73,7 +72,7 @@ from .ratings.rated import show_ratings
 from .net import listen
 from .storage.common import StorageUnavailable, is_postgres_url
 from .storage.opening import open_store
-from .storage.rows import ArchiveEntry, DamagedTable, iso_utc
+from .storage.rows import DamagedTable, archive_entry_map
 from .storage.schema import is_disk_full
 from .storage.statements import delete_session_sql
 from .storage.store import Statement, Store, StoreError
@@ -565,7 +564,7 @@ class Server:
 
     async def _list_archive(self, session: Session, request: ListArchive, then: list[Push]) -> Message:
         entries = self.store.archive(request.limit, request.offset) if self.store is not None else []
-        return Archive(id=request.id, games=[_archive_entry(entry) for entry in entries])
+        return Archive(id=request.id, games=[archive_entry_map(entry) for entry in entries])
 
     async def _get_record(self, session: Session, request: GetRecord, then: list[Push]) -> Message:
         stored = self.store.load(request.table) if self.store is not None else None
@@ -604,15 +603,5 @@ def _log_failed_write(task: asyncio.Future[None]) -> None:
         log.error("a background write failed: %s", task.exception())
 
 
-def _archive_entry(entry: ArchiveEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "game": entry.game,
-        "options": summarize_options(entry.options),
-        "players": list(entry.players),
-        "result": entry.result,
-        "plies": entry.plies,
-        "finished": iso_utc(entry.finished) if entry.finished is not None else None,
-    }
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import games
 from games.record import GameRecord, RecordedMove
+from protocol.messages import summarize_options
 
 __all__ = [
     "ArchiveEntry",
@@ -262,3 +263,16 @@ def _seed_matters(game: str, options: dict[str, Any]) -> bool:
         return games.get(game).setup_uses_chance(options)
     except games.UnknownGame:
         return True
+
+
+def archive_entry_map(entry: ArchiveEntry) -> dict[str, Any]:
+    """One finished game as the archive lists it: the map of the ``archive`` reply's ``games`` (PROTOCOL.md), which the web archive serves too."""
+    return {
+        "id": entry.id,
+        "game": entry.game,
+        "options": summarize_options(entry.options),
+        "players": list(entry.players),
+        "result": entry.result,
+        "plies": entry.plies,
+        "finished": iso_utc(entry.finished) if entry.finished is not None else None,
+    }

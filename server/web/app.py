@@ -24,6 +24,7 @@ from protocol.messages import RematchStarted
 
 from ..bus.bus import LOBBY
 from ..net.peer import SOCKET_BUFFER_BYTES
+from ..storage.rows import archive_entry_map
 from ..tables.exports import ExportError
 from ..tables.table import Table
 from . import assets, snapshots
@@ -152,7 +153,7 @@ class WebFace:
         offset = _number(request.query.get("offset", "0"), "offset", MOST_ARCHIVE_OFFSET)
         store = self._server.store
         entries = store.archive(ARCHIVE_PAGE, offset) if store is not None else []
-        return _json({"games": [snapshots.archive_entry(entry) for entry in entries], "offset": offset, "page": ARCHIVE_PAGE})
+        return _json({"games": [archive_entry_map(entry) for entry in entries], "offset": offset, "page": ARCHIVE_PAGE})
 
     async def _archive_game(self, request: web.Request) -> web.StreamResponse:
         table_id = int(request.match_info["id"])

@@ -9,15 +9,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from games.record import RecordError, format_record, replay
-from protocol.messages import MAX_TABLES_PAGE, ChatEntry, TableJoined, Tables, summarize_options
+from protocol.messages import MAX_TABLES_PAGE, ChatEntry, TableJoined, Tables
 
 from ..tables.exports import export_record
 from ..tables.lobby import Lobby
-from ..storage.rows import ArchiveEntry, iso_utc
 from ..storage.store import Store
 from ..tables.table import Table, view_of
 
-__all__ = ["LOBBY_PAGE", "RecordError", "archive_entry", "archive_game", "lobby_tables", "most_watched", "record_text", "table_snapshot"]
+__all__ = ["LOBBY_PAGE", "RecordError", "archive_game", "lobby_tables", "most_watched", "record_text", "table_snapshot"]
 
 LOBBY_PAGE = MAX_TABLES_PAGE
 """The most tables the lobby page lists (the lowest ids: the oldest tables): as ``list_tables`` pages them,
@@ -50,17 +49,6 @@ def most_watched(tables: Iterable[Table], browsers: Mapping[int, int]) -> int | 
     return None if best is None else best[2]
 
 
-def archive_entry(entry: ArchiveEntry) -> dict[str, Any]:
-    """One finished game as the archive lists it (the ``archive`` reply's map, PROTOCOL.md)."""
-    return {
-        "id": entry.id,
-        "game": entry.game,
-        "options": summarize_options(entry.options),
-        "players": list(entry.players),
-        "result": entry.result,
-        "plies": entry.plies,
-        "finished": iso_utc(entry.finished) if entry.finished is not None else None,
-    }
 
 
 def archive_game(store: Store, table_id: int) -> dict[str, Any] | None:
