@@ -30,7 +30,8 @@ from . import __version__
 from .net.addresses import listen_families, reachable_addresses, url_host
 from .net.advertise import Advertiser
 from .players.accounts import ACCOUNT_MODES
-from .app import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, Server, ServerConfig
+from .app import Server
+from .config import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, ServerConfig
 from .play.authority import DEFAULT_ABORT_AFTER_S
 from .net.limits import LimitError, Limits, limit_range, limit_unit
 from .net.loops import add_loop_argument, loop_factory, loop_name, run_on

@@ -48,7 +48,7 @@ SERVER_LAYERS = ("net", "core", "storage", "bus", "tables", "ratings", "play", "
 - ``web``: the read-only web face (pages and the WebSocket feed for browsers that watch).
 """
 
-SERVER_ENTRY_POINTS = ("server.app", "server.cli", "server.archive_cli")
+SERVER_ENTRY_POINTS = ("server.app", "server.cli", "server.archive_cli", "server.config", "server.dispatch", "server.startup")
 """The modules at the top of ``server/``, above every group: they wire the groups together."""
 
 
@@ -124,7 +124,7 @@ def test_the_source_walk_sees_every_package_and_the_known_edges() -> None:
     graph = _graph()
     assert {_package(name) for name in graph} == set(PACKAGES)
     edges = {(edge.importer, edge.module) for edges in graph.values() for edge in edges}
-    assert ("server.app", "server.net.limits") in edges  # a relative import, resolved
+    assert ("server.config", "server.net.limits") in edges  # a relative import, resolved
     assert ("client.connection", "protocol.messages") in edges  # from protocol import messages
     assert (COMMAND, "server.app") in edges  # parlour host, inside a function
 
@@ -190,6 +190,27 @@ def test_a_real_interpreter_agrees() -> None:
     loaded_by_client = _loaded_after_importing([*library, COMMAND])
     assert "client.connection" in loaded_by_client
     assert sorted(m for m in loaded_by_client if _package(m) == "server") == []
+
+
+CLUSTER_CODE = (
+    "import sys\n"
+    "from server.app import Server, ServerConfig\n"
+    "Server(ServerConfig(bus=sys.argv[1] or None, node='a'))\n"
+    "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in ('redis', 'hiredis') or m.startswith('server.cluster')))\n"
+)
+"""Makes a server (with the bus in its first argument, or none) and prints the Redis and cluster modules it loaded."""
+
+
+def _cluster_modules_loaded(bus: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", CLUSTER_CODE, bus], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def test_a_server_without_a_bus_loads_no_redis_and_no_cluster_module() -> None:
+    assert _cluster_modules_loaded("") == set()
+    with_bus = _cluster_modules_loaded("redis://127.0.0.1:1")  # nothing connects until start()
+    assert {"redis", "server.cluster.wiring", "server.cluster.node"} <= with_bus
 
 
 def _server_rank(module: str) -> int | None:
