@@ -153,6 +153,10 @@ def othello_after_d3(address: str, *, options: str = "", bob_args: Sequence[str]
         ann.expect(r"Created table 1")
         bob.send("join 1\n")
         bob.expect(r"Black played d3\.")
+    except AssertionError as exc:
+        ann.kill()
+        bob.kill()
+        raise AssertionError(f"{exc}\nann's output:\n" + "\n".join(ann.lines)) from None
     except BaseException:
         ann.kill()
         bob.kill()
