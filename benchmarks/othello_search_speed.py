@@ -8,8 +8,8 @@ each position and prints, per size and stage, the mean nodes per second
 engine's own speed), the mean deepest finished iteration, and how many
 searches proved the result exactly.
 
-``--compare`` runs today's search and the frozen copy of the search before
-issue 22 (``benchmarks/othello_previous``) on the same positions, one after
+``--compare`` runs today's search and the search before issue 22 (read from
+git history by ``benchmarks/othello_previous.py``) on the same positions, one after
 the other, and adds a fixed-depth row per stage: the CPU seconds and nodes
 each needs to finish ``--depth`` plies (a smaller tree and a faster node
 both count there; nodes per second alone rewards a search for wasting nodes).
@@ -39,12 +39,12 @@ for folder in (ROOT, Path(__file__).resolve().parent):
 import games  # noqa: E402
 from games.bots import Budget  # noqa: E402
 from games.bots.othello_search import Searcher  # noqa: E402
-from othello_previous import Searcher as PreviousSearcher  # noqa: E402
+import othello_previous  # noqa: E402
 
 STAGES = (("opening", 0.10), ("middle", 0.50), ("end", 0.80))
 """Stage name and the share of the board covered when the search starts."""
 
-SEARCHERS: dict[str, Callable[[int, Budget], Any]] = {"new": Searcher, "previous": PreviousSearcher}
+SEARCHERS: dict[str, Callable[[int, Budget], Any]] = {"new": Searcher, "previous": lambda *args: othello_previous.Searcher(*args)}
 """The searches ``--compare`` runs, by the name printed in the table."""
 
 

@@ -9,8 +9,8 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
   (``games.bots.<game>.greedy_chooser()``; Tactego's is capture-first);
 - each level against the level below it (2 vs 1, ..., 5 vs 4);
 - Othello 8x8: the strongest level against the same level of the previous
-  main (``benchmarks/othello_previous``, a frozen copy of the player before
-  issue 22), games ``2k`` and ``2k + 1`` from opening ``k`` of
+  main (``benchmarks/othello_previous.py``: the player before issue 22,
+  read from git history), games ``2k`` and ``2k + 1`` from opening ``k`` of
   :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
 - the strongest level against OpenSpiel's MCTS (Othello also at 10,000
   simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
@@ -92,8 +92,8 @@ DEFAULT_MAX_PLIES = 400
 class Player:
     """Who plays one side of a match.
 
-    ``kind`` is ``"level"``, ``"previous"`` (Othello: the frozen copy of the
-    player before issue 22, ``benchmarks/othello_previous``, at ``level``),
+    ``kind`` is ``"level"``, ``"previous"`` (Othello: the player before
+    issue 22, read from git by ``benchmarks/othello_previous.py``, at ``level``),
     ``"random"``, ``"greedy"`` or ``"openspiel"`` (``opponent`` says which
     OpenSpiel bot: ``"mcts"`` with ``strength`` simulations, or
     ``"alphabeta"`` to ``strength`` plies).
@@ -128,7 +128,7 @@ class Player:
         if self.kind == "previous":
             if game != "othello":
                 raise LookupError("only Othello keeps a copy of its previous player")
-            import othello_previous  # noqa: PLC0415 (benchmarks/othello_previous)
+            import othello_previous  # noqa: PLC0415 (benchmarks/othello_previous.py)
 
             return othello_previous.make_chooser(self.level)
         if self.kind == "random":

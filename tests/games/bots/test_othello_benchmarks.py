@@ -41,8 +41,13 @@ def test_the_speed_comparison_runs_the_previous_search_beside_the_new(capsys: py
         assert all(int(row[5].replace(",", "")) > 0 for row in fixed), out
 
 
-def test_the_previous_player_is_the_frozen_copy_and_plays_legal_moves() -> None:
-    assert Path(othello_previous.__file__).parent == BENCHMARKS / "othello_previous"
+def test_the_previous_player_is_main_before_issue_22_read_from_git_and_plays_legal_moves() -> None:
+    for module in othello_previous.MODULES:  # the history's text, only the shared contract's imports made absolute
+        text = othello_previous.source(module)
+        assert "from .base import" not in text and "from .greedy import" not in text
+    assert "from games.bots.base import Budget, MoveChooser" in othello_previous.source("othello")
+    othello_previous.load()
+    assert othello_previous.make_chooser.__module__ == f"{othello_previous.PACKAGE}.othello"
     rng = random.Random(3)
     state = games.get("othello").new_state({"size": 8})
     player = othello_previous.make_chooser(5)
@@ -50,6 +55,11 @@ def test_the_previous_player_is_the_frozen_copy_and_plays_legal_moves() -> None:
         move = player.choose(state.view(state.to_move), Budget(nodes=300), rng)
         assert move in state.legal_moves()
         state = state.play(move)
+
+
+def test_a_commit_the_history_lacks_is_refused_by_name() -> None:
+    with pytest.raises(othello_previous.PreviousPlayerUnavailable, match="cannot read games/bots/othello.py at 000000000000"):
+        othello_previous.source("othello", "0" * 40)
 
 
 def test_the_solver_is_exact_against_brute_force_on_100_positions_with_up_to_8_empties() -> None:
