@@ -35,7 +35,7 @@ import resource
 import signal
 import struct
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 
@@ -105,16 +105,21 @@ class EchoProtocol(asyncio.Protocol):
             self._groups.setdefault(request.get("table"), []).append(self._transport)  # type: ignore[arg-type]
             self._joined.append(request.get("table"))
         elif kind == "broadcast":
-            push = dict(request, type="moved")
-            push.pop("id", None)
-            frame = encode(push)
-            for receiver in self._groups.get(request.get("table"), ()):
-                receiver.write(frame)
+            broadcast(self._groups, request)
         return encode({"type": "ok", "id": request.get("id")})
 
     def _close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+
+
+def broadcast(groups: dict[Any, list[asyncio.Transport]], request: dict[str, Any]) -> None:
+    """Write ``request`` as a ``moved`` push (without its id) to every connection that watches its table."""
+    push = dict(request, type="moved")
+    push.pop("id", None)
+    frame = encode(push)
+    for receiver in groups.get(request.get("table"), ()):
+        receiver.write(frame)
 
 
 def raise_open_files_limit() -> int:
@@ -126,15 +131,21 @@ def raise_open_files_limit() -> int:
     return soft
 
 
-async def serve(host: str, port: int) -> None:
-    """Listen on ``host``:``port`` (0: a free port), print the port, serve until SIGTERM/SIGINT."""
+async def serve(host: str, port: int, protocol: Callable[[dict[Any, list[asyncio.Transport]]], asyncio.Protocol] | None = None,
+                label: str = "echo server") -> None:
+    """Listen on ``host``:``port`` (0: a free port), print the port, serve until SIGTERM/SIGINT.
+
+    ``protocol`` makes each connection's protocol from the table groups all connections share
+    (:class:`EchoProtocol` by default); ``label`` names the server in the line giving its port.
+    """
     loop = asyncio.get_running_loop()
     groups: dict[Any, list[asyncio.Transport]] = {}
-    server = await loop.create_server(lambda: EchoProtocol(groups), host, port, backlog=4096)
+    make = protocol or EchoProtocol
+    server = await loop.create_server(lambda: make(groups), host, port, backlog=4096)
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    print(f"echo server listening on port {server.sockets[0].getsockname()[1]}", flush=True)
+    print(f"{label} listening on port {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await stop.wait()
 

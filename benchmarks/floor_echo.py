@@ -39,14 +39,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import struct
 import sys
 from typing import Any, Callable
 
 import msgpack
 
-from echo_server import MAX_FRAME_BYTES, encode, raise_open_files_limit
+from echo_server import MAX_FRAME_BYTES, broadcast, encode, raise_open_files_limit, serve
 
 _HEADER = struct.Struct(">I")
 _unpack_header = _HEADER.unpack_from
@@ -132,24 +131,7 @@ class FloorProtocol(asyncio.Protocol):
             self._groups.setdefault(request.get("table"), []).append(self._transport)
             self._joined.append(request.get("table"))
             return
-        push = dict(request, type="moved")
-        push.pop("id", None)
-        frame = encode(push)
-        for receiver in self._groups.get(request.get("table"), ()):
-            receiver.write(frame)
-
-
-async def serve(host: str, port: int) -> None:
-    """Listen on ``host``:``port`` (0: a free port), print the port, serve until SIGTERM/SIGINT."""
-    loop = asyncio.get_running_loop()
-    groups: dict[Any, list[asyncio.Transport]] = {}
-    server = await loop.create_server(lambda: FloorProtocol(groups), host, port, backlog=4096)
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    print(f"floor echo listening on port {server.sockets[0].getsockname()[1]}", flush=True)
-    async with server:
-        await stop.wait()
+        broadcast(self._groups, request)
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -180,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     raise_open_files_limit()
     with asyncio.Runner(loop_factory=loop_factory(args.loop)) as runner:
-        runner.run(serve(args.host, args.port))
+        runner.run(serve(args.host, args.port, FloorProtocol, "floor echo"))
     return 0
 
 
