@@ -8,24 +8,10 @@ from client import Client
 from games.ggf import GgfResult, parse_ggf
 from games.record import parse_record
 
+from .finished_games import finished
 from .test_terminal import Shell
 
 
-async def finished(server_port: int, game: str, options: dict | None = None) -> int:
-    """A finished ``game`` table: ann (seat 0) and bob play c2 b2 at Othello (nothing at another game), then bob resigns; returns its id."""
-    ann = await Client.connect("127.0.0.1", server_port, name="ann")
-    bob = await Client.connect("127.0.0.1", server_port, name="bob")
-    try:
-        table = (await ann.create_table(game, options or {})).table.id
-        await bob.join_table(table)
-        if game == "othello":
-            await ann.move(table, "c2")
-            await bob.move(table, "b2")
-        await bob.resign(table)
-    finally:
-        await ann.close()
-        await bob.close()
-    return table
 
 
 async def test_export_chooses_ggf_by_option_or_file_name_and_refuses_it_for_other_games(configured_server, tmp_path: Path) -> None:

@@ -4,28 +4,13 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Static
 
-from client import Client
 from client.app.archive import ArchiveScreen
 from games.ggf import GgfResult, parse_ggf
 
+from ..finished_games import finished
 from .conftest import SIZE, in_lobby, until
 
 
-async def finished(port: int, game: str, options: dict) -> int:
-    """A finished ``game`` table: ann (Black) plays c2, bob b2 at Othello, nothing at another game; then bob resigns."""
-    ann = await Client.connect("127.0.0.1", port, name="ann")
-    bob = await Client.connect("127.0.0.1", port, name="bob")
-    try:
-        table = (await ann.create_table(game, options)).table.id
-        await bob.join_table(table)
-        if game == "othello":
-            await ann.move(table, "c2")
-            await bob.move(table, "b2")
-        await bob.resign(table)
-    finally:
-        await ann.close()
-        await bob.close()
-    return table
 
 
 def message(screen: ArchiveScreen) -> str:
