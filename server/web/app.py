@@ -109,7 +109,7 @@ class WebFace:
         return [
             web.get("/", page("lobby.html")),
             web.get(r"/table/{id:\d{1,12}}", page("table.html")),
-            web.get("/tv", page("tv.html")),
+            web.get("/tv", page("table.html")),  # the same page, in TV mode (table.js)
             web.get("/archive", page("archive.html")),
             web.get(r"/archive/{id:\d{1,12}}", page("replay.html")),
             web.get(r"/archive/{id:\d{1,12}}.{format:txt|ggf}", self._record),

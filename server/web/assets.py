@@ -22,7 +22,7 @@ ASSETS = {
 }
 """The files under ``/static/``, by name, with their content types."""
 
-PAGES = ("lobby.html", "table.html", "tv.html", "archive.html", "replay.html")
+PAGES = ("lobby.html", "table.html", "archive.html", "replay.html")
 """The HTML pages; routes serve them (``/``, ``/table/ID``, ``/tv``, ``/archive``, ``/archive/ID``)."""
 
 

@@ -79,7 +79,7 @@ async def test_only_the_served_files_are_reachable_by_path(configured_server: An
             assert "import" not in await response.text(), path
     async with http.get(base(server) + "/api/archive?offset=-1") as response:
         assert response.status == 400 and "offset must be a whole number" in await response.text()
-    assert set(PAGES) <= {"lobby.html", "table.html", "tv.html", "archive.html", "replay.html"}
+    assert set(PAGES) <= {"lobby.html", "table.html", "archive.html", "replay.html"}
 
 
 def quiet_move(view: dict[str, Any]) -> str:

@@ -14,8 +14,8 @@ function render() {
   const { info, view } = state;
   if (!info || !view) return;
   const game = info.game;
-  setText("title", `${TITLES[game] || game} · table ${info.id}`);
-  document.title = `${TITLES[game] || game} · table ${info.id} · Parlour`;
+  setText("title", `${tvMode ? "Parlour TV: " : ""}${TITLES[game] || game} · table ${info.id}`);
+  document.title = `${tvMode ? "TV · " : ""}${TITLES[game] || game} · table ${info.id} · Parlour`;
   const board = document.getElementById("board");
   board.replaceChildren(drawBoard(view, state.lastMove));
   for (const seat of [0, 1]) {
@@ -151,7 +151,10 @@ async function tune() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  if (tvMode) tune();
-  else watch(tableIdFromPath());
+  if (tvMode) {
+    setText("title", "Parlour TV: waiting for a game");
+    document.title = "TV · Parlour";
+    tune();
+  } else watch(tableIdFromPath());
   setInterval(renderClocks, 200);
 });
