@@ -129,7 +129,9 @@ class RedisBus(LocalBus):
         self.url = url
         self.node = node
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
-        self._connections = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=2, protocol=2)  # the two below: RESP2, plain lists
+        # The two connections below: RESP2 (plain lists); no timeout on a read or a write (redis-py's default of 5 s
+        # would end a quiet receiver, and costs a task per write); a Redis that hangs is noticed by the keys' client.
+        self._connections = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=2, socket_timeout=None, socket_keepalive=True, protocol=2)
         self._publisher: aioredis.Connection | None = None
         self._receiver: aioredis.Connection | None = None
         self.connected = False
