@@ -319,7 +319,11 @@ class RedisBus(LocalBus):
                 if receiver is None:
                     raise RedisConnectionError("not connected")
                 while True:
-                    self._reply(await receiver.read_response())
+                    reply = await receiver.read_response()
+                    try:
+                        self._reply(reply)
+                    except Exception:  # a subscriber's bug: logged, and the receiver goes on for every other
+                        log.exception("delivering a message from Redis failed")
             except (RedisError, OSError) as exc:
                 if self._closing:
                     return

@@ -49,7 +49,7 @@ from ..core.session import Session, new_token
 from .lobby import LobbyMirror
 from .players import node_topic
 
-__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "dispatch_inbox"]
+__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,7 @@ BATCH = b"B"
 RECORD = struct.Struct(">BII")
 """A batch record's header: kind (:data:`OPEN` ... :data:`GONE`), link, payload length in bytes."""
 OPEN, REQUEST, CLOSE, FRAMES, GONE = b"ORCFG"
+"""The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back)."""
 
 
 class Mail:
@@ -212,7 +213,12 @@ class RelayHost:
             return
         before = self._busy.get(peer)
         if before is None:
-            answering = self._handle(peer, request)
+            try:
+                answering = self._handle(peer, request)
+            except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
+                log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
+                peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
+                return
             if answering is None:
                 return  # answered now, as the server answers most moves
             task = asyncio.ensure_future(answering)

@@ -152,3 +152,23 @@ async def test_a_topic_that_stays_on_its_node_is_not_subscribed_in_redis(redis_s
         assert not any(name.startswith(f"parlour:{table_topic(7)}:") for name in in_redis)
     finally:
         await bus.close()
+
+
+class Faulty(Inbox):
+    """A subscriber whose first delivery raises (a bug in it)."""
+
+    def send_frame(self, frame: bytes, message: Message | None = None) -> None:
+        super().send_frame(frame, message)
+        if len(self.frames) == 1:
+            raise KeyError("a subscriber's bug")
+
+
+async def test_a_subscriber_that_raises_does_not_stop_the_node_receiving(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    faulty = Faulty()
+    b.subscribe(LOBBY, faulty)
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"one")
+    await until(lambda: faulty.frames == [b"one"], "the first frame")
+    a.publish(LOBBY, b"two")
+    await until(lambda: faulty.frames == [b"one", b"two"], "the frame after the failed delivery")
