@@ -34,7 +34,7 @@ from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .lobby import LobbyMirror
 from .names import NAME_TTL_S, ClusterNames
-from .relay import HandleRequest, Mail, RelayFront, RelayHost, dispatch_inbox
+from .relay import HandleRequest, RelayFront, RelayHost, dispatch_inbox
 from .players import ClusterPlayers, RemotePlayer, claimed_by, deliver_told, node_topic, player_line, read_line
 
 __all__ = ["Cluster", "NODE_TTL_S", "HEARTBEAT_S"]
@@ -96,9 +96,8 @@ class Cluster:
     def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> RelayFront:
         """Serve other nodes' players at this node's tables through ``handle`` (the server's request pipeline),
         and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it)."""
-        mail = Mail(self.bus)
-        self._host = RelayHost(mail, handle, disconnected)
-        self.front = RelayFront(mail, self.bus, self._lobby, self.mirror)
+        self._host = RelayHost(self.bus, handle, disconnected)
+        self.front = RelayFront(self.bus, self._lobby, self.mirror)
         return self.front
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:

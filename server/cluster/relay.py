@@ -20,7 +20,10 @@ header (:data:`RECORD`: kind, link, payload length) and its payload:
 ``O`` open (payload: MessagePack ``[name, claimed, bot]``), ``R`` a request
 (its MessagePack body, as the player sent it), ``C`` close (front to
 authority); ``F`` frames (whole frames as written to the player, headers
-included), ``G`` gone (authority to front). So a move's reply and both
+included), ``G`` gone (authority to front); ``M`` a message of another layer
+(a MessagePack list, link 0), sent in order with the rest (:meth:`Mail.message`,
+handed to :func:`dispatch_inbox`'s ``other``). Every sender on a node shares
+that node's one :class:`Mail` (:meth:`Mail.of`). So a move's reply and both
 players' pushes cross in one Redis message, with no wrapper per frame. Each
 inbox message carries the bus's per-channel number: a front that sees a gap
 from an authority has lost frames of its links there, and ends those
@@ -32,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+import weakref
 from typing import Any, Awaitable, Callable
 
 import msgpack
@@ -49,7 +53,7 @@ from ..core.session import Session, new_token
 from .lobby import LobbyMirror
 from .players import node_topic
 
-__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "dispatch_inbox", "read_batch"]
+__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +63,9 @@ BATCH = b"B"
 """The first byte of a relay batch on a node's inbox (a MessagePack array, such as a forwarded tell, never starts so)."""
 RECORD = struct.Struct(">BII")
 """A batch record's header: kind (:data:`OPEN` ... :data:`GONE`), link, payload length in bytes."""
-OPEN, REQUEST, CLOSE, FRAMES, GONE = b"ORCFG"
-"""The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back)."""
+OPEN, REQUEST, CLOSE, FRAMES, GONE, MESSAGE = b"ORCFGM"
+"""The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back);
+a message of another layer (either way)."""
 
 
 class Mail:
@@ -70,8 +75,18 @@ class Mail:
         bus: this node's bus.
 
     Records are :meth:`put` as they come, in order, and the batch of each node
-    goes at the end of the turn (or at :meth:`flush`).
+    goes at the end of the turn (or at :meth:`flush`). Use :meth:`of`: one a bus.
     """
+
+    _of: "weakref.WeakKeyDictionary[RedisBus, Mail]" = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, bus: RedisBus) -> "Mail":
+        """The one :class:`Mail` of ``bus`` (made at the first call)."""
+        mail = cls._of.get(bus)
+        if mail is None:
+            mail = cls._of[bus] = cls(bus)
+        return mail
 
     def __init__(self, bus: RedisBus) -> None:
         self._bus = bus
@@ -92,6 +107,10 @@ class Mail:
             parts = pending[node] = [self._head]
         parts.append(RECORD.pack(kind, link, len(payload)))
         parts.append(payload)
+
+    def message(self, node: str, message: list[Any]) -> None:
+        """Send ``node`` a message of another layer (a MessagePack list), in order with this turn's records."""
+        self.put(node, MESSAGE, 0, msgpack.packb(message))
 
     def flush(self) -> None:
         """Publish every node's batch now."""
@@ -127,9 +146,9 @@ def read_batch(data: bytes) -> tuple[str, list[tuple[int, int, bytes]]]:
 class LinkTransport(asyncio.Transport):
     """The transport of a link's peer on the authority: what is written goes to the front node's inbox, with the turn's batch."""
 
-    def __init__(self, mail: Mail, front: str, link: int, gone: Callable[[], None]) -> None:
+    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None]) -> None:
         super().__init__()
-        self._mail = mail
+        self._mail = Mail.of(bus)
         self._front = front
         self._link = link
         self._closing = False
@@ -177,13 +196,14 @@ class RelayHost:
     """The authority's side: links of players connected to other nodes.
 
     Args:
-        mail: this node's batches to other nodes.
+        bus: this node's bus (its :class:`Mail` carries the frames back).
         handle: the server's request pipeline (:meth:`server.app.Server._request`).
         disconnected: the server's handling of a connection that went away (seats held for the grace period).
     """
 
-    def __init__(self, mail: Mail, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> None:
-        self._mail = mail
+    def __init__(self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> None:
+        self._bus = bus
+        self._mail = Mail.of(bus)
         self._handle = handle
         self._disconnected = disconnected
         self._peers: dict[tuple[str, int], Peer] = {}
@@ -195,7 +215,7 @@ class RelayHost:
         key = (front, link)
         if key in self._peers:
             return
-        transport = LinkTransport(self._mail, front, link, lambda: self._peers.pop(key, None))
+        transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
         peer = Peer(transport, ServerConnection(), outbox=self._outbox)
         peer.protocol.accept_hello()
         peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
@@ -252,13 +272,14 @@ class RelayFront:
     """The front's side: this node's players' requests about other nodes' tables, and the frames that come back.
 
     Args:
-        mail: this node's batches to other nodes.
+        bus: this node's bus (its :class:`Mail` carries the requests).
         lobby: this node's lobby (its own tables are answered here).
         mirror: which node holds which other table.
     """
 
-    def __init__(self, mail: Mail, bus: RedisBus, lobby: Lobby, mirror: LobbyMirror) -> None:
-        self._mail = mail
+    def __init__(self, bus: RedisBus, lobby: Lobby, mirror: LobbyMirror) -> None:
+        self._bus = bus
+        self._mail = Mail.of(bus)
         self._node = bus.node
         self._lobby = lobby
         self._mirror = mirror
@@ -287,6 +308,10 @@ class RelayFront:
             self._mail.put(node, OPEN, link, msgpack.packb([session.name, session.claimed, session.bot]))
         self._mail.put(node, REQUEST, link, encode_message(request)[HEADER_BYTES:])
         return True
+
+    def _send(self, node: str, message: list[Any]) -> None:
+        """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
+        self._mail.message(node, message)
 
     def frames(self, link: int, data: bytes) -> None:
         """Frames the authority wrote to ``link``: to the player's connection, as they are."""
@@ -328,8 +353,10 @@ class RelayFront:
                 peer.close()
 
 
-def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
+def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront, other: Callable[[bytes], Any] | None = None) -> bool:
     """Hand a relay batch from this node's inbox to ``host`` and ``front``; ``False`` if it is no relay batch.
+
+    ``other`` gets the payload of each ``M`` record (a message of another layer, as :meth:`Mail.message` sent it).
 
     Raises:
         ValueError: a batch cut short (nothing of it is handled).
@@ -349,6 +376,8 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
             host.close(sender, link)
         elif kind == GONE:
             front.gone(link)
+        elif kind == MESSAGE and other is not None:
+            other(payload)
         else:
             log.warning("ignored a relay record of unknown kind %d from %s", kind, sender)
     return True

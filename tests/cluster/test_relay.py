@@ -15,9 +15,9 @@ import msgpack
 import pytest
 import redis.asyncio as aioredis
 
-from server.bus.redis import channel
+from server.bus.redis import RedisBus, channel
 from server.cluster.players import node_topic
-from server.cluster.relay import FRAMES, read_batch
+from server.cluster.relay import FRAMES, MESSAGE, OPEN, REQUEST, Mail, read_batch
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
@@ -149,3 +149,47 @@ async def test_a_relayed_move_crosses_the_bus_once_each_way_with_both_players_fr
 
 async def _pushed(conn: Raw, kind: str, table: int) -> bool:
     return any(push["type"] == kind and push.get("table") == table for push in await conn.sync())
+
+
+class Inbox:
+    """A bus subscriber that keeps the frames it gets."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send_frame(self, frame: bytes, message: object = None) -> None:
+        self.frames.append(frame)
+
+
+async def test_what_one_turn_sends_a_node_is_one_batch_in_order_other_layers_messages_included(redis_server: RedisServer) -> None:
+    a, b = RedisBus(redis_server.url, "a"), RedisBus(redis_server.url, "b")
+    await a.start()
+    await b.start()
+    try:
+        inbox = Inbox()
+        b.subscribe(node_topic("b"), inbox)
+        await until(lambda: _confirmed(b), "node b's inbox to be subscribed")
+        mail = Mail.of(a)
+        assert Mail.of(a) is mail and Mail.of(b) is not mail  # one a bus: every sender's records share its batches
+        mail.put("b", OPEN, 7, msgpack.packb(["ann", False, False]))
+        mail.message("b", ["pair", "a", 7])  # another layer's message, after the open it depends on
+        mail.put("b", REQUEST, 7, b"\x81\xa4type\xa4ping")
+        await until(lambda: _arrived(inbox), "the batch")
+        await asyncio.sleep(0.1)
+        assert len(inbox.frames) == 1
+        sender, records = read_batch(inbox.frames[0])
+        assert sender == "a" and [(kind, link) for kind, link, _ in records] == [(OPEN, 7), (MESSAGE, 0), (REQUEST, 7)]
+        assert msgpack.unpackb(records[1][2]) == ["pair", "a", 7]
+        with pytest.raises(ValueError, match="cut short"):
+            read_batch(inbox.frames[0][:-1])
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def _confirmed(bus: RedisBus) -> bool:
+    return bus.channels() <= bus.confirmed
+
+
+async def _arrived(inbox: Inbox) -> bool:
+    return bool(inbox.frames)
