@@ -155,6 +155,8 @@ class Server(Requests, Restoring):
                 self._persist_soon(forget_finished_chat_sql())
                 log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))  # once all of it was read
             if self.cluster is not None:
+                if self.store is not None:
+                    self.cluster.share(self.store)
                 await self.cluster.start()
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
