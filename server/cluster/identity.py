@@ -18,7 +18,8 @@ nodes' tables through the relay (:meth:`server.cluster.relay.RelayFront.reattach
 
 Messages on :data:`IDENTITY`, MessagePack lists: ``["account", name_key]``
 (claimed, or its secret or password changed), ``["rating", name_key]``,
-``["mutes", owner_key]``, ``["moved", token]``.
+``["mutes", owner_key]``, ``["moved", token]``, ``["renewed", "OLD NEW"]`` (a
+session's token was renewed: the seats other nodes hold for it follow).
 """
 
 from __future__ import annotations
@@ -118,6 +119,11 @@ class SharedIdentity:
             self._reread(lambda: self._accounts.refresh(value))
         elif kind == "moved":
             self._sessions.let_go(value)
+        elif kind == "renewed":
+            old, new = value.split(" ", 1)
+            held = seat_holder(self._lobby, old)
+            if held is not None:
+                held.token = new  # the rows say so already: the node that renewed it committed them
 
     def _gap(self, topic: str, view: object, origin: str) -> None:
         if topic == IDENTITY:
@@ -155,6 +161,18 @@ class SharedIdentity:
     def holder(self, token: str) -> Session | None:
         """The session of ``token`` seated at one of this node's tables (a relayed player's), or ``None``."""
         return seat_holder(self._lobby, token)
+
+    async def held_elsewhere(self, key: str, name: str) -> str | None:
+        """The token of the newest stored session of ``name`` if another node holds the name in Redis, else ``None``."""
+        node = await self._names.holder(key)
+        if node is None or node == self._bus.node:
+            return None
+        row = self._store.read(lambda db: db.execute("SELECT token FROM sessions WHERE name = ? ORDER BY created DESC LIMIT 1", (name,)).fetchone())
+        return None if row is None else str(row[0])
+
+    def renewed(self, old: str, new: str) -> None:
+        """Tell the other nodes that the session of token ``old`` has token ``new`` (the seats they hold for it follow)."""
+        self._say("renewed", f"{old} {new}")
 
     async def take_name(self, key: str, name: str, token: str) -> None:
         """Tell the other nodes that the session of ``token`` moved here, and hold its name here."""

@@ -66,6 +66,16 @@ class ClusterNames:
         if not reserved:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
 
+    async def holder(self, key: str) -> str | None:
+        """The node holding the name whose name key is ``key``, or ``None`` (``None`` too when Redis cannot be reached)."""
+        await asyncio.sleep(0)  # a bare yield, as in reserve
+        try:
+            node = await self._redis.get(name_key_of(key))
+        except (RedisError, OSError) as exc:
+            log.warning("cannot read the name key %r in Redis: %s", key, exc)
+            return None
+        return None if node is None else bytes(node).decode()
+
     async def take(self, key: str) -> None:
         """Hold the name whose name key is ``key`` for this node, whoever held it (a session moved here by its token).
 

@@ -75,6 +75,12 @@ class SharedSessions(Protocol):
     async def take_name(self, key: str, name: str, token: str) -> None:
         """Hold the name (name key ``key``) here, whoever held it, and tell the other nodes that the session of ``token`` moved."""
 
+    async def held_elsewhere(self, key: str, name: str) -> str | None:
+        """The token of the session of the name (name key ``key``, display ``name``) if another node holds it, else ``None``."""
+
+    def renewed(self, old: str, new: str) -> None:
+        """The session of token ``old`` has token ``new`` now (committed): tell the nodes seating it under ``old``."""
+
     def reattach(self, session: Session, then: list[Callable[[], None]]) -> None:
         """After the ``welcome`` (``then``), bring back ``session``'s seats at other nodes' tables."""
 
@@ -204,6 +210,11 @@ class Sessions:
             raise RequestError(Code.BAD_NAME, str(exc)) from None
         admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
         holder = self.by_name.get(admission.key)
+        if admission.proven and holder is None and self.shared is not None:
+            token = await self.shared.held_elsewhere(admission.key, admission.name)
+            if token is not None:  # proven here, held by another node: taken over, as a local one is
+                await self._take_over(token, admission.name, self.shared)
+                holder = self.by_name.get(admission.key)
         if admission.proven and holder is not None:
             if await self.renew_token(holder) is None:
                 raise RequestError(Code.INTERNAL_ERROR, f"the session of {holder.name!r} ended while it was being taken over; try again")
@@ -250,6 +261,8 @@ class Sessions:
         del self.by_token[old]
         session.token = token
         self.by_token[token] = session
+        if self.shared is not None:
+            self.shared.renewed(old, token)
         log.info("%s has a fresh token; %d other sessions of the name ended", session.name, len(others))
         return token
 

@@ -310,3 +310,23 @@ async def test_a_wrong_or_dead_token_is_refused_on_every_node(shared: SharedNode
     await until(row_gone, "node a to delete ann's session")
     _, dead = await shared.hello("c", "ann", token=token)
     assert dead["type"] == "error" and dead["code"] == "bad_token", dead
+
+
+async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seats_over_and_kills_the_old_token(shared: SharedNodes) -> None:
+    ann, ann_welcome = await shared.hello("a", "ann", claim=True, secret=SECRET)
+    bob = await shared.connect("a", "bob")
+    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    await _one_move(ann, table, {ann: []})
+    again, welcome = await shared.hello("b", "ann", secret=SECRET)  # her connection to node a is still open
+    assert welcome["type"] == "welcome" and welcome["resumed"] is True and welcome["claimed"] is True, welcome
+    assert welcome["token"] != ann_welcome["token"]  # proving a name renews its token, as on one node
+    left_behind = await ann.expect_closed()
+    assert any(frame.get("code") == "signed_in_elsewhere" for frame in left_behind), left_behind
+    resumed: list[dict[str, Any]] = []
+    await until(lambda: _collect(again, resumed, "resumed"), "ann to get her seat back on node b")
+    assert resumed[0]["table"]["id"] == table and resumed[0]["seat"] == 0, resumed
+    _, stale = await shared.hello("c", "ann", token=ann_welcome["token"])
+    assert stale["type"] == "error" and stale["code"] == "bad_token", stale
+    seen: dict[Raw, list[dict[str, Any]]] = {again: [], bob: []}
+    assert await play_out([again, bob], [], table, seen) >= 1
