@@ -45,6 +45,7 @@ def test_a_claimed_player_killed_on_one_node_proves_her_name_on_another_and_play
         bob.expect(r"cluster-ann lost their connection")
         again = Process("play", addresses[1], "--name", "cluster-ann")  # node b: the same secret proves the name
         processes.append(again)
+        again.expect(r"^Connected to .* \(Parlour [^,]+, node b\) as cluster-ann\.", timeout_s=20)
         bob.expect(r"^cluster-ann is back\.$", timeout_s=20)
         bob.send("moves\n")
         second = bob.expect(r"^Legal moves: (\S+)")[1]
