@@ -149,14 +149,14 @@ class Server(Requests, Restoring):
                 self.ratings.store = self.store
                 await self.store.start()
                 self.handshake.server_id = self.store.server_id()
+                if self.cluster is not None:
+                    self.cluster.share(self.store)  # before the restore: its clean-up keeps what other nodes still seat
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
                 self._persist_soon(forget_finished_chat_sql())
                 log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))  # once all of it was read
             if self.cluster is not None:
-                if self.store is not None:
-                    self.cluster.share(self.store)
                 await self.cluster.start()
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:

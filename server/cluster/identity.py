@@ -107,10 +107,11 @@ class SharedIdentity:
         """A message on :data:`IDENTITY` from another node: drop or reread what it changed, or let a session go."""
         try:
             kind, value = msgpack.unpackb(frame)
-            value = str(value)
+            self._apply(str(kind), str(value))
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
             log.warning("ignored a malformed identity message: %s", exc)
-            return
+
+    def _apply(self, kind: str, value: str) -> None:
         if kind == "rating":
             self._ratings.forget(value)
         elif kind == "mutes":

@@ -407,6 +407,10 @@ class Sessions:
         if self.shared is not None:
             self.shared.reattach(session, then)
 
+    def forget_sql(self, token: str) -> Statement:
+        """The statement that deletes the session row of ``token`` (in a cluster: unless a seat somewhere still names it)."""
+        return delete_session_sql(token) if self.shared is None else self.shared.forget_sql(token)
+
     def restore(self, stored: dict[str, str]) -> None:
         """Bring back stored sessions (token -> name); their names are claimed by :meth:`claim_name` once they hold a seat."""
         for token, name in stored.items():
@@ -422,8 +426,7 @@ class Sessions:
             del self.by_name[name_key(session.name)]
             self._release(name_key(session.name))
         if self.by_token.pop(session.token, None) is not None:
-            shared = self.shared
-            self._persist_soon(delete_session_sql(session.token) if shared is None else shared.forget_sql(session.token))
+            self._persist_soon(self.forget_sql(session.token))
 
 
 def renew_token_sql(old: str, new: str) -> tuple[Statement, Statement]:
