@@ -9,6 +9,7 @@ its token resumes its session and its seats and plays the game to its end.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any, AsyncIterator
 
 import pytest
@@ -167,6 +168,12 @@ async def test_a_rating_won_on_one_node_is_the_rating_another_node_shows(shared:
     assert info["ratings"][0][0] == now, (info["ratings"], now)
     on_b = await ann.request("finger", name="ann")
     assert round(next(entry for entry in on_b["ratings"] if entry["game"] == "nimble")["rating"]) == now
+
+    async def who_shows() -> bool:
+        reply = await ann.request("who", game="nimble")
+        return any(player["name"] == "ann" and player.get("rating") == now for player in reply["players"])
+
+    await until(who_shows, "who on node b to show ann's new rating")
 
 
 # --- mutes ----------------------------------------------------------------------------------
@@ -330,3 +337,25 @@ async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seat
     assert stale["type"] == "error" and stale["code"] == "bad_token", stale
     seen: dict[Raw, list[dict[str, Any]]] = {again: [], bob: []}
     assert await play_out([again, bob], [], table, seen) >= 1
+
+
+@pytest.mark.parametrize("game_started", [False, True])
+async def test_a_token_whose_grace_ran_out_is_refused_on_another_node(shared: SharedNodes, game_started: bool) -> None:
+    node_a = shared.servers["a"]
+    node_a.config = dataclasses.replace(node_a.config, grace_s=0.5)
+    ann, welcome = await shared.hello("a", "ann")
+    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    if game_started:
+        bob = await shared.connect("a", "bob")
+        assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+        await _one_move(ann, table, {ann: []})
+    await _gone(ann)
+    store = node_a.store
+    assert store is not None
+
+    async def row_gone() -> bool:
+        return store.sessions().get(welcome["token"]) is None
+
+    await until(row_gone, "node a to forget ann's session once her grace ran out")
+    _, expired = await shared.hello("b", "ann", token=welcome["token"])
+    assert expired["type"] == "error" and expired["code"] == "bad_token", expired
