@@ -7,7 +7,10 @@ proves a claimed name by its secret or password gets a fresh token: whoever
 held the old one (a thief who copied it) is shut out, and so is every other
 session of that name (:meth:`Sessions.renew_token`). What a resumed
 session finds at its tables (grace timers, ``resumed`` pushes) is the
-tables' business, not this module's.
+tables' business, not this module's. On a node of a cluster sharing one
+database (:attr:`Sessions.shared`), a token or a proven claimed name whose
+session another node holds moves that session here (:meth:`Sessions._take_over`,
+:meth:`Sessions.let_go` on the node it leaves).
 """
 
 from __future__ import annotations
