@@ -149,6 +149,8 @@ class Server(Requests, Restoring):
                 self.ratings.store = self.store
                 await self.store.start()
                 self.handshake.server_id = self.store.server_id()
+                if self.cluster is not None:
+                    self.cluster.share(self.store)  # before the restore: its clean-up keeps what other nodes still seat
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))

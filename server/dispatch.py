@@ -186,6 +186,7 @@ class Requests:
         if welcome.resumed:
             self.authority.rejoin(session, then)
             self.social.resumed(session, then)
+            self.handshake.reattach(session, then)
         return welcome
 
     # --- lobby --------------------------------------------------------------------------

@@ -30,6 +30,8 @@ from ..players.mutes import Mutes
 from ..net.peer import Peer
 from ..core.session import Session
 from ..players.sessions import Sessions
+from ..storage.store import Store
+from .identity import SharedIdentity, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .lobby import LobbyMirror
@@ -77,6 +79,7 @@ class Cluster:
         self._mutes = mutes
         self.players = players
         self.names = sessions.names = ClusterNames(bus.redis, bus.node)
+        sessions.node = bus.node
         self.mirror = LobbyMirror(bus, lobby)
         self.ids = TableIds(bus.redis, authority)
         self._lines: dict[str, bytes] = {}  # name key -> the line last written to this node's players hash
@@ -96,9 +99,21 @@ class Cluster:
     def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> RelayFront:
         """Serve other nodes' players at this node's tables through ``handle`` (the server's request pipeline),
         and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it)."""
-        self._host = RelayHost(self.bus, handle, disconnected)
+        self._host = RelayHost(self.bus, handle, disconnected, lambda token: seat_holder(self._lobby, token), self._rejoin)
         self.front = RelayFront(self.bus, self._lobby, self.mirror)
         return self.front
+
+    def _rejoin(self, session: Session) -> None:
+        """A relayed player's session came back: what a resume does for its seats here, over its new link."""
+        then: list[Callable[[], None]] = []
+        self._authority.rejoin(session, then)
+        for push in then:
+            push()
+
+    def share(self, store: Store) -> None:
+        """Read names, sessions, ratings and mutes through to ``store``, the database every node shares (before :meth:`start`)."""
+        assert self.front is not None, "relay() first"
+        SharedIdentity(self.bus, store, self._sessions, self._mutes, self._authority.ratings, self._lobby, self.names, self.front).install()
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
         """Something forwarded to this node's inbox: a tell to one of its players, or a relay message (:mod:`server.cluster.relay`)."""

@@ -13,8 +13,16 @@ player's connection untouched. So every view stays per viewer: a frame goes
 only to the node of the connection it was made for, on that node's own
 channel.
 
+The link's session on the authority has the player's own resume token, so
+the seats it takes there are stored under it: a player who reconnects to
+any node finds them (:mod:`server.cluster.identity`). When the player's
+session comes back (it resumed, on the front or on another node), the front
+opens its link again with ``resume`` set: the authority gives the seats its
+session there holds to the new link and sends what a resume sends
+(``resumed``, and ``player_back`` to the others), as it would to its own connection.
+
 Messages on a node's inbox (``parlour:node:NAME:all``), MessagePack lists:
-``["open", from, link, name, claimed, bot]``, ``["req", from, link, body]``,
+``["open", from, link, name, claimed, bot, token, resume]``, ``["req", from, link, body]``,
 ``["close", from, link]`` (front to authority); ``["frames", link, data]``,
 ``["gone", link]`` (authority to front). Each inbox message carries the bus's
 per-channel number: a front that sees a gap from an authority has lost frames
@@ -39,6 +47,7 @@ from protocol.messages import Error, Request
 from ..bus.redis import RedisBus
 from ..tables.lobby import Lobby
 from ..net.peer import Peer
+from ..core.names import name_key
 from ..core.session import Session, new_token
 from .lobby import LobbyMirror
 from .players import node_topic
@@ -48,6 +57,8 @@ __all__ = ["RelayFront", "RelayHost", "LinkTransport"]
 log = logging.getLogger(__name__)
 
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
+Holder = Callable[[str], Session | None]
+"""``holder(token)``: the session of ``token`` seated at one of this node's tables, or ``None``."""
 
 
 class LinkTransport(asyncio.Transport):
@@ -108,23 +119,40 @@ class RelayHost:
         disconnected: the server's handling of a connection that went away (seats held for the grace period).
     """
 
-    def __init__(self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> None:
+    def __init__(
+        self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None], holder: Holder, rejoin: Callable[[Session], None]
+    ) -> None:
         self._bus = bus
         self._handle = handle
         self._disconnected = disconnected
+        self._holder = holder
+        self._rejoin = rejoin
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Task[None]] = {}  # a link's request in progress: the next waits for it
 
-    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool) -> None:
-        """A player on ``front`` comes to a table here: a session of that name over a new link."""
+    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False) -> None:
+        """A player on ``front`` comes to a table here: its session over a new link.
+
+        The session seated here under ``token`` (the player's resume token) if
+        there is one, else a new session of that name with that token. With
+        ``resume``, the player's session came back: it is told of its seats here as a resume tells.
+        """
         key = (front, link)
-        if key in self._peers:
-            return
-        transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
-        peer = Peer(transport, ServerConnection())
-        peer.protocol.accept_hello()
-        peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
-        self._peers[key] = peer
+        peer = self._peers.get(key)
+        if peer is None:
+            transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
+            peer = Peer(transport, ServerConnection())
+            peer.protocol.accept_hello()
+            self._peers[key] = peer
+            held = self._holder(token) if token is not None else None
+            if held is None or name_key(held.name) != name_key(name):
+                held = Session(name=name, token=token or new_token(), bot=bot, claimed=claimed)
+            old, held.peer, peer.session = held.peer, peer, held
+            held.claimed, held.bot = claimed, bot
+            if old is not None and old is not peer and not old.closed:
+                old.close()  # an older link of the same player (its front let it go), or a connection here it left
+        if resume and peer.session is not None:
+            self._rejoin(peer.session)
 
     def request(self, front: str, link: int, body: bytes) -> None:
         """Answer a request the front relayed, after the link's earlier ones."""
@@ -192,14 +220,30 @@ class RelayFront:
             return False
         link = self._links.get((session, node))
         if link is None:
+            link = self._open(session, node, resume=False)
+        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
+        return True
+
+    def _open(self, session: Session, node: str, resume: bool) -> int:
+        """Open (again, with ``resume``) ``session``'s link to ``node``; return the link."""
+        link = self._links.get((session, node))
+        if link is None:
             link = self._next_link
             self._next_link += 1
             self._links[(session, node)] = link
             self._sessions[link] = session
             self._nodes[link] = node
-            self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot])
-        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
-        return True
+        self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot, session.token, resume])
+        return link
+
+    def reattach(self, session: Session, table_ids: list[int]) -> None:
+        """``session`` came back holding seats at ``table_ids``, other nodes' tables: have each such node tell it so.
+
+        A table whose node is not known here (yet) is left: its seat's grace runs out there.
+        """
+        nodes = {self._mirror.owner[table_id] for table_id in table_ids if table_id in self._mirror.owner}
+        for node in sorted(nodes):
+            self._open(session, node, resume=True)
 
     def _send(self, node: str, message: list[Any]) -> None:
         self._bus.publish_remote(node_topic(node), msgpack.packb(message))
@@ -249,7 +293,8 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
     message = msgpack.unpackb(data)
     kind = message[0]
     if kind == "open":
-        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]))
+        token, resume = (str(message[6]), bool(message[7])) if len(message) >= 8 else (None, False)
+        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]), token, resume)
     elif kind == "req":
         host.request(str(message[1]), int(message[2]), bytes(message[3]))
     elif kind == "close":
