@@ -190,6 +190,15 @@ class RelayFront:
         session = peer.session
         if node is None or session is None:
             return False
+        self.forward(session, node, request)
+        return True
+
+    def forward(self, session: Session, node: str, request: Request) -> None:
+        """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it."""
+        self._send(node, ["req", self._bus.node, self.link(session, node), encode_message(request)[HEADER_BYTES:]])
+
+    def link(self, session: Session, node: str) -> int:
+        """The link of ``session`` to node ``node``, opened now if there is none."""
         link = self._links.get((session, node))
         if link is None:
             link = self._next_link
@@ -198,8 +207,7 @@ class RelayFront:
             self._sessions[link] = session
             self._nodes[link] = node
             self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot])
-        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
-        return True
+        return link
 
     def _send(self, node: str, message: list[Any]) -> None:
         self._bus.publish_remote(node_topic(node), msgpack.packb(message))

@@ -1,0 +1,281 @@
+"""The relay's second use: challenges, seeks and browsers that reach another node.
+
+:class:`SocialFront` adds to the front (:class:`server.cluster.relay.RelayFront`):
+
+- what it learns from the frames an authority sends back over a link: a
+  ``paired`` or ``table_joined`` names a table that node holds (so the
+  player's next request about it is relayed there at once, before the lobby
+  hears of the table), a ``challenge_sent`` names a challenge that node
+  holds (so ``withdraw_challenge`` goes there). Only frames that carry one of
+  those type names are decoded; every other frame passes untouched;
+- pairing a new seek with another node's seek (:meth:`SocialFront.pair`): the
+  node holding the seek pairs it or says it is gone, one request at a time,
+  so a seek is paired once however many nodes ask;
+- spectating for a browser (:meth:`SocialFront.spectate`): the table's node
+  feeds the spectators' frames of a table to a sink here (the web face).
+
+:class:`SocialHost` is the authority's side of the last two. Inbox messages
+added to the relay's: ``["pair", from, link, number, seek, body]``
+(front to authority) answered by ``["paired", number, answered]``;
+``["spectate", from, link, table]`` (front to authority), ended by the
+relay's ``close``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable, Protocol
+
+import msgpack
+
+from protocol import Code, encode_message
+from protocol.codec import decode_request, decode_server_message
+from protocol.framing import HEADER_BYTES
+from protocol.messages import ChallengeEnded, ChallengeSent, Error, Paired, Request, TableJoined
+
+from ..bus.redis import RedisBus
+from ..core.session import Session
+from ..net.peer import Peer
+from ..tables.lobby import Lobby
+from .lobby import LobbyMirror
+from .players import node_topic
+from .relay import HandleRequest, RelayFront, RelayHost, dispatch_inbox
+
+__all__ = ["FrameSink", "SocialFront", "SocialHost", "dispatch_social", "PAIR_TIMEOUT_S"]
+
+log = logging.getLogger(__name__)
+
+PAIR_TIMEOUT_S = 10.0
+"""How long a front waits for another node to answer a pairing, in seconds (then it takes the seek as gone)."""
+MOST_ROUTES = 10_000
+"""Tables learned from frames that a front remembers (the lobby's mirror knows them soon after)."""
+MARKERS = tuple(b"%c%s" % (0xA0 + len(name), name) for name in (b"paired", b"table_joined", b"challenge_sent", b"challenge_ended"))
+"""The MessagePack strings of the type names a front reads frames for."""
+
+
+class FrameSink(Protocol):
+    """Where a browser's spectated frames go (:class:`server.web.feed.Watcher`)."""
+
+    def send_frame(self, frame: bytes, message: Any = None) -> None: ...
+
+
+Pairing = Callable[[Peer, Request, int], Awaitable[bool]]
+"""``pairing(peer, seek_request, seek_id)``: answer the request by pairing it with seek ``seek_id``; ``False`` if it was gone."""
+Spectating = Callable[[int, FrameSink], bool]
+"""``spectating(table, sink)``: feed ``sink`` the table's snapshot and spectators' frames; ``False`` if it is no table here."""
+
+
+def _frames(data: bytes) -> list[bytes]:
+    frames, at = [], 0
+    while at + HEADER_BYTES <= len(data):
+        end = at + HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
+        frames.append(data[at:end])
+        at = end
+    return frames
+
+
+class SocialFront(RelayFront):
+    """The front (:class:`RelayFront`) with routes learned from frames, pairings and spectating.
+
+    Attributes:
+        seated: called with a player of this node whom another node seated (their seeks here vanish).
+    """
+
+    def __init__(self, bus: RedisBus, lobby: Lobby, mirror: LobbyMirror) -> None:
+        super().__init__(bus, lobby, mirror)
+        self._routes: dict[int, str] = {}  # table id -> node, from frames (until the mirror knows it)
+        self._challenges: dict[tuple[Session, int], str] = {}  # (challenger, challenge id) -> the node holding it
+        self._sinks: dict[int, FrameSink] = {}  # link -> the browser it feeds
+        self._pairs: dict[int, asyncio.Future[bool]] = {}
+        self._next_pair = 1
+        self.seated: list[Callable[[Session], None]] = []
+
+    def route(self, peer: Peer, request: Request) -> bool:
+        """Relay ``request`` if it is about another node's table (the lobby's, or one learned from frames)."""
+        if super().route(peer, request):
+            return True
+        table_id = getattr(request, "table", None)
+        node = self._routes.get(table_id) if type(table_id) is int else None
+        if node is None or peer.session is None or table_id in self._lobby.tables:
+            return False
+        self.forward(peer.session, node, request)
+        return True
+
+    def challenge_node(self, session: Session, challenge_id: int) -> str | None:
+        """The node holding the challenge ``challenge_id`` that ``session`` made to a player there, if any."""
+        return self._challenges.get((session, challenge_id))
+
+    def frames(self, link: int, data: bytes) -> None:
+        """Frames for ``link``: to its browser, or (after reading those that name a table or challenge) to its player."""
+        sink = self._sinks.get(link)
+        if sink is not None:
+            for frame in _frames(data):
+                sink.send_frame(frame)
+            return
+        if any(marker in data for marker in MARKERS):
+            self._learn(link, data)
+        super().frames(link, data)
+
+    def _learn(self, link: int, data: bytes) -> None:
+        session, node = self._sessions.get(link), self._nodes.get(link)
+        if session is None or node is None:
+            return
+        for frame in _frames(data):
+            try:
+                message = decode_server_message(frame[HEADER_BYTES:])
+            except Exception:  # noqa: BLE001 - a frame this version cannot read is passed on untouched
+                continue
+            if isinstance(message, (Paired, TableJoined)):
+                if len(self._routes) >= MOST_ROUTES:
+                    del self._routes[next(iter(self._routes))]
+                self._routes[message.table.id] = node
+                if message.seat is not None:
+                    for seated in self.seated:
+                        seated(session)
+            elif isinstance(message, ChallengeSent):
+                self._challenges[(session, message.challenge.id)] = node
+            elif isinstance(message, ChallengeEnded):
+                self._challenges.pop((session, message.challenge), None)
+
+    async def pair(self, session: Session, node: str, seek_id: int, request: Request) -> bool:
+        """Ask ``node`` to pair ``request`` (a ``seek`` of ``session``) with its seek ``seek_id``.
+
+        Returns whether that node answered the request (its reply reaches the player through the link);
+        ``False`` if the seek was gone there, or the node did not answer within :data:`PAIR_TIMEOUT_S`.
+        """
+        number = self._next_pair
+        self._next_pair += 1
+        answer = self._pairs[number] = asyncio.get_running_loop().create_future()
+        link = self.link(session, node)
+        self._send(node, ["pair", self._bus.node, link, number, seek_id, encode_message(request)[HEADER_BYTES:]])
+        try:
+            return await asyncio.wait_for(answer, PAIR_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            log.warning("node %s did not answer a pairing with seek %d in time", node, seek_id)
+            return False
+        finally:
+            self._pairs.pop(number, None)
+
+    def paired(self, number: int, answered: bool) -> None:
+        """The answer to pairing ``number`` (:meth:`pair`)."""
+        answer = self._pairs.get(number)
+        if answer is not None and not answer.done():
+            answer.set_result(answered)
+
+    def spectate(self, node: str, table_id: int, sink: FrameSink) -> int:
+        """Have ``node`` feed ``sink`` its table ``table_id`` as a spectator sees it; return the link (for :meth:`unspectate`)."""
+        link = self._next_link
+        self._next_link += 1
+        self._sinks[link] = sink
+        self._nodes[link] = node
+        self._send(node, ["spectate", self._bus.node, link, table_id])
+        return link
+
+    def unspectate(self, link: int) -> None:
+        """Stop the feed of ``link``."""
+        node = self._nodes.pop(link, None)
+        if self._sinks.pop(link, None) is not None and node is not None:
+            self._send(node, ["close", self._bus.node, link])
+
+    def gone(self, link: int) -> None:
+        """The authority ended ``link``."""
+        self._sinks.pop(link, None)
+        session = self._sessions.get(link)
+        if session is not None:
+            self._challenges = {key: node for key, node in self._challenges.items() if key[0] is not session}
+        super().gone(link)
+
+
+class SocialHost(RelayHost):
+    """The authority's side (:class:`RelayHost`), with pairings and spectating.
+
+    Args:
+        pairing: pairs a relayed seek with one of this node's (:data:`Pairing`).
+        spectating: feeds a front's browser a table (:data:`Spectating`).
+    """
+
+    def __init__(
+        self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None], pairing: Pairing, spectating: Spectating
+    ) -> None:
+        super().__init__(bus, handle, disconnected)
+        self._pairing = pairing
+        self._spectating = spectating
+        self._sinks: dict[tuple[str, int], _LinkSink] = {}
+
+    def pair(self, front: str, link: int, number: int, seek_id: int, body: bytes) -> None:
+        """Pair a seek a player of ``front`` made with this node's seek ``seek_id``, after the link's earlier requests."""
+        peer = self._peers.get((front, link))
+        if peer is None:
+            self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, False]))
+            return
+        before = self._busy.get(peer)
+        task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, before))
+        self._busy[peer] = task
+        task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
+
+    async def _pair(self, peer: Peer, front: str, number: int, seek_id: int, body: bytes, before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        answered = False
+        try:
+            answered = await self._pairing(peer, decode_request(body), seek_id)
+        except Exception as exc:  # a garbled relay message: refused, never raised
+            peer.send(Error(code=Code.BAD_REQUEST, message=f"the relayed seek could not be paired: {exc}"))
+            answered = True
+        finally:
+            self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, answered]))
+
+    def spectate(self, front: str, link: int, table_id: int) -> None:
+        """A browser on ``front`` watches this node's table ``table_id``."""
+        sink = _LinkSink(self._bus, front, link)
+        if self._spectating(table_id, sink):
+            self._sinks[(front, link)] = sink
+
+    def close(self, front: str, link: int) -> None:
+        """A link ended on ``front``: a browser's feed stops; a player's seats run their grace period."""
+        sink = self._sinks.pop((front, link), None)
+        if sink is not None:
+            self._bus.unsubscribe_all(sink)
+            return
+        super().close(front, link)
+
+    def close_all(self) -> None:
+        """This node stops: end every link and feed."""
+        for (front, link), sink in list(self._sinks.items()):
+            self._bus.unsubscribe_all(sink)
+            self._bus.publish_remote(node_topic(front), msgpack.packb(["gone", link]))
+        self._sinks.clear()
+        super().close_all()
+
+
+class _LinkSink:
+    """A browser's feed on the table's node: each frame crosses to the front's inbox."""
+
+    def __init__(self, bus: RedisBus, front: str, link: int) -> None:
+        self._bus = bus
+        self._front = front
+        self._link = link
+
+    def send_frame(self, frame: bytes, message: Any = None) -> None:
+        self._bus.publish_remote(node_topic(self._front), msgpack.packb(["frames", self._link, bytes(frame)]))
+
+    def send(self, message: Any) -> None:
+        self.send_frame(encode_message(message), message)
+
+
+def dispatch_social(data: bytes, host: SocialHost, front: SocialFront) -> bool:
+    """Hand a message from this node's inbox to ``host`` or ``front``; ``False`` if it is no relay message."""
+    if dispatch_inbox(data, host, front):  # the relay's own messages first: they are the many
+        return True
+    message = msgpack.unpackb(data)
+    kind = message[0]
+    if kind == "pair":
+        host.pair(str(message[1]), int(message[2]), int(message[3]), int(message[4]), bytes(message[5]))
+    elif kind == "paired":
+        front.paired(int(message[1]), bool(message[2]))
+    elif kind == "spectate":
+        host.spectate(str(message[1]), int(message[2]), int(message[3]))
+    else:
+        return False
+    return True
