@@ -14,7 +14,7 @@ only to the node of the connection it was made for, on that node's own
 channel.
 
 Messages on a node's inbox (``parlour:node:NAME:all``), MessagePack lists:
-``["open", from, link, name, claimed, bot]``, ``["req", from, link, body]``,
+``["open", from, link, name, claimed, bot, host]``, ``["req", from, link, body]``,
 ``["close", from, link]`` (front to authority); ``["frames", link, data]``,
 ``["gone", link]`` (authority to front). Each inbox message carries the bus's
 per-channel number: a front that sees a gap from an authority has lost frames
@@ -53,8 +53,9 @@ HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
 class LinkTransport(asyncio.Transport):
     """The transport of a link's peer on the authority: what is written goes to the front node's inbox."""
 
-    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None]) -> None:
+    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None], host: str | None = None) -> None:
         super().__init__()
+        self._host = host or f"node:{front}"  # the player's own address: its budgets here are its address's
         self._bus = bus
         self._front = front
         self._link = link
@@ -62,7 +63,7 @@ class LinkTransport(asyncio.Transport):
         self._gone = gone
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return (f"node:{self._front}", self._link) if name == "peername" else default
+        return (self._host, self._link) if name == "peername" else default
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._closing:
@@ -115,12 +116,13 @@ class RelayHost:
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Task[None]] = {}  # a link's request in progress: the next waits for it
 
-    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool) -> None:
-        """A player on ``front`` comes to a table here: a session of that name over a new link."""
+    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool, host: str | None = None) -> None:
+        """A player on ``front`` comes to a table here: a session of that name over a new link
+        (``host``: the player's address, which this node's per-address budgets count)."""
         key = (front, link)
         if key in self._peers:
             return
-        transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
+        transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None), host)
         peer = Peer(transport, ServerConnection())
         peer.protocol.accept_hello()
         peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
@@ -206,7 +208,8 @@ class RelayFront:
             self._links[(session, node)] = link
             self._sessions[link] = session
             self._nodes[link] = node
-            self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot])
+            host = session.peer.host if session.peer is not None else None
+            self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot, host])
         return link
 
     def _send(self, node: str, message: list[Any]) -> None:
@@ -257,7 +260,8 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
     message = msgpack.unpackb(data)
     kind = message[0]
     if kind == "open":
-        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]))
+        address = str(message[6]) if len(message) > 6 and message[6] is not None else None
+        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]), address)
     elif kind == "req":
         host.request(str(message[1]), int(message[2]), bytes(message[3]))
     elif kind == "close":

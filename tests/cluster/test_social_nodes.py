@@ -184,3 +184,18 @@ async def test_two_players_on_two_nodes_taking_one_seek_at_once_pair_it_once(thr
 
 async def _one_seek_of(conn: Raw) -> bool:
     return len((await conn.request("list_seeks"))["seeks"]) == 1
+
+
+async def test_a_relayed_player_is_counted_by_its_own_address_on_the_node_that_seats_it(redis_server: RedisServer) -> None:
+    cluster = SocialNodes(redis_server.url, dataclasses.replace(LIMITS, max_tables_per_address=1))
+    try:
+        for name in ("a", "b"):
+            await cluster.start(name)
+        ann, bob, carol = await cluster.connect("b", "ann"), await cluster.connect("a", "bob"), await cluster.connect("b", "carol")
+        assert (await ann.request("create_table", game="nimble"))["type"] == "table_joined"  # 127.0.0.1's one table on node b
+        challenge = (await bob.request("challenge", name="carol", game="nimble"))["challenge"]["id"]
+        await pushed(carol, "challenge_received")
+        refused = await carol.request("accept_challenge", challenge=challenge)  # bob, from 127.0.0.1 too, would create it
+        assert refused["type"] == "error" and refused["code"] == "too_many_tables", refused
+    finally:
+        await cluster.close()
