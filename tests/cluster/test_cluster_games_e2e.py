@@ -1,9 +1,11 @@
 """Every game across a cluster: three real ``parlour serve`` nodes on one PostgreSQL and one Redis.
 
-For each of the six games, in turn on the same cluster: ann, on node a,
-creates the table (node a holds it) and plays a recorded game against bob,
-on node b, while cy watches from node c; bob's and cy's requests and frames
-cross through the relay. All three see the engine's result.
+For each of the six games, in turn on the same cluster, ann on node a and bob
+on node b play a recorded game while cy watches from node c, at a table that
+comes about across the nodes: ann's challenge to bob (bob's node holds the
+table), a seek of each paired by the node holding ann's seek, or ann's ``new``
+and bob's ``join``. The requests and frames of whoever is not on the table's
+node cross through the relay. All three see the engine's result.
 
 Then a Tactego game across the nodes leaks nothing: raw connections keep
 every byte each player and spectator receives, a Redis subscriber keeps
@@ -16,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,7 +35,7 @@ from ..e2e.harness import Process, player_scripts, read_record, read_record_head
 from ..e2e.test_games_e2e import _expected_result, _new_command, _passing_seats
 from ..server.test_hidden_information import RawConnection, _ranks_seen, _views, _waiting, _waiting_views
 from .redis_server import RedisServer
-from .test_cluster_e2e import _until_listed
+from .test_cluster_e2e import _drain, _until_listed
 
 pytestmark = pytest.mark.slow
 
@@ -63,28 +67,33 @@ def _expected_line(game: str, options: dict[str, Any], seed: str | None, moves: 
     return expected + (f" ({score[0]}–{score[1]})" if score is not None else "")
 
 
+HOW = {"hexapawn": "challenge", "mingmang": "challenge", "morris": "seek", "othello": "seek", "nimble": "new", "tactego": "new"}
+"""How each game's table comes about: ann's challenge to bob, a seek of each paired across the nodes, or ann's
+``new`` and bob's ``join`` (the games whose record needs its seed: a challenge or seek draws its own)."""
+
+
 def test_each_of_the_six_games_is_played_across_nodes_and_watched_from_a_third(cluster: dict[str, int], tmp_path: Path) -> None:
     address = {node: f"127.0.0.1:{port}" for node, port in cluster.items()}
+    assert sorted(HOW) == sorted(games.names())
     for number, game in enumerate(games.names()):
         headers = read_record_headers(f"{game}.txt")
         options, seed, moves = json.loads(headers["options"]), headers.get("seed"), read_record(f"{game}.txt")
         expected = _expected_line(game, options, seed, moves)
         forced_passes = [games.get(game).seats[seat] for seat in _passing_seats(game, options, seed, moves)]
-        first, second = player_scripts(game, options, moves, seed)
-        clients: list[Process] = []
+        scripts = player_scripts(game, options, moves, seed)
+        ann = Process("play", address["a"], "--name", f"ann{number}")
+        bob = Process("play", address["b"], "--name", f"bob{number}")
+        watcher = Process("play", address["c"], "--name", f"cy{number}")
+        clients = [ann, bob, watcher]
         try:
-            creator = Process("play", address["a"], "--name", f"ann{number}", stdin_text=_new_command(game, options, seed, tmp_path) + "\n")
-            clients.append(creator)
-            table = creator.expect(r"Created table (\d+)")[1]
-            creator.send("\n".join(["wait start", *first, "wait end", "quit", ""]))
-            watcher = Process("play", address["c"], "--name", f"cy{number}")
-            joiner = Process("play", address["b"], "--name", f"bob{number}")
-            clients += [watcher, joiner]
+            for client in clients:
+                client.expect(r"(?i)connected|welcome", timeout_s=20)
+            table, seats = _table_across_nodes(HOW[game], game, ann, bob, f"bob{number}", _new_command(game, options, seed, tmp_path)[4:])
             _until_listed(watcher, rf"^#{table} {game}")
             watcher.send(f"watch {table}\nwait end\nquit\n")
             watcher.expect(rf"At table {table}, watching")
-            _until_listed(joiner, rf"^#{table} {game}")
-            joiner.send("\n".join([f"join {table}", *second, "wait end", "quit", ""]))
+            for player, seat in seats.items():
+                player.send("\n".join(["wait start", *scripts[seat], "wait end", "quit", ""]))
             for client in clients:
                 assert client.expect(r"^Result: .*", timeout_s=90)[0].startswith(expected), (game, client.lines[-5:])
                 assert client.finish() == 0, (game, client.lines)
@@ -94,6 +103,43 @@ def test_each_of_the_six_games_is_played_across_nodes_and_watched_from_a_third(c
         finally:
             for client in clients:
                 client.kill()
+
+
+def _table_across_nodes(how: str, game: str, ann: Process, bob: Process, bob_name: str, terms: str) -> tuple[str, dict[Process, int]]:
+    """Bring ann (node a) and bob (node b) to one table ``how`` says; return its id and each one's seat."""
+    if how == "new":
+        ann.send(f"new {terms}\n")
+        table = ann.expect(r"Created table (\d+)")[1]
+        _until_listed(bob, rf"^#{table} {game}")
+        bob.send(f"join {table}\n")
+        bob.expect(rf"(?i)table {table}")
+        return table, {ann: 0, bob: 1}
+    if how == "challenge":  # held by bob's node: ann plays through the relay
+        ann.send(f"challenge {bob_name} {terms} seat=0\n")
+        challenge = bob.expect(rf"challenges you to .* type accept (\d+)")[1]
+        bob.send(f"accept {challenge}\n")
+    else:  # ann's seek is held by node a; bob's matches it there
+        ann.send(f"seek {terms}\n")
+        ann.expect(r"^Seek \d+ posted")
+        _until_seen(bob, "seeks", rf"^seek \d+: ann")
+        bob.send(f"seek {terms}\n")
+    names = games.get(game).seats
+    paired = {player: player.expect(r"^Paired with .* at table (\d+): you play (.+)\.$") for player in (ann, bob)}
+    assert paired[ann][1] == paired[bob][1], paired
+    return paired[ann][1], {player: names.index(match[2]) for player, match in paired.items()}
+
+
+def _until_seen(player: Process, command: str, pattern: str, timeout_s: float = 20.0) -> None:
+    """Send ``command`` until a line it prints matches ``pattern``."""
+    regex = re.compile(pattern)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        seen = len(player.lines)
+        player.send(f"{command}\n")
+        _drain(player, 0.3)
+        if any(regex.search(line) for line in player.lines[seen:]):
+            return
+    raise AssertionError(f"{command} never printed {pattern!r}; output:\n" + "\n".join(player.lines))
 
 
 OPTIONS = {"rows": 6, "cols": 4, "pieces": "3 2\n2 2\n1 2\nF 1\n"}
