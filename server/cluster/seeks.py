@@ -8,6 +8,13 @@ that found no partner among its own: a match is sent to the node holding
 that seek, which pairs it once (:meth:`server.social.seeks.SeekBoard.pair_with`),
 or says it is gone and the next one is tried. The lobby's ``seek_added`` and
 ``seek_removed`` cross the bus with the lobby's other events.
+
+Two matching seeks made at the same moment on two nodes may each miss the
+other (neither was in Redis yet) and both be posted. So once its posted
+seeks are written, and every :data:`SETTLE_S` while it has some, a node
+pairs each of its seeks with a matching seek of another node whose id is
+smaller (:meth:`ClusterSeeks.settle`): of two such seeks, only the node of
+the one with the larger id asks, so they are paired once.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any
 import msgpack
 from redis.exceptions import RedisError
 
-from protocol.messages import Request
+from protocol.messages import Request, Seek
 
 from ..bus.redis import RedisBus
 from ..core.errors import RequestError
@@ -30,9 +37,12 @@ from .keys import NODES, node_key, seeks_key
 from .players import RemotePlayer
 from .social_relay import SocialFront
 
-__all__ = ["ClusterSeeks", "seek_line", "read_seek_line"]
+__all__ = ["ClusterSeeks", "seek_line", "read_seek_line", "SETTLE_S"]
 
 log = logging.getLogger(__name__)
+
+SETTLE_S = 1.0
+"""How often a node with open seeks looks for matching seeks posted on other nodes meanwhile, in seconds."""
 
 
 def seek_line(seek: OpenSeek) -> bytes:
@@ -72,6 +82,7 @@ class ClusterSeeks:
         self._board = board
         self._dirty: dict[int, bytes | None] = {}  # seek id -> its line to store, or None: delete
         self._writing: asyncio.Task[None] | None = None
+        self._settling: asyncio.Task[None] | None = None
 
     async def candidates(self) -> list[OpenSeek]:
         """The open seeks of the other live nodes, by id (none while Redis is away)."""
@@ -109,9 +120,11 @@ class ClusterSeeks:
             self._writing = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
+        posted = False
         try:
             while self._dirty:
                 dirty, self._dirty = self._dirty, {}
+                posted = posted or any(line is not None for line in dirty.values())
                 pipe = self._redis.pipeline(transaction=False)
                 key = seeks_key(self._node)
                 for seek_id, line in dirty.items():
@@ -124,6 +137,44 @@ class ClusterSeeks:
             log.info("cannot write this node's seeks to Redis (rewritten when it is back): %s", exc)
         finally:
             self._writing = None
+        if posted:
+            self.settle_soon()
+
+    def settle_soon(self) -> None:
+        """Run :meth:`settle` in the background, unless it runs already."""
+        if self._settling is None:
+            self._settling = asyncio.get_running_loop().create_task(self.settle())
+
+    async def settle(self) -> None:
+        """Pair this node's posted seeks with matching seeks of other nodes that have smaller ids (module docstring)."""
+        try:
+            if not any(not seek.pairing for seek in self._board.open.values()):
+                return
+            for other in await self.candidates():
+                for seek in list(self._board.open.values()):
+                    if seek.id > other.id and not seek.pairing and self._board.open.get(seek.id) is seek and self._board.compatible(seek, other):
+                        if await self._pair_posted(seek, other):
+                            break
+        finally:
+            if self._settling is asyncio.current_task():
+                self._settling = None
+
+    async def _pair_posted(self, seek: OpenSeek, other: OpenSeek) -> bool:
+        """Pair the posted ``seek`` with ``other`` on its node; whether they were paired (``seek`` is gone then)."""
+        terms = seek.terms
+        request = Seek(
+            id=0, game=terms.game, options=terms.options, time_control=terms.time_control, rated=terms.rated,
+            rating_min=seek.rating_min, rating_max=seek.rating_max,
+        )  # fmt: skip
+        seek.pairing = True  # no other seek takes it meanwhile
+        try:
+            paired = await self._front.pair(seek.player, getattr(other.player, "node"), other.id, request, quiet=True)
+        finally:
+            seek.pairing = False
+        if paired:
+            log.info("posted seeks %d (%s) and %d (%s) paired across nodes", seek.id, seek.player.name, other.id, other.player.name)
+            self._board.player_left(seek.player)  # seated there: its seeks here vanish
+        return paired
 
     async def rewrite(self) -> None:
         """Write this node's open seeks whole (at the start, and after Redis came back).
@@ -141,8 +192,9 @@ class ClusterSeeks:
 
     async def close(self) -> None:
         """Take this node's seeks out of Redis (this node leaves)."""
-        if self._writing is not None:
-            self._writing.cancel()
+        for task in (self._writing, self._settling):
+            if task is not None:
+                task.cancel()
         try:
             await self._redis.delete(seeks_key(self._node))
         except (RedisError, OSError) as exc:

@@ -36,7 +36,7 @@ from ..tables.lobby import Lobby
 from ..tables.table import Table
 from .keys import name_key_of
 from .relay import LinkTransport
-from .seeks import ClusterSeeks
+from .seeks import SETTLE_S, ClusterSeeks
 from .social_ids import IdBlocks
 from .social_relay import FrameSink, SocialFront
 
@@ -73,6 +73,7 @@ class ClusterSocial:
         social.challenges.next_id = social.seeks.next_id = self.ids.next
         self._front: SocialFront | None = None
         self._seeks: ClusterSeeks | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def attach(self, front: SocialFront, dispatch: dict[type, Handler]) -> None:
         """Use ``front`` to reach the other nodes; route ``challenge`` and ``withdraw_challenge`` in ``dispatch`` through it."""
@@ -92,6 +93,14 @@ class ClusterSocial:
         await self.ids.start()
         if self._seeks is not None:
             await self._seeks.rewrite()
+        self._task = asyncio.get_running_loop().create_task(self._settle())
+
+    async def _settle(self) -> None:
+        """Every :data:`server.cluster.seeks.SETTLE_S`, pair this node's posted seeks with other nodes' (:meth:`ClusterSeeks.settle`)."""
+        while True:
+            await asyncio.sleep(SETTLE_S)
+            if self._seeks is not None and self._bus.connected and self._social.seeks.open:
+                self._seeks.settle_soon()
 
     async def reconnected(self) -> None:
         """Redis came back (perhaps empty): move the id counter past every id given, write the seeks again.
@@ -105,6 +114,9 @@ class ClusterSocial:
 
     async def close(self) -> None:
         """This node leaves: its seeks leave Redis."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
         if self._seeks is not None:
             await self._seeks.close()
 
@@ -144,9 +156,10 @@ class ClusterSocial:
 
     # --- the host's side of pairings and spectating -------------------------------------
 
-    async def pairing(self, peer: Peer, request: Request, seek_id: int) -> bool:
+    async def pairing(self, peer: Peer, request: Request, seek_id: int, quiet: bool = False) -> bool:
         """Answer ``request`` (a ``seek`` of a player of another node, on its link ``peer``) by pairing it with this
-        node's seek ``seek_id``; ``False`` (nothing sent) if that seek is gone or no longer matches."""
+        node's seek ``seek_id``; ``False`` (nothing sent) if that seek is gone or no longer matches, or (``quiet``: the
+        request was answered before, the pairing's pushes alone are sent) if it is refused."""
         session = peer.session
         if not isinstance(request, Seek) or session is None:
             raise ValueError(f"a pairing needs a seek, not {type(request).__name__}")
@@ -154,11 +167,15 @@ class ClusterSocial:
         try:
             reply = await self._social.seeks.pair_with(session, request, seek_id, then)
         except RequestError as exc:
+            if quiet:
+                log.info("a posted seek of %s could not be paired with seek %d: %s", session.name, seek_id, exc.message)
+                return False
             peer.send(Error(id=request.id, code=exc.code, message=exc.message, field=exc.field))
             return True
         if reply is None:
             return False
-        peer.send(reply)
+        if not quiet:
+            peer.send(reply)
         for push in then:
             push()
         return True

@@ -15,8 +15,9 @@
   feeds the spectators' frames of a table to a sink here (the web face).
 
 :class:`SocialHost` is the authority's side of the last two. Inbox messages
-added to the relay's: ``["pair", from, link, number, seek, body]``
-(front to authority) answered by ``["paired", number, answered]``;
+added to the relay's: ``["pair", from, link, number, seek, body, quiet]``
+(front to authority; ``quiet``: the request was answered already, send only
+the pushes of a pairing) answered by ``["paired", number, answered]``;
 ``["spectate", from, link, table]`` (front to authority), ended by the
 relay's ``close``.
 """
@@ -60,8 +61,9 @@ class FrameSink(Protocol):
     def send_frame(self, frame: bytes, message: Any = None) -> None: ...
 
 
-Pairing = Callable[[Peer, Request, int], Awaitable[bool]]
-"""``pairing(peer, seek_request, seek_id)``: answer the request by pairing it with seek ``seek_id``; ``False`` if it was gone."""
+Pairing = Callable[[Peer, Request, int, bool], Awaitable[bool]]
+"""``pairing(peer, seek_request, seek_id, quiet)``: answer the request by pairing it with seek ``seek_id`` (``quiet``: send
+only the pairing's pushes, no reply); ``False`` if it was gone."""
 Spectating = Callable[[int, FrameSink], bool]
 """``spectating(table, sink)``: feed ``sink`` the table's snapshot and spectators' frames; ``False`` if it is no table here."""
 
@@ -138,17 +140,18 @@ class SocialFront(RelayFront):
             elif isinstance(message, ChallengeEnded):
                 self._challenges.pop((session, message.challenge), None)
 
-    async def pair(self, session: Session, node: str, seek_id: int, request: Request) -> bool:
+    async def pair(self, session: Session, node: str, seek_id: int, request: Request, *, quiet: bool = False) -> bool:
         """Ask ``node`` to pair ``request`` (a ``seek`` of ``session``) with its seek ``seek_id``.
 
-        Returns whether that node answered the request (its reply reaches the player through the link);
-        ``False`` if the seek was gone there, or the node did not answer within :data:`PAIR_TIMEOUT_S`.
+        Returns whether that node answered the request (its reply reaches the player through the link;
+        with ``quiet`` no reply, only the pairing's pushes: a posted seek paired later); ``False`` if the
+        seek was gone there, or the node did not answer within :data:`PAIR_TIMEOUT_S`.
         """
         number = self._next_pair
         self._next_pair += 1
         answer = self._pairs[number] = asyncio.get_running_loop().create_future()
         link = self.link(session, node)
-        self._send(node, ["pair", self._bus.node, link, number, seek_id, encode_message(request)[HEADER_BYTES:]])
+        self._send(node, ["pair", self._bus.node, link, number, seek_id, encode_message(request)[HEADER_BYTES:], quiet])
         try:
             return await asyncio.wait_for(answer, PAIR_TIMEOUT_S)
         except asyncio.TimeoutError:
@@ -203,26 +206,28 @@ class SocialHost(RelayHost):
         self._spectating = spectating
         self._sinks: dict[tuple[str, int], _LinkSink] = {}
 
-    def pair(self, front: str, link: int, number: int, seek_id: int, body: bytes) -> None:
+    def pair(self, front: str, link: int, number: int, seek_id: int, body: bytes, quiet: bool = False) -> None:
         """Pair a seek a player of ``front`` made with this node's seek ``seek_id``, after the link's earlier requests."""
         peer = self._peers.get((front, link))
         if peer is None:
             self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, False]))
             return
         before = self._busy.get(peer)
-        task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, before))
+        task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, quiet, before))
         self._busy[peer] = task
         task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
 
-    async def _pair(self, peer: Peer, front: str, number: int, seek_id: int, body: bytes, before: asyncio.Task[None] | None) -> None:
+    async def _pair(self, peer: Peer, front: str, number: int, seek_id: int, body: bytes, quiet: bool, before: asyncio.Task[None] | None) -> None:
         if before is not None:
             await asyncio.wait([before])
         answered = False
         try:
-            answered = await self._pairing(peer, decode_request(body), seek_id)
-        except Exception as exc:  # a garbled relay message: refused, never raised
-            peer.send(Error(code=Code.BAD_REQUEST, message=f"the relayed seek could not be paired: {exc}"))
-            answered = True
+            answered = await self._pairing(peer, decode_request(body), seek_id, quiet)
+        except Exception as exc:  # a garbled relay message, or a failure: refused, never raised
+            log.warning("a seek relayed from %s could not be paired: %s", front, exc)
+            if not quiet:
+                peer.send(Error(code=Code.INTERNAL_ERROR, message="the server holding that seek failed to pair it; seek again"))
+                answered = True
         finally:
             self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, answered]))
 
@@ -271,7 +276,7 @@ def dispatch_social(data: bytes, host: SocialHost, front: SocialFront) -> bool:
     message = msgpack.unpackb(data)
     kind = message[0]
     if kind == "pair":
-        host.pair(str(message[1]), int(message[2]), int(message[3]), int(message[4]), bytes(message[5]))
+        host.pair(str(message[1]), int(message[2]), int(message[3]), int(message[4]), bytes(message[5]), len(message) > 6 and bool(message[6]))
     elif kind == "paired":
         front.paired(int(message[1]), bool(message[2]))
     elif kind == "spectate":

@@ -190,7 +190,7 @@ class SeekBoard:
         """
         assert self.elsewhere is not None
         for other in await self.elsewhere.candidates():
-            if self._compatible(seek, other) and await self.elsewhere.pair(session, request, other):
+            if self.compatible(seek, other) and await self.elsewhere.pair(session, request, other):
                 self.player_left(session)  # seated there: its seeks here vanish
                 raise Relayed()
 
@@ -207,7 +207,7 @@ class SeekBoard:
             check_rated(self.rated_allowed(), session)
         seek = self._new(session, request, terms)
         other = self.open.get(seek_id)
-        if other is None or not self._compatible(seek, other):
+        if other is None or not self.compatible(seek, other):
             return None
         return await self._pair(other, seek, then, request.id)
 
@@ -226,11 +226,11 @@ class SeekBoard:
     def _match(self, seek: OpenSeek) -> OpenSeek | None:
         """The oldest open seek ``seek`` pairs with, or ``None``."""
         for other in self.open.values():
-            if self._compatible(seek, other):
+            if self.compatible(seek, other):
                 return other
         return None
 
-    def _compatible(self, seek: OpenSeek, other: OpenSeek) -> bool:
+    def compatible(self, seek: OpenSeek, other: OpenSeek) -> bool:
         """Whether ``seek`` pairs with the open seek ``other``: same terms, ranges, no mute either way."""
         player = seek.player
         return (

@@ -199,3 +199,16 @@ async def test_a_relayed_player_is_counted_by_its_own_address_on_the_node_that_s
         assert refused["type"] == "error" and refused["code"] == "too_many_tables", refused
     finally:
         await cluster.close()
+
+
+async def test_matching_seeks_made_at_the_same_moment_on_two_nodes_are_paired_once(three: SocialNodes) -> None:
+    for round_ in range(3):  # each time both are posted before either node can see the other's, or one pairs at once
+        ann, bob = await three.connect("a", f"ann{round_}"), await three.connect("b", f"bob{round_}")
+        replies = await asyncio.gather(ann.request("seek", game="hexapawn"), bob.request("seek", game="hexapawn"))
+        assert all(reply["type"] == "seek_posted" for reply in replies), replies
+        on_ann, on_bob = await pushed(ann, "paired"), await pushed(bob, "paired")
+        assert on_ann["table"]["id"] == on_bob["table"]["id"] and {on_ann["seat"], on_bob["seat"]} == {0, 1}
+        await until(lambda: _listed_ids(ann, set()), "both seeks to be gone")
+        assert [push for push in await ann.sync() + await bob.sync() if push["type"] == "paired"] == []  # paired once
+    tables = [table for server in three.servers.values() for table in server.tables.values()]
+    assert len(tables) == 3 and all(table.game.name == "hexapawn" for table in tables)
