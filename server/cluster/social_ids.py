@@ -61,7 +61,8 @@ class IdBlocks:
         Raises:
             RedisError, OSError: Redis cannot be reached.
         """
-        await self._raise(keys=[self._key], args=[min(self._end, MAX_ID) + REBASE])
+        given = self._end if self._end <= MAX_ID else 0  # no block yet: nothing given to stay clear of
+        await self._raise(keys=[self._key], args=[given + REBASE])
 
     def next(self) -> int:
         """The next id; above :data:`protocol.messages.MAX_ID` while no block could be fetched (the request is refused)."""

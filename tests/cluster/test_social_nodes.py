@@ -212,3 +212,24 @@ async def test_matching_seeks_made_at_the_same_moment_on_two_nodes_are_paired_on
         assert [push for push in await ann.sync() + await bob.sync() if push["type"] == "paired"] == []  # paired once
     tables = [table for server in three.servers.values() for table in server.tables.values()]
     assert len(tables) == 3 and all(table.game.name == "hexapawn" for table in tables)
+
+
+async def test_after_redis_restarts_empty_the_seeks_are_listed_again_and_new_ids_never_repeat_open_ones(
+    three: SocialNodes, redis_server: RedisServer
+) -> None:
+    ann, bob = await three.connect("a", "ann"), await three.connect("b", "bob")
+    on_a = (await ann.request("seek", game="nimble"))["seek"]["id"]
+    challenge = (await bob.request("challenge", name="ann", game="othello"))["challenge"]["id"]
+    await pushed(ann, "challenge_received")
+    redis_server.kill()
+    await asyncio.sleep(0.3)
+    redis_server.start()  # empty: it kept nothing, the id counter included
+    await until(lambda: _listed_ids(bob, {on_a}), "node a to write its seek again")
+    on_b = (await bob.request("seek", game="othello", options={"size": 6}))["seek"]["id"]
+    again = (await ann.request("challenge", name="bob", game="nimble"))
+    assert again["type"] == "challenge_sent", again
+    await three.start("d")  # takes its first block of ids from the counter Redis lost
+    dan = await three.connect("d", "dan")
+    on_d = (await dan.request("seek", game="hexapawn"))["seek"]["id"]
+    assert len({on_a, challenge, on_b, again["challenge"]["id"], on_d}) == 5
+    await until(lambda: _listed_ids(ann, {on_a, on_b, on_d}), "every seek to be listed on node a")
