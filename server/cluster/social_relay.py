@@ -58,7 +58,8 @@ MARKERS = tuple(b"%c%s" % (0xA0 + len(name), name) for name in (b"paired", b"tab
 class FrameSink(Protocol):
     """Where a browser's spectated frames go (:class:`server.web.feed.Watcher`)."""
 
-    def send_frame(self, frame: bytes, message: Any = None) -> None: ...
+    def send_frame(self, frame: bytes, message: Any = None) -> None:
+        """Send one encoded frame (a spectator's) to the browser."""
 
 
 Pairing = Callable[[Peer, Request, int, bool], Awaitable[bool]]

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 
-from server.app import Server, ServerConfig
+from server.app import Server
 from server.net.limits import Limits
 
 from ..server.conftest import Raw
@@ -32,10 +32,8 @@ class SocialNodes(Nodes):
         self.limits = limits
 
     async def start(self, node: str) -> Server:
-        config = ServerConfig(host="127.0.0.1", port=0, server_name="club", grace_s=30.0, bus=self.redis_url, node=node, limits=self.limits)
-        server = Server(config)
-        await server.start()
-        self.servers[node] = server
+        server = await super().start(node)
+        server.config = dataclasses.replace(server.config, limits=self.limits)  # read afresh by every challenge and seek
         return server
 
 
