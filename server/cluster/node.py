@@ -59,11 +59,14 @@ Handler = Callable[[Session, Any, list[Callable[[], None]]], Awaitable[Any]]
 class Part(Protocol):
     """Something more a node keeps in Redis (:class:`server.cluster.social.ClusterSocial`): started, renewed, closed with it."""
 
-    async def start(self) -> None: ...
+    async def start(self) -> None:
+        """Write its state into Redis once the node's own is there (raises ``RedisError``/``OSError``)."""
 
-    async def reconnected(self) -> None: ...
+    async def reconnected(self) -> None:
+        """Write its state again: Redis came back, perhaps empty (raises ``RedisError``/``OSError``)."""
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Take its state out of Redis: the node leaves."""
 
 
 class Cluster:
