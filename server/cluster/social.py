@@ -145,13 +145,17 @@ class ClusterSocial:
         return run
 
     async def _holder(self, key: str) -> str | None:
-        """The node whose session holds the name key ``key`` (``None``: nobody's, or Redis is away)."""
+        """The node whose session holds the name key ``key`` (``None``: nobody's).
+
+        Raises:
+            RequestError: ``internal_error``: Redis cannot be reached, so neither can the other nodes.
+        """
         await asyncio.sleep(0)  # a bare yield: a request's handling becomes a task (redis-py's timeouts need one)
         try:
             holder = await self._bus.redis.get(name_key_of(key))
         except (RedisError, OSError) as exc:
             log.info("cannot look up which node holds %r: %s", key, exc)
-            return None
+            raise RequestError(Code.INTERNAL_ERROR, "the server cannot reach the other servers of its cluster right now; try again in a moment") from None
         return None if holder is None else bytes(holder).decode()
 
     # --- the host's side of pairings and spectating -------------------------------------

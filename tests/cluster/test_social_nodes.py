@@ -231,3 +231,11 @@ async def test_after_redis_restarts_empty_the_seeks_are_listed_again_and_new_ids
     on_d = (await dan.request("seek", game="hexapawn"))["seek"]["id"]
     assert len({on_a, challenge, on_b, again["challenge"]["id"], on_d}) == 5
     await until(lambda: _listed_ids(ann, {on_a, on_b, on_d}), "every seek to be listed on node a")
+
+
+async def test_a_challenge_to_someone_not_on_this_node_while_redis_is_away_says_so(three: SocialNodes, redis_server: RedisServer) -> None:
+    ann = await three.connect("a", "ann")
+    await three.connect("b", "bob")
+    redis_server.kill()
+    refused = await ann.request("challenge", name="bob", game="nimble")
+    assert refused["type"] == "error" and refused["code"] == "internal_error" and "cluster" in refused["message"], refused
