@@ -203,8 +203,7 @@ class SeekBoard:
             RequestError: what :meth:`seek` refuses of the request, or what creating the table refuses.
         """
         terms = Terms.check(request.game, request.options, request.time_control, request.rated)
-        if terms.rated:
-            check_rated(self.rated_allowed(), session)
+        self._check_request(session, request, terms)
         seek = self._new(session, request, terms)
         other = self.open.get(seek_id)
         if other is None or not self.compatible(seek, other):
