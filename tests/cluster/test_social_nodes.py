@@ -21,7 +21,7 @@ from server.net.limits import Limits
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
-from .test_cluster_nodes import Nodes, until
+from .test_cluster_nodes import Nodes, _listed_all, until
 
 
 class SocialNodes(Nodes):
@@ -239,3 +239,15 @@ async def test_a_challenge_to_someone_not_on_this_node_while_redis_is_away_says_
     redis_server.kill()
     refused = await ann.request("challenge", name="bob", game="nimble")
     assert refused["type"] == "error" and refused["code"] == "internal_error" and "cluster" in refused["message"], refused
+
+
+async def test_a_player_at_a_running_game_on_another_node_is_not_paired_there(three: SocialNodes) -> None:
+    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("a", "carol")
+    table = (await carol.request("create_table", game="nimble", seat=0))["table"]["id"]
+    await until(lambda: _listed_all(bob, {table}), "node b to list carol's table")
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"  # a running game, held by node a
+    seek = (await ann.request("seek", game="hexapawn"))["seek"]["id"]
+    await until(lambda: _listed_ids(bob, {seek}), "node b to see ann's seek")
+    refused = await bob.request("seek", game="hexapawn")
+    assert refused["type"] == "error" and refused["code"] == "bad_request" and f"table {table}" in refused["message"], refused
+    assert len(three.servers["a"].tables) == 1
