@@ -51,8 +51,12 @@ PAIR_TIMEOUT_S = 10.0
 """How long a front waits for another node to answer a pairing, in seconds (then it takes the seek as gone)."""
 MOST_ROUTES = 10_000
 """Tables learned from frames that a front remembers (the lobby's mirror knows them soon after)."""
-MARKERS = tuple(b"%c%s" % (0xA0 + len(name), name) for name in (b"paired", b"table_joined", b"challenge_sent", b"challenge_ended"))
-"""The MessagePack strings of the type names a front reads frames for."""
+ROUTE_TYPES = frozenset((b"paired", b"table_joined", b"challenge_sent", b"challenge_ended"))
+"""The types of the frames a front reads (the others pass unread)."""
+TYPE_KEY = b"\xa4type"
+"""The MessagePack key ``type``: the tag comes first in a frame's map, its name right after this key."""
+TYPE_WITHIN = 12
+"""The key ``type`` starts within a frame's first bytes: its length header, then the map's header."""
 
 
 class FrameSink(Protocol):
@@ -76,6 +80,19 @@ def _frames(data: bytes) -> list[bytes]:
         frames.append(data[at:end])
         at = end
     return frames
+
+
+def _names_a_route(data: bytes) -> bool:
+    """Whether one of the frames ``data`` is of a type in :data:`ROUTE_TYPES` (only each frame's first bytes are looked at)."""
+    at, end = 0, len(data)
+    while at + HEADER_BYTES < end:
+        key = data.find(TYPE_KEY, at + HEADER_BYTES, at + TYPE_WITHIN + len(TYPE_KEY))
+        if key >= 0:
+            name = key + len(TYPE_KEY) + 1
+            if data[name : name + data[name - 1] - 0xA0] in ROUTE_TYPES:
+                return True
+        at += HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
+    return False
 
 
 class SocialFront(RelayFront):
@@ -116,7 +133,7 @@ class SocialFront(RelayFront):
             for frame in _frames(data):
                 sink.send_frame(frame)
             return
-        if any(marker in data for marker in MARKERS):
+        if _names_a_route(data):
             self._learn(link, data)
         super().frames(link, data)
 

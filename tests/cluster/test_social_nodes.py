@@ -251,3 +251,13 @@ async def test_a_player_at_a_running_game_on_another_node_is_not_paired_there(th
     refused = await bob.request("seek", game="hexapawn")
     assert refused["type"] == "error" and refused["code"] == "bad_request" and f"table {table}" in refused["message"], refused
     assert len(three.servers["a"].tables) == 1
+
+
+async def test_a_players_seeks_vanish_when_they_sit_at_a_table_of_another_node(three: SocialNodes) -> None:
+    ann, bob = await three.connect("a", "ann"), await three.connect("b", "bob")
+    table = (await bob.request("create_table", game="nimble", seat=0))["table"]["id"]
+    seek = (await ann.request("seek", game="othello"))["seek"]["id"]
+    await until(lambda: _listed_all(ann, {table}), "node a to list bob's table")
+    assert await _listed_ids(bob, {seek})
+    assert (await ann.request("join_table", table=table, seat=1))["type"] == "table_joined"  # relayed: node b seats her
+    await until(lambda: _listed_ids(bob, set()), "ann's seek to vanish: she sits at a table")
