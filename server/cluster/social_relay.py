@@ -15,11 +15,14 @@
   feeds the spectators' frames of a table to a sink here (the web face).
 
 :class:`SocialHost` is the authority's side of the last two. Inbox messages
-added to the relay's: ``["pair", from, link, number, seek, body, quiet]``
-(front to authority; ``quiet``: the request was answered already, send only
-the pushes of a pairing) answered by ``["paired", number, answered]``;
-``["spectate", from, link, table]`` (front to authority), ended by the
-relay's ``close``.
+added to the relay's, MessagePack lists of their own (the relay's own
+messages are left to :func:`server.cluster.relay.dispatch_inbox`):
+``["pair", from, link, number, seek, body, quiet]`` (front to authority, on
+the player's relay link; ``quiet``: the request was answered already, send
+only the pushes of a pairing) answered by ``["paired", number, answered]``;
+``["spectate", from, feed, table]`` and ``["unspectate", from, feed]`` (front
+to authority), ``["feed", feed, frame]`` and ``["unfed", feed]`` (authority
+to front), a feed being a browser's, numbered by its front.
 """
 
 from __future__ import annotations
@@ -104,9 +107,11 @@ class SocialFront(RelayFront):
 
     def __init__(self, bus: RedisBus, lobby: Lobby, mirror: LobbyMirror) -> None:
         super().__init__(bus, lobby, mirror)
+        self._social_bus = bus
         self._routes: dict[int, str] = {}  # table id -> node, from frames (until the mirror knows it)
         self._challenges: dict[tuple[Session, int], str] = {}  # (challenger, challenge id) -> the node holding it
-        self._sinks: dict[int, FrameSink] = {}  # link -> the browser it feeds
+        self._sinks: dict[int, tuple[str, FrameSink]] = {}  # feed -> the node feeding it, the browser it feeds
+        self._next_feed = 1
         self._pairs: dict[int, asyncio.Future[bool]] = {}
         self._next_pair = 1
         self.seated: list[Callable[[Session], None]] = []
@@ -126,13 +131,11 @@ class SocialFront(RelayFront):
         """The node holding the challenge ``challenge_id`` that ``session`` made to a player there, if any."""
         return self._challenges.get((session, challenge_id))
 
+    def _post(self, node: str, message: list[Any]) -> None:
+        self._social_bus.publish_remote(node_topic(node), msgpack.packb(message))
+
     def frames(self, link: int, data: bytes) -> None:
-        """Frames for ``link``: to its browser, or (after reading those that name a table or challenge) to its player."""
-        sink = self._sinks.get(link)
-        if sink is not None:
-            for frame in _frames(data):
-                sink.send_frame(frame)
-            return
+        """Frames for ``link``: to its player, after reading those that name a table or challenge."""
         if _names_a_route(data):
             self._learn(link, data)
         super().frames(link, data)
@@ -169,7 +172,7 @@ class SocialFront(RelayFront):
         self._next_pair += 1
         answer = self._pairs[number] = asyncio.get_running_loop().create_future()
         link = self.link(session, node)
-        self._send(node, ["pair", self._bus.node, link, number, seek_id, encode_message(request)[HEADER_BYTES:], quiet])
+        self._post(node, ["pair", self._social_bus.node, link, number, seek_id, encode_message(request)[HEADER_BYTES:], quiet])
         try:
             return await asyncio.wait_for(answer, PAIR_TIMEOUT_S)
         except asyncio.TimeoutError:
@@ -185,23 +188,31 @@ class SocialFront(RelayFront):
             answer.set_result(answered)
 
     def spectate(self, node: str, table_id: int, sink: FrameSink) -> int:
-        """Have ``node`` feed ``sink`` its table ``table_id`` as a spectator sees it; return the link (for :meth:`unspectate`)."""
-        link = self._next_link
-        self._next_link += 1
-        self._sinks[link] = sink
-        self._nodes[link] = node
-        self._send(node, ["spectate", self._bus.node, link, table_id])
-        return link
+        """Have ``node`` feed ``sink`` its table ``table_id`` as a spectator sees it; return the feed (for :meth:`unspectate`)."""
+        feed = self._next_feed
+        self._next_feed += 1
+        self._sinks[feed] = (node, sink)
+        self._post(node, ["spectate", self._social_bus.node, feed, table_id])
+        return feed
 
-    def unspectate(self, link: int) -> None:
-        """Stop the feed of ``link``."""
-        node = self._nodes.pop(link, None)
-        if self._sinks.pop(link, None) is not None and node is not None:
-            self._send(node, ["close", self._bus.node, link])
+    def unspectate(self, feed: int) -> None:
+        """Stop ``feed``."""
+        fed = self._sinks.pop(feed, None)
+        if fed is not None:
+            self._post(fed[0], ["unspectate", self._social_bus.node, feed])
+
+    def feed(self, feed: int, frame: bytes) -> None:
+        """A frame of ``feed``: to its browser."""
+        fed = self._sinks.get(feed)
+        if fed is not None:
+            fed[1].send_frame(frame)
+
+    def unfed(self, feed: int) -> None:
+        """The table's node ended ``feed`` (it stops)."""
+        self._sinks.pop(feed, None)
 
     def gone(self, link: int) -> None:
         """The authority ended ``link``."""
-        self._sinks.pop(link, None)
         session = self._sessions.get(link)
         if session is not None:
             self._challenges = {key: node for key, node in self._challenges.items() if key[0] is not session}
@@ -220,15 +231,16 @@ class SocialHost(RelayHost):
         self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None], pairing: Pairing, spectating: Spectating
     ) -> None:
         super().__init__(bus, handle, disconnected)
+        self._social_bus = bus
         self._pairing = pairing
         self._spectating = spectating
-        self._sinks: dict[tuple[str, int], _LinkSink] = {}
+        self._sinks: dict[tuple[str, int], _FeedSink] = {}  # (front, feed) -> its sink here
 
     def pair(self, front: str, link: int, number: int, seek_id: int, body: bytes, quiet: bool = False) -> None:
         """Pair a seek a player of ``front`` made with this node's seek ``seek_id``, after the link's earlier requests."""
         peer = self._peers.get((front, link))
         if peer is None:
-            self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, False]))
+            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, False]))
             return
         before = self._busy.get(peer)
         task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, quiet, before))
@@ -247,41 +259,39 @@ class SocialHost(RelayHost):
                 peer.send(Error(code=Code.INTERNAL_ERROR, message="the server holding that seek failed to pair it; seek again"))
                 answered = True
         finally:
-            self._bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, answered]))
+            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, answered]))
 
-    def spectate(self, front: str, link: int, table_id: int) -> None:
-        """A browser on ``front`` watches this node's table ``table_id``."""
-        sink = _LinkSink(self._bus, front, link)
+    def spectate(self, front: str, feed: int, table_id: int) -> None:
+        """A browser on ``front`` watches this node's table ``table_id``, fed as ``feed``."""
+        sink = _FeedSink(self._social_bus, front, feed)
         if self._spectating(table_id, sink):
-            self._sinks[(front, link)] = sink
+            self._sinks[(front, feed)] = sink
 
-    def close(self, front: str, link: int) -> None:
-        """A link ended on ``front``: a browser's feed stops; a player's seats run their grace period."""
-        sink = self._sinks.pop((front, link), None)
+    def unspectate(self, front: str, feed: int) -> None:
+        """The browser of ``feed`` on ``front`` left."""
+        sink = self._sinks.pop((front, feed), None)
         if sink is not None:
-            self._bus.unsubscribe_all(sink)
-            return
-        super().close(front, link)
+            self._social_bus.unsubscribe_all(sink)
 
     def close_all(self) -> None:
         """This node stops: end every link and feed."""
-        for (front, link), sink in list(self._sinks.items()):
-            self._bus.unsubscribe_all(sink)
-            self._bus.publish_remote(node_topic(front), msgpack.packb(["gone", link]))
+        for (front, feed), sink in list(self._sinks.items()):
+            self._social_bus.unsubscribe_all(sink)
+            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["unfed", feed]))
         self._sinks.clear()
         super().close_all()
 
 
-class _LinkSink:
+class _FeedSink:
     """A browser's feed on the table's node: each frame crosses to the front's inbox."""
 
-    def __init__(self, bus: RedisBus, front: str, link: int) -> None:
+    def __init__(self, bus: RedisBus, front: str, feed: int) -> None:
         self._bus = bus
         self._front = front
-        self._link = link
+        self._feed = feed
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
-        self._bus.publish_remote(node_topic(self._front), msgpack.packb(["frames", self._link, bytes(frame)]))
+        self._bus.publish_remote(node_topic(self._front), msgpack.packb(["feed", self._feed, bytes(frame)]))
 
     def send(self, message: Any) -> None:
         self.send_frame(encode_message(message), message)
@@ -299,6 +309,12 @@ def dispatch_social(data: bytes, host: SocialHost, front: SocialFront) -> bool:
         front.paired(int(message[1]), bool(message[2]))
     elif kind == "spectate":
         host.spectate(str(message[1]), int(message[2]), int(message[3]))
+    elif kind == "unspectate":
+        host.unspectate(str(message[1]), int(message[2]))
+    elif kind == "feed":
+        front.feed(int(message[1]), bytes(message[2]))
+    elif kind == "unfed":
+        front.unfed(int(message[1]))
     else:
         return False
     return True

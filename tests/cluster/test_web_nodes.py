@@ -12,6 +12,7 @@ from typing import Any, AsyncIterator
 
 import aiohttp
 import pytest
+import redis.asyncio as aioredis
 
 from server.app import Server, ServerConfig
 
@@ -84,3 +85,20 @@ async def test_a_browser_on_one_node_lists_and_watches_a_game_held_by_another_as
         async with http.ws_connect(f"{web}/ws/table/{table + 999}") as missing:
             (error,) = await receive(missing)
             assert error["type"] == "error" and error["code"] == "no_such_table"
+    tap = aioredis.Redis.from_url(web_nodes.redis_url).pubsub()
+    await tap.psubscribe("parlour:node:b:*")  # node b's inbox: the browser's feed came this way
+    try:
+        for _ in range(2):  # the browser left: node a feeds it no more
+            seat = views[0]["to_move"]
+            assert (await players[seat].request("move", table=table, move=quiet_move(views[seat])))["type"] == "ok"
+            for each in (0, 1):
+                views[each] = (await _seen_by(players[each], "moved"))["view"]
+            await _seen_by(carl, "moved")
+        inbox = []
+        while (message := await tap.get_message(timeout=0.5)) is not None:
+            if message["type"] == "pmessage":
+                inbox.append(bytes(message["data"]))
+        assert inbox, "carl's frames cross to node b"
+        assert not [data for data in inbox if b"\xa4feed" in data], "a feed to a browser that left"
+    finally:
+        await tap.aclose()
