@@ -110,11 +110,12 @@ class SocialFront(RelayFront):
         self._social_bus = bus
         self._routes: dict[int, str] = {}  # table id -> node, from frames (until the mirror knows it)
         self._challenges: dict[tuple[Session, int], str] = {}  # (challenger, challenge id) -> the node holding it
-        self._sinks: dict[int, tuple[str, FrameSink]] = {}  # feed -> the node feeding it, the browser it feeds
+        self._sinks: dict[int, tuple[str, int, FrameSink]] = {}  # feed -> the node feeding it, its table, the browser
         self._next_feed = 1
         self._pairs: dict[int, asyncio.Future[bool]] = {}
         self._next_pair = 1
         self.seated: list[Callable[[Session], None]] = []
+        bus.on_gap.append(self._feeds_gap)
 
     def route(self, peer: Peer, request: Request) -> bool:
         """Relay ``request`` if it is about another node's table (the lobby's, or one learned from frames)."""
@@ -191,9 +192,17 @@ class SocialFront(RelayFront):
         """Have ``node`` feed ``sink`` its table ``table_id`` as a spectator sees it; return the feed (for :meth:`unspectate`)."""
         feed = self._next_feed
         self._next_feed += 1
-        self._sinks[feed] = (node, sink)
+        self._sinks[feed] = (node, table_id, sink)
         self._post(node, ["spectate", self._social_bus.node, feed, table_id])
         return feed
+
+    def _feeds_gap(self, topic: str, view: object, origin: str) -> None:
+        """Messages from ``origin`` to this node were lost: its browsers' feeds start again from a fresh snapshot."""
+        if topic != node_topic(self._social_bus.node):
+            return
+        for feed, (node, table_id, _sink) in list(self._sinks.items()):
+            if node == origin:
+                self._post(node, ["spectate", self._social_bus.node, feed, table_id])
 
     def unspectate(self, feed: int) -> None:
         """Stop ``feed``."""
@@ -205,7 +214,7 @@ class SocialFront(RelayFront):
         """A frame of ``feed``: to its browser."""
         fed = self._sinks.get(feed)
         if fed is not None:
-            fed[1].send_frame(frame)
+            fed[2].send_frame(frame)
 
     def unfed(self, feed: int) -> None:
         """The table's node ended ``feed`` (it stops)."""
@@ -263,6 +272,7 @@ class SocialHost(RelayHost):
 
     def spectate(self, front: str, feed: int, table_id: int) -> None:
         """A browser on ``front`` watches this node's table ``table_id``, fed as ``feed``."""
+        self.unspectate(front, feed)  # asked again (frames were lost): a fresh snapshot, then the frames
         sink = _FeedSink(self._social_bus, front, feed)
         if self._spectating(table_id, sink):
             self._sinks[(front, feed)] = sink

@@ -102,3 +102,27 @@ async def test_a_browser_on_one_node_lists_and_watches_a_game_held_by_another_as
         assert not [data for data in inbox if b"\xa4feed" in data], "a feed to a browser that left"
     finally:
         await tap.aclose()
+
+
+async def test_a_browser_whose_frames_were_lost_on_the_bus_gets_a_fresh_snapshot(web_nodes: WebNodes) -> None:
+    ann, bob = await web_nodes.connect("a", "ann"), await web_nodes.connect("a", "bob")
+    table = (await ann.request("create_table", game="othello", options={"size": 6}, seat=0))["table"]["id"]
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    node_b = web_nodes.servers["b"]
+    await until(lambda: _mirrored(node_b, table), "node b to know the table")
+    async with aiohttp.ClientSession() as http, http.ws_connect(f"{web_base(node_b)}/ws/table/{table}") as ws:
+        (snapshot,) = await receive(ws)
+        assert snapshot["type"] == "table_joined" and snapshot["moves"] == []
+        view = (await _seen_by(ann, "game_started"))["view"]
+        assert (await ann.request("move", table=table, move=view["legal_moves"][0]))["type"] == "ok"
+        (moved,) = await receive(ws)
+        assert moved["type"] == "moved"
+        assert node_b.bus.on_gap, "the bus tells its listeners of lost messages"
+        for listener in node_b.bus.on_gap:  # as the bus does when a number from node a jumps on node b's inbox
+            listener("node:b", None, "a")
+        (again,) = await receive(ws)
+        assert again["type"] == "table_joined" and again["moves"] == [moved["move"]] and again["view"] == moved["view"]
+
+
+async def _mirrored(server: Server, table: int) -> bool:
+    return server.cluster is not None and table in server.cluster.mirror.owner
