@@ -22,7 +22,7 @@ session there holds to the new link and sends what a resume sends
 (``resumed``, and ``player_back`` to the others), as it would to its own connection.
 
 Messages on a node's inbox (``parlour:node:NAME:all``), MessagePack lists:
-``["open", from, link, name, claimed, bot, token, resume]``, ``["req", from, link, body]``,
+``["open", from, link, name, claimed, bot, token, resume, host]``, ``["req", from, link, body]``,
 ``["close", from, link]`` (front to authority); ``["frames", link, data]``,
 ``["gone", link]`` (authority to front). Each inbox message carries the bus's
 per-channel number: a front that sees a gap from an authority has lost frames
@@ -64,8 +64,9 @@ Holder = Callable[[str], Session | None]
 class LinkTransport(asyncio.Transport):
     """The transport of a link's peer on the authority: what is written goes to the front node's inbox."""
 
-    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None]) -> None:
+    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None], host: str | None = None) -> None:
         super().__init__()
+        self._host = host or f"node:{front}"  # the player's own address: its budgets here are its address's
         self._bus = bus
         self._front = front
         self._link = link
@@ -73,7 +74,7 @@ class LinkTransport(asyncio.Transport):
         self._gone = gone
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return (f"node:{self._front}", self._link) if name == "peername" else default
+        return (self._host, self._link) if name == "peername" else default
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._closing:
@@ -130,17 +131,20 @@ class RelayHost:
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Task[None]] = {}  # a link's request in progress: the next waits for it
 
-    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False) -> None:
+    def open(
+        self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False, host: str | None = None
+    ) -> None:
         """A player on ``front`` comes to a table here: its session over a new link.
 
         The session seated here under ``token`` (the player's resume token) if
         there is one, else a new session of that name with that token. With
         ``resume``, the player's session came back: it is told of its seats here as a resume tells.
+        ``host``: the player's address, which this node's per-address budgets count.
         """
         key = (front, link)
         peer = self._peers.get(key)
         if peer is None:
-            transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
+            transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None), host)
             peer = Peer(transport, ServerConnection())
             peer.protocol.accept_hello()
             self._peers[key] = peer
@@ -218,11 +222,19 @@ class RelayFront:
         session = peer.session
         if node is None or session is None:
             return False
+        self.forward(session, node, request)
+        return True
+
+    def forward(self, session: Session, node: str, request: Request) -> None:
+        """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it."""
+        self._send(node, ["req", self._bus.node, self.link(session, node), encode_message(request)[HEADER_BYTES:]])
+
+    def link(self, session: Session, node: str) -> int:
+        """The link of ``session`` to node ``node``, opened now if there is none."""
         link = self._links.get((session, node))
         if link is None:
             link = self._open(session, node, resume=False)
-        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
-        return True
+        return link
 
     def _open(self, session: Session, node: str, resume: bool) -> int:
         """Open (again, with ``resume``) ``session``'s link to ``node``; return the link."""
@@ -233,7 +245,8 @@ class RelayFront:
             self._links[(session, node)] = link
             self._sessions[link] = session
             self._nodes[link] = node
-        self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot, session.token, resume])
+        host = session.peer.host if session.peer is not None else None
+        self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot, session.token, resume, host])
         return link
 
     def reattach(self, session: Session, table_ids: list[int]) -> None:
@@ -293,8 +306,9 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
     message = msgpack.unpackb(data)
     kind = message[0]
     if kind == "open":
+        address = str(message[8]) if len(message) > 8 and message[8] is not None else None
         token, resume = (str(message[6]), bool(message[7])) if len(message) >= 8 else (None, False)
-        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]), token, resume)
+        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]), token, resume, address)
     elif kind == "req":
         host.request(str(message[1]), int(message[2]), bytes(message[3]))
     elif kind == "close":
