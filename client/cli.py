@@ -542,7 +542,8 @@ async def _session(
         output_guard = nullcontext()
     with output_guard:
         server, version = printable(client.welcome.server), printable(client.welcome.version)
-        print(f"Connected to {server} (Parlour {version}) as {printable(client.name)}. Type help.", flush=True)
+        node = f", node {printable(client.welcome.node)}" if client.welcome.node else ""  # a cluster's node that answered
+        print(f"Connected to {server} (Parlour {version}{node}) as {printable(client.name)}. Type help.", flush=True)
         followers = asyncio.create_task(shell.follow_events())
         await shell.follow_lobby()  # the user starts in the lobby: its changes and chat show as they happen
         await shell.handle("list")

@@ -605,6 +605,8 @@ class Welcome(Message, tag="welcome"):
     """How long the server holds a disconnected player's seats, in seconds (a client retries at least this long)."""
     http: int | None = None
     """The TCP port of the server's read-only web face (``--http``), on the host the client connected to; ``None``: none."""
+    node: str | None = None
+    """The node of a cluster that answered (``parlour serve --node``); ``None``: a server on its own."""
 
 
 class Identity(Message, tag="identity"):

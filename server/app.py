@@ -105,11 +105,12 @@ class Server(Requests, Restoring):
         self.social.install(self._dispatch)
         self.cluster: Cluster | None = None
         self._relay: RelayFront | None = None  # routes requests about other nodes' tables (a node of a cluster)
+        self.table_chat = TableChat(self.social.mutes, self._persist)
         if wiring is not None:
             self.cluster, self._relay = wiring.join(
-                self.bus, self.handshake, self.lobby, self.authority, self.social.mutes, players, self._dispatch, self._request, self._disconnected
-            )
-        self.table_chat = TableChat(self.social.mutes, self._persist)
+                self.bus, self.handshake, self.lobby, self.authority, self.social.mutes, players, self._dispatch, self._request, self._disconnected,
+                self.social, self.table_chat.history,
+            )  # fmt: skip
         self.authority.chat_for = self.table_chat.history_for
         self._at_once: dict[type, AtOnceHandler] = {PlayMove: self.authority.play_move_now}
         """Handlers that answer without waiting when they can (``None``: the request's ``_dispatch`` handler must)."""
@@ -149,6 +150,8 @@ class Server(Requests, Restoring):
                 self.ratings.store = self.store
                 await self.store.start()
                 self.handshake.server_id = self.store.server_id()
+                if self.cluster is not None:
+                    self.cluster.share(self.store)  # before the restore: its clean-up keeps what other nodes still seat
                 await self._set_aside(self._restore(self.store))
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))

@@ -46,7 +46,7 @@ from protocol.messages import (
 )
 
 from .config import ServerConfig
-from .core.errors import RequestError
+from .core.errors import Relayed, RequestError
 from .core.session import Push, Session
 from .net.connection import send_protocol_error
 from .net.peer import Peer
@@ -164,7 +164,10 @@ class Requests:
                 push()
 
     def _failed(self, peer: Peer, request: Request, exc: Exception) -> Message | None:
-        """The reply to ``request`` whose handler raised ``exc``; ``None`` if it was a protocol error (answered already)."""
+        """The reply to ``request`` whose handler raised ``exc``; ``None`` if it was a protocol error (answered already)
+        or the request was handed to another node (:class:`server.core.errors.Relayed`)."""
+        if isinstance(exc, Relayed):
+            return None  # another node answers it, through the relay
         if isinstance(exc, RequestError):
             return Error(id=request.id, code=exc.code, message=exc.message, field=exc.field)
         if isinstance(exc, ProtocolError):
@@ -186,6 +189,7 @@ class Requests:
         if welcome.resumed:
             self.authority.rejoin(session, then)
             self.social.resumed(session, then)
+            self.handshake.reattach(session, then)
         return welcome
 
     # --- lobby --------------------------------------------------------------------------

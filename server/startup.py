@@ -16,7 +16,6 @@ from .players.accounts import Accounts
 from .players.sessions import Sessions
 from .ratings.rated import show_ratings
 from .storage.rows import DamagedTable
-from .storage.statements import delete_session_sql
 from .storage.store import Store, StoreError
 from .tables.table import Table
 
@@ -60,7 +59,7 @@ class Restoring:
             self.authority.schedule_flag(table)
         for session in [s for s in self.sessions.values() if not s.seats]:
             del self.sessions[session.token]  # holds nothing: its name must not stay half-reserved
-            self._persist_soon(delete_session_sql(session.token))
+            self._persist_soon(self.handshake.forget_sql(session.token))  # a cluster's: kept while another node seats it
         self.authority.next_table_id = store.next_table_id()
         return damaged
 

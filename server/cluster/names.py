@@ -66,6 +66,29 @@ class ClusterNames:
         if not reserved:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use")
 
+    async def holder(self, key: str) -> str | None:
+        """The node holding the name whose name key is ``key``, or ``None`` (``None`` too when Redis cannot be reached)."""
+        await asyncio.sleep(0)  # a bare yield, as in reserve
+        try:
+            node = await self._redis.get(name_key_of(key))
+        except (RedisError, OSError) as exc:
+            log.warning("cannot read the name key %r in Redis: %s", key, exc)
+            return None
+        return None if node is None else bytes(node).decode()
+
+    async def take(self, key: str) -> None:
+        """Hold the name whose name key is ``key`` for this node, whoever held it (a session moved here by its token).
+
+        Raises:
+            RequestError: ``internal_error`` (Redis cannot be reached).
+        """
+        await asyncio.sleep(0)  # a bare yield, as in reserve
+        try:
+            await self._redis.set(name_key_of(key), self._node, ex=NAME_TTL_S)
+        except (RedisError, OSError) as exc:
+            log.warning("cannot take the name key %r in Redis: %s", key, exc)
+            raise RequestError(Code.INTERNAL_ERROR, "the server cannot reach the cluster to take your session over; try again in a moment") from None
+
     def release(self, key: str) -> None:
         """Free the name ``key`` if this node holds it (in the background; its expiry frees it anyway)."""
         task = asyncio.get_running_loop().create_task(self._released(key))

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 import msgpack
 from redis.exceptions import RedisError
@@ -30,11 +30,14 @@ from ..players.mutes import Mutes
 from ..net.peer import Peer
 from ..core.session import Session
 from ..players.sessions import Sessions
+from ..storage.store import Store
+from .identity import SharedIdentity, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .lobby import LobbyMirror
 from .names import NAME_TTL_S, ClusterNames
-from .relay import HandleRequest, RelayFront, RelayHost, dispatch_inbox
+from .relay import HandleRequest
+from .social_relay import Pairing, SocialFront, SocialHost, Spectating, dispatch_social
 from .players import ClusterPlayers, RemotePlayer, claimed_by, deliver_told, node_topic, player_line, read_line
 
 __all__ = ["Cluster", "NODE_TTL_S", "HEARTBEAT_S"]
@@ -53,6 +56,19 @@ TICK_S = 0.25
 NAME_RENEW_S = NAME_TTL_S / 3
 
 Handler = Callable[[Session, Any, list[Callable[[], None]]], Awaitable[Any]]
+
+
+class Part(Protocol):
+    """Something more a node keeps in Redis (:class:`server.cluster.social.ClusterSocial`): started, renewed, closed with it."""
+
+    async def start(self) -> None:
+        """Write its state into Redis once the node's own is there (raises ``RedisError``/``OSError``)."""
+
+    async def reconnected(self) -> None:
+        """Write its state again: Redis came back, perhaps empty (raises ``RedisError``/``OSError``)."""
+
+    async def close(self) -> None:
+        """Take its state out of Redis: the node leaves."""
 
 
 class Cluster:
@@ -77,6 +93,7 @@ class Cluster:
         self._mutes = mutes
         self.players = players
         self.names = sessions.names = ClusterNames(bus.redis, bus.node)
+        sessions.node = bus.node
         self.mirror = LobbyMirror(bus, lobby)
         self.ids = TableIds(bus.redis, authority)
         self._lines: dict[str, bytes] = {}  # name key -> the line last written to this node's players hash
@@ -84,8 +101,10 @@ class Cluster:
         self._unseen_since: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._closing = False
-        self._host: RelayHost | None = None
-        self.front: RelayFront | None = None
+        self._host: SocialHost | None = None
+        self.front: SocialFront | None = None
+        self.parts: list[Part] = []
+        """What else this node keeps in Redis, started after its own state and closed before it leaves."""
         self._run_id = secrets.token_hex(4)
         self._version = 0  # bumped with every write of this node's tables hash
         self._loaded: dict[str, bytes] = {}  # node -> the heartbeat value whose tables were last read
@@ -93,17 +112,31 @@ class Cluster:
         bus.subscribe(node_topic(self.node), self)  # this node's inbox: tells forwarded by other nodes
         bus.on_connected.append(self._reconnected)
 
-    def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> RelayFront:
+    def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None], pairing: Pairing, spectating: Spectating) -> SocialFront:
         """Serve other nodes' players at this node's tables through ``handle`` (the server's request pipeline),
-        and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it)."""
-        self._host = RelayHost(self.bus, handle, disconnected)
-        self.front = RelayFront(self.bus, self._lobby, self.mirror)
+        and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it).
+        ``pairing`` and ``spectating`` answer other nodes' seeks and browsers (:mod:`server.cluster.social_relay`)."""
+        holder = lambda token: seat_holder(self._lobby, token)  # noqa: E731
+        self._host = SocialHost(self.bus, handle, disconnected, holder, self._rejoin, pairing, spectating)
+        self.front = SocialFront(self.bus, self._lobby, self.mirror)
         return self.front
+
+    def _rejoin(self, session: Session) -> None:
+        """A relayed player's session came back: what a resume does for its seats here, over its new link."""
+        then: list[Callable[[], None]] = []
+        self._authority.rejoin(session, then)
+        for push in then:
+            push()
+
+    def share(self, store: Store) -> None:
+        """Read names, sessions, ratings and mutes through to ``store``, the database every node shares (before :meth:`start`)."""
+        assert self.front is not None, "relay() first"
+        SharedIdentity(self.bus, store, self._sessions, self._mutes, self._authority.ratings, self._lobby, self.names, self.front).install()
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
         """Something forwarded to this node's inbox: a tell to one of its players, or a relay message (:mod:`server.cluster.relay`)."""
         try:
-            if self._host is not None and self.front is not None and dispatch_inbox(frame, self._host, self.front):
+            if self._host is not None and self.front is not None and dispatch_social(frame, self._host, self.front):
                 return
         except (ValueError, TypeError, IndexError, msgpack.UnpackException) as exc:
             log.warning("ignored a malformed inbox message: %s", exc)
@@ -121,6 +154,8 @@ class Cluster:
         await self.bus.start()
         await self.ids.start(self._highest_id())
         await self.rejoin()
+        for part in self.parts:
+            await part.start()
         self._task = asyncio.create_task(self._run())
 
     async def close(self) -> None:
@@ -130,6 +165,8 @@ class Cluster:
             self._task.cancel()
             await asyncio.wait([self._task], timeout=HEARTBEAT_S)  # redis-py may swallow a cancellation: the loop also ends at its next tick
         self.mirror.close()
+        for part in self.parts:
+            await part.close()
         if self._host is not None:
             self._host.close_all()
         for table_id in self._lobby.tables:  # the other nodes' lobbies lose this node's tables now, not a heartbeat later
@@ -155,6 +192,8 @@ class Cluster:
     async def _reconnected(self) -> None:
         await self.ids.rebase(self._highest_id())
         await self.rejoin()
+        for part in self.parts:
+            await part.reconnected()
 
     async def rejoin(self) -> None:
         """Write this node's whole state into Redis, announce its tables and reload the others' (at start and after Redis came back).

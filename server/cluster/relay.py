@@ -13,11 +13,19 @@ player's connection untouched. So every view stays per viewer: a frame goes
 only to the node of the connection it was made for, on that node's own
 channel.
 
+The link's session on the authority has the player's own resume token, so
+the seats it takes there are stored under it: a player who reconnects to
+any node finds them (:mod:`server.cluster.identity`). When the player's
+session comes back (it resumed, on the front or on another node), the front
+opens its link again with ``resume`` set: the authority gives the seats its
+session there holds to the new link and sends what a resume sends
+(``resumed``, and ``player_back`` to the others), as it would to its own connection.
+
 What one loop turn sends to one node goes as one message on that node's
 inbox (``parlour:node:NAME:all``): a *batch* (:class:`Mail`), the byte
 ``B``, the sender's name (one length byte, then UTF-8), then records, each a
 header (:data:`RECORD`: kind, link, payload length) and its payload:
-``O`` open (payload: MessagePack ``[name, claimed, bot]``), ``R`` a request
+``O`` open (payload: MessagePack ``[name, claimed, bot, token, resume, host]``), ``R`` a request
 (its MessagePack body, as the player sent it), ``C`` close (front to
 authority); ``F`` frames (whole frames as written to the player, headers
 included), ``G`` gone (authority to front); ``M`` a message of another layer
@@ -49,15 +57,18 @@ from protocol.messages import Error, Request
 from ..bus.redis import RedisBus
 from ..tables.lobby import Lobby
 from ..net.peer import Outbox, Peer
+from ..core.names import name_key
 from ..core.session import Session, new_token
 from .lobby import LobbyMirror
 from .players import node_topic
 
-__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "dispatch_inbox", "read_batch"]
+__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
 
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
+Holder = Callable[[str], Session | None]
+"""``holder(token)``: the session of ``token`` seated at one of this node's tables, or ``None``."""
 
 BATCH = b"B"
 """The first byte of a relay batch on a node's inbox (a MessagePack array, such as a forwarded tell, never starts so)."""
@@ -146,8 +157,9 @@ def read_batch(data: bytes) -> tuple[str, list[tuple[int, int, bytes]]]:
 class LinkTransport(asyncio.Transport):
     """The transport of a link's peer on the authority: what is written goes to the front node's inbox, with the turn's batch."""
 
-    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None]) -> None:
+    def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None], host: str | None = None) -> None:
         super().__init__()
+        self._host = host or f"node:{front}"  # the player's own address: its budgets here are its address's
         self._mail = Mail.of(bus)
         self._front = front
         self._link = link
@@ -155,7 +167,7 @@ class LinkTransport(asyncio.Transport):
         self._gone = gone
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return (f"node:{self._front}", self._link) if name == "peername" else default
+        return (self._host, self._link) if name == "peername" else default
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._closing:
@@ -201,25 +213,45 @@ class RelayHost:
         disconnected: the server's handling of a connection that went away (seats held for the grace period).
     """
 
-    def __init__(self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> None:
+    def __init__(
+        self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None], holder: Holder, rejoin: Callable[[Session], None]
+    ) -> None:
         self._bus = bus
         self._mail = Mail.of(bus)
         self._handle = handle
         self._disconnected = disconnected
+        self._holder = holder
+        self._rejoin = rejoin
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Future[None]] = {}  # a link's request in progress: the next waits for it
         self._outbox = Outbox()  # one flush a turn for every link's frames
 
-    def open(self, front: str, link: int, name: str, claimed: bool, bot: bool) -> None:
-        """A player on ``front`` comes to a table here: a session of that name over a new link."""
+    def open(
+        self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False, host: str | None = None
+    ) -> None:
+        """A player on ``front`` comes to a table here: its session over a new link.
+
+        The session seated here under ``token`` (the player's resume token) if
+        there is one, else a new session of that name with that token. With
+        ``resume``, the player's session came back: it is told of its seats here as a resume tells.
+        ``host``: the player's address, which this node's per-address budgets count.
+        """
         key = (front, link)
-        if key in self._peers:
-            return
-        transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
-        peer = Peer(transport, ServerConnection(), outbox=self._outbox)
-        peer.protocol.accept_hello()
-        peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
-        self._peers[key] = peer
+        peer = self._peers.get(key)
+        if peer is None:
+            transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None), host)
+            peer = Peer(transport, ServerConnection(), outbox=self._outbox)
+            peer.protocol.accept_hello()
+            self._peers[key] = peer
+            held = self._holder(token) if token is not None else None
+            if held is None or name_key(held.name) != name_key(name):
+                held = Session(name=name, token=token or new_token(), bot=bot, claimed=claimed)
+            old, held.peer, peer.session = held.peer, peer, held
+            held.claimed, held.bot = claimed, bot
+            if old is not None and old is not peer and not old.closed:
+                old.close()  # an older link of the same player (its front let it go), or a connection here it left
+        if resume and peer.session is not None:
+            self._rejoin(peer.session)
 
     def request(self, front: str, link: int, body: bytes) -> None:
         """Answer a request the front relayed, after the link's earlier ones (at once when none waits)."""
@@ -298,6 +330,22 @@ class RelayFront:
         session = peer.session
         if node is None or session is None:
             return False
+        self.forward(session, node, request)
+        return True
+
+    def forward(self, session: Session, node: str, request: Request) -> None:
+        """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it."""
+        self._mail.put(node, REQUEST, self.link(session, node), encode_message(request)[HEADER_BYTES:])
+
+    def link(self, session: Session, node: str) -> int:
+        """The link of ``session`` to node ``node``, opened now if there is none."""
+        link = self._links.get((session, node))
+        if link is None:
+            link = self._open(session, node, resume=False)
+        return link
+
+    def _open(self, session: Session, node: str, resume: bool) -> int:
+        """Open (again, with ``resume``) ``session``'s link to ``node``; return the link."""
         link = self._links.get((session, node))
         if link is None:
             link = self._next_link
@@ -305,9 +353,18 @@ class RelayFront:
             self._links[(session, node)] = link
             self._sessions[link] = session
             self._nodes[link] = node
-            self._mail.put(node, OPEN, link, msgpack.packb([session.name, session.claimed, session.bot]))
-        self._mail.put(node, REQUEST, link, encode_message(request)[HEADER_BYTES:])
-        return True
+        host = session.peer.host if session.peer is not None else None
+        self._mail.put(node, OPEN, link, msgpack.packb([session.name, session.claimed, session.bot, session.token, resume, host]))
+        return link
+
+    def reattach(self, session: Session, table_ids: list[int]) -> None:
+        """``session`` came back holding seats at ``table_ids``, other nodes' tables: have each such node tell it so.
+
+        A table whose node is not known here (yet) is left: its seat's grace runs out there.
+        """
+        nodes = {self._mirror.owner[table_id] for table_id in table_ids if table_id in self._mirror.owner}
+        for node in sorted(nodes):
+            self._open(session, node, resume=True)
 
     def _send(self, node: str, message: list[Any]) -> None:
         """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
@@ -370,8 +427,8 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront, other: Calla
         elif kind == REQUEST:
             host.request(sender, link, payload)
         elif kind == OPEN:
-            name, claimed, bot = msgpack.unpackb(payload)
-            host.open(sender, link, str(name), bool(claimed), bool(bot))
+            name, claimed, bot, token, resume, address = msgpack.unpackb(payload)
+            host.open(sender, link, str(name), bool(claimed), bool(bot), None if token is None else str(token), bool(resume), None if address is None else str(address))
         elif kind == CLOSE:
             host.close(sender, link)
         elif kind == GONE:

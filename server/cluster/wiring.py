@@ -15,9 +15,13 @@ from ..play.authority import Authority
 from ..players.mutes import Mutes
 from ..players.sessions import Sessions
 from ..tables.lobby import Lobby
+from ..social.chat import ChatEntry
+from ..social.social import Social
+from ..tables.table import Table
 from .node import Cluster, Handler
 from .players import ClusterPlayers
 from .relay import HandleRequest, RelayFront
+from .social import ClusterSocial
 
 __all__ = ["cluster_players", "join", "redis_bus"]
 
@@ -35,10 +39,17 @@ def cluster_players(local: dict[str, Session]) -> ClusterPlayers:
 def join(
     bus: RedisBus, handshake: Sessions, lobby: Lobby, authority: Authority, mutes: Mutes, players: ClusterPlayers,
     dispatch: dict[type, Handler], handle: HandleRequest, disconnected: Callable[[Peer], None],
+    social: Social, chat: Callable[[Table], list[ChatEntry]],
 ) -> tuple[Cluster, RelayFront]:  # fmt: skip
     """Make this server a node: the :class:`Cluster` on ``bus`` (a ``RedisBus`` from :func:`redis_bus`), its handlers
     installed in ``dispatch``, and the relay front that routes requests about other nodes' tables (``handle``: the
-    server's request pipeline; ``disconnected``: what a closed connection does). Nothing is started: see :meth:`Cluster.start`."""
+    server's request pipeline; ``disconnected``: what a closed connection does); ``social``'s challenges and seeks
+    reach the other nodes' players (:class:`ClusterSocial`; ``chat``: a table's chat for the browsers of other nodes).
+    Nothing is started: see :meth:`Cluster.start`."""
     cluster = Cluster(bus, handshake, lobby, authority, mutes, players)
     cluster.install(dispatch)
-    return cluster, cluster.relay(handle, disconnected)
+    crossing = ClusterSocial(bus, social, handshake.by_name, lobby, chat)
+    front = cluster.relay(handle, disconnected, crossing.pairing, crossing.spectating)
+    crossing.attach(front, dispatch)
+    cluster.parts.append(crossing)
+    return cluster, front

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from protocol import Code
 
-__all__ = ["RequestError"]
+__all__ = ["RequestError", "Relayed"]
 
 
 class RequestError(Exception):
@@ -27,3 +27,11 @@ class RequestError(Exception):
         self.code = code
         self.message = message
         self.field = field
+
+
+class Relayed(Exception):
+    """Raised by a handler that handed its request to another node of a cluster, which answers it.
+
+    The server sends no reply of its own (:meth:`server.dispatch.Requests._failed`): the other
+    node's reply reaches the connection through the relay (:mod:`server.cluster.relay`).
+    """

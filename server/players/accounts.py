@@ -50,6 +50,8 @@ HASHING_NICENESS = 10
 """How much lower than the server's the hashing threads' scheduling priority is (Linux ``nice``)."""
 
 Persist = Callable[..., Awaitable[None]]
+AccountRow = tuple[str, str, str, "str | None"]
+"""A stored account: (name key, name, secret hash, password hash or ``None``)."""
 
 
 @dataclass(slots=True)
@@ -127,15 +129,39 @@ class Accounts:
         self._accounts: dict[str, Account] = {}
         self._looks: dict[str, str] = {}  # look-alike key (server.players.confusables) -> name key of the claimed (or being claimed) name
         self._pending: set[str] = set()  # name keys whose claim is being hashed or committed
+        self.source: Callable[[str], AccountRow | None] | None = None
+        """Reads one stored account by name key where other nodes may change accounts (a cluster): then every
+        look-up of a name reads it fresh. ``None``: this process's memory is the truth."""
+        self.on_change: Callable[[str], None] | None = None
+        """Called with the name key of an account claimed or changed here, once committed (a cluster tells its other nodes)."""
 
     async def prepare(self) -> None:
         """Build the look-alike tables off the event loop, before the first ``hello`` needs them."""
         await asyncio.to_thread(prepare)
 
-    def load(self, rows: Iterable[tuple[str, str, str, str | None]]) -> None:
+    def load(self, rows: Iterable[AccountRow]) -> None:
         """Bring back the stored accounts: (name key, name, secret hash, password hash) rows."""
         for key, name, secret_hash, password_hash in rows:
             self._remember(key, Account(name, secret_hash, password_hash))
+
+    def refresh(self, key: str) -> Account | None:
+        """Read the account of name key ``key`` again from :attr:`source` (no-op without one); return it.
+
+        Raises:
+            server.storage.store.StoreError: the database cannot be read.
+        """
+        if self.source is None:
+            return self._accounts.get(key)
+        row = self.source(key)
+        if row is None:
+            return self._accounts.get(key)  # claims are never deleted: one this node knows stands
+        self.load([row])
+        return self._accounts[key]
+
+    def changed(self, key: str) -> None:
+        """An account's row was committed here (claimed, or its password or secret changed): tell :attr:`on_change`."""
+        if self.on_change is not None:
+            self.on_change(key)
 
     def is_claimed(self, key: str) -> bool:
         """Whether the name with this name key is claimed."""
@@ -159,7 +185,7 @@ class Accounts:
                 name mixing scripts, guest or claim), ``bad_request`` (a claim without
                 a long enough secret), ``claim_required``.
         """
-        account = self._accounts.get(key)
+        account = self.refresh(key)
         if account is not None:
             await self._prove(host, name, key, account, hello.secret)
             return Admission(account.name, key, claimed=True, proven=True)  # the name as it was claimed
@@ -184,12 +210,13 @@ class Accounts:
         if committed:
             self._remember(admission.key, admission.account)
             log.info("the name %s is claimed", admission.name)
+            self.changed(admission.key)
         else:
             self._forget_look(admission.name, admission.key)
 
     def account(self, key: str) -> Account | None:
-        """The claimed name with this name key, or ``None``."""
-        return self._accounts.get(key)
+        """The claimed name with this name key, or ``None`` (read fresh where other nodes may claim names: :attr:`source`)."""
+        return self.refresh(key)
 
     async def verify(self, host: str, key: str, secret: str) -> bool:
         """Whether ``secret`` is the secret or password of the claimed name ``key``, counted as a proof from ``host``.
@@ -204,7 +231,7 @@ class Accounts:
             reservation = self.limits.reserve_proof(host, key)
         except LimitReached as exc:
             raise RequestError(Code.RATE_LIMITED, str(exc)) from None
-        account = self._accounts.get(key)
+        account = self.refresh(key)
         if account is not None and await self._check(secret, account):
             reservation.release()
             return True

@@ -51,6 +51,7 @@ class Credentials:
         password_hash = None if password is None else await self._accounts.hash(password)
         token = await self._sessions.renew_token(session, set_password_sql(key, password_hash))
         account.password_hash = password_hash
+        self._accounts.changed(key)
         return _renewed(request.id, token)
 
     async def change_secret(self, session: Session, request: ChangeSecret, then: list[Callable[[], None]]) -> TokenRenewed:
@@ -66,6 +67,7 @@ class Credentials:
         secret_hash = await self._accounts.hash(request.secret)
         token = await self._sessions.renew_token(session, set_secret_sql(key, secret_hash))
         account.secret_hash = secret_hash
+        self._accounts.changed(key)
         return _renewed(request.id, token)
 
     async def _prove(self, session: Session, current: str | None, doing: str) -> tuple[str, Account]:

@@ -24,7 +24,7 @@ from ..core.session import Session
 from ..storage.store import Statement
 from ..core.errors import RequestError
 
-__all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes"]
+__all__ = ["Mutes", "MAX_MUTES", "GUESTS", "stored_mutes", "stored_mutes_of"]
 
 MAX_MUTES = 500
 """The most names one player may mute (``bad_request`` beyond)."""
@@ -48,6 +48,11 @@ class Mutes:
         self._max_name_chars = max_name_chars
         self._claimed: dict[str, set[str]] = {}  # owner name key -> muted name keys, as stored
         self._guests: dict[Session, set[str]] = {}  # guest session -> muted name keys, for the session's life
+        self.source: Callable[[str], Iterable[str]] | None = None
+        """Reads one claimed owner's stored mutes where other nodes may change them (a cluster): then the
+        kept mutes are a cache that a miss fills from it. ``None``: what was restored is all there is."""
+        self.on_change: Callable[[str], None] | None = None
+        """Called with the owner's name key once a claimed owner's mute change is committed here (a cluster tells its other nodes)."""
 
     def restore(self, stored: Iterable[tuple[str, str]]) -> None:
         """Bring back the stored mutes: (owner name key, muted name key) pairs."""
@@ -71,8 +76,25 @@ class Mutes:
 
     def _of(self, owner: Session) -> set[str]:
         if _claimed(owner):
-            return self._claimed.get(name_key(owner.name), set())
+            key = name_key(owner.name)
+            muted = self._claimed.get(key)
+            if muted is None:
+                return set() if self.source is None else self._load(key)
+            return muted
         return self._guests.get(owner, set())
+
+    def _load(self, owner_key: str) -> set[str]:
+        """Read a claimed owner's mutes from :attr:`source` into the cache."""
+        assert self.source is not None
+        muted = self._claimed[owner_key] = set(self.source(owner_key))
+        return muted
+
+    def forget_owner(self, owner_key: str | None = None) -> None:
+        """Drop the cached mutes of the claimed ``owner_key`` (``None``: everyone's): another node changed them."""
+        if owner_key is None:
+            self._claimed.clear()
+        else:
+            self._claimed.pop(owner_key, None)
 
     async def mute(self, session: Session, request: Mute, then: list[Callable[[], None]]) -> Ok:
         """Mute or unmute ``request.name`` for ``session``: committed first for a claimed name.
@@ -102,13 +124,17 @@ class Mutes:
         if _claimed(session):
             owner = name_key(session.name)
             await self._persist(_mute_sql(owner, key) if mute else _unmute_sql(owner, key))
-            muted = self._claimed.setdefault(owner, set())
+            muted = self._claimed.get(owner)
+            if muted is None:
+                muted = self._claimed[owner] = set() if self.source is None else self._load(owner)
         else:
             muted = self._guests.setdefault(session, set())
         if mute:
             muted.add(key)
         else:
             muted.discard(key)
+        if _claimed(session) and self.on_change is not None:
+            self.on_change(name_key(session.name))
 
     async def list_mutes(self, session: Session, request: ListMutes, then: list[Callable[[], None]]) -> MutedNames:
         """The names ``session`` mutes, sorted, as name keys (at most :data:`MAX_MUTES`)."""
@@ -127,6 +153,11 @@ def _claimed(session: Session) -> bool:
 def stored_mutes(db: sqlite3.Connection) -> list[tuple[str, str]]:
     """Every stored mute, (owner name key, muted name key), read in ``db`` (for :meth:`server.storage.store.Store.read`)."""
     return list(db.execute("SELECT owner_key, muted_key FROM mutes"))
+
+
+def stored_mutes_of(owner_key: str) -> Callable[[sqlite3.Connection], list[str]]:
+    """The query (for :meth:`server.storage.store.Store.read`) of the name keys the claimed ``owner_key`` mutes."""
+    return lambda db: [str(row[0]) for row in db.execute("SELECT muted_key FROM mutes WHERE owner_key = ?", (owner_key,))]
 
 
 def _mute_sql(owner_key: str, muted_key: str) -> Statement:

@@ -7,7 +7,10 @@ proves a claimed name by its secret or password gets a fresh token: whoever
 held the old one (a thief who copied it) is shut out, and so is every other
 session of that name (:meth:`Sessions.renew_token`). What a resumed
 session finds at its tables (grace timers, ``resumed`` pushes) is the
-tables' business, not this module's.
+tables' business, not this module's. On a node of a cluster sharing one
+database (:attr:`Sessions.shared`), a token or a proven claimed name whose
+session another node holds moves that session here (:meth:`Sessions._take_over`,
+:meth:`Sessions.let_go` on the node it leaves).
 """
 
 from __future__ import annotations
@@ -59,6 +62,35 @@ class NameReservations(Protocol):
         """Free the name whose name key is ``key`` (in the background)."""
 
 
+class SharedSessions(Protocol):
+    """Sessions shared with other nodes through one database (a cluster's :class:`server.cluster.identity.SharedIdentity`).
+
+    A token this node does not hold may be another node's: its session is read
+    from the database, taken over here, and the node that held it lets go.
+    """
+
+    def stored_name(self, token: str) -> str | None:
+        """The name of the stored session of ``token``, or ``None`` (raises ``StoreError`` when the database cannot be read)."""
+
+    def holder(self, token: str) -> Session | None:
+        """The session of ``token`` holding a seat at one of this node's tables (a relayed player's), or ``None``."""
+
+    async def take_name(self, key: str, name: str, token: str) -> None:
+        """Hold the name (name key ``key``) here, whoever held it, and tell the other nodes that the session of ``token`` moved."""
+
+    async def held_elsewhere(self, key: str, name: str) -> str | None:
+        """The token of the session of the name (name key ``key``, display ``name``) if another node holds it, else ``None``."""
+
+    def renewed(self, old: str, new: str) -> None:
+        """The session of token ``old`` has token ``new`` now (committed): tell the nodes seating it under ``old``."""
+
+    def reattach(self, session: Session, then: list[Callable[[], None]]) -> None:
+        """After the ``welcome`` (``then``), bring back ``session``'s seats at other nodes' tables."""
+
+    def forget_sql(self, token: str) -> Statement:
+        """The statement that deletes the session row of ``token`` (kept while a seat somewhere still names it)."""
+
+
 class Sessions:
     """Every live session, by token and by name.
 
@@ -95,6 +127,10 @@ class Sessions:
         """The web face's port ``welcome`` announces (``--http``), or ``None``."""
         self.names: NameReservations | None = None
         """Where names in use are also reserved beyond this process (a cluster's :class:`server.cluster.names.ClusterNames`)."""
+        self.shared: SharedSessions | None = None
+        """Where sessions of other nodes are found (a cluster sharing one database); ``None``: this process's alone."""
+        self.node: str | None = None
+        """The node name ``welcome`` announces (a node of a cluster), or ``None``."""
 
     async def hello(self, peer: Peer, hello: Hello) -> tuple[Session, Welcome]:
         """Open or resume the session ``hello`` asks for on ``peer``; return it and the ``welcome`` to send.
@@ -117,6 +153,8 @@ class Sessions:
             raise RequestError(Code.HANDSHAKE_REQUIRED, "hello was already received")
         self._check_password(hello)
         if hello.token is not None:
+            if self.shared is not None and hello.token not in self.by_token:
+                await self._take_over(hello.token, hello.name, self.shared)
             session, resumed = self._resume(peer, hello.token, hello.name), True
         else:
             session, resumed = await self._admit(peer, hello)
@@ -146,6 +184,7 @@ class Sessions:
             server_id=self.server_id,
             grace_s=self.grace_s,
             http=self.http_port,
+            node=self.node,
         )
 
     def identify(self, request: Identify) -> Identity:
@@ -174,6 +213,11 @@ class Sessions:
             raise RequestError(Code.BAD_NAME, str(exc)) from None
         admission = await self.accounts.admit(peer.host, name, name_key(name), hello)
         holder = self.by_name.get(admission.key)
+        if admission.proven and holder is None and self.shared is not None:
+            token = await self.shared.held_elsewhere(admission.key, admission.name)
+            if token is not None:  # proven here, held by another node: taken over, as a local one is
+                await self._take_over(token, admission.name, self.shared)
+                holder = self.by_name.get(admission.key)
         if admission.proven and holder is not None:
             if await self.renew_token(holder) is None:
                 raise RequestError(Code.INTERNAL_ERROR, f"the session of {holder.name!r} ended while it was being taken over; try again")
@@ -220,6 +264,8 @@ class Sessions:
         del self.by_token[old]
         session.token = token
         self.by_token[token] = session
+        if self.shared is not None:
+            self.shared.renewed(old, token)
         log.info("%s has a fresh token; %d other sessions of the name ended", session.name, len(others))
         return token
 
@@ -312,6 +358,62 @@ class Sessions:
         log.info("%s resumed %s", peer.address, session.name)
         return session
 
+    async def _take_over(self, token: str, name: str, shared: SharedSessions) -> None:
+        """Make the stored session of ``token`` (another node's, or one this node forgot) this node's, if its name is ``name``.
+
+        Nothing happens for an unknown token or another name: :meth:`_resume` refuses it then.
+
+        Raises:
+            RequestError: ``name_taken`` (a session of another token holds the name here), ``internal_error``.
+            StoreError: the database cannot be read (``storage_unavailable``).
+        """
+        stored = shared.stored_name(token)
+        key = name_key(name)
+        if stored is None or name_key(stored) != key:
+            return
+        holding = self.by_name.get(key)
+        if (holding is not None and holding.token != token) or key in self._claiming:
+            raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is already in use here")
+        self._claiming.add(key)
+        try:
+            await shared.take_name(key, stored, token)
+        finally:
+            self._claiming.discard(key)
+        if token in self.by_token:  # taken over by a concurrent hello meanwhile
+            return
+        session = shared.holder(token) or Session(name=stored, token=token)
+        session.claimed = self.accounts.account(key) is not None
+        self.by_token[token] = session
+        self.by_name[key] = session
+        log.info("the session of %s moved to this node", stored)
+
+    def let_go(self, token: str) -> None:
+        """The session of ``token`` moved to another node: end its connection here and forget it, keeping its row and name.
+
+        Seats it holds at this node's tables stay held by it (another node's
+        player plays them through the relay).
+        """
+        session = self.by_token.pop(token, None)
+        if session is None:
+            return
+        key = name_key(session.name)
+        if self.by_name.get(key) is session:
+            del self.by_name[key]
+        peer = session.peer
+        if peer is not None and not peer.closed:
+            peer.send(Error(code=Code.SIGNED_IN_ELSEWHERE, message=SIGNED_IN_ELSEWHERE))
+            peer.close()
+        log.info("the session of %s moved to another node", session.name)
+
+    def reattach(self, session: Session, then: list[Callable[[], None]]) -> None:
+        """After a resume's ``welcome`` (``then``), bring back the seats ``session`` holds at other nodes' tables (a cluster's)."""
+        if self.shared is not None:
+            self.shared.reattach(session, then)
+
+    def forget_sql(self, token: str) -> Statement:
+        """The statement that deletes the session row of ``token`` (in a cluster: unless a seat somewhere still names it)."""
+        return delete_session_sql(token) if self.shared is None else self.shared.forget_sql(token)
+
     def restore(self, stored: dict[str, str]) -> None:
         """Bring back stored sessions (token -> name); their names are claimed by :meth:`claim_name` once they hold a seat."""
         for token, name in stored.items():
@@ -327,7 +429,7 @@ class Sessions:
             del self.by_name[name_key(session.name)]
             self._release(name_key(session.name))
         if self.by_token.pop(session.token, None) is not None:
-            self._persist_soon(delete_session_sql(session.token))
+            self._persist_soon(self.forget_sql(session.token))
 
 
 def renew_token_sql(old: str, new: str) -> tuple[Statement, Statement]:

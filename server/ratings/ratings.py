@@ -244,6 +244,8 @@ class Ratings:
         self._names: dict[str, str] = {}  # name key -> name, for players rated without a database
         self._lock = asyncio.Lock()  # one rated ending at a time: plan, commit, apply
         self.casual = CasualCounts()  # casual games, counted here only without a database
+        self.on_change: Callable[[str], None] | None = None
+        """Called with each name key whose rating a committed game changed here (a cluster tells its other nodes)."""
 
     def get(self, name_key: str, game: str, family: str) -> Rating:
         """The player's rating in ``game`` and ``family`` as of now (the default for a player not rated there).
@@ -296,6 +298,16 @@ class Ratings:
         for seat in change.seats:
             self._cache[(seat.key, change.game, change.family)] = seat.after
             self._names[seat.key] = seat.name
+            if self.on_change is not None:
+                self.on_change(seat.key)
+
+    def forget(self, name_key: str | None = None) -> None:
+        """Drop the cached ratings of ``name_key`` (``None``: everyone's): another node changed them; the next read loads them."""
+        if name_key is None:
+            self._cache.clear()
+            return
+        for key in [key for key in self._cache if key[0] == name_key]:
+            del self._cache[key]
 
     @contextlib.asynccontextmanager
     async def settle(self, plan: Callable[[], GameChange] | None) -> AsyncIterator[GameChange]:

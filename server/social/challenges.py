@@ -119,7 +119,8 @@ class Challenges:
         self.rated_allowed = rated_allowed
         self._open: dict[int, OpenChallenge] = {}
         self._of: dict[Session, dict[int, None]] = {}  # player -> ids of the challenges they made or received
-        self._ids = itertools.count(1)
+        self.next_id: Callable[[], int] = itertools.count(1).__next__
+        """Returns the next challenge id (a cluster's node takes them from ids unique across its nodes)."""
 
     def sent_by(self, session: Session) -> list[OpenChallenge]:
         """The open challenges ``session`` made."""
@@ -148,7 +149,7 @@ class Challenges:
             )
         self._spam.charge("challenges", session, challenged)
         loop = asyncio.get_running_loop()
-        challenge = OpenChallenge(issuable(next(self._ids), "challenge"), session, challenged, terms, request.seat, loop.time() + limits.challenge_expiry_s)
+        challenge = OpenChallenge(issuable(self.next_id(), "challenge"), session, challenged, terms, request.seat, loop.time() + limits.challenge_expiry_s)
         challenge.timer = loop.call_later(limits.challenge_expiry_s, self._lapse, challenge)
         self._open[challenge.id] = challenge
         for player in (session, challenged):

@@ -17,7 +17,7 @@ import itertools
 import logging
 import secrets
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Protocol
 
 from protocol import Code, encode_message
 from protocol.messages import ListSeeks, Message, Ok, Seek, SeekAdded, SeekInfo, SeekPosted, SeekRemoved, Seeks, Unseek, summarize_options
@@ -32,10 +32,11 @@ from .pairing import Terms, check_rated, seat_pair
 from ..players.presence import RatingOf, no_ratings
 from ..core.session import Push, Session
 from .spam import SpamLimits
-from ..core.errors import RequestError
+from ..core.errors import Relayed, RequestError
+from ..core.names import name_key
 from ..tables.table import Table
 
-__all__ = ["SeekBoard", "OpenSeek", "UNRATED"]
+__all__ = ["SeekBoard", "OpenSeek", "Elsewhere", "UNRATED"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,20 @@ class OpenSeek:
         )  # fmt: skip
 
 
+class Elsewhere(Protocol):
+    """The seeks of a cluster's other nodes, each held by its player's node (:mod:`server.cluster.seeks`)."""
+
+    async def candidates(self) -> list[OpenSeek]:
+        """The other nodes' open seeks (their players as :class:`server.core.session.Session` of their name), by id."""
+
+    async def pair(self, session: Session, request: Seek, seek: OpenSeek) -> bool:
+        """Ask the node holding ``seek`` to pair ``session``'s ``request`` with it: ``True`` if that node
+        answered the request (paired, or refused it), ``False`` if the seek was gone or taken there."""
+
+    def changed(self, seek: OpenSeek, posted: bool) -> None:
+        """This node posted (``posted``) or removed ``seek``."""
+
+
 class SeekBoard:
     """Every open seek, and the pairing of new ones.
 
@@ -118,7 +133,10 @@ class SeekBoard:
         self.open: dict[int, OpenSeek] = {}
         """Seek id -> open seek, oldest first."""
         self._of: dict[Session, dict[int, None]] = {}  # player -> ids of their open seeks
-        self._ids = itertools.count(1)
+        self.next_id: Callable[[], int] = itertools.count(1).__next__
+        """Returns the next seek id (a cluster's node takes them from ids unique across its nodes)."""
+        self.elsewhere: Elsewhere | None = None
+        """The other nodes' seeks, on a node of a cluster: matched after this node's own, listed with them."""
         self._changed: TickBatch[int, bool] = TickBatch(tick_s, self.flush)  # seek id -> whether it was posted within this tick
 
     async def seek(self, session: Session, request: Seek, then: list[Push]) -> SeekPosted:
@@ -128,27 +146,69 @@ class SeekBoard:
             RequestError: ``unknown_game``, ``bad_option``, ``bad_request`` (a bad range, playing already),
                 ``rated_off``, ``rated_needs_claim``, ``too_many_seeks``, ``rate_limited``,
                 or what creating the table refuses (the seek is then not posted).
+            Relayed: another node held the matching seek and answered the request (:attr:`elsewhere`).
         """
         terms = Terms.check(request.game, request.options, request.time_control, request.rated)
         self._check_request(session, request, terms)
         self._spam.charge("seeks", session)
-        rated = self.rating_of(session, terms.game, terms.time_control)
-        seek = OpenSeek(issuable(next(self._ids), "seek"), session, terms, rated.rating if rated is not None else None, request.rating_min, request.rating_max)
+        seek = self._new(session, request, terms)
         other = self._match(seek)
+        if other is None and self.elsewhere is not None:
+            await self._pair_elsewhere(session, request, seek)
+            self._check_request(session, request, terms)  # it may have sat down meanwhile
+            other = self._match(seek)
         if other is None:
-            self._post(seek)
+            if session.connected:  # not gone while the other nodes were asked
+                self._post(seek)
             return SeekPosted(id=request.id, seek=seek.info())
+        return await self._pair(other, seek, then, request.id)
+
+    def _new(self, session: Session, request: Seek, terms: Terms) -> OpenSeek:
+        rated = self.rating_of(session, terms.game, terms.time_control)
+        rating = rated.rating if rated is not None else None
+        return OpenSeek(issuable(self.next_id(), "seek"), session, terms, rating, request.rating_min, request.rating_max)
+
+    async def _pair(self, other: OpenSeek, seek: OpenSeek, then: list[Push], request_id: int) -> SeekPosted:
+        """Seat ``other``'s player and ``seek``'s at a new table; ``other`` leaves the board."""
         other.pairing = True
         try:
             first_seat = secrets.randbelow(2)
-            await seat_pair(self._authority, other.player, first_seat, session, terms, then, seeks=(other.id, seek.id))
+            await seat_pair(self._authority, other.player, first_seat, seek.player, seek.terms, then, seeks=(other.id, seek.id))
         finally:
             other.pairing = False
         self._remove(other)
-        for player in (other.player, session):
+        for player in (other.player, seek.player):
             self.player_left(player)  # seated now: their other seeks vanish
-        log.info("seeks %d (%s) and %d (%s) paired for %s", other.id, other.player.name, seek.id, session.name, terms.game)
-        return SeekPosted(id=request.id, seek=seek.info(), paired=True)
+        log.info("seeks %d (%s) and %d (%s) paired for %s", other.id, other.player.name, seek.id, seek.player.name, seek.terms.game)
+        return SeekPosted(id=request_id, seek=seek.info(), paired=True)
+
+    async def _pair_elsewhere(self, session: Session, request: Seek, seek: OpenSeek) -> None:
+        """Offer ``seek`` to the compatible seeks of the other nodes, oldest first.
+
+        Raises:
+            Relayed: a node holding one answered the request (the pair is seated there, or it refused).
+        """
+        assert self.elsewhere is not None
+        for other in await self.elsewhere.candidates():
+            if self.compatible(seek, other) and await self.elsewhere.pair(session, request, other):
+                self.player_left(session)  # seated there: its seeks here vanish
+                raise Relayed()
+
+    async def pair_with(self, session: Session, request: Seek, seek_id: int, then: list[Push]) -> SeekPosted | None:
+        """Pair ``request`` of ``session`` (a player of another node, through the relay) with this node's seek ``seek_id``.
+
+        Returns ``None`` (nothing done) if that seek is gone, being paired, or no longer compatible.
+
+        Raises:
+            RequestError: what :meth:`seek` refuses of the request, or what creating the table refuses.
+        """
+        terms = Terms.check(request.game, request.options, request.time_control, request.rated)
+        self._check_request(session, request, terms)
+        seek = self._new(session, request, terms)
+        other = self.open.get(seek_id)
+        if other is None or not self.compatible(seek, other):
+            return None
+        return await self._pair(other, seek, then, request.id)
 
     def _check_request(self, session: Session, request: Seek, terms: Terms) -> None:
         if request.rating_min is not None and request.rating_max is not None and request.rating_min > request.rating_max:
@@ -164,20 +224,24 @@ class SeekBoard:
 
     def _match(self, seek: OpenSeek) -> OpenSeek | None:
         """The oldest open seek ``seek`` pairs with, or ``None``."""
-        player = seek.player
         for other in self.open.values():
-            if (
-                other.player is not player
-                and not other.pairing
-                and other.player.connected
-                and other.terms.matches(seek.terms)
-                and other.accepts(seek.rating)
-                and seek.accepts(other.rating)
-                and not self._mutes.mutes(player, other.player)
-                and not self._mutes.mutes(other.player, player)
-            ):
+            if self.compatible(seek, other):
                 return other
         return None
+
+    def compatible(self, seek: OpenSeek, other: OpenSeek) -> bool:
+        """Whether ``seek`` pairs with the open seek ``other``: same terms, ranges, no mute either way."""
+        player = seek.player
+        return (
+            name_key(other.player.name) != name_key(player.name)
+            and not other.pairing
+            and other.player.connected
+            and other.terms.matches(seek.terms)
+            and other.accepts(seek.rating)
+            and seek.accepts(other.rating)
+            and not self._mutes.mutes(player, other.player)
+            and not self._mutes.mutes(other.player, player)
+        )
 
     async def unseek(self, session: Session, request: Unseek, then: list[Push]) -> Ok:
         """Take back one of ``session``'s seeks (``seek`` nil: all of them).
@@ -196,9 +260,13 @@ class SeekBoard:
 
     async def list_seeks(self, session: Session, request: ListSeeks, then: list[Push]) -> Seeks:
         """One page of the open seeks with ids above ``after``, by id; ``next`` the cursor of the next page."""
-        ids = heapq.nsmallest(request.limit + 1, (i for i in self.open if i > (request.after or 0)))
+        after = request.after or 0
+        pool = {seek_id: seek for seek_id, seek in self.open.items() if seek_id > after}
+        if self.elsewhere is not None:
+            pool.update((seek.id, seek) for seek in await self.elsewhere.candidates() if seek.id > after)
+        ids = heapq.nsmallest(request.limit + 1, pool)
         page = ids[: request.limit]
-        return Seeks(id=request.id, seeks=[self.open[i].info() for i in page], next=page[-1] if len(ids) > request.limit else None)
+        return Seeks(id=request.id, seeks=[pool[i].info() for i in page], next=page[-1] if len(ids) > request.limit else None)
 
     def player_left(self, session: Session) -> None:
         """``session`` disconnected or sat down: its seeks vanish (but one being paired)."""
@@ -213,6 +281,8 @@ class SeekBoard:
         self.open[seek.id] = seek
         self._of.setdefault(seek.player, {})[seek.id] = None
         self._note(seek.id, posted=True)
+        if self.elsewhere is not None:
+            self.elsewhere.changed(seek, posted=True)
 
     def _remove(self, seek: OpenSeek) -> None:
         del self.open[seek.id]
@@ -221,6 +291,8 @@ class SeekBoard:
         if not ids:
             del self._of[seek.player]
         self._note(seek.id, posted=False)
+        if self.elsewhere is not None:
+            self.elsewhere.changed(seek, posted=False)
 
     def _note(self, seek_id: int, posted: bool) -> None:
         """Note a change for the lobby's watchers, sent at the next tick."""

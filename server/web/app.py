@@ -194,8 +194,12 @@ class WebFace:
         table_id = int(request.match_info["id"])
         server = self._server
 
+        links: dict[Watcher, int] = {}  # a browser fed by the node holding the table (a cluster's)
+
         def join(watcher: Watcher) -> bool:
             table = server.tables.get(table_id)
+            if table is None and self._watch_elsewhere(table_id, watcher, links):
+                return True
             if table is None:
                 message = f"table {table_id} is not open on this server (a finished game may be in the archive)"
                 watcher.send(text_message(json_text({"type": "error", "code": "no_such_table", "message": message})))
@@ -207,6 +211,9 @@ class WebFace:
             return True
 
         def leave(watcher: Watcher) -> None:
+            link = links.pop(watcher, None)
+            if link is not None and server.cluster is not None and server.cluster.front is not None:
+                server.cluster.front.unspectate(link)
             watchers = self._watchers.get(table_id)
             if watchers is not None and watcher in watchers:
                 watchers.discard(watcher)
@@ -217,6 +224,15 @@ class WebFace:
                     del self.browsers[table_id]
 
         return await self._feed(request, join, leave)
+
+    def _watch_elsewhere(self, table_id: int, watcher: Watcher, links: dict[Watcher, int]) -> bool:
+        """Have the node holding ``table_id`` (on a cluster) feed ``watcher`` its snapshot and spectators' frames."""
+        cluster = self._server.cluster
+        node = cluster.mirror.owner.get(table_id) if cluster is not None else None
+        if cluster is None or cluster.front is None or node is None:
+            return False
+        links[watcher] = cluster.front.spectate(node, table_id, watcher)
+        return True
 
     async def _feed(self, request: web.Request, join: Callable[[Watcher], bool], leave: Callable[[Watcher], None]) -> web.StreamResponse:
         """Serve one WebSocket: counted against its address's connections, fed by ``join`` until either side closes."""

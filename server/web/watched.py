@@ -7,7 +7,7 @@ entry point that starts it; it names what it uses here instead, and
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from ..bus.bus import Bus
 from ..net.limits import Limits
@@ -35,8 +35,26 @@ class _Slots(Protocol):
         """Give back a connection counted by :meth:`take_slot`."""
 
 
+class _Front(Protocol):
+    def spectate(self, node: str, table_id: int, sink: Any) -> int:
+        """Have ``node`` feed ``sink`` its table as a spectator sees it; return the feed's link."""
+
+    def unspectate(self, link: int) -> None:
+        """Stop the feed of ``link``."""
+
+
+class _Mirror(Protocol):
+    owner: Mapping[int, str]
+
+
+class _Cluster(Protocol):
+    front: _Front | None
+    mirror: _Mirror
+
+
 class WatchedServer(Protocol):
-    """The parts of the game server the web face reads: tables, lobby, bus, archive, chat, limits."""
+    """The parts of the game server the web face reads: tables, lobby, bus, archive, chat, limits, and on a node
+    of a cluster (``cluster`` not ``None``) which node holds another table and the relay that feeds it here."""
 
     config: _Config
     tables: Mapping[int, Table]
@@ -46,3 +64,4 @@ class WatchedServer(Protocol):
     table_chat: TableChat
     connections: _Slots
     authority: _Authority
+    cluster: _Cluster | None
