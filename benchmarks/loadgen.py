@@ -44,7 +44,16 @@ Scenarios (``--scenario``), each bounded in time and count:
 The server's CPU time is the sum of the first field (ns on a CPU) of
 ``/proc/<--server-pid>/task/*/schedstat``: every thread, read at the start
 and end of the measured window (Linux only; without ``--server-pid`` it is
-not measured). The result is printed as one JSON object on stdout; a
+not measured). In ``play``, the processes of ``--count-pid`` (another node,
+Redis) and ``--count-children-of`` (PostgreSQL's postmaster: it and its
+children, listed at both ends of the window) count as the server's too
+(``counted_cpu_ns``; ``cpu_us_per_move`` includes them).
+
+``--table-port`` (``play``, Parlour) opens each game's table from another
+connection, on that port (another node of a cluster): it creates the table
+without a seat, the two players (on ``--port``) join seats 0 and 1 once
+their node lists it, and it leaves. So every move of the players is played
+on a table their own node does not hold (every move relayed). The result is printed as one JSON object on stdout; a
 server error or a deadline missed ends the run with a message on stderr and
 exit status 1. Only 127.0.0.1 (``--host``) is connected to.
 
@@ -118,6 +127,25 @@ def server_cpu_ns(pid: int | None) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def children_of(parent: int) -> list[int]:
+    """The process ids whose parent is ``parent`` (Linux ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rpartition(")")[2].split()[1]) == parent:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def counted_cpu_ns(pids: list[int], parents: list[int]) -> dict[int, int]:
+    """CPU ns so far of each of ``pids``, of each of ``parents`` and of their children now, by process id."""
+    every = {*pids, *parents, *(child for parent in parents for child in children_of(parent))}
+    return {pid: server_cpu_ns(pid) for pid in every}
 
 
 def callgrind_window(pid: int | None, start: bool) -> None:
@@ -328,8 +356,9 @@ class ParlourGame:
 
     time_control: str | None = None
 
-    def __init__(self, players: list[Conn]) -> None:
+    def __init__(self, players: list[Conn], host: Conn | None = None) -> None:
         self.players = players
+        self.host = host
         self.table = 0
         self.ply = -1
         self._views: list[dict[str, Any] | None] = [None, None]
@@ -346,13 +375,30 @@ class ParlourGame:
         return on_push
 
     async def open(self) -> int:
-        """Create the table (seat 0) and fill seat 1; return the table id."""
+        """Create the table (seat 0; or, with a :attr:`host`, from it without a seat) and fill seat 1 (and 0); return the table id."""
         timed = {} if self.time_control is None else {"time_control": self.time_control}
-        reply = await self.players[0].request("create_table", game="othello", options={"size": 8}, seat=0, **timed)
+        creator = self.players[0] if self.host is None else self.host
+        reply = await creator.request("create_table", game="othello", options={"size": 8}, seat=None if self.host else 0, **timed)
         self.table = reply["table"]["id"]
-        joined = await self.players[1].request("join_table", table=self.table, seat=1)
+        if self.host is not None:
+            await self._join(self.players[0], 0)
+        joined = await self._join(self.players[1], 1)
         self._views[1] = joined["view"]
+        if self.host is not None:
+            await self.host.request("leave_table", table=self.table)
         return self.table
+
+    async def _join(self, conn: Conn, seat: int) -> dict[str, Any]:
+        """Join seat ``seat``; a table of another node is asked for again until this node lists it."""
+        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        while True:
+            reply = await asyncio.wait_for(conn.send("join_table", table=self.table, seat=seat), REPLY_TIMEOUT_S)
+            if reply.get("code") != "no_such_table" or self.host is None or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.005)
+        if reply.get("type") == "error":
+            raise BenchError(f"join_table refused: {reply.get('code')}: {reply.get('message')}")
+        return reply
 
     async def next_turn(self) -> tuple[int, dict[str, Any]]:
         """The seat to move and its view, once a view after :attr:`ply` can be played from or the game is over.
@@ -391,8 +437,10 @@ class ParlourTarget(Target):
     """Real Othello 8x8 games on a Parlour server, moves picked from the views' ``legal_moves``."""
 
     async def play_game(self, players: list[Conn], window: Window, rng: random.Random, limit: int | None = None) -> int:
-        """Play one game at a new table until it ends, the window stops or ``limit`` moves; return the moves played."""
-        game = ParlourGame(players)
+        """Play one game at a new table until it ends, the window stops or ``limit`` moves; return the moves played.
+
+        ``players``: seat 0, seat 1 and, optionally, the table's host on another node (``--table-port``)."""
+        game = ParlourGame(players[:2], players[2] if len(players) > 2 else None)
         await game.open()
         played, ended = 0, False
         while not window.stopping and (limit is None or played < limit):
@@ -461,12 +509,15 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         conn.skim = True
     window = Window(args.max_moves)
     pairs = await open_many(args.host, args.port, 2 * args.games, lambda c, i: target.hello(c, f"p{i}"))
+    hosts = []
+    if args.table_port is not None and isinstance(target, ParlourTarget):
+        hosts = await open_many(args.host, args.table_port, args.games, lambda c, i: target.hello(c, f"h{i}"))
 
     started = [0]
 
     async def keep_playing(index: int) -> None:
         rng = random.Random(args.seed * 1_000_003 + index)
-        players = pairs[2 * index : 2 * index + 2]
+        players = pairs[2 * index : 2 * index + 2] + hosts[index : index + 1]
         # A first game cut short at a random ply (its players leave), so that the games do not all
         # end, and fill the lobby with updates, at the same moment.
         await target.play_game(players, window, rng, limit=rng.randrange(ECHO_PLIES))
@@ -481,6 +532,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         await _sleep_unless_failed(args.warmup, players)
         if args.callgrind:
             callgrind_window(args.server_pid, start=True)
+        counted_start = counted_cpu_ns(args.count_pid, args.count_children_of)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
         window.measuring = True
@@ -493,6 +545,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
             await _wait_window(window, 0.05, players)
         window.measuring = False
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
+        counted_ns = sum(ns - counted_start.get(pid, 0) for pid, ns in counted_cpu_ns(args.count_pid, args.count_children_of).items())
         if args.callgrind:
             callgrind_window(args.server_pid, start=False)
         own_s = time.process_time() - own_start
@@ -502,12 +555,12 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
     finally:
         for task in players:
             task.cancel()
-        for conn in idle + pairs:
+        for conn in idle + pairs + hosts:
             conn.close()
     return {
         "games": args.games, "idle": args.idle, "moves": window.moves, "games_ended": window.games_ended, "seconds": wall_s,
-        "server_cpu_ns": cpu_ns,
-        "cpu_us_per_move": cpu_ns / 1000 / window.moves if window.moves and args.server_pid else None,
+        "server_cpu_ns": cpu_ns, "counted_cpu_ns": counted_ns,
+        "cpu_us_per_move": (cpu_ns + counted_ns) / 1000 / window.moves if window.moves and args.server_pid else None,
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
         "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None, "endings": window.endings,
     }  # fmt: skip
@@ -695,6 +748,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--target", choices=["parlour", "echo"], required=True, help="which server is listening")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="play", help="what to measure (default: play)")
     parser.add_argument("--server-pid", type=int, help="the server's process id, to read its CPU time and memory")
+    parser.add_argument("--count-pid", type=int, action="append", default=[],
+                        help="play: another process whose CPU counts as the server's (another node, Redis); repeatable")
+    parser.add_argument("--count-children-of", type=int, action="append", default=[],
+                        help="play: a process whose CPU and whose children's count as the server's (PostgreSQL's postmaster); repeatable")
+    parser.add_argument("--table-port", type=int,
+                        help="play, Parlour: open each table from a connection to this port (another node), players join it")
     parser.add_argument("--games", type=int, default=10, help="play: games at once (default: 10)")
     parser.add_argument("--idle", type=int, default=0, help="play: greeted connections that only read (default: 0)")
     parser.add_argument("--warmup", type=float, default=1.0, help="play, memory: seconds before measuring (default: 1)")

@@ -9,6 +9,7 @@ to a few seconds.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,25 @@ def test_strength_with_node_budgets_is_reproducible() -> None:
 
     assert results(first.stdout) == results(second.stdout)
     assert len(results(first.stdout)) == 15  # the header and 14 matches
+
+
+def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
+    """One tiny round of ``benchmarks/cluster_compare.py``: every setup (the relayed one's tables opened on the other node) plays moves."""
+    from tests.cluster.redis_server import find_redis_server
+    from tests.pgserver import missing_reason
+
+    find_redis_server()  # without redis-server: fails in CI, else skips
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    for setup in ("floor", "sqlite", "pg", "2 nodes, local", "2 nodes, relayed"):
+        moves, cpu_us = int(rows[setup][0]), float(rows[setup][1])
+        assert moves > 0 and cpu_us > 0, (setup, rows[setup])
+    for ratio in ("pg ÷ sqlite", "relayed ÷ local"):
+        assert float(rows[ratio][0]) > 0, rows[ratio]

@@ -25,17 +25,27 @@ When Redis goes away the bus keeps delivering locally, drops what it cannot
 publish (the receivers see the gap later), reconnects with a growing pause,
 subscribes again and tells its ``on_connected`` listeners, who republish
 what other nodes must know (:mod:`server.cluster`).
+
+Two connections of redis-py's lower-level API (``redis.asyncio.Connection``,
+hiredis's parser and command packer) carry the events, as a relayed move
+costs three of them: a *publisher*, told ``CLIENT REPLY OFF``, to which
+each loop turn's messages go as one write of ``PUBLISH`` commands with no
+reply to read; and a *receiver*, subscribed to the channels this node
+needs, whose messages are read as they come, without polling (changed
+subscriptions are sent on it by a task of their own). The client for keys
+(:attr:`RedisBus.redis`) is redis-py's usual one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 from typing import Awaitable, Callable, Mapping
 
+import hiredis
 import msgpack
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from protocol import Message
@@ -51,8 +61,8 @@ PREFIX = "parlour:"
 RECONNECT_FIRST_S = 0.05
 """The first pause before reconnecting to Redis, in seconds; it doubles up to :data:`RECONNECT_MOST_S`."""
 RECONNECT_MOST_S = 1.0
-POLL_S = 0.1
-"""The longest the receiver waits for a message before it applies changed subscriptions, in seconds."""
+_pack = hiredis.pack_command
+_REPLY_OFF = _pack(("CLIENT", "REPLY", "OFF"))
 CLOSE_TIMEOUT_S = 2.0
 """How long :meth:`RedisBus.close` waits for the last messages to be published, in seconds."""
 MAX_OUTBOX = 100_000
@@ -112,13 +122,18 @@ class RedisBus(LocalBus):
         dropped: messages not published because Redis was away.
     """
 
+
     def __init__(self, url: str, node: str, crosses: Callable[[str], bool] | None = None) -> None:
         super().__init__()
         self._crosses = crosses if crosses is not None else _every_topic
         self.url = url
         self.node = node
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
-        self._subscriber_client: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2)
+        # The two connections below: RESP2 (plain lists); no timeout on a read or a write (redis-py's default of 5 s
+        # would end a quiet receiver, and costs a task per write); a Redis that hangs is noticed by the keys' client.
+        self._connections = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=2, socket_timeout=None, socket_keepalive=True, protocol=2)
+        self._publisher: aioredis.Connection | None = None
+        self._receiver: aioredis.Connection | None = None
         self.connected = False
         self.on_gap: list[GapListener] = []
         self.on_remote: list[RemoteListener] = []
@@ -126,15 +141,15 @@ class RedisBus(LocalBus):
         self.dropped = 0
         self._channels: dict[str, set[str]] = {}  # topic -> the Redis channels its local subscribers need
         self._wanted: set[str] = set()
-        self._subscribed: set[str] = set()
+        self._subscribed: set[str] = set()  # asked of Redis on the receiver
         self.confirmed: set[str] = set()
         """The channels Redis confirmed this node subscribes to (events published after that reach it)."""
         self._seq: dict[str, int] = {}  # channel -> the last number this node published on it
         self._last: dict[tuple[str, str], int] = {}  # (channel, origin) -> the last number received
-        self._outbox: collections.deque[tuple[str, bytes]] = collections.deque()
+        self._outbox: list[bytes] = []  # packed PUBLISH commands waiting for the publisher
         self._wake = asyncio.Event()
+        self._resubscribe = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._pubsub: aioredis.client.PubSub | None = None
         self._closing = False
 
     # --- lifecycle ------------------------------------------------------------------
@@ -147,11 +162,16 @@ class RedisBus(LocalBus):
         """
         try:
             await self.redis.ping()
-            await self._open_pubsub()
+            await self._open()
         except (RedisError, OSError) as exc:
+            await self._disconnect()
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {exc}") from None
         self.connected = True
-        self._tasks = [asyncio.create_task(self._publish_loop()), asyncio.create_task(self._receive_loop())]
+        self._tasks = [
+            asyncio.create_task(self._publish_loop()),
+            asyncio.create_task(self._receive_loop()),
+            asyncio.create_task(self._subscription_loop()),
+        ]
 
     async def close(self) -> None:
         """Publish what waits to be published, stop publishing and receiving, and close the connections to Redis."""
@@ -166,9 +186,30 @@ class RedisBus(LocalBus):
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._close_pubsub()
+        await self._disconnect()
         await self.redis.aclose()
-        await self._subscriber_client.aclose()
+        await self._connections.disconnect()
+
+    async def _open(self) -> None:
+        """Connect the publisher (replies off) and the receiver (subscribed to this node's channels)."""
+        publisher = self._publisher = self._connections.make_connection()
+        await publisher.connect()
+        await publisher.send_packed_command(_REPLY_OFF, check_health=False)
+        receiver = self._receiver = self._connections.make_connection()
+        await receiver.connect()
+        self.confirmed = set()
+        self._subscribed = set()
+        await receiver.send_packed_command(_pack(("SUBSCRIBE", f"{PREFIX}__node__:{self.node}")), check_health=False)  # a channel of its own: the connection is always a subscriber
+        await self._apply_subscriptions(receiver)
+
+    async def _disconnect(self) -> None:
+        for connection in (self._publisher, self._receiver):
+            if connection is not None:
+                try:
+                    await connection.disconnect(nowait=True)
+                except (RedisError, OSError):
+                    pass
+        self._publisher = self._receiver = None
 
     # --- subscriptions ------------------------------------------------------------
 
@@ -181,9 +222,9 @@ class RedisBus(LocalBus):
         self._sync(topic)
 
     def _sync(self, topic: str) -> None:
-        """Make the Redis channels of ``topic`` those its local subscribers' views need."""
+        """Make the Redis channels of ``topic`` those its local subscribers' views need (none for a topic that stays here)."""
         views = self._groups.get(topic)
-        needed = set() if not views else {channel(topic), *(channel(topic, view) for view in views)}
+        needed = set() if not views or not self._crosses(topic) else {channel(topic), *(channel(topic, view) for view in views)}
         if needed == self._channels.get(topic, set()):
             return
         if needed:
@@ -191,11 +232,33 @@ class RedisBus(LocalBus):
         else:
             self._channels.pop(topic, None)
         self._wanted = set().union(*self._channels.values()) if self._channels else set()
-        self._wake.set()
+        self._resubscribe.set()
 
     def channels(self) -> set[str]:
         """The Redis channels this node needs now (its subscribers' topics and views)."""
         return set(self._wanted)
+
+    async def _apply_subscriptions(self, receiver: aioredis.Connection) -> None:
+        wanted = set(self._wanted)
+        new, gone = wanted - self._subscribed, self._subscribed - wanted
+        self._subscribed = wanted  # before the writes: a change meanwhile is applied by the next round
+        commands = ([_pack(("SUBSCRIBE", *sorted(new)))] if new else []) + ([_pack(("UNSUBSCRIBE", *sorted(gone)))] if gone else [])
+        if commands:
+            if not receiver.is_connected:
+                raise RedisConnectionError("not connected")  # never reconnected here: the receive loop does it
+            await receiver.send_packed_command(b"".join(commands), check_health=False)
+
+    async def _subscription_loop(self) -> None:
+        while True:
+            await self._resubscribe.wait()
+            self._resubscribe.clear()
+            receiver = self._receiver
+            if not self.connected or receiver is None:
+                continue  # reconnecting subscribes to every wanted channel
+            try:
+                await self._apply_subscriptions(receiver)
+            except (RedisError, OSError):
+                self._subscribed = set()  # the receiver sees the connection go and reconnects
 
     # --- publishing ---------------------------------------------------------------
 
@@ -223,8 +286,9 @@ class RedisBus(LocalBus):
         if not self.connected or len(self._outbox) >= MAX_OUTBOX:
             self.dropped += 1
             return
-        self._outbox.append((name, msgpack.packb((self.node, seq, frame))))
-        self._wake.set()
+        if not self._outbox:
+            self._wake.set()
+        self._outbox.append(_pack(("PUBLISH", name, msgpack.packb((self.node, seq, frame)))))
 
     async def _publish_loop(self) -> None:
         while True:
@@ -234,13 +298,12 @@ class RedisBus(LocalBus):
                 if self._closing:
                     return
                 continue
-            batch = list(self._outbox)
-            self._outbox.clear()
-            pipe = self.redis.pipeline(transaction=False)
-            for name, data in batch:
-                pipe.publish(name, data)
+            batch, self._outbox = self._outbox, []
             try:
-                await pipe.execute()
+                publisher = self._publisher
+                if publisher is None or not publisher.is_connected:
+                    raise RedisConnectionError("not connected")  # never reconnected here: replies would be on again
+                await publisher.send_packed_command(batch, check_health=False)  # one write; no reply comes
             except (RedisError, OSError) as exc:
                 self.dropped += len(batch)
                 log.warning("cannot publish %d messages to Redis: %s", len(batch), exc)
@@ -249,66 +312,49 @@ class RedisBus(LocalBus):
 
     # --- receiving ----------------------------------------------------------------
 
-    async def _open_pubsub(self) -> None:
-        self._pubsub = self._subscriber_client.pubsub()
-        self.confirmed = set()
-        await self._pubsub.subscribe(f"{PREFIX}__node__:{self.node}")  # a channel of its own, so the connection is always listening
-        self._subscribed = set()
-        await self._apply_subscriptions()
-
-    async def _close_pubsub(self) -> None:
-        if self._pubsub is not None:
-            try:
-                await self._pubsub.aclose()
-            except (RedisError, OSError):
-                pass
-            self._pubsub = None
-
-    async def _apply_subscriptions(self) -> None:
-        assert self._pubsub is not None
-        wanted = set(self._wanted)
-        new, gone = wanted - self._subscribed, self._subscribed - wanted
-        if new:
-            await self._pubsub.subscribe(*new)
-        if gone:
-            await self._pubsub.unsubscribe(*gone)
-        self._subscribed = wanted
-
     async def _receive_loop(self) -> None:
         while True:
             try:
-                assert self._pubsub is not None
-                if self._subscribed != self._wanted:
-                    await self._apply_subscriptions()
-                message = await self._pubsub.get_message(timeout=POLL_S)
-                if message is not None:
-                    kind = message["type"]
-                    if kind == "message":
-                        self._received(message["channel"].decode(), message["data"])
-                    elif kind == "subscribe":
-                        self.confirmed.add(message["channel"].decode())
-                    elif kind == "unsubscribe":
-                        self.confirmed.discard(message["channel"].decode())
+                receiver = self._receiver
+                if receiver is None:
+                    raise RedisConnectionError("not connected")
+                while True:
+                    reply = await receiver.read_response()
+                    try:
+                        self._reply(reply)
+                    except Exception:  # a subscriber's bug: logged, and the receiver goes on for every other
+                        log.exception("delivering a message from Redis failed")
             except (RedisError, OSError) as exc:
                 if self._closing:
                     return
                 log.warning("lost Redis at %s: %s; reconnecting", self.url, exc)
                 await self._reconnect()
 
+    def _reply(self, reply: list[bytes]) -> None:
+        """One push of the receiver: a message, or Redis confirming a (un)subscription."""
+        kind = reply[0]
+        if kind == b"message":
+            self._received(reply[1].decode(), reply[2])
+        elif kind == b"subscribe":
+            self.confirmed.add(reply[1].decode())
+        elif kind == b"unsubscribe":
+            self.confirmed.discard(reply[1].decode())
+
     async def _reconnect(self) -> None:
         self.connected = False
-        await self._close_pubsub()
+        await self._disconnect()
         pause = RECONNECT_FIRST_S
         while True:
             await asyncio.sleep(pause)
             try:
                 await self.redis.ping()
-                await self._open_pubsub()
+                await self._open()
                 break
             except (RedisError, OSError):
-                await self._close_pubsub()
+                await self._disconnect()
                 pause = min(pause * 2, RECONNECT_MOST_S)
         self.connected = True
+        self._resubscribe.set()  # what changed while reconnecting
         log.info("reconnected to Redis at %s", self.url)
         for listener in list(self.on_connected):
             try:

@@ -21,19 +21,29 @@ opens its link again with ``resume`` set: the authority gives the seats its
 session there holds to the new link and sends what a resume sends
 (``resumed``, and ``player_back`` to the others), as it would to its own connection.
 
-Messages on a node's inbox (``parlour:node:NAME:all``), MessagePack lists:
-``["open", from, link, name, claimed, bot, token, resume, host]``, ``["req", from, link, body]``,
-``["close", from, link]`` (front to authority); ``["frames", link, data]``,
-``["gone", link]`` (authority to front). Each inbox message carries the bus's
-per-channel number: a front that sees a gap from an authority has lost frames
-of its links there, and ends those players' connections with an error that
-says so (they reconnect).
+What one loop turn sends to one node goes as one message on that node's
+inbox (``parlour:node:NAME:all``): a *batch* (:class:`Mail`), the byte
+``B``, the sender's name (one length byte, then UTF-8), then records, each a
+header (:data:`RECORD`: kind, link, payload length) and its payload:
+``O`` open (payload: MessagePack ``[name, claimed, bot, token, resume, host]``), ``R`` a request
+(its MessagePack body, as the player sent it), ``C`` close (front to
+authority); ``F`` frames (whole frames as written to the player, headers
+included), ``G`` gone (authority to front); ``M`` a message of another layer
+(a MessagePack list, link 0), sent in order with the rest (:meth:`Mail.message`,
+handed to :func:`dispatch_inbox`'s ``other``). Every sender on a node shares
+that node's one :class:`Mail` (:meth:`Mail.of`). So a move's reply and both
+players' pushes cross in one Redis message, with no wrapper per frame. Each
+inbox message carries the bus's per-channel number: a front that sees a gap
+from an authority has lost frames of its links there, and ends those
+players' connections with an error that says so (they reconnect).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import struct
+import weakref
 from typing import Any, Awaitable, Callable
 
 import msgpack
@@ -46,13 +56,13 @@ from protocol.messages import Error, Request
 
 from ..bus.redis import RedisBus
 from ..tables.lobby import Lobby
-from ..net.peer import Peer
+from ..net.peer import Outbox, Peer
 from ..core.names import name_key
 from ..core.session import Session, new_token
 from .lobby import LobbyMirror
 from .players import node_topic
 
-__all__ = ["RelayFront", "RelayHost", "LinkTransport"]
+__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +70,97 @@ HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
 Holder = Callable[[str], Session | None]
 """``holder(token)``: the session of ``token`` seated at one of this node's tables, or ``None``."""
 
+BATCH = b"B"
+"""The first byte of a relay batch on a node's inbox (a MessagePack array, such as a forwarded tell, never starts so)."""
+RECORD = struct.Struct(">BII")
+"""A batch record's header: kind (:data:`OPEN` ... :data:`GONE`), link, payload length in bytes."""
+OPEN, REQUEST, CLOSE, FRAMES, GONE, MESSAGE = b"ORCFGM"
+"""The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back);
+a message of another layer (either way)."""
+
+
+class Mail:
+    """What this node sends to other nodes' inboxes, one bus message per node per loop turn.
+
+    Args:
+        bus: this node's bus.
+
+    Records are :meth:`put` as they come, in order, and the batch of each node
+    goes at the end of the turn (or at :meth:`flush`). Use :meth:`of`: one a bus.
+    """
+
+    _of: "weakref.WeakKeyDictionary[RedisBus, Mail]" = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, bus: RedisBus) -> "Mail":
+        """The one :class:`Mail` of ``bus`` (made at the first call)."""
+        mail = cls._of.get(bus)
+        if mail is None:
+            mail = cls._of[bus] = cls(bus)
+        return mail
+
+    def __init__(self, bus: RedisBus) -> None:
+        self._bus = bus
+        self._head = BATCH + bytes([len(bus.node.encode())]) + bus.node.encode()
+        self._pending: dict[str, list[bytes]] = {}  # node -> its batch so far
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def put(self, node: str, kind: int, link: int, payload: bytes = b"") -> None:
+        """Send ``node`` a record of ``kind`` about ``link`` (``payload``: bytes, up to 4 GiB) with this turn's batch."""
+        pending = self._pending
+        if not pending:
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self.flush)
+        parts = pending.get(node)
+        if parts is None:
+            parts = pending[node] = [self._head]
+        parts.append(RECORD.pack(kind, link, len(payload)))
+        parts.append(payload)
+
+    def message(self, node: str, message: list[Any]) -> None:
+        """Send ``node`` a message of another layer (a MessagePack list), in order with this turn's records."""
+        self.put(node, MESSAGE, 0, msgpack.packb(message))
+
+    def flush(self) -> None:
+        """Publish every node's batch now."""
+        pending, self._pending = self._pending, {}
+        for node, parts in pending.items():
+            self._bus.publish_remote(node_topic(node), b"".join(parts))
+
+
+def read_batch(data: bytes) -> tuple[str, list[tuple[int, int, bytes]]]:
+    """The sender and the ``(kind, link, payload)`` records of a batch :class:`Mail` made.
+
+    Raises:
+        ValueError: ``data`` is cut short or is no batch.
+    """
+    if data[:1] != BATCH or len(data) < 2:
+        raise ValueError("not a relay batch")
+    end = 2 + data[1]
+    sender = data[2:end].decode()
+    records = []
+    at, size = end, len(data)
+    while at < size:
+        if at + RECORD.size > size:
+            raise ValueError("a relay batch cut short")
+        kind, link, length = RECORD.unpack_from(data, at)
+        at += RECORD.size
+        if at + length > size:
+            raise ValueError("a relay batch cut short")
+        records.append((kind, link, data[at : at + length]))
+        at += length
+    return sender, records
+
 
 class LinkTransport(asyncio.Transport):
-    """The transport of a link's peer on the authority: what is written goes to the front node's inbox."""
+    """The transport of a link's peer on the authority: what is written goes to the front node's inbox, with the turn's batch."""
 
     def __init__(self, bus: RedisBus, front: str, link: int, gone: Callable[[], None], host: str | None = None) -> None:
         super().__init__()
         self._host = host or f"node:{front}"  # the player's own address: its budgets here are its address's
-        self._bus = bus
+        self._mail = Mail.of(bus)
         self._front = front
         self._link = link
         self._closing = False
@@ -78,7 +171,7 @@ class LinkTransport(asyncio.Transport):
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._closing:
-            self._bus.publish_remote(node_topic(self._front), msgpack.packb(["frames", self._link, bytes(data)]))
+            self._mail.put(self._front, FRAMES, self._link, bytes(data))
 
     def writelines(self, list_of_data: Any) -> None:
         self.write(b"".join(list_of_data))
@@ -89,7 +182,7 @@ class LinkTransport(asyncio.Transport):
     def close(self) -> None:
         if not self._closing:
             self._closing = True
-            self._bus.publish_remote(node_topic(self._front), msgpack.packb(["gone", self._link]))
+            self._mail.put(self._front, GONE, self._link)
             self._gone()
 
     def abort(self) -> None:
@@ -115,7 +208,7 @@ class RelayHost:
     """The authority's side: links of players connected to other nodes.
 
     Args:
-        bus: this node's bus.
+        bus: this node's bus (its :class:`Mail` carries the frames back).
         handle: the server's request pipeline (:meth:`server.app.Server._request`).
         disconnected: the server's handling of a connection that went away (seats held for the grace period).
     """
@@ -124,12 +217,14 @@ class RelayHost:
         self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None], holder: Holder, rejoin: Callable[[Session], None]
     ) -> None:
         self._bus = bus
+        self._mail = Mail.of(bus)
         self._handle = handle
         self._disconnected = disconnected
         self._holder = holder
         self._rejoin = rejoin
         self._peers: dict[tuple[str, int], Peer] = {}
-        self._busy: dict[Peer, asyncio.Task[None]] = {}  # a link's request in progress: the next waits for it
+        self._busy: dict[Peer, asyncio.Future[None]] = {}  # a link's request in progress: the next waits for it
+        self._outbox = Outbox()  # one flush a turn for every link's frames
 
     def open(
         self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False, host: str | None = None
@@ -145,7 +240,7 @@ class RelayHost:
         peer = self._peers.get(key)
         if peer is None:
             transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None), host)
-            peer = Peer(transport, ServerConnection())
+            peer = Peer(transport, ServerConnection(), outbox=self._outbox)
             peer.protocol.accept_hello()
             self._peers[key] = peer
             held = self._holder(token) if token is not None else None
@@ -159,7 +254,7 @@ class RelayHost:
             self._rejoin(peer.session)
 
     def request(self, front: str, link: int, body: bytes) -> None:
-        """Answer a request the front relayed, after the link's earlier ones."""
+        """Answer a request the front relayed, after the link's earlier ones (at once when none waits)."""
         peer = self._peers.get((front, link))
         if peer is None:
             return
@@ -169,13 +264,23 @@ class RelayHost:
             peer.send(Error(code=Code.BAD_REQUEST, message=f"the relayed request could not be read: {exc}"))
             return
         before = self._busy.get(peer)
-        task = asyncio.get_running_loop().create_task(self._answer(peer, request, before))
+        if before is None:
+            try:
+                answering = self._handle(peer, request)
+            except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
+                log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
+                peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
+                return
+            if answering is None:
+                return  # answered now, as the server answers most moves
+            task = asyncio.ensure_future(answering)
+        else:
+            task = asyncio.get_running_loop().create_task(self._answer(peer, request, before))
         self._busy[peer] = task
         task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
 
-    async def _answer(self, peer: Peer, request: Request, before: asyncio.Task[None] | None) -> None:
-        if before is not None:
-            await asyncio.wait([before])
+    async def _answer(self, peer: Peer, request: Request, before: asyncio.Future[None]) -> None:
+        await asyncio.wait([before])
         answering = self._handle(peer, request)
         if answering is not None:
             await answering
@@ -189,22 +294,25 @@ class RelayHost:
         self._disconnected(peer)
 
     def close_all(self) -> None:
-        """This node stops: end every link (the fronts hear ``gone``)."""
+        """This node stops: end every link (the fronts hear ``gone`` at once)."""
         for peer in list(self._peers.values()):
             peer.transport.close()
+        self._mail.flush()
 
 
 class RelayFront:
     """The front's side: this node's players' requests about other nodes' tables, and the frames that come back.
 
     Args:
-        bus: this node's bus.
+        bus: this node's bus (its :class:`Mail` carries the requests).
         lobby: this node's lobby (its own tables are answered here).
         mirror: which node holds which other table.
     """
 
     def __init__(self, bus: RedisBus, lobby: Lobby, mirror: LobbyMirror) -> None:
         self._bus = bus
+        self._mail = Mail.of(bus)
+        self._node = bus.node
         self._lobby = lobby
         self._mirror = mirror
         self._next_link = 1
@@ -227,7 +335,7 @@ class RelayFront:
 
     def forward(self, session: Session, node: str, request: Request) -> None:
         """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it."""
-        self._send(node, ["req", self._bus.node, self.link(session, node), encode_message(request)[HEADER_BYTES:]])
+        self._mail.put(node, REQUEST, self.link(session, node), encode_message(request)[HEADER_BYTES:])
 
     def link(self, session: Session, node: str) -> int:
         """The link of ``session`` to node ``node``, opened now if there is none."""
@@ -246,7 +354,7 @@ class RelayFront:
             self._sessions[link] = session
             self._nodes[link] = node
         host = session.peer.host if session.peer is not None else None
-        self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot, session.token, resume, host])
+        self._mail.put(node, OPEN, link, msgpack.packb([session.name, session.claimed, session.bot, session.token, resume, host]))
         return link
 
     def reattach(self, session: Session, table_ids: list[int]) -> None:
@@ -259,7 +367,8 @@ class RelayFront:
             self._open(session, node, resume=True)
 
     def _send(self, node: str, message: list[Any]) -> None:
-        self._bus.publish_remote(node_topic(node), msgpack.packb(message))
+        """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
+        self._mail.message(node, message)
 
     def frames(self, link: int, data: bytes) -> None:
         """Frames the authority wrote to ``link``: to the player's connection, as they are."""
@@ -267,10 +376,10 @@ class RelayFront:
         peer = session.peer if session is not None else None
         if peer is None:
             return
-        at = 0
-        while at + HEADER_BYTES <= len(data):
+        at, size = 0, len(data)
+        while at + HEADER_BYTES <= size:
             end = at + HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
-            peer.send_frame(data[at:end])
+            peer.send_frame(data if at == 0 and end == size else data[at:end])  # most often one frame: no copy
             at = end
 
     def gone(self, link: int) -> None:
@@ -284,11 +393,11 @@ class RelayFront:
         """``session``'s connection is gone: its links close (the authorities hold its seats for the grace period)."""
         for (holder, node), link in list(self._links.items()):
             if holder is session:
-                self._send(node, ["close", self._bus.node, link])
+                self._mail.put(node, CLOSE, link)
                 self.gone(link)
 
     def _gap(self, topic: str, view: object, origin: str) -> None:
-        if topic != node_topic(self._bus.node):
+        if topic != node_topic(self._node):
             return
         for link, node in list(self._nodes.items()):
             if node != origin:
@@ -301,23 +410,31 @@ class RelayFront:
                 peer.close()
 
 
-def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
-    """Hand a relay message from this node's inbox to ``host`` or ``front``; ``False`` if it is no relay message."""
-    message = msgpack.unpackb(data)
-    kind = message[0]
-    if kind == "open":
-        address = str(message[8]) if len(message) > 8 and message[8] is not None else None
-        token, resume = (str(message[6]), bool(message[7])) if len(message) >= 8 else (None, False)
-        host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]), token, resume, address)
-    elif kind == "req":
-        host.request(str(message[1]), int(message[2]), bytes(message[3]))
-    elif kind == "close":
-        host.close(str(message[1]), int(message[2]))
-    elif kind == "frames":
-        front.frames(int(message[1]), bytes(message[2]))
-    elif kind == "gone":
-        front.gone(int(message[1]))
-    else:
-        return False
-    return True
+def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront, other: Callable[[bytes], Any] | None = None) -> bool:
+    """Hand a relay batch from this node's inbox to ``host`` and ``front``; ``False`` if it is no relay batch.
 
+    ``other`` gets the payload of each ``M`` record (a message of another layer, as :meth:`Mail.message` sent it).
+
+    Raises:
+        ValueError: a batch cut short (nothing of it is handled).
+    """
+    if data[:1] != BATCH:
+        return False
+    sender, records = read_batch(data)
+    for kind, link, payload in records:
+        if kind == FRAMES:
+            front.frames(link, payload)
+        elif kind == REQUEST:
+            host.request(sender, link, payload)
+        elif kind == OPEN:
+            name, claimed, bot, token, resume, address = msgpack.unpackb(payload)
+            host.open(sender, link, str(name), bool(claimed), bool(bot), None if token is None else str(token), bool(resume), None if address is None else str(address))
+        elif kind == CLOSE:
+            host.close(sender, link)
+        elif kind == GONE:
+            front.gone(link)
+        elif kind == MESSAGE and other is not None:
+            other(payload)
+        else:
+            log.warning("ignored a relay record of unknown kind %d from %s", kind, sender)
+    return True

@@ -14,9 +14,10 @@
 - spectating for a browser (:meth:`SocialFront.spectate`): the table's node
   feeds the spectators' frames of a table to a sink here (the web face).
 
-:class:`SocialHost` is the authority's side of the last two. Inbox messages
-added to the relay's, MessagePack lists of their own (the relay's own
-messages are left to :func:`server.cluster.relay.dispatch_inbox`):
+:class:`SocialHost` is the authority's side of the last two. Its messages
+are MessagePack lists of their own, carried as ``M`` records of the relay's
+batches (:meth:`server.cluster.relay.Mail.message`), so they keep their
+order with the relay's own records (a ``pair`` after the ``open`` of its link):
 ``["pair", from, link, number, seek, body, quiet]`` (front to authority, on
 the player's relay link; ``quiet``: the request was answered already, send
 only the pushes of a pairing) answered by ``["paired", number, answered]``;
@@ -44,7 +45,7 @@ from ..net.peer import Peer
 from ..tables.lobby import Lobby
 from .lobby import LobbyMirror
 from .players import node_topic
-from .relay import HandleRequest, Holder, RelayFront, RelayHost, dispatch_inbox
+from .relay import HandleRequest, Holder, Mail, RelayFront, RelayHost, dispatch_inbox
 
 __all__ = ["FrameSink", "SocialFront", "SocialHost", "dispatch_social", "PAIR_TIMEOUT_S"]
 
@@ -133,7 +134,7 @@ class SocialFront(RelayFront):
         return self._challenges.get((session, challenge_id))
 
     def _post(self, node: str, message: list[Any]) -> None:
-        self._social_bus.publish_remote(node_topic(node), msgpack.packb(message))
+        Mail.of(self._social_bus).message(node, message)
 
     def frames(self, link: int, data: bytes) -> None:
         """Frames for ``link``: to its player, after reading those that name a table or challenge."""
@@ -256,7 +257,7 @@ class SocialHost(RelayHost):
         """Pair a seek a player of ``front`` made with this node's seek ``seek_id``, after the link's earlier requests."""
         peer = self._peers.get((front, link))
         if peer is None:
-            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, False]))
+            Mail.of(self._social_bus).message(front, ["paired", number, False])
             return
         before = self._busy.get(peer)
         task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, quiet, before))
@@ -275,7 +276,7 @@ class SocialHost(RelayHost):
                 peer.send(Error(code=Code.INTERNAL_ERROR, message="the server holding that seek failed to pair it; seek again"))
                 answered = True
         finally:
-            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["paired", number, answered]))
+            Mail.of(self._social_bus).message(front, ["paired", number, answered])
 
     def spectate(self, front: str, feed: int, table_id: int) -> None:
         """A browser on ``front`` watches this node's table ``table_id``, fed as ``feed``."""
@@ -294,7 +295,7 @@ class SocialHost(RelayHost):
         """This node stops: end every link and feed."""
         for (front, feed), sink in list(self._sinks.items()):
             self._social_bus.unsubscribe_all(sink)
-            self._social_bus.publish_remote(node_topic(front), msgpack.packb(["unfed", feed]))
+            Mail.of(self._social_bus).message(front, ["unfed", feed])
         self._sinks.clear()
         super().close_all()
 
@@ -308,16 +309,24 @@ class _FeedSink:
         self._feed = feed
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
-        self._bus.publish_remote(node_topic(self._front), msgpack.packb(["feed", self._feed, bytes(frame)]))
+        Mail.of(self._bus).message(self._front, ["feed", self._feed, bytes(frame)])
 
     def send(self, message: Any) -> None:
         self.send_frame(encode_message(message), message)
 
 
 def dispatch_social(data: bytes, host: SocialHost, front: SocialFront) -> bool:
-    """Hand a message from this node's inbox to ``host`` or ``front``; ``False`` if it is no relay message."""
-    if dispatch_inbox(data, host, front):  # the relay's own messages first: they are the many
+    """Hand a message from this node's inbox to ``host`` or ``front``; ``False`` if it is no relay message.
+
+    A relay batch (:mod:`server.cluster.relay`) carries this layer's messages as its ``M`` records, in order with the rest.
+    """
+    if dispatch_inbox(data, host, front, lambda payload: _dispatch_message(payload, host, front)):
         return True
+    return _dispatch_message(data, host, front)
+
+
+def _dispatch_message(data: bytes, host: SocialHost, front: SocialFront) -> bool:
+    """One of this layer's messages (a MessagePack list) to ``host`` or ``front``; ``False`` if it is none."""
     message = msgpack.unpackb(data)
     kind = message[0]
     if kind == "pair":

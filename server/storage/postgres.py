@@ -41,6 +41,7 @@ from .writer import COMMIT_DELAY_S, GROUP_WEIGHT, WAIT_FROM_MEAN, merged_stateme
 
 from .common import StorageUnavailable, is_postgres_url
 from .dialect import pg_params, to_postgres
+from .pg_moves import MovesPath
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
 
 __all__ = ["PostgresStore", "StorageUnavailable", "CONNECT_TIMEOUT_S", "connect", "is_postgres_url", "redact"]
@@ -111,6 +112,7 @@ class PostgresStore(StoreOps):
         self._group_mean = 1.0  # running mean of writes per commit (GROUP_WEIGHT), as SQLite's writer keeps it
         self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
         self._enough: asyncio.Event | None = None
+        self._moves = MovesPath()  # a commit that is one move INSERT (most are) skips psycopg's cursor
 
     # --- opening and closing ---------------------------------------------------------------
 
@@ -298,7 +300,8 @@ class PostgresStore(StoreOps):
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
             progress = [0]
             try:
-                await _execute(connection, statements, pipelined, progress)
+                if len(statements) != 1 or not await self._moves.execute(connection, *statements[0]):
+                    await _execute(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
                 await connection.close()

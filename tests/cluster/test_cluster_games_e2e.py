@@ -30,6 +30,7 @@ import redis.asyncio as aioredis
 import games
 from protocol import PROTOCOL_VERSION, FrameDecoder
 from protocol.framing import HEADER_BYTES
+from server.cluster.relay import BATCH, read_batch
 
 from ..e2e.harness import Process, player_scripts, read_record, read_record_headers, start_server
 from ..e2e.test_games_e2e import _expected_result, _new_command, _passing_seats
@@ -188,10 +189,19 @@ class Wiretap:
 
 
 def _frames_in(value: Any) -> list[dict[str, Any]]:
-    """Every protocol frame found in the bytes of a Redis message, however it is wrapped (the bus's envelope, the relay's lists)."""
+    """Every protocol frame found in the bytes of a Redis message, however it is wrapped (the bus's envelope, the relay's batches)."""
     found: list[dict[str, Any]] = []
     if isinstance(value, (bytes, bytearray)):
         data = bytes(value)
+        if data[:1] == BATCH:  # a relay batch: each record's payload (frames, a request body, a MessagePack message)
+            try:
+                _, records = read_batch(data)
+            except ValueError:
+                records = []
+            for _, _, payload in records:
+                found.extend(_frames_in(payload))
+            if records:
+                return found
         if len(data) > HEADER_BYTES and int.from_bytes(data[:HEADER_BYTES], "big") <= len(data) - HEADER_BYTES:
             try:
                 found.extend(FrameDecoder(max_frame_bytes=1 << 22).feed(data))

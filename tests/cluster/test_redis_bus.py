@@ -134,3 +134,41 @@ async def test_an_unreachable_redis_is_a_clear_error_at_start(redis_server: Redi
     with pytest.raises(BusUnavailable, match="cannot reach Redis at redis://127.0.0.1:1"):
         await bus.start()
     await bus.close()
+
+
+async def test_a_topic_that_stays_on_its_node_is_not_subscribed_in_redis(redis_server: RedisServer) -> None:
+    bus = RedisBus(redis_server.url, "a", crosses=lambda topic: topic != table_topic(7))
+    await bus.start()
+    try:
+        bus.subscribe(table_topic(7), Inbox(), 0)
+        bus.subscribe(LOBBY, Inbox())
+        await subscribed(bus, redis_server.url)
+        client = aioredis.Redis.from_url(redis_server.url)
+        try:
+            in_redis = {bytes(name).decode() for name in await client.pubsub_channels("parlour:*")}
+        finally:
+            await client.aclose()
+        assert bus.channels() == {channel(LOBBY), channel(LOBBY, None)} <= in_redis
+        assert not any(name.startswith(f"parlour:{table_topic(7)}:") for name in in_redis)
+    finally:
+        await bus.close()
+
+
+class Faulty(Inbox):
+    """A subscriber whose first delivery raises (a bug in it)."""
+
+    def send_frame(self, frame: bytes, message: Message | None = None) -> None:
+        super().send_frame(frame, message)
+        if len(self.frames) == 1:
+            raise KeyError("a subscriber's bug")
+
+
+async def test_a_subscriber_that_raises_does_not_stop_the_node_receiving(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    faulty = Faulty()
+    b.subscribe(LOBBY, faulty)
+    await subscribed(b, redis_server.url)
+    a.publish(LOBBY, b"one")
+    await until(lambda: faulty.frames == [b"one"], "the first frame")
+    a.publish(LOBBY, b"two")
+    await until(lambda: faulty.frames == [b"one", b"two"], "the frame after the failed delivery")

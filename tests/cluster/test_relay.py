@@ -11,11 +11,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator
 
+import msgpack
 import pytest
+import redis.asyncio as aioredis
+
+from server.bus.redis import RedisBus, channel
+from server.cluster.players import node_topic
+from server.cluster.relay import FRAMES, MESSAGE, OPEN, REQUEST, Mail, read_batch
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
-from .test_cluster_nodes import Nodes, _listed_all, listed, until
+from .test_cluster_nodes import TIMEOUT_S, Nodes, _listed_all, listed, until
 
 
 @pytest.fixture
@@ -95,3 +101,95 @@ async def test_a_relayed_player_who_disconnects_keeps_the_seat_for_the_grace_per
     await until(ann_hears_bob_away, "node a to hold bob's seat as away")
     line = (await listed(ann))[table]
     assert line["seats"] == ["ann", "bob"] and line["status"] == "playing"  # the seat is held, the game not forfeited
+
+
+async def _started_views(players: list[Raw], table: int) -> dict[Raw, dict[str, Any]]:
+    views: dict[Raw, dict[str, Any]] = {}
+
+    async def all_started() -> bool:
+        for player in players:
+            for push in await player.sync():
+                if push["type"] == "game_started" and push.get("table") == table:
+                    views[player] = push["view"]
+        return len(views) == len(players)
+
+    await until(all_started, "both players to hear the game start")
+    return views
+
+
+async def test_a_relayed_move_crosses_the_bus_once_each_way_with_both_players_frames_in_one_message(three: Nodes, redis_server: RedisServer) -> None:
+    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
+    table = (await ann.request("create_table", game="nimble", seat=None))["table"]["id"]
+    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
+    for seat, player in enumerate((bob, carol)):
+        assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
+    views = await _started_views([bob, carol], table)
+    mover, other = (bob, carol) if views[bob].get("legal_moves") else (carol, bob)
+    client = aioredis.Redis.from_url(redis_server.url)
+    pubsub = client.pubsub()
+    inboxes = {channel(node_topic("a")): "to a", channel(node_topic("b")): "to b"}
+    try:
+        await pubsub.subscribe(*inboxes)
+        for _ in inboxes:  # the confirmations
+            assert (await pubsub.get_message(timeout=TIMEOUT_S))["type"] == "subscribe"  # type: ignore[index]
+        assert (await mover.request("move", table=table, move=views[mover]["legal_moves"][0]))["type"] == "ok"
+        await until(lambda: _pushed(other, "moved", table), "the other player to hear the move")
+        crossed: list[tuple[str, str, bytes]] = []
+        while (message := await pubsub.get_message(timeout=0.3)) is not None:
+            origin, _, data = msgpack.unpackb(message["data"])
+            crossed.append((inboxes[message["channel"].decode()], origin, data))
+    finally:
+        await pubsub.aclose()
+        await client.aclose()
+    assert [(way, origin) for way, origin, _ in crossed] == [("to a", "b"), ("to b", "a")]  # the request; the reply and both pushes
+    sender, records = read_batch(crossed[1][2])
+    assert sender == "a" and [kind for kind, _, _ in records] == [FRAMES, FRAMES]  # one record per player's link
+    assert len({link for _, link, _ in records}) == 2
+
+
+async def _pushed(conn: Raw, kind: str, table: int) -> bool:
+    return any(push["type"] == kind and push.get("table") == table for push in await conn.sync())
+
+
+class Inbox:
+    """A bus subscriber that keeps the frames it gets."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send_frame(self, frame: bytes, message: object = None) -> None:
+        self.frames.append(frame)
+
+
+async def test_what_one_turn_sends_a_node_is_one_batch_in_order_other_layers_messages_included(redis_server: RedisServer) -> None:
+    a, b = RedisBus(redis_server.url, "a"), RedisBus(redis_server.url, "b")
+    await a.start()
+    await b.start()
+    try:
+        inbox = Inbox()
+        b.subscribe(node_topic("b"), inbox)
+        await until(lambda: _confirmed(b), "node b's inbox to be subscribed")
+        mail = Mail.of(a)
+        assert Mail.of(a) is mail and Mail.of(b) is not mail  # one a bus: every sender's records share its batches
+        mail.put("b", OPEN, 7, msgpack.packb(["ann", False, False]))
+        mail.message("b", ["pair", "a", 7])  # another layer's message, after the open it depends on
+        mail.put("b", REQUEST, 7, b"\x81\xa4type\xa4ping")
+        await until(lambda: _arrived(inbox), "the batch")
+        await asyncio.sleep(0.1)
+        assert len(inbox.frames) == 1
+        sender, records = read_batch(inbox.frames[0])
+        assert sender == "a" and [(kind, link) for kind, link, _ in records] == [(OPEN, 7), (MESSAGE, 0), (REQUEST, 7)]
+        assert msgpack.unpackb(records[1][2]) == ["pair", "a", 7]
+        with pytest.raises(ValueError, match="cut short"):
+            read_batch(inbox.frames[0][:-1])
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def _confirmed(bus: RedisBus) -> bool:
+    return bus.channels() <= bus.confirmed
+
+
+async def _arrived(inbox: Inbox) -> bool:
+    return bool(inbox.frames)

@@ -229,3 +229,52 @@ async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres
         assert isinstance(results[0], StoreError) and "cannot adapt" in str(results[0]) and results[1] is None
         await store.save_session("c", "cy")  # the writer lives on
         assert store.sessions() == {"b": "bob", "c": "cy"}
+
+
+# --- the moves' short way (server.storage.pg_moves) ----------------------------------------------
+
+
+async def _prepared_on_writer(store: PostgresStore) -> set[str]:
+    assert store._writer is not None
+    cursor = await store._writer.execute("SELECT name FROM pg_prepared_statements")
+    return {row[0] for row in await cursor.fetchall()}
+
+
+async def test_a_move_commit_is_a_prepared_statement_from_its_first_use_and_groups_take_multi_row_ones(postgres_url: str) -> None:
+    async with PostgresStore.open(postgres_url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.create_table(table_row(2, status="playing"))
+        await store.append_move(1, move_row(1))
+        assert "parlour_moves_0_1" in await _prepared_on_writer(store)  # psycopg's own would wait for a fifth use
+        async with store._writer_gate:  # the writer is busy: the next three moves pile up into one group
+            moves = [asyncio.ensure_future(store.append_move(table, move_row(ply))) for table, ply in ((2, 1), (1, 2), (2, 2))]
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*moves)
+        assert "parlour_moves_0_3" in await _prepared_on_writer(store)
+        assert store.commits == 4  # two tables, the first move, then one commit of three moves
+        assert [m.ply for m in store.load(1).moves] == [1, 2] and [m.ply for m in store.load(2).moves] == [1, 2]  # type: ignore[union-attr]
+
+
+async def test_a_duplicate_ply_in_a_group_of_moves_fails_only_its_own_write(postgres_url: str) -> None:
+    async with PostgresStore.open(postgres_url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.create_table(table_row(2, status="playing"))
+        await store.append_move(1, move_row(1))
+        async with store._writer_gate:
+            moves = [asyncio.ensure_future(store.append_move(table, move_row(ply))) for table, ply in ((2, 1), (1, 1), (1, 2))]
+            await asyncio.sleep(0.05)
+        results = await asyncio.gather(*moves, return_exceptions=True)
+        assert results[0] is None and results[2] is None, results
+        assert isinstance(results[1], StoreError) and "duplicate key" in str(results[1]), results[1]
+        assert [m.ply for m in store.load(1).moves] == [1, 2] and [m.ply for m in store.load(2).moves] == [1]  # type: ignore[union-attr]
+
+
+async def test_a_restart_between_two_moves_costs_no_move(own_postgres: PostgresServer) -> None:
+    url = own_postgres.create_database()
+    async with PostgresStore.open(url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.append_move(1, move_row(1))
+        own_postgres.stop()
+        own_postgres.start()
+        await store.append_move(1, move_row(2))  # a new connection, where the statement is prepared again
+        assert [m.ply for m in store.load(1).moves] == [1, 2]  # type: ignore[union-attr]

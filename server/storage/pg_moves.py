@@ -1,0 +1,96 @@
+"""The PostgreSQL writer's short way for the statement most of its commits are: the INSERT of moves.
+
+A move is one row of ``moves``; a group commit of several tables' moves is one
+multi-row INSERT (:func:`server.storage.writer.merged_statements`). Through
+psycopg's cursor (each parameter adapted, its own bookkeeping of prepared
+statements, a cursor and a result object a call) such a commit cost the server
+about 235 µs of CPU on the development machine; sent here as a prepared
+statement of libpq's through psycopg's lower-level API (``pgconn``, parameters
+as text, typed by their columns) and awaited through psycopg's own generator,
+about 150 µs (``benchmarks/cluster_compare.py``, docs/BENCHMARKS.md). Every
+other statement goes through psycopg's cursor as before. Durability is the
+same: one statement in autocommit is one transaction, and its ``COMMIT`` has
+returned (``synchronous_commit`` left on) when :meth:`MovesPath.execute` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import psycopg
+from psycopg import generators
+from psycopg.errors import error_from_result
+from psycopg.pq import ExecStatus
+
+from .statements import APPEND_MOVES
+
+__all__ = ["MovesPath", "text_param"]
+
+
+def _numbered(sql: str) -> bytes:
+    """``sql`` with its ``?`` parameters as PostgreSQL's ``$1``, ``$2`` ... (move INSERTs hold no other ``?``)."""
+    parts = sql.split("?")
+    return "".join(f"{part}${index}" for index, part in enumerate(parts[:-1], 1)).encode() + parts[-1].encode()
+
+
+_PREPARED: dict[str, tuple[bytes, bytes]] = {
+    sql: (f"parlour_moves_{kind}_{rows}".encode(), _numbered(sql))
+    for kind, shapes in enumerate(APPEND_MOVES.values())
+    for rows, sql in enumerate(shapes, 1)
+}
+"""Each move INSERT (SQLite's text, as the server writes it) -> its prepared statement's name and text."""
+
+
+def text_param(value: Any) -> bytes | None:
+    """A move row's parameter in PostgreSQL's text format (``None``: NULL).
+
+    Raises:
+        TypeError: ``value`` is no int, float, str, bool or ``None``.
+    """
+    if value is None:
+        return None
+    kind = type(value)
+    if kind is int or kind is bool:
+        return b"%d" % value
+    if kind is float:
+        return repr(value).encode()
+    if kind is str:
+        return value.encode()
+    raise TypeError(f"a move's parameter cannot be {kind.__name__}: {value!r}")
+
+
+class MovesPath:
+    """Runs move INSERTs on the writer's connection as libpq prepared statements, each prepared at its first use there."""
+
+    def __init__(self) -> None:
+        self._connection: psycopg.AsyncConnection[Any] | None = None
+        self._prepared: set[bytes] = set()
+
+    async def execute(self, connection: psycopg.AsyncConnection[Any], sql: str, params: Sequence[Any]) -> bool:
+        """Run ``sql`` (SQLite's dialect) with ``params`` alone in autocommit, if it is a move INSERT; whether it was.
+
+        Raises:
+            psycopg.Error: as ``connection.execute`` would (a duplicate ply, a lost connection ...).
+            TypeError: a parameter of a type a move has not.
+        """
+        prepared = _PREPARED.get(sql)
+        if prepared is None:
+            return False
+        name, text = prepared
+        values = [text_param(value) for value in params]
+        if connection is not self._connection:  # a new writer connection: nothing prepared on it yet
+            self._connection, self._prepared = connection, set()
+        pgconn = connection.pgconn
+        if name not in self._prepared:
+            pgconn.send_prepare(name, text)
+            _check(await connection.wait(generators.execute(pgconn)))
+            self._prepared.add(name)
+        pgconn.send_query_prepared(name, values)
+        _check(await connection.wait(generators.execute(pgconn)))
+        return True
+
+
+def _check(results: list[Any]) -> None:
+    for result in results:
+        if result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
+            raise error_from_result(result)
