@@ -57,7 +57,7 @@ if str(ROOT) not in sys.path:
 
 from games.bots import Budget  # noqa: E402
 from games.bots.othello_board import board  # noqa: E402
-from games.bots.othello_eval import LIMIT, evaluator  # noqa: E402
+from games.bots.othello_eval import LIMIT, evaluator, hand_terms  # noqa: E402
 from games.bots.othello_patterns import (  # noqa: E402
     DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights)
 from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: E402
@@ -275,7 +275,7 @@ def compare(samples: list[Sample], weights: PatternWeights) -> dict[str, float]:
 
     _, test = _split(samples)
     hand = evaluator(8)
-    fitted = pattern_evaluator(weights, LIMIT, hand=hand)
+    fitted = pattern_evaluator(weights, LIMIT, hand=hand_terms(8))
     labels = [label for _, _, label, _ in test]
     new = [fitted(own, opp) for own, opp, _, _ in test]
     old = [hand(own, opp) for own, opp, _, _ in test]

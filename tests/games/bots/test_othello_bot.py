@@ -214,6 +214,19 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
             state = state.play(rng.choice(state.legal_moves()))
 
 
+def test_mobility_counts_both_sides_moves_from_one_fill_on_every_size() -> None:
+    for size in SIZES:
+        geometry, rng = board(size), random.Random(size + 1)
+        for _ in range(3):
+            state = OTHELLO.new_state({"size": size})
+            while state.outcome is None:
+                own, opp = _sides(state)
+                expected = geometry.moves(own, opp).bit_count() - geometry.moves(opp, own).bit_count()
+                assert geometry.mobility(own, opp) == expected
+                assert geometry.mobility(opp, own) == -expected
+                state = state.play(rng.choice(state.legal_moves()))
+
+
 def test_a_won_endgame_is_played_for_the_exact_margin_not_only_the_win() -> None:
     rng = random.Random(31)
     checked = 0

@@ -15,7 +15,7 @@ import pytest
 import games
 from games.bots import Budget
 from games.bots import othello_patterns as patterns
-from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, trained_evaluator
+from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, hand_terms, trained_evaluator
 from games.bots.othello_search import Searcher
 from games.othello import OthelloState
 
@@ -133,7 +133,7 @@ def test_tables_that_correct_the_hand_evaluation_need_it() -> None:
     with pytest.raises(ValueError, match="pass it as hand"):
         patterns.evaluator(weights, LIMIT)
     hand = evaluator(8)
-    corrected = patterns.evaluator(weights, LIMIT, hand=hand)
+    corrected = patterns.evaluator(weights, LIMIT, hand=hand_terms(8))
     for own, opp in _random_positions(20, seed=2):
         assert corrected(own, opp) == max(-LIMIT + 1, min(LIMIT - 1, hand(own, opp) * 760 // 1000))
 
