@@ -79,6 +79,22 @@ def test_the_brute_force_solver_is_independent_and_agrees_with_the_engine_minima
         assert othello_solver_check.brute_force(own, opp) == othello_solver_check._by_engine(own, opp, 8)
 
 
+def test_the_brute_force_prunes_with_plain_alpha_beta_at_every_depth_unless_told_not_to(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    rng = random.Random(8)
+    for _ in range(4):
+        own, opp = othello_solver_check.random_position(8, 7, rng)
+        exact = othello_solver_check._by_engine(own, opp, 8)
+        assert othello_solver_check.brute_force(own, opp) == exact
+        assert othello_solver_check.brute_force(own, opp, prune_above=64) == exact
+    assert othello_solver_check.main(["--positions", "3", "--max-empties", "6", "--prune-above", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "brute force pruning above 3" in out and "exact: 3 of 3" in out
+    assert othello_solver_check.PRUNE_ABOVE == 0
+
+
 def test_the_solver_check_reports_a_wrong_solver(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     import othello_solver_check  # noqa: PLC0415
