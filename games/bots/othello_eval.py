@@ -113,7 +113,8 @@ def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[i
     """Bind the constants of one board into the evaluation closure (given the mobility difference)."""
     neighbours = geometry.neighbours
     full, corners, edges, squares = geometry.full, geometry.corners, geometry.edges, geometry.squares
-    x_squares, edge_lines, edge_masks = geometry.x_squares, geometry.edge_lines, geometry.edge_masks
+    edge_lines, edge_masks = geometry.edge_lines, geometry.edge_masks
+    near_empty_corners = _near_empty_corners(geometry)
 
     def stable_discs(own: int, occupied: int) -> int:
         """Discs of ``own`` that can never flip: edge runs from an own corner, and full edges."""
@@ -139,13 +140,10 @@ def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[i
         near_empty = neighbours(full ^ occupied)
         score += w_front * ((own & near_empty).bit_count() - (opp & near_empty).bit_count())
         score += w_corner * ((own & corners).bit_count() - (opp & corners).bit_count())
-        for corner, x, c in x_squares:
-            if not occupied & corner:
-                if own & x:
-                    score += w_x
-                elif opp & x:
-                    score -= w_x
-                score += w_c * ((own & c).bit_count() - (opp & c).bit_count())
+        x, c = near_empty_corners[occupied & corners]
+        if x:
+            score += w_x * ((own & x).bit_count() - (opp & x).bit_count())
+            score += w_c * ((own & c).bit_count() - (opp & c).bit_count())
         score += w_edge * ((own & edges).bit_count() - (opp & edges).bit_count())
         if occupied & corners:  # a full edge holds two corners
             score += w_stable * (stable_discs(own, occupied) - stable_discs(opp, occupied))
@@ -155,3 +153,20 @@ def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[i
         return LIMIT if score > LIMIT else -LIMIT if score < -LIMIT else score
 
     return evaluate
+
+
+def _near_empty_corners(geometry: Board) -> dict[int, tuple[int, int]]:
+    """Map each way the corners can be occupied (``occupied & corners``) to ``(x_squares, c_squares)``:
+    the X-squares and the C-squares next to the corners left empty, as two bitboards."""
+    table = {}
+    corner_bits = [corner for corner, _, _ in geometry.x_squares]
+    for subset in range(1 << len(corner_bits)):
+        occupied = x = c = 0
+        for n, bit in enumerate(corner_bits):
+            if subset >> n & 1:
+                occupied |= bit
+        for corner, x_square, c_squares in geometry.x_squares:
+            if not occupied & corner:
+                x, c = x | x_square, c | c_squares
+        table[occupied] = (x, c)
+    return table
