@@ -54,6 +54,9 @@ ORDER_BY_MOBILITY_DEPTH = 3
 """From this many plies left the middle-game search orders moves by the opponent's mobility after them
 (closer to the leaves the static order is cheaper than what it saves: to depth 7 on ten
 middle-game positions 12 % less CPU than from 2 plies, `othello_search_speed.py --compare`)."""
+SOLVER_NODE_SPEED = 2
+"""How many solver nodes take the time of one middle-game node (about 2.5 measured: 180,000 against
+65,000-70,000 nodes per CPU second on 8x8, `othello_search_speed.py`), for :meth:`Searcher._can_afford`."""
 FEW_EMPTIES = 6
 """From this many empties the solver orders moves by the opponent's mobility after them (fastest first); below
 it, it tries each empty square in parity order instead of generating moves (:meth:`Searcher._solve_few`:
@@ -440,8 +443,10 @@ class Searcher:
     def _can_afford(self, nodes: int) -> bool:
         """Whether about ``nodes`` more nodes fit in what is left of the budget.
 
-        Time is turned into nodes at the speed this search has had so far,
-        so a busy machine solves fewer empties rather than running out.
+        Time is turned into nodes at the speed this search has had so far
+        (times :data:`SOLVER_NODE_SPEED`: a solver node costs less than one
+        with an evaluation), so a busy machine solves fewer empties rather
+        than running out.
         """
         left = INFINITY if self._node_limit is None else self._node_limit - self.nodes
         if self._ends_at is not None:
@@ -449,7 +454,7 @@ class Searcher:
             elapsed = now - self._started
             if self.nodes < POLL_EVERY or elapsed <= 0:
                 return False
-            left = min(left, self.nodes / elapsed * (self._ends_at - now))
+            left = min(left, self.nodes / elapsed * (self._ends_at - now) * SOLVER_NODE_SPEED)
         return nodes * 3 <= left * 2
 
     def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:

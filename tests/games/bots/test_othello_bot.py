@@ -248,6 +248,15 @@ def test_the_last_few_empties_are_solved_without_move_lists_exactly_with_passes_
     assert Searcher(8, Budget(nodes=10**9))._solve_few(own, opp, -INFINITY, INFINITY) == _exact(must_pass)
 
 
+def test_the_solver_is_afforded_at_its_own_node_speed_not_the_middle_games() -> None:
+    now = [0.0]
+    searcher = Searcher(8, Budget(seconds=1.0, clock=lambda: now[0]))
+    searcher.nodes, now[0] = 10_000, 0.25  # 40,000 middle-game nodes a second so far, 0.75 s left
+    assert searcher._can_afford(20_000)  # two thirds of what is left, at the middle game's speed
+    assert searcher._can_afford(35_000)  # fits only at the solver's speed (a node costs less)
+    assert not searcher._can_afford(45_000)
+
+
 def test_a_won_endgame_is_played_for_the_exact_margin_not_only_the_win() -> None:
     rng = random.Random(31)
     checked = 0
