@@ -21,6 +21,8 @@ Four steps, each one function:
    entry per pattern copy and a constant; every tenth game is held out, the
    epoch with the lowest held-out error is kept, and entries seen fewer than
    ``--min-count`` times are zeroed.
+   With ``--alone`` the tables and a mobility weight per stage are fitted
+   to the labels themselves (no hand-weighted evaluation at play time).
 4. :func:`compare`: the held-out error of the fitted evaluation beside the
    hand-weighted one's.
 
@@ -57,10 +59,13 @@ if str(ROOT) not in sys.path:
 
 from games.bots import Budget  # noqa: E402
 from games.bots.othello_board import board  # noqa: E402
-from games.bots.othello_eval import LIMIT, evaluator  # noqa: E402
+from games.bots.othello_eval import LIMIT, evaluator, hand_terms  # noqa: E402
 from games.bots.othello_patterns import (  # noqa: E402
     DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights)
 from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: E402
+
+MOBILITY_RATE = 0.0002
+"""The SGD step of the mobility weight (per unit of error times mobility) when the tables stand alone."""
 
 Sample = tuple[int, int, int, int]
 """``(own, opp, label, game)``: a position, its label in hundredths of a disc, and its game's number."""
@@ -275,7 +280,7 @@ def compare(samples: list[Sample], weights: PatternWeights) -> dict[str, float]:
 
     _, test = _split(samples)
     hand = evaluator(8)
-    fitted = pattern_evaluator(weights, LIMIT, hand=hand)
+    fitted = pattern_evaluator(weights, LIMIT, hand=hand_terms(8))
     labels = [label for _, _, label, _ in test]
     new = [fitted(own, opp) for own, opp, _, _ in test]
     old = [hand(own, opp) for own, opp, _, _ in test]
@@ -304,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep one position in this many before the exact endgame (default 3: search labels cost)")
     parser.add_argument("--labelled", type=Path, help="keep the blended samples here, or reuse them if the file exists")
     parser.add_argument("--samples", type=Path, help="keep the positions here, or reuse them if the file exists")
+    parser.add_argument("--alone", action="store_true",
+                        help="fit the tables and a mobility weight alone, not as a correction of the hand-weighted "
+                             "evaluation (cheaper to evaluate: no hand-weighted terms)")
     parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"the data file written (default {DATA_FILE})")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -323,8 +331,12 @@ def main(argv: list[str] | None = None) -> int:
             samples = relabel(samples, args.relabel_depth, args.relabel_share, args.solve_at, args.jobs)
             if args.labelled is not None:
                 args.labelled.write_bytes(pickle.dumps(samples))
-    permille = hand_permille(samples)
-    weights, info = fit(residuals(samples, permille), args.epochs, args.seed, min_count=args.min_count)
+    if args.alone:
+        permille = 0
+        weights, info = fit(samples, args.epochs, args.seed, min_count=args.min_count, mobility_rate=MOBILITY_RATE)
+    else:
+        permille = hand_permille(samples)
+        weights, info = fit(residuals(samples, permille), args.epochs, args.seed, min_count=args.min_count)
     weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
     info.update(compare(samples, weights))
     info.update({"games": len({s[3] for s in samples}), "nodes_per_move": args.nodes, "solve_at": args.solve_at,

@@ -35,6 +35,9 @@ class Board:
             ``own`` can place a disc.
         flips: ``flips(index, own, opp) -> bitboard`` of the ``opp`` discs
             that ``own`` placing on square ``index`` flips (0: illegal there).
+        mobility: ``mobility(own, opp) -> int``: the number of moves ``own``
+            has minus the number ``opp`` has (both from one fill, see
+            :func:`_mobility`).
         neighbours: ``neighbours(bitboard) -> bitboard`` of the squares next
             to any set square, in the eight directions (the set squares are
             included only if next to another one).
@@ -53,6 +56,7 @@ class Board:
     full: int
     moves: Callable[[int, int], int]
     flips: Callable[[int, int, int], int]
+    mobility: Callable[[int, int], int]
     neighbours: Callable[[int], int]
     corners: int
     x_squares: tuple[tuple[int, int, int], ...]
@@ -97,6 +101,7 @@ def board(size: int) -> Board:
         full=full,
         moves=placement_generator(size),
         flips=_flipper(size),
+        mobility=_mobility(size, full, first_col),
         neighbours=_neighbourhood(size, full, inner),
         corners=corners,
         x_squares=_x_squares(size, corner_list),
@@ -144,6 +149,43 @@ def _flipper(size: int) -> Callable[[int, int, int], int]:
         return flipped
 
     return flips
+
+
+def _mobility(size: int, full: int, first_col: int) -> Callable[[int, int], int]:
+    """Build ``mobility(own, opp)``: ``own``'s moves minus ``opp``'s, both counted from one fill.
+
+    The two boards go side by side in one int (``own`` to move in the low
+    ``size * size`` bits, ``opp`` to move ``lane`` bits higher, with a gap
+    wider than the longest shift so that no run crosses from one board to the
+    other), so each direction's fill serves both sides: about half the cost
+    of two move generations.
+    """
+    squares = size * size
+    lane = squares + 2 * (size + 1)
+    inner = full & ~first_col & ~(first_col << (size - 1))
+    wide_inner, wide_full = inner | inner << lane, full | full << lane
+    steps = ((1, wide_inner), (size - 1, wide_inner), (size, wide_full), (size + 1, wide_inner))
+
+    def mobility(own: int, opp: int) -> int:
+        mover = own | opp << lane
+        other = opp | own << lane
+        moves = 0
+        for step, mask in steps:
+            crossable = other & mask
+            run = frontier = (mover << step) & crossable
+            while frontier:
+                frontier = (frontier << step) & crossable
+                run |= frontier
+            moves |= run << step
+            run = frontier = (mover >> step) & crossable
+            while frontier:
+                frontier = (frontier >> step) & crossable
+                run |= frontier
+            moves |= run >> step
+        moves &= wide_full & ~(mover | other)
+        return (moves & full).bit_count() - (moves >> lane).bit_count()
+
+    return mobility
 
 
 def _neighbourhood(size: int, full: int, inner: int) -> Callable[[int], int]:

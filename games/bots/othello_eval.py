@@ -30,7 +30,7 @@ from typing import Callable
 
 from .othello_board import Board, board
 
-__all__ = ["LIMIT", "best_evaluator", "evaluator", "stage_weights", "trained_evaluator"]
+__all__ = ["LIMIT", "best_evaluator", "evaluator", "hand_terms", "stage_weights", "trained_evaluator"]
 
 LIMIT = 9_999
 """Evaluations stay within ``±LIMIT``; a proven win by one disc scores more."""
@@ -68,9 +68,20 @@ def evaluator(size: int) -> Callable[[int, int], int]:
     ``own`` are the discs of the side to move. The score is within
     ``±LIMIT`` (hundredths of a disc).
     """
-    geometry = board(size)
+    terms, mobility = hand_terms(size), board(size).mobility
+    return lambda own, opp: terms(own, opp, mobility(own, opp))
+
+
+@functools.lru_cache(maxsize=None)
+def hand_terms(size: int) -> Callable[[int, int, int], int]:
+    """Return ``terms(own, opp, mobility) -> score``: :func:`evaluator` given the mobility difference.
+
+    ``mobility`` is ``own``'s moves minus ``opp``'s (``board(size).mobility``),
+    so that an evaluation that needs it too (the trained one) counts moves
+    once per position.
+    """
     weights = tuple(stage_weights(size, discs) for discs in range(size * size + 1))
-    return _build(geometry, weights)
+    return _build(board(size), weights)
 
 
 @functools.lru_cache(maxsize=None)
@@ -90,7 +101,7 @@ def trained_evaluator(size: int, path: Path | None = None) -> Callable[[int, int
         weights = othello_patterns.load_weights(path or othello_patterns.DATA_FILE)
     except (OSError, ValueError):
         return None
-    return othello_patterns.evaluator(weights, LIMIT, hand=evaluator(size))
+    return othello_patterns.evaluator(weights, LIMIT, hand=hand_terms(size))
 
 
 def best_evaluator(size: int) -> Callable[[int, int], int]:
@@ -98,11 +109,12 @@ def best_evaluator(size: int) -> Callable[[int, int], int]:
     return trained_evaluator(size) or evaluator(size)
 
 
-def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[int, int], int]:
-    """Bind the constants of one board into the evaluation closure."""
-    moves, neighbours = geometry.moves, geometry.neighbours
+def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[int, int, int], int]:
+    """Bind the constants of one board into the evaluation closure (given the mobility difference)."""
+    neighbours = geometry.neighbours
     full, corners, edges, squares = geometry.full, geometry.corners, geometry.edges, geometry.squares
-    x_squares, edge_lines, edge_masks = geometry.x_squares, geometry.edge_lines, geometry.edge_masks
+    edge_lines, edge_masks = geometry.edge_lines, geometry.edge_masks
+    near_empty_corners = _near_empty_corners(geometry)
 
     def stable_discs(own: int, occupied: int) -> int:
         """Discs of ``own`` that can never flip: edge runs from an own corner, and full edges."""
@@ -120,21 +132,18 @@ def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[i
                 stable |= own & edge
         return stable.bit_count()
 
-    def evaluate(own: int, opp: int) -> int:
+    def evaluate(own: int, opp: int, mobility: int) -> int:
         occupied = own | opp
         discs = occupied.bit_count()
         w_mob, w_front, w_corner, w_x, w_c, w_edge, w_stable, w_parity, w_disc = weights[discs]
-        score = w_mob * (moves(own, opp).bit_count() - moves(opp, own).bit_count())
+        score = w_mob * mobility
         near_empty = neighbours(full ^ occupied)
         score += w_front * ((own & near_empty).bit_count() - (opp & near_empty).bit_count())
         score += w_corner * ((own & corners).bit_count() - (opp & corners).bit_count())
-        for corner, x, c in x_squares:
-            if not occupied & corner:
-                if own & x:
-                    score += w_x
-                elif opp & x:
-                    score -= w_x
-                score += w_c * ((own & c).bit_count() - (opp & c).bit_count())
+        x, c = near_empty_corners[occupied & corners]
+        if x:
+            score += w_x * ((own & x).bit_count() - (opp & x).bit_count())
+            score += w_c * ((own & c).bit_count() - (opp & c).bit_count())
         score += w_edge * ((own & edges).bit_count() - (opp & edges).bit_count())
         if occupied & corners:  # a full edge holds two corners
             score += w_stable * (stable_discs(own, occupied) - stable_discs(opp, occupied))
@@ -144,3 +153,20 @@ def _build(geometry: Board, weights: tuple[tuple[int, ...], ...]) -> Callable[[i
         return LIMIT if score > LIMIT else -LIMIT if score < -LIMIT else score
 
     return evaluate
+
+
+def _near_empty_corners(geometry: Board) -> dict[int, tuple[int, int]]:
+    """Map each way the corners can be occupied (``occupied & corners``) to ``(x_squares, c_squares)``:
+    the X-squares and the C-squares next to the corners left empty, as two bitboards."""
+    table = {}
+    corner_bits = [corner for corner, _, _ in geometry.x_squares]
+    for subset in range(1 << len(corner_bits)):
+        occupied = x = c = 0
+        for n, bit in enumerate(corner_bits):
+            if subset >> n & 1:
+                occupied |= bit
+        for corner, x_square, c_squares in geometry.x_squares:
+            if not occupied & corner:
+                x, c = x | x_square, c | c_squares
+        table[occupied] = (x, c)
+    return table

@@ -262,18 +262,20 @@ def load_weights(path: Path = DATA_FILE) -> PatternWeights:
 
 
 def evaluator(weights: PatternWeights, limit: int,
-              hand: Callable[[int, int], int] | None = None) -> Callable[[int, int], int]:
+              hand: Callable[[int, int, int], int] | None = None) -> Callable[[int, int], int]:
     """Return ``evaluate(own, opp) -> score`` for 8x8 from ``weights``, clamped to ``±(limit - 1)``.
 
-    ``hand`` is the hand-weighted evaluation the tables correct (needed when
-    ``weights.hand_permille`` is not 0).
+    ``hand`` is the hand-weighted evaluation the tables correct, as
+    ``hand(own, opp, mobility)`` (``othello_eval.hand_terms(8)``: the moves
+    are counted once for both); it is needed when ``weights.hand_permille``
+    is not 0.
 
     Raises:
         ValueError: if the weights need ``hand`` and none is given.
     """
     if weights.hand_permille and hand is None:
         raise ValueError("these pattern tables correct the hand-weighted evaluation: pass it as hand")
-    moves = board(8).moves
+    mobility = board(8).mobility
     indices = _cached_indexer()
     per_copy = tuple(tuple(weights.tables[stage][pattern.name] for pattern in PATTERNS) for stage in range(STAGES))
     by_discs = tuple((per_copy[stage_of(d)], weights.mobility[stage_of(d)], weights.bias[stage_of(d)])
@@ -281,13 +283,13 @@ def evaluator(weights: PatternWeights, limit: int,
     getitem = list.__getitem__
     top = limit - 1
     permille = weights.hand_permille
-    base = hand if hand is not None and permille else (lambda own, opp: 0)
+    base = hand if hand is not None and permille else (lambda own, opp, mob: 0)
 
     def evaluate(own: int, opp: int) -> int:
         tables, w_mobility, bias = by_discs[(own | opp).bit_count()]
-        score = bias + sum(map(getitem, tables, indices(own, opp))) + base(own, opp) * permille // 1000
-        if w_mobility:
-            score += w_mobility * (moves(own, opp).bit_count() - moves(opp, own).bit_count())
+        mob = mobility(own, opp)
+        score = (bias + w_mobility * mob + sum(map(getitem, tables, indices(own, opp)))
+                 + base(own, opp, mob) * permille // 1000)
         return top if score > top else -top if score < -top else score
 
     return evaluate

@@ -15,9 +15,10 @@ every heuristic score and a proven draw is worth 0.
   behind. A pass keeps the depth; two passes end the game.
 - :meth:`Searcher.solve`: the exact endgame solver on disc differences:
   fastest-first ordering (the reply that leaves the opponent fewest moves)
-  while many squares are empty, parity ordering (moves in a quadrant with an
-  odd number of empties first) for the last few, its own transposition
-  table, and the last empty square played without a move list.
+  while many squares are empty; for the last few (:data:`FEW_EMPTIES`) no
+  move list at all, each empty square tried in parity order (those in a
+  quadrant with an odd number of empties first) and skipped when it flips
+  nothing; its own transposition table.
 - :meth:`Searcher.best_move`: iterative deepening at the root with
   aspiration windows; the exact solver takes over (a win/draw/loss proof
   first, then the exact margin) once the depth reaches the end,
@@ -53,8 +54,13 @@ ORDER_BY_MOBILITY_DEPTH = 3
 """From this many plies left the middle-game search orders moves by the opponent's mobility after them
 (closer to the leaves the static order is cheaper than what it saves: to depth 7 on ten
 middle-game positions 12 % less CPU than from 2 plies, `othello_search_speed.py --compare`)."""
-FASTEST_FIRST_EMPTIES = 6
-"""The solver orders moves by the opponent's mobility from this many empties up."""
+SOLVER_NODE_SPEED = 2
+"""How many solver nodes take the time of one middle-game node (about 2.5 measured: 180,000 against
+65,000-70,000 nodes per CPU second on 8x8, `othello_search_speed.py`), for :meth:`Searcher._can_afford`."""
+FEW_EMPTIES = 6
+"""From this many empties the solver orders moves by the opponent's mobility after them (fastest first); below
+it, it tries each empty square in parity order instead of generating moves (:meth:`Searcher._solve_few`:
+about twice as fast on 13-empty solves, `othello_search_speed.py`)."""
 SOLVER_TABLE_EMPTIES = 7
 """The solver keeps transposition-table entries from this many empties up."""
 TABLE_LIMIT = 200_000
@@ -310,6 +316,9 @@ class Searcher:
         Raises:
             OutOfBudget: when the budget runs out.
         """
+        empties = self.squares - (own | opp).bit_count()
+        if empties < FEW_EMPTIES:
+            return self._solve_few(own, opp, alpha, beta)
         self.nodes += 1
         if self.nodes >= self._poll_at:
             self._poll()
@@ -318,10 +327,6 @@ class Searcher:
             if not self.moves(opp, own):
                 return own.bit_count() - opp.bit_count()
             return -self.solve(opp, own, -beta, -alpha)
-        empties = self.squares - (own | opp).bit_count()
-        if empties == 1:  # the one move fills the board
-            flipped = self.flips(moves.bit_length() - 1, own, opp).bit_count()
-            return own.bit_count() - opp.bit_count() + 1 + 2 * flipped
         key = None
         if empties >= SOLVER_TABLE_EMPTIES:
             key = (own, opp)
@@ -334,15 +339,7 @@ class Searcher:
                     return upper
                 alpha, beta = max(alpha, lower), min(beta, upper)
         best, low, solve = -INFINITY, alpha, self.solve
-        if empties >= FASTEST_FIRST_EMPTIES:
-            children = [(o, p) for _, _, o, p in self._children(own, opp, moves, -1)]
-        else:
-            flips = self.flips
-            children = []
-            for index in self._parity_order(moves, self.geometry.full ^ (own | opp)):
-                flipped = flips(index, own, opp)
-                children.append((opp ^ flipped, own | (1 << index) | flipped))
-        for child_own, child_opp in children:
+        for _, _, child_own, child_opp in self._children(own, opp, moves, -1):
             score = -solve(child_own, child_opp, -beta, -low)
             if score > best:
                 best = score
@@ -361,6 +358,53 @@ class Searcher:
             else:
                 table[key] = (best, best)
         return best
+
+    def _solve_few(self, own: int, opp: int, alpha: int, beta: int) -> int:
+        """:meth:`solve` for the last few empty squares (fewer than :data:`FEW_EMPTIES`).
+
+        No move list is generated: each empty square is tried in parity order
+        and skipped when it flips nothing (``flips`` is cheaper than a move
+        generation when few squares are empty). Same results as :meth:`solve`.
+
+        Raises:
+            OutOfBudget: when the budget runs out.
+        """
+        self.nodes += 1
+        if self.nodes >= self._poll_at:
+            self._poll()
+        empty = self.geometry.full ^ (own | opp)
+        flips = self.flips
+        if not empty & (empty - 1):  # one empty square: whoever can, fills it (or none: the board is full)
+            margin = own.bit_count() - opp.bit_count()
+            if not empty:
+                return margin
+            index = empty.bit_length() - 1
+            flipped = flips(index, own, opp)
+            if flipped:
+                return margin + 1 + 2 * flipped.bit_count()
+            flipped = flips(index, opp, own)
+            if flipped:
+                return margin - 1 - 2 * flipped.bit_count()
+            return margin
+        best, low, solve_few = -INFINITY, alpha, self._solve_few
+        for index in self._parity_order(empty, empty):
+            flipped = flips(index, own, opp)
+            if flipped:
+                score = -solve_few(opp ^ flipped, own | (1 << index) | flipped, -beta, -low)
+                if score > best:
+                    best = score
+                    if score > low:
+                        low = score
+                        if low >= beta:
+                            break
+        if best > -INFINITY:
+            return best
+        while empty:  # no move: pass if the opponent has one, else the game is over
+            square = empty & -empty
+            if flips(square.bit_length() - 1, opp, own):
+                return -solve_few(opp, own, -beta, -alpha)
+            empty ^= square
+        return own.bit_count() - opp.bit_count()
 
     # -- the root -----------------------------------------------------------
 
@@ -399,8 +443,10 @@ class Searcher:
     def _can_afford(self, nodes: int) -> bool:
         """Whether about ``nodes`` more nodes fit in what is left of the budget.
 
-        Time is turned into nodes at the speed this search has had so far,
-        so a busy machine solves fewer empties rather than running out.
+        Time is turned into nodes at the speed this search has had so far
+        (times :data:`SOLVER_NODE_SPEED`: a solver node costs less than one
+        with an evaluation), so a busy machine solves fewer empties rather
+        than running out.
         """
         left = INFINITY if self._node_limit is None else self._node_limit - self.nodes
         if self._ends_at is not None:
@@ -408,7 +454,7 @@ class Searcher:
             elapsed = now - self._started
             if self.nodes < POLL_EVERY or elapsed <= 0:
                 return False
-            left = min(left, self.nodes / elapsed * (self._ends_at - now))
+            left = min(left, self.nodes / elapsed * (self._ends_at - now) * SOLVER_NODE_SPEED)
         return nodes * 3 <= left * 2
 
     def _aspiration(self, roots: list[tuple[int, int, int]], depth: int, guess: int | None) -> tuple[int, int]:

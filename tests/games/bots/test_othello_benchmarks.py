@@ -79,6 +79,22 @@ def test_the_brute_force_solver_is_independent_and_agrees_with_the_engine_minima
         assert othello_solver_check.brute_force(own, opp) == othello_solver_check._by_engine(own, opp, 8)
 
 
+def test_the_brute_force_prunes_with_plain_alpha_beta_at_every_depth_unless_told_not_to(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import othello_solver_check  # noqa: PLC0415
+
+    rng = random.Random(8)
+    for _ in range(4):
+        own, opp = othello_solver_check.random_position(8, 7, rng)
+        exact = othello_solver_check._by_engine(own, opp, 8)
+        assert othello_solver_check.brute_force(own, opp) == exact
+        assert othello_solver_check.brute_force(own, opp, prune_above=64) == exact
+    assert othello_solver_check.main(["--positions", "3", "--max-empties", "6", "--prune-above", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "brute force pruning above 3" in out and "exact: 3 of 3" in out
+    assert othello_solver_check.PRUNE_ABOVE == 0
+
+
 def test_the_solver_check_reports_a_wrong_solver(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     import othello_solver_check  # noqa: PLC0415
@@ -155,3 +171,17 @@ def test_the_training_script_runs_end_to_end_and_writes_tables_that_load(tmp_pat
     info = weights.info
     assert info["train_positions"] + info["test_positions"] == info["positions"] > 3 * 15  # a third of each game
     assert info["epoch"] in (0, 1, 2)  # the best held-out epoch (0: the tables left at 0)
+
+
+def test_the_training_script_fits_tables_alone_with_a_mobility_weight_when_asked(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    out = tmp_path / "alone.bin"
+    assert othello_train.main(["--games", "4", "--jobs", "1", "--nodes", "40", "--solve-at", "6", "--relabel-depth",
+                               "1", "--epochs", "3", "--min-count", "1", "--alone", "--out", str(out)]) == 0
+    weights = othello_patterns.load_weights(out)
+    assert weights.hand_permille == 0 and any(weights.mobility)
+    evaluate = othello_patterns.evaluator(weights, 10_000)  # stands alone: no hand-weighted evaluation needed
+    assert isinstance(evaluate(0x0000000810000000, 0x0000001008000000), int)

@@ -214,6 +214,49 @@ def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
             state = state.play(rng.choice(state.legal_moves()))
 
 
+def test_mobility_counts_both_sides_moves_from_one_fill_on_every_size() -> None:
+    for size in SIZES:
+        geometry, rng = board(size), random.Random(size + 1)
+        for _ in range(3):
+            state = OTHELLO.new_state({"size": size})
+            while state.outcome is None:
+                own, opp = _sides(state)
+                expected = geometry.moves(own, opp).bit_count() - geometry.moves(opp, own).bit_count()
+                assert geometry.mobility(own, opp) == expected
+                assert geometry.mobility(opp, own) == -expected
+                state = state.play(rng.choice(state.legal_moves()))
+
+
+def test_the_last_few_empties_are_solved_without_move_lists_exactly_with_passes_and_full_boards() -> None:
+    rng = random.Random(17)
+    for empties in (0, 1, 2, 3, 4, 5, 5, 5):
+        for _ in range(6):
+            state = _random_position(8, max(empties, 1), rng)
+            if empties == 0:  # play the last move: the board is full, or the game ended
+                state = state.play(state.legal_moves()[0])
+                if state.outcome is None:
+                    continue
+            own, opp = _sides(state)
+            truth = _exact(state)
+            searcher = Searcher(8, Budget(nodes=10**9))
+            assert searcher._solve_few(own, opp, -INFINITY, INFINITY) == truth, state.diagram()
+            assert searcher.solve(own, opp, -INFINITY, INFINITY) == truth
+    must_pass = OthelloState.from_diagram("\n".join(
+        ["XXXXXXXX", "XXXXXXXX", "XXXXXXXX", "XXXXXXXX", "XXXXXXXX", "XXXXXXXX", "XXXXXXO.", "XXXXXXX."]), 1, 60)
+    own, opp = _sides(must_pass)
+    assert not board(8).moves(own, opp) and board(8).moves(opp, own)
+    assert Searcher(8, Budget(nodes=10**9))._solve_few(own, opp, -INFINITY, INFINITY) == _exact(must_pass)
+
+
+def test_the_solver_is_afforded_at_its_own_node_speed_not_the_middle_games() -> None:
+    now = [0.0]
+    searcher = Searcher(8, Budget(seconds=1.0, clock=lambda: now[0]))
+    searcher.nodes, now[0] = 10_000, 0.25  # 40,000 middle-game nodes a second so far, 0.75 s left
+    assert searcher._can_afford(20_000)  # two thirds of what is left, at the middle game's speed
+    assert searcher._can_afford(35_000)  # fits only at the solver's speed (a node costs less)
+    assert not searcher._can_afford(45_000)
+
+
 def test_a_won_endgame_is_played_for_the_exact_margin_not_only_the_win() -> None:
     rng = random.Random(31)
     checked = 0

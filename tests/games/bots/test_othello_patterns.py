@@ -15,7 +15,7 @@ import pytest
 import games
 from games.bots import Budget
 from games.bots import othello_patterns as patterns
-from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, trained_evaluator
+from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, hand_terms, trained_evaluator
 from games.bots.othello_search import Searcher
 from games.othello import OthelloState
 
@@ -133,7 +133,7 @@ def test_tables_that_correct_the_hand_evaluation_need_it() -> None:
     with pytest.raises(ValueError, match="pass it as hand"):
         patterns.evaluator(weights, LIMIT)
     hand = evaluator(8)
-    corrected = patterns.evaluator(weights, LIMIT, hand=hand)
+    corrected = patterns.evaluator(weights, LIMIT, hand=hand_terms(8))
     for own, opp in _random_positions(20, seed=2):
         assert corrected(own, opp) == max(-LIMIT + 1, min(LIMIT - 1, hand(own, opp) * 760 // 1000))
 
@@ -148,3 +148,17 @@ def test_a_missing_or_damaged_data_file_leaves_the_hand_weighted_evaluation(tmp_
     with pytest.raises(ValueError, match="do not decompress"):
         patterns.load_weights(cut)
     assert trained_evaluator(8, cut) is None
+
+
+def test_x_and_c_squares_are_looked_up_by_which_corners_are_empty_on_every_size() -> None:
+    from games.bots.othello_board import board  # noqa: PLC0415
+    from games.bots.othello_eval import _near_empty_corners  # noqa: PLC0415
+
+    for size in range(6, 17, 2):
+        geometry = board(size)
+        table = _near_empty_corners(geometry)
+        assert len(table) == 16 and table[0] == (sum(x for _, x, _ in geometry.x_squares),
+                                                 sum(c for _, _, c in geometry.x_squares))
+        assert table[geometry.corners] == (0, 0)
+        corner, x, c = geometry.x_squares[2]
+        assert table[geometry.corners ^ corner] == (x, c)  # only that corner empty
