@@ -18,8 +18,11 @@ meanwhile, in order, and ends once they are handled
 (:meth:`Connections.serve_now`). So an idle connection holds no task, a
 request that never waits costs none, and a durable move waits for its commit
 without one.
-Every frame produced while handling one chunk leaves in one write
-(:meth:`server.net.peer.Peer.flush`). A connection whose unhandled input grows past
+Every frame a connection gets during one turn of the event loop (the
+replies to the chunks it sent, and every push other connections' requests
+caused) leaves in one write at the end of that turn
+(:class:`server.net.peer.Outbox`): a turn that handles many connections
+writes to each once, after all of them were handled. A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
 bytes wait in its own socket buffer.
 
@@ -269,7 +272,6 @@ class Connections(Admission, Liveness):
                         await answering  # the request must wait
                 if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
                     return False  # closed by us, or the client left: its other requests are not worth answering
-            peer.flush()  # the replies to this batch leave now, in one write
             if not peer.protocol.buffered_bytes:
                 peer.partial_since = None
             elif completed:
