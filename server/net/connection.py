@@ -15,7 +15,9 @@ commit, a busy table, the throttle, another connection's turn) leaves the rest
 to the callback of the future it waits on (:class:`Waiting`) or, if it waits
 on anything else, to a task; either also handles the chunks that arrive
 meanwhile, in order, and ends once they are handled
-(:meth:`Connections.serve_now`). So an idle connection holds no task, a
+(:meth:`Connections.serve_now`). The usual chunk, one whole frame, is
+handled without even a coroutine unless its request must wait
+(:meth:`Connections._serve_frame`). So an idle connection holds no task, a
 request that never waits costs none, and a durable move waits for its commit
 without one.
 Every frame a connection gets during one turn of the event loop (the
@@ -155,12 +157,64 @@ class Connections(Admission, Liveness):
         arrive meanwhile as well. The handling removes its waiter or task from
         ``_pumps`` when it ends: a done callback would cost one more loop callback.
         """
-        serving = self._serve(inbox, data)
+        peer = inbox.peer
+        event = peer.protocol.receive_frame(data)
+        if event is None:  # not one whole frame: the general pump
+            serving = self._serve(inbox, data)
+        else:
+            try:
+                pending = self._serve_frame(inbox, peer, event)
+            except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
+                pending = _raise(exc)
+            if pending is None:
+                return  # handled without a coroutine at all: the usual request
+            serving = self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending)
         try:
             waiting_on = serving.send(None)
         except StopIteration:
             return  # handled without waiting: no task at all
         self._suspended(inbox, serving, waiting_on)
+
+    def _serve_frame(self, inbox: "PeerProtocol", peer: Peer, event: Request | ProtocolError) -> Awaitable[None] | None:
+        """Handle ``event``, all that a chunk held (one whole frame), as :meth:`_pump` would, without a coroutine.
+
+        Returns ``None`` once it is handled and the connection is idle again;
+        otherwise what :meth:`_serve` must await before it goes on: the
+        request's wait (its handler's awaitable, or the throttle's hold), or
+        :data:`_ENDED` when the connection ended (closed by us, or the client left).
+        """
+        peer.reading = False
+        peer.last_received = time.monotonic()
+        throttle = inbox.throttle()
+        if throttle is not None:
+            wait_s = throttle.take()
+            if wait_s != 0.0:
+                return self._held_back(peer, event, throttle, wait_s)
+        if isinstance(event, ProtocolError):
+            send_protocol_error(peer, event)
+        else:
+            answering = self._handle_request(peer, event)
+            if answering is not None:
+                return answering  # the request must wait
+        if peer.closed or peer.transport.is_closing():
+            return _ENDED
+        peer.partial_since = None  # the chunk was one whole frame: nothing is left partial
+        peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
+        peer.reading = True
+        return None
+
+    async def _held_back(self, peer: Peer, event: Request | ProtocolError, throttle: Throttle, wait_s: float | None) -> None:
+        """Hold ``event`` back ``wait_s`` seconds (the throttle's verdict), then handle it; drop the peer if ``wait_s`` is ``None``."""
+        if wait_s is None:
+            drop(peer, Code.RATE_LIMITED, throttle.reason())
+            return
+        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+        if isinstance(event, ProtocolError):
+            send_protocol_error(peer, event)
+            return
+        answering = self._handle_request(peer, event)
+        if answering is not None:
+            await answering
 
     def _suspended(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None], waiting_on: Any) -> None:
         """Go on with ``serving``, which began outside a task and now waits on ``waiting_on`` (what its ``send`` returned).
@@ -199,12 +253,21 @@ class Connections(Admission, Liveness):
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    async def _serve(self, inbox: "PeerProtocol", data: bytes) -> None:
-        """Handle ``data`` (``b""``: the input ended), then every chunk ``inbox`` holds; when none are left,
-        go idle, or end the connection if its input ended or it was closed."""
+    async def _serve(self, inbox: "PeerProtocol", data: bytes | None, pending: Awaitable[None] | None = None) -> None:
+        """Handle ``data`` (``b""``: the input ended; ``None``: none), then every chunk ``inbox`` holds; when none are left,
+        go idle, or end the connection if its input ended or it was closed.
+
+        ``pending``: the rest of a request :meth:`_serve_frame` began, awaited first.
+        """
         peer = inbox.peer
         try:
             try:
+                if pending is not None:
+                    await pending
+                    if peer.closed or peer.transport.is_closing():
+                        data = b""  # closed by us, or the client left: what it sent after is not worth answering
+                    else:
+                        peer.partial_since = None  # that request was one whole frame
                 if await self._pump(inbox, peer, data):
                     return  # idle: the next chunk is handled at once again
             except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -280,6 +343,15 @@ class Connections(Admission, Liveness):
                 peer.partial_since = received_at
             data = None
         return False
+
+
+_ENDED: Any = object()
+"""What :meth:`Connections._serve_frame` returns when the connection ended while its request was handled."""
+
+
+async def _raise(exc: Exception) -> None:
+    """Raise ``exc`` where :meth:`Connections._serve` awaits it, so it ends the connection as its pump's own exceptions do."""
+    raise exc
 
 
 def send_protocol_error(peer: Peer, error: ProtocolError) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.net.connection import INBOX_HIGH_BYTES, PeerProtocol
+from server.net.connection import INBOX_HIGH_BYTES, Connections, PeerProtocol
 from server.net.throttle import Throttle
 from server.net.limits import Limits
 from server.net.peer import Peer
@@ -87,6 +87,30 @@ async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -
     await until(lambda: len(asyncio.all_tasks()) <= before, "greeted idle connections still hold a task each")
     pong = await connections[0].request("ping")
     assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
+
+
+async def test_a_request_alone_in_its_read_is_answered_without_a_coroutine(
+    server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    pumps: list[str] = []
+    original = Connections._serve
+
+    def counting_serve(self: Connections, inbox: PeerProtocol, *args: Any) -> Any:
+        pumps.append(inbox.peer.session.name if inbox.peer.session is not None else "?")
+        return original(self, inbox, *args)
+
+    monkeypatch.setattr(Connections, "_serve", counting_serve)
+    await ann.send(type="move", id=5, table=table, move=move)
+    assert await ann.reply(5) == {"type": "ok", "id": 5}
+    moved = await bob.recv()
+    await bob.send(type="move", id=6, table=table, move=moved["view"]["legal_moves"][0])
+    assert await bob.reply(6) == {"type": "ok", "id": 6}
+    assert pumps == [], "a move in one read is handled in the transport's callback, without the pump's coroutine"
+    await ann.send_bytes(encode_frame({"type": "ping", "id": 7})[:3])  # part of a frame: the pump keeps the rest
+    await ann.send_bytes(encode_frame({"type": "ping", "id": 7})[3:])
+    assert await ann.reply(7) == {"type": "pong", "id": 7}
+    assert pumps and set(pumps) == {"ann"}
 
 
 def protocol_of(peer: Peer) -> PeerProtocol:
