@@ -50,7 +50,7 @@ from .admission import Admission
 from .limits import AddressBuckets, Limits
 from .liveness import Liveness, drop
 from .peer import Outbox, Peer
-from .resuming import Resumed
+from .resuming import PUMP_TASK_NAME, Resumed, Waiting
 from .throttle import Throttle
 
 __all__ = ["Connections", "send_protocol_error"]
@@ -64,10 +64,6 @@ INBOX_HIGH_BYTES = 256 * 1024
 """Received bytes not yet handled above which a connection stops reading its socket."""
 INBOX_LOW_BYTES = 64 * 1024
 """... and below which it reads again."""
-
-PUMP_TASK_NAME = "parlour-requests"
-"""The name of every task that handles a connection's requests: a task given no name formats
-one of its own ("Task-123"), several thousand instructions per request."""
 
 RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
 """Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
@@ -360,60 +356,6 @@ def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
     peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
     if error.fatal:
         peer.close()
-
-
-class Waiting:
-    """A connection's handling that began outside any task and waits on a future, resumed by that future's done callback.
-
-    Most handling that must wait waits on one future at a time (a commit, a
-    table's lock); a task for it would cost a task's making and registration,
-    one loop callback for its first step and one more method call per step.
-    When the future is done, :meth:`resume` sends into the coroutine from the
-    future's own callback (awaiting the future then returns its result or
-    raises its exception in the coroutine, as in a task), until the
-    coroutine ends or waits on something else: another plain future is
-    waited on the same way; anything else (a bare yield asks for a task)
-    hands the coroutine to a task (:meth:`Connections._suspended`).
-
-    Args:
-        connections: the connection layer (its ``_pumps`` holds this while it waits).
-        inbox: the connection whose handling this is (its ``_task`` is this while it waits).
-        coroutine: the suspended handling.
-        future: what it waits on.
-    """
-
-    __slots__ = ("_connections", "_inbox", "_coroutine", "_future")
-
-    def __init__(
-        self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]
-    ) -> None:
-        self._connections = connections
-        self._inbox = inbox
-        self._coroutine = coroutine
-        self._future = future
-
-    def resume(self, future: asyncio.Future[Any]) -> None:
-        """Go on with the handling: ``future`` is done (a done callback)."""
-        try:
-            waiting_on = self._coroutine.send(None)
-        except StopIteration:
-            return  # the handling's end took this from the inbox and the pumps (Connections._serve)
-        connections = self._connections
-        connections._pumps.discard(self)
-        connections._suspended(self._inbox, self._coroutine, waiting_on)
-
-    def into_task(self) -> asyncio.Task[None]:
-        """Make the handling a task's coroutine, still waiting on its future (to cancel it, or to await its end)."""
-        future = self._future
-        future.remove_done_callback(self.resume)
-        connections = self._connections
-        connections._pumps.discard(self)
-        task = connections._running_loop().create_task(Resumed(self._coroutine, future), name=PUMP_TASK_NAME)
-        self._inbox._task = task
-        connections._pumps.add(task)
-        return task
-
-
 
 
 class _Chunks(list):  # type: ignore[type-arg]
