@@ -28,11 +28,11 @@ writes to each once, after all of them were handled. A connection whose unhandle
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
 bytes wait in its own socket buffer.
 
-This module holds that pump (:class:`Connections`, :class:`Waiting`,
-:class:`PeerProtocol`); the rest of the connection layer is in its parts:
+This module holds that pump (:class:`Connections`, :class:`PeerProtocol`); the rest of the connection layer is in its parts:
 :mod:`server.net.admission` (who may connect: descriptors, limits, refusals),
 :mod:`server.net.liveness` (deadlines and heartbeats), :mod:`server.net.throttle`
-(a connection's request rate) and :mod:`server.net.resuming` (:class:`Resumed`).
+(a connection's request rate) and :mod:`server.net.resuming` (handling resumed
+where it stopped: :class:`Waiting`, :class:`Resumed`).
 """
 
 from __future__ import annotations
