@@ -180,10 +180,12 @@ class Connections(Admission, Liveness):
         :data:`_ENDED` when the connection ended (closed by us, or the client left).
         """
         peer.reading = False
-        peer.last_received = time.monotonic()
-        throttle = inbox.throttle()
+        now = peer.last_received = time.monotonic()
+        throttle = inbox._throttle
+        if throttle.__class__ is not Throttle:  # not made yet (see PeerProtocol.throttle)
+            throttle = inbox.throttle(now)
         if throttle is not None:
-            wait_s = throttle.take()
+            wait_s = throttle.take(now)
             if wait_s != 0.0:
                 return self._held_back(peer, event, throttle, wait_s)
         if isinstance(event, ProtocolError):
@@ -195,7 +197,7 @@ class Connections(Admission, Liveness):
         if peer.closed or peer.transport.is_closing():
             return _ENDED
         peer.partial_since = None  # the chunk was one whole frame: nothing is left partial
-        peer.last_received = time.monotonic()  # ready to read again: the silence counts from now
+        peer.last_received = now  # ready to read again: the silence counts from its arrival, microseconds ago
         peer.reading = True
         return None
 
@@ -445,8 +447,9 @@ class PeerProtocol(asyncio.Protocol):
         if self._task is None and not self.refused and not self.ended:
             self._connections.end(self)
 
-    def throttle(self) -> "Throttle | None":
-        """The throttle to admit the request about to be handled; ``None`` for the connection's first.
+    def throttle(self, now: float | None = None) -> "Throttle | None":
+        """The throttle to admit the request about to be handled (it came at ``now``, ``time.monotonic()``
+        seconds, if the caller has it); ``None`` for the connection's first.
 
         The first request is always admitted at once (the bucket starts
         full), so nothing is kept for it but the fact; the throttle is made
@@ -457,7 +460,7 @@ class PeerProtocol(asyncio.Protocol):
             self._throttle = True
             return None
         if throttle is True:
-            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic())
+            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic() if now is None else now)
         return throttle  # type: ignore[return-value]
 
     def next_chunk(self) -> bytes | None:

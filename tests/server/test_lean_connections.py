@@ -155,6 +155,15 @@ def test_a_throttle_made_at_the_second_request_has_spent_the_first_requests_toke
     assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
 
 
+def test_a_throttle_counts_from_the_arrival_time_it_is_given() -> None:
+    limits = Limits(requests_per_s=1.0, request_burst=2, flood_timeout_s=5.0)
+    throttle = Throttle(limits, 100.0)  # the first request's token spent
+    assert throttle.take(100.0) == 0.0, "the burst's second token"
+    assert throttle.take(100.0) == pytest.approx(1.0), "the third request waits one token's refill"
+    assert throttle.take(103.0) == 0.0, "refilled by the time given, not the clock's"
+    assert throttle.take(103.0) == 0.0 and throttle.take(103.0) == pytest.approx(1.0)
+
+
 async def test_reading_pauses_while_a_flood_of_chunks_waits_and_resumes_once_they_are_handled(server: Server, raw: RawFactory) -> None:
     ann = await raw()
     await ann.hello("ann")
