@@ -77,17 +77,10 @@ class ServerConnection:
             return
         decoder = self._decoder
         if type(decoder) is int:
-            if type(data) is bytes and len(data) >= HEADER_BYTES:
-                (length,) = _HEADER.unpack_from(data)
-                if len(data) == HEADER_BYTES + length and length <= decoder:
-                    # The usual read: exactly one whole frame. No decoder is made for it.
-                    event = self._parse(data[HEADER_BYTES:])
-                    if isinstance(event, FrameError):
-                        broken = self._decoder = FrameDecoder(max_frame_bytes=decoder)
-                        broken.fail(event)  # broken for good, as below
-                        self.state = _CLOSED
-                    yield event
-                    return
+            event = self.receive_frame(data)
+            if event is not None:
+                yield event
+                return
             decoder = self._decoder = FrameDecoder(max_frame_bytes=decoder)
         try:
             bodies = decoder.feed_bodies(data)
@@ -109,6 +102,30 @@ class ServerConnection:
         if decoder.error is not None:
             self.state = _CLOSED
             yield decoder.error
+
+    def receive_frame(self, data: bytes) -> Request | ProtocolError | None:
+        """The request (or error) in ``data`` when it is exactly one whole frame and no earlier bytes wait; else ``None``.
+
+        The usual read, without :meth:`receive_data`'s generator and without a
+        :class:`FrameDecoder`. ``None`` takes nothing: hand ``data`` to
+        :meth:`receive_data` then (a partial frame, several frames, bytes of an
+        unfinished frame before them, or a closed connection). A body that is
+        not a valid request gives its :class:`ProtocolError`; one that is not
+        a MessagePack map (a :class:`FrameError`) closes the connection, as in
+        :meth:`receive_data`.
+        """
+        limit = self._decoder
+        if type(limit) is not int or self.state is _CLOSED or type(data) is not bytes or len(data) < HEADER_BYTES:
+            return None
+        (length,) = _HEADER.unpack_from(data)
+        if len(data) != HEADER_BYTES + length or length > limit:
+            return None
+        event = self._parse(data[HEADER_BYTES:])
+        if isinstance(event, FrameError):
+            broken = self._decoder = FrameDecoder(max_frame_bytes=limit)
+            broken.fail(event)  # broken for good, as receive_data leaves it
+            self.state = _CLOSED
+        return event
 
     def _parse(self, body: bytes) -> Request | ProtocolError:
         try:

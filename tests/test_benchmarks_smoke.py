@@ -143,3 +143,22 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
         assert moves > 0 and cpu_us > 0, (setup, rows[setup])
     for ratio in ("pg ÷ sqlite", "relayed ÷ local"):
         assert float(rows[ratio][0]) > 0, rows[ratio]
+
+
+def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Path) -> None:
+    figures = []
+    for run in ("first", "second"):
+        out = tmp_path / f"{run}.json"
+        done = subprocess.run(
+            [sys.executable, str(BENCHMARKS / "move_profile.py"), "--moves", "20", "--top", "200", "--json", str(out)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "| `server/play/authority.py:play_move_now` |" in done.stdout
+        figures.append(json.loads(out.read_text()))
+    first, second = figures
+    assert first["moves"] == 20 and first["project_bytecodes"] > 0 and first["c_calls"] > 0
+    pipeline = ("server/play/authority.py:play_move_now", "server/tables/fanout.py:send_moved", "games/othello.py:_fill_moves")
+    # the same moves (each player plays its first legal move): the same work in the move's own pipeline
+    assert [first["functions"][name] for name in pipeline] == [second["functions"][name] for name in pipeline]
+    assert first["functions"]["server/play/authority.py:play_move_now"] > 0

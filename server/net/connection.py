@@ -15,19 +15,24 @@ commit, a busy table, the throttle, another connection's turn) leaves the rest
 to the callback of the future it waits on (:class:`Waiting`) or, if it waits
 on anything else, to a task; either also handles the chunks that arrive
 meanwhile, in order, and ends once they are handled
-(:meth:`Connections.serve_now`). So an idle connection holds no task, a
+(:meth:`Connections.serve_now`). The usual chunk, one whole frame, is
+handled without even a coroutine unless its request must wait
+(:meth:`Connections._serve_frame`). So an idle connection holds no task, a
 request that never waits costs none, and a durable move waits for its commit
 without one.
-Every frame produced while handling one chunk leaves in one write
-(:meth:`server.net.peer.Peer.flush`). A connection whose unhandled input grows past
+Every frame a connection gets during one turn of the event loop (the
+replies to the chunks it sent, and every push other connections' requests
+caused) leaves in one write at the end of that turn
+(:class:`server.net.peer.Outbox`): a turn that handles many connections
+writes to each once, after all of them were handled. A connection whose unhandled input grows past
 :data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
 bytes wait in its own socket buffer.
 
-This module holds that pump (:class:`Connections`, :class:`Waiting`,
-:class:`PeerProtocol`); the rest of the connection layer is in its parts:
+This module holds that pump (:class:`Connections`, :class:`PeerProtocol`); the rest of the connection layer is in its parts:
 :mod:`server.net.admission` (who may connect: descriptors, limits, refusals),
 :mod:`server.net.liveness` (deadlines and heartbeats), :mod:`server.net.throttle`
-(a connection's request rate) and :mod:`server.net.resuming` (:class:`Resumed`).
+(a connection's request rate) and :mod:`server.net.resuming` (handling resumed
+where it stopped: :class:`Waiting`, :class:`Resumed`).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from .admission import Admission
 from .limits import AddressBuckets, Limits
 from .liveness import Liveness, drop
 from .peer import Outbox, Peer
-from .resuming import Resumed
+from .resuming import PUMP_TASK_NAME, Resumed, Waiting
 from .throttle import Throttle
 
 __all__ = ["Connections", "send_protocol_error"]
@@ -59,10 +64,6 @@ INBOX_HIGH_BYTES = 256 * 1024
 """Received bytes not yet handled above which a connection stops reading its socket."""
 INBOX_LOW_BYTES = 64 * 1024
 """... and below which it reads again."""
-
-PUMP_TASK_NAME = "parlour-requests"
-"""The name of every task that handles a connection's requests: a task given no name formats
-one of its own ("Task-123"), several thousand instructions per request."""
 
 RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
 """Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
@@ -152,12 +153,66 @@ class Connections(Admission, Liveness):
         arrive meanwhile as well. The handling removes its waiter or task from
         ``_pumps`` when it ends: a done callback would cost one more loop callback.
         """
-        serving = self._serve(inbox, data)
+        peer = inbox.peer
+        event = peer.protocol.receive_frame(data)
+        if event is None:  # not one whole frame: the general pump
+            serving = self._serve(inbox, data)
+        else:
+            try:
+                pending = self._serve_frame(inbox, peer, event)
+            except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
+                pending = _raise(exc)
+            if pending is None:
+                return  # handled without a coroutine at all: the usual request
+            serving = self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending)
         try:
             waiting_on = serving.send(None)
         except StopIteration:
             return  # handled without waiting: no task at all
         self._suspended(inbox, serving, waiting_on)
+
+    def _serve_frame(self, inbox: "PeerProtocol", peer: Peer, event: Request | ProtocolError) -> Awaitable[None] | None:
+        """Handle ``event``, all that a chunk held (one whole frame), as :meth:`_pump` would, without a coroutine.
+
+        Returns ``None`` once it is handled and the connection is idle again;
+        otherwise what :meth:`_serve` must await before it goes on: the
+        request's wait (its handler's awaitable, or the throttle's hold), or
+        :data:`_ENDED` when the connection ended (closed by us, or the client left).
+        """
+        peer.reading = False
+        now = peer.last_received = time.monotonic()
+        throttle = inbox._throttle
+        if throttle.__class__ is not Throttle:  # not made yet (see PeerProtocol.throttle)
+            throttle = inbox.throttle(now)
+        if throttle is not None:
+            wait_s = throttle.take(now)
+            if wait_s != 0.0:
+                return self._held_back(peer, event, throttle, wait_s)
+        if isinstance(event, ProtocolError):
+            send_protocol_error(peer, event)
+        else:
+            answering = self._handle_request(peer, event)
+            if answering is not None:
+                return answering  # the request must wait
+        if peer.closed or peer.transport.is_closing():
+            return _ENDED
+        peer.partial_since = None  # the chunk was one whole frame: nothing is left partial
+        peer.last_received = now  # ready to read again: the silence counts from its arrival, microseconds ago
+        peer.reading = True
+        return None
+
+    async def _held_back(self, peer: Peer, event: Request | ProtocolError, throttle: Throttle, wait_s: float | None) -> None:
+        """Hold ``event`` back ``wait_s`` seconds (the throttle's verdict), then handle it; drop the peer if ``wait_s`` is ``None``."""
+        if wait_s is None:
+            drop(peer, Code.RATE_LIMITED, throttle.reason())
+            return
+        await asyncio.sleep(wait_s)  # the flooder's further bytes wait in its own socket buffer
+        if isinstance(event, ProtocolError):
+            send_protocol_error(peer, event)
+            return
+        answering = self._handle_request(peer, event)
+        if answering is not None:
+            await answering
 
     def _suspended(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None], waiting_on: Any) -> None:
         """Go on with ``serving``, which began outside a task and now waits on ``waiting_on`` (what its ``send`` returned).
@@ -196,12 +251,21 @@ class Connections(Admission, Liveness):
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    async def _serve(self, inbox: "PeerProtocol", data: bytes) -> None:
-        """Handle ``data`` (``b""``: the input ended), then every chunk ``inbox`` holds; when none are left,
-        go idle, or end the connection if its input ended or it was closed."""
+    async def _serve(self, inbox: "PeerProtocol", data: bytes | None, pending: Awaitable[None] | None = None) -> None:
+        """Handle ``data`` (``b""``: the input ended; ``None``: none), then every chunk ``inbox`` holds; when none are left,
+        go idle, or end the connection if its input ended or it was closed.
+
+        ``pending``: the rest of a request :meth:`_serve_frame` began, awaited first.
+        """
         peer = inbox.peer
         try:
             try:
+                if pending is not None:
+                    await pending
+                    if peer.closed or peer.transport.is_closing():
+                        data = b""  # closed by us, or the client left: what it sent after is not worth answering
+                    else:
+                        peer.partial_since = None  # that request was one whole frame
                 if await self._pump(inbox, peer, data):
                     return  # idle: the next chunk is handled at once again
             except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -269,7 +333,6 @@ class Connections(Admission, Liveness):
                         await answering  # the request must wait
                 if peer.closed or peer.transport.is_closing():  # peer.gone, one call fewer per request
                     return False  # closed by us, or the client left: its other requests are not worth answering
-            peer.flush()  # the replies to this batch leave now, in one write
             if not peer.protocol.buffered_bytes:
                 peer.partial_since = None
             elif completed:
@@ -280,66 +343,21 @@ class Connections(Admission, Liveness):
         return False
 
 
+_ENDED: Any = object()
+"""What :meth:`Connections._serve_frame` returns when the connection ended while its request was handled."""
+
+
+async def _raise(exc: Exception) -> None:
+    """Raise ``exc`` where :meth:`Connections._serve` awaits it, so it ends the connection as its pump's own exceptions do."""
+    raise exc
+
+
 def send_protocol_error(peer: Peer, error: ProtocolError) -> None:
     """Answer a request the protocol refused with ``error``; close the connection if the error is fatal."""
     log.info("%s: %s (%s)", peer.address, error.code, error.message)
     peer.send(Error(id=error.request_id, code=error.code, message=error.message, field=error.field))
     if error.fatal:
         peer.close()
-
-
-class Waiting:
-    """A connection's handling that began outside any task and waits on a future, resumed by that future's done callback.
-
-    Most handling that must wait waits on one future at a time (a commit, a
-    table's lock); a task for it would cost a task's making and registration,
-    one loop callback for its first step and one more method call per step.
-    When the future is done, :meth:`resume` sends into the coroutine from the
-    future's own callback (awaiting the future then returns its result or
-    raises its exception in the coroutine, as in a task), until the
-    coroutine ends or waits on something else: another plain future is
-    waited on the same way; anything else (a bare yield asks for a task)
-    hands the coroutine to a task (:meth:`Connections._suspended`).
-
-    Args:
-        connections: the connection layer (its ``_pumps`` holds this while it waits).
-        inbox: the connection whose handling this is (its ``_task`` is this while it waits).
-        coroutine: the suspended handling.
-        future: what it waits on.
-    """
-
-    __slots__ = ("_connections", "_inbox", "_coroutine", "_future")
-
-    def __init__(
-        self, connections: Connections, inbox: "PeerProtocol", coroutine: Coroutine[Any, Any, None], future: asyncio.Future[Any]
-    ) -> None:
-        self._connections = connections
-        self._inbox = inbox
-        self._coroutine = coroutine
-        self._future = future
-
-    def resume(self, future: asyncio.Future[Any]) -> None:
-        """Go on with the handling: ``future`` is done (a done callback)."""
-        try:
-            waiting_on = self._coroutine.send(None)
-        except StopIteration:
-            return  # the handling's end took this from the inbox and the pumps (Connections._serve)
-        connections = self._connections
-        connections._pumps.discard(self)
-        connections._suspended(self._inbox, self._coroutine, waiting_on)
-
-    def into_task(self) -> asyncio.Task[None]:
-        """Make the handling a task's coroutine, still waiting on its future (to cancel it, or to await its end)."""
-        future = self._future
-        future.remove_done_callback(self.resume)
-        connections = self._connections
-        connections._pumps.discard(self)
-        task = connections._running_loop().create_task(Resumed(self._coroutine, future), name=PUMP_TASK_NAME)
-        self._inbox._task = task
-        connections._pumps.add(task)
-        return task
-
-
 
 
 class _Chunks(list):  # type: ignore[type-arg]
@@ -429,8 +447,9 @@ class PeerProtocol(asyncio.Protocol):
         if self._task is None and not self.refused and not self.ended:
             self._connections.end(self)
 
-    def throttle(self) -> "Throttle | None":
-        """The throttle to admit the request about to be handled; ``None`` for the connection's first.
+    def throttle(self, now: float | None = None) -> "Throttle | None":
+        """The throttle to admit the request about to be handled (it came at ``now``, ``time.monotonic()``
+        seconds, if the caller has it); ``None`` for the connection's first.
 
         The first request is always admitted at once (the bucket starts
         full), so nothing is kept for it but the fact; the throttle is made
@@ -441,7 +460,7 @@ class PeerProtocol(asyncio.Protocol):
             self._throttle = True
             return None
         if throttle is True:
-            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic())
+            throttle = self._throttle = Throttle(self._connections.limits, time.monotonic() if now is None else now)
         return throttle  # type: ignore[return-value]
 
     def next_chunk(self) -> bytes | None:

@@ -31,13 +31,15 @@ class Throttle:
         self._bucket.take(now)  # the first request's
         self._since: float | None = None
 
-    def take(self) -> float | None:
+    def take(self, now: float | None = None) -> float | None:
         """Spend a token for the next request: ``0.0`` to handle it now, else the seconds to hold it back first,
         or ``None`` once flooding has lasted too long (the connection is to be dropped).
 
+        ``now``: ``time.monotonic()`` when the request came, if the caller has it.
         Not a coroutine, so that a request within the rate costs no await.
         """
-        now = time.monotonic()
+        if now is None:
+            now = time.monotonic()
         bucket = self._bucket
         wait_s = bucket.take(now)
         if wait_s <= 0.0:

@@ -538,3 +538,45 @@ def test_any_map_on_the_wire_gives_one_request_or_one_error(wire: dict[str, Any]
         assert not event.fatal
     else:
         assert isinstance(event, m.REQUEST_TYPES) and not isinstance(event, m.Hello)
+
+
+# --- one whole frame, without the generator ---------------------------------------------------
+
+
+def test_one_whole_frame_is_received_without_the_generator() -> None:
+    conn = open_server()
+    assert conn.receive_frame(PING_BYTES) == m.Ping(id=2)
+    assert isinstance(conn._decoder, int), "no frame decoder was made for a whole frame"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [PING_BYTES[:-1], PING_BYTES + PING_BYTES, PING_BYTES[:3], bytearray(PING_BYTES)],
+    ids=["partial", "two frames", "short header", "not bytes"],
+)
+def test_anything_but_one_whole_frame_is_left_to_receive_data(data: bytes) -> None:
+    conn = open_server()
+    assert conn.receive_frame(data) is None
+    assert isinstance(conn._decoder, int), "nothing was taken"
+    assert server_events(conn, PING_BYTES) == [m.Ping(id=2)], "the next frame is read from its start"
+
+
+def test_a_whole_frame_after_a_partial_one_is_not_taken_alone() -> None:
+    conn = open_server()
+    assert server_events(conn, PING_BYTES[:5]) == []
+    assert conn.receive_frame(PING_BYTES) is None, "the bytes waiting come first"
+
+
+def test_a_whole_frame_that_is_not_a_request_is_refused_and_one_that_is_not_a_map_closes() -> None:
+    conn = open_server()
+    error = conn.receive_frame(encode_frame({"type": "move", "id": 3}))
+    assert isinstance(error, ProtocolError) and error.request_id == 3 and not error.fatal
+    broken = conn.receive_frame(b"\x00\x00\x00\x01\x01")  # the integer 1: not a map
+    assert isinstance(broken, ProtocolError) and broken.fatal
+    assert conn.receive_frame(PING_BYTES) is None and server_events(conn, PING_BYTES) == [], "closed for good"
+
+
+def test_a_closed_connection_takes_no_whole_frame() -> None:
+    conn = open_server()
+    conn.close()
+    assert conn.receive_frame(PING_BYTES) is None

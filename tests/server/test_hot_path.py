@@ -38,11 +38,11 @@ def server_transport(server: Server, name: str) -> int:
     return id(peer.transport)
 
 
-async def seated_pair(raw: RawFactory) -> tuple[Raw, Raw, int, str]:
-    """Ann and Bob at a new Othello table, play started; returns them, the table id and a legal first move."""
+async def seated_pair(raw: RawFactory, names: tuple[str, str] = ("ann", "bob")) -> tuple[Raw, Raw, int, str]:
+    """Ann and Bob (or ``names``) at a new Othello table, play started; returns them, the table id and a legal first move."""
     ann, bob = await raw(), await raw()
-    await ann.hello("ann")
-    await bob.hello("bob")
+    await ann.hello(names[0])
+    await bob.hello(names[1])
     table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
     await bob.request("join_table", table=table)
     started = [push for push in await ann.sync() if push["type"] == "game_started"]
@@ -73,6 +73,36 @@ async def test_a_batch_of_requests_is_answered_in_one_write(server: Server, raw:
     assert [reply["id"] for reply in replies] == [1, 2, 3, 4, 5]
     assert writes[transport] == 1
 
+
+
+async def test_moves_handled_in_one_turn_are_written_at_its_end(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann, bob, first, ann_move = await seated_pair(raw)
+    carol, dave, second, carol_move = await seated_pair(raw, ("carol", "dave"))
+    tables = server.authority.tables
+    written: list[tuple[int, int]] = []  # (transport id, moves applied at both tables when it was written to)
+    original = SelectorTransport.write
+
+    def recording_write(self: Any, data: Any) -> None:
+        written.append((id(self), len(tables[first].moves) + len(tables[second].moves)))
+        original(self, data)
+
+    monkeypatch.setattr(SelectorTransport, "write", recording_write)
+    before = len(tables[first].moves) + len(tables[second].moves)
+    await ann.send(type="move", id=1, table=first, move=ann_move)  # both arrive before the server's next turn
+    await carol.send(type="move", id=2, table=second, move=carol_move)
+    assert [(await ann.recv())["type"], (await ann.recv())["type"]] == ["ok", "moved"]
+    assert [(await carol.recv())["type"], (await carol.recv())["type"]] == ["ok", "moved"]
+    assert (await bob.recv())["type"] == (await dave.recv())["type"] == "moved"
+    movers = {id(server_transport_of(server, name)) for name in ("ann", "carol")}
+    assert [applied for transport, applied in written if transport in movers] == [before + 2, before + 2], (
+        "each mover's reply leaves after both moves of the turn were handled, not right after its own"
+    )
+
+
+def server_transport_of(server: Server, name: str) -> Any:
+    """The server-side transport of the connection that said hello as ``name``."""
+    (peer,) = [peer for peer in server.peers if peer.session is not None and peer.session.name == name]
+    return peer.transport
 
 
 async def test_a_spectator_gets_the_table_events_of_one_turn_in_one_write(server: Server, raw: RawFactory, writes: collections.Counter[int]) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from protocol import encode_frame
 from server.app import Server
-from server.net.connection import INBOX_HIGH_BYTES, PeerProtocol
+from server.net.connection import INBOX_HIGH_BYTES, Connections, PeerProtocol
 from server.net.throttle import Throttle
 from server.net.limits import Limits
 from server.net.peer import Peer
@@ -89,6 +89,30 @@ async def test_an_idle_connection_has_no_task(server: Server, raw: RawFactory) -
     assert pong["type"] == "pong", "a connection whose task ended is served again when it sends"
 
 
+async def test_a_request_alone_in_its_read_is_answered_without_a_coroutine(
+    server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann, bob, table, move = await seated_pair(raw)
+    pumps: list[str] = []
+    original = Connections._serve
+
+    def counting_serve(self: Connections, inbox: PeerProtocol, *args: Any) -> Any:
+        pumps.append(inbox.peer.session.name if inbox.peer.session is not None else "?")
+        return original(self, inbox, *args)
+
+    monkeypatch.setattr(Connections, "_serve", counting_serve)
+    await ann.send(type="move", id=5, table=table, move=move)
+    assert await ann.reply(5) == {"type": "ok", "id": 5}
+    moved = await bob.recv()
+    await bob.send(type="move", id=6, table=table, move=moved["view"]["legal_moves"][0])
+    assert await bob.reply(6) == {"type": "ok", "id": 6}
+    assert pumps == [], "a move in one read is handled in the transport's callback, without the pump's coroutine"
+    await ann.send_bytes(encode_frame({"type": "ping", "id": 7})[:3])  # part of a frame: the pump keeps the rest
+    await ann.send_bytes(encode_frame({"type": "ping", "id": 7})[3:])
+    assert await ann.reply(7) == {"type": "pong", "id": 7}
+    assert pumps and set(pumps) == {"ann"}
+
+
 def protocol_of(peer: Peer) -> PeerProtocol:
     """The connection-layer protocol driving ``peer``'s transport."""
     protocol = peer.transport.get_protocol()
@@ -129,6 +153,15 @@ def test_a_throttle_made_at_the_second_request_has_spent_the_first_requests_toke
     throttle = Throttle(limits, 100.0)
     assert throttle._bucket.tokens(100.0) == 1.0  # the first request's token is spent
     assert throttle._bucket.tokens(100.5) == 1.5 and throttle._bucket.tokens(103.0) == 2.0
+
+
+def test_a_throttle_counts_from_the_arrival_time_it_is_given() -> None:
+    limits = Limits(requests_per_s=1.0, request_burst=2, flood_timeout_s=5.0)
+    throttle = Throttle(limits, 100.0)  # the first request's token spent
+    assert throttle.take(100.0) == 0.0, "the burst's second token"
+    assert throttle.take(100.0) == pytest.approx(1.0), "the third request waits one token's refill"
+    assert throttle.take(103.0) == 0.0, "refilled by the time given, not the clock's"
+    assert throttle.take(103.0) == 0.0 and throttle.take(103.0) == pytest.approx(1.0)
 
 
 async def test_reading_pauses_while_a_flood_of_chunks_waits_and_resumes_once_they_are_handled(server: Server, raw: RawFactory) -> None:

@@ -369,6 +369,35 @@ async def test_half_a_frame_then_a_stall_is_closed(limited: LimitedServer) -> No
     assert _errors(frames) == ["timeout"] and "begun but not finished within 0.3 s" in str(frames[-1]["message"])
 
 
+async def test_requests_sent_one_frame_at_a_time_are_held_to_the_rate_in_order(limited: LimitedServer) -> None:
+    server = await limited(requests_per_s=20, request_burst=2, flood_timeout_s=10)
+    conn = await _raw(server)
+    await conn.hello("ann")  # the burst's first token
+    started = time.monotonic()
+    for request_id in range(1, 8):  # each alone in its own read, sent once the one before was answered
+        await conn.send(type="ping", id=request_id)
+        assert await conn.reply(request_id) == {"type": "pong", "id": request_id}
+    # One token left at the start, then one each 1/20 s: six held back, 0.3 s at the least.
+    assert time.monotonic() - started >= 0.25
+
+
+async def test_a_client_that_keeps_over_the_rate_one_frame_at_a_time_is_closed(limited: LimitedServer) -> None:
+    server = await limited(requests_per_s=20, request_burst=2, flood_timeout_s=0.3)
+    bystander = await _client(server, "bob")
+    conn = await _raw(server)
+    await conn.hello("ann")
+    frames: list[dict[str, object]] = []
+    for request_id in range(1, 200):
+        await conn.send(type="ping", id=request_id)
+        frame = await conn.recv()
+        frames.append(frame)
+        if frame["type"] != "pong":
+            break
+    assert _errors(frames) == ["rate_limited"] and 5 < len(frames) < 100
+    await conn.expect_closed()
+    await bystander.ping()
+
+
 async def test_whole_frames_sent_slowly_are_not_a_stall(limited: LimitedServer) -> None:
     server = await limited(stall_timeout_s=0.3, heartbeat_s=5, idle_timeout_s=10)
     conn = await _raw(server)
