@@ -120,3 +120,24 @@ def test_strength_with_node_budgets_is_reproducible() -> None:
 
     assert results(first.stdout) == results(second.stdout)
     assert len(results(first.stdout)) == 15  # the header and 14 matches
+
+
+def test_strength_random_openings_are_shared_by_each_pair_of_games() -> None:
+    import random
+
+    import games
+    import strength
+
+    start = games.get("mingmang").new_state({"size": 5})
+    first, again = (strength.random_opening(start, 4, random.Random(7)) for _ in range(2))
+    assert first.ply == 4 and first.diagram() == again.diagram() != start.diagram()
+    nimble = games.get("nimble").new_state({}, 1)
+    assert strength.random_opening(nimble, 10_000, random.Random(1)).outcome is not None  # stops at the end
+    match = strength.Match("mingmang", (("max_plies", 6), ("size", 5)), strength.Player("level", 1),
+                           strength.Player("random"), opening_plies=4)
+    budgets = strength.Budgets(seconds=0, nodes=50)
+    assert [strength.play_game(match, index, 1, budgets).plies for index in range(2)] == [6, 6]
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--opening-plies", "-1"])
+    done = _strength("--games", "2", "--levels", "5", "--opening-plies", "3")
+    assert done.returncode == 0 and "3 random opening plies per pair of games" in done.stderr, done.stderr
