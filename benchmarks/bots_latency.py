@@ -95,8 +95,8 @@ class ComputerOpponents:
             assert isinstance(joined, m.TableJoined), joined
             self._tables[client] = joined.table.id
             view = joined.view
+            answered = None
             while True:
-                answered = None
                 if view.get("to_move") == 0 and view.get("legal_moves"):
                     await client.move(joined.table.id, self._rng.choice(view["legal_moves"]))
                     answered = time.perf_counter()
@@ -108,6 +108,7 @@ class ComputerOpponents:
                     self.moves += 1
                     if answered is not None:
                         self.move_s.append(time.perf_counter() - answered)
+                    answered = None
                 view = event.view
             await client.leave_table(joined.table.id)
 

@@ -141,3 +141,13 @@ def test_strength_random_openings_are_shared_by_each_pair_of_games() -> None:
         strength.parse_args(["--opening-plies", "-1"])
     done = _strength("--games", "2", "--levels", "5", "--opening-plies", "3")
     assert done.returncode == 0 and "3 random opening plies per pair of games" in done.stderr, done.stderr
+
+
+def test_budget_overrun_times_moves_in_process_and_through_the_workers() -> None:
+    command = [sys.executable, str(BENCHMARKS / "budget_overrun.py"), "--game", "mingmang", "--seconds", "0.02",
+               "--moves", "3", "--pool"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["in-process", "in-process", "pool"]
+    assert all("of 3" in line for line in lines[1:])
