@@ -151,3 +151,16 @@ def test_budget_overrun_times_moves_in_process_and_through_the_workers() -> None
     lines = done.stdout.splitlines()
     assert [line.split()[0] for line in lines[1:]] == ["in-process", "in-process", "pool"]
     assert all("of 3" in line for line in lines[1:])
+
+
+def test_bots_latency_pings_beside_the_computers_and_times_their_moves() -> None:
+    command = [sys.executable, str(BENCHMARKS / "bots_latency.py"), "--seconds", "1", "--rounds", "1", "--bot-tables", "2",
+               "--bot-seconds", "0.05", "--ping-ms", "20"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for label in ("alone: move -> ok", "bots: move -> ok", "alone: ping", "bots: ping"):
+        assert any(line.startswith(label) and "count=" in line for line in lines), label
+    assert any(line.startswith("bots: ping") and "max=" in line for line in lines)
+    assert "pings over 100 ms beside the computers:" in done.stdout
+    assert "computer move" in done.stdout and "budget 0.05 s; 2 tables share the workers" in done.stdout
