@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import games
 
@@ -93,16 +93,24 @@ def choose_move(game: str, level: int, view: Mapping[str, Any], seconds: float |
     return bot.choose(view, Budget(seconds=seconds, nodes=nodes), random.Random(seed))
 
 
-def warm_up() -> tuple[str, ...]:
-    """Load what every game's strongest chooser loads on its first move (data files, tables); return the games.
+def warm_up(only: Iterable[str] | None = None) -> tuple[str, ...]:
+    """Load what the strongest choosers load on their first move (data files, tables); return the games warmed.
 
     A worker process calls this once at start, so that no move's budget pays
-    for reading Othello's pattern tables and opening book. Per game: a
-    position ``_WARM_UP_PLIES`` seeded random plies from the default start,
-    searched by level 5 for ``_WARM_UP_NODES`` nodes (level 4 too where its
-    chooser differs). Deterministic; no randomness leaks into later moves.
+    for reading Othello's pattern tables and opening book. Per game (every
+    game, or those in ``only``): a position ``_WARM_UP_PLIES`` seeded random
+    plies from the default start, searched by levels 4 and 5 for
+    ``_WARM_UP_NODES`` nodes each. Deterministic; no randomness leaks into
+    later moves.
+
+    Raises:
+        LookupError: if ``only`` names a game without a computer player.
     """
-    for game in _GAMES:
+    wanted = _GAMES if only is None else tuple(only)
+    for game in wanted:
+        if game not in _GAMES:
+            raise LookupError(f"no computer player for {game!r}; games: {', '.join(_GAMES)}")
+    for game in wanted:
         state = games.get(game).new_state({}, 1)
         rng = random.Random(1)
         for _ in range(_WARM_UP_PLIES):

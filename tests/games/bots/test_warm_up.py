@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import games.bots
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,3 +32,9 @@ def test_warm_up_reads_othello_s_tables_and_book_and_touches_every_game() -> Non
 def test_warm_up_twice_is_harmless() -> None:
     first = games.bots.warm_up()
     assert games.bots.warm_up() == first == games.bots.warmed()
+
+
+def test_warm_up_of_some_games_and_of_an_unknown_one() -> None:
+    assert "nimble" in games.bots.warm_up(["nimble"])
+    with pytest.raises(LookupError, match="chess"):
+        games.bots.warm_up(["chess"])
