@@ -85,15 +85,20 @@ def evaluate_board(board: bytes | bytearray, me: int, width: int) -> int:
     is an enemy pawn and the other empty (the enemy takes it by sliding a pawn
     there); a pawn open along both its row and its column counts twice.
     """
-    rows, columns = lines(board, width)
+    return _score(*lines(board, width), me)[0]
+
+
+def _score(rows: bytes, columns: bytes, me: int) -> tuple[int, int]:
+    """:func:`evaluate_board` from the board's :func:`lines`, and the slides ``me`` has (0: ``me`` has lost)."""
     foe = me ^ 3
     mobility = slides(rows, columns)
     open_mine = open_foe = 0
     for text in (rows, columns):
         open_mine += len(_OPEN[me - 1].findall(text))
         open_foe += len(_OPEN[foe - 1].findall(text))
-    return (PAWN * (rows.count(me) - rows.count(foe)) + SLIDE * (mobility[me] - mobility[foe])
-            + THREAT * (open_foe - open_mine))
+    score = (PAWN * (rows.count(me) - rows.count(foe)) + SLIDE * (mobility[me] - mobility[foe])
+             + THREAT * (open_foe - open_mine))
+    return score, mobility[me]
 
 
 def slides(rows: bytes, columns: bytes) -> list[int]:
@@ -142,7 +147,6 @@ class MingMangSearch:
         self._table: dict[tuple[int, int], tuple[int, int, int, tuple[int, int] | None]] = {}
         self._killers: dict[int, list[tuple[int, int]]] = {}
         self._history: dict[tuple[int, int], int] = {}
-        self._root_ply = state.ply
         self._column_index = _column_index(geo.width)
 
     # -- moves -------------------------------------------------------------
@@ -376,20 +380,11 @@ class MingMangSearch:
 
     def _quiesce(self, alpha: int, beta: int, height: int, plies_left: int, me: int) -> int:
         """Stand pat on the evaluation, or play on the captures of the side to move (``me``)."""
-        board, width = self.board, self._width
-        rows, columns = lines(board, width)
-        foe = me ^ 3
-        mobility = slides(rows, columns)
-        if not mobility[me]:
+        stand, moves = _score(*lines(self.board, self._width), me)
+        if not moves:
             return -(WIN - height)
         if self.max_plies is not None and self.ply >= self.max_plies:
             return 0
-        open_mine = open_foe = 0
-        for text in (rows, columns):
-            open_mine += len(_OPEN[me - 1].findall(text))
-            open_foe += len(_OPEN[foe - 1].findall(text))
-        stand = (PAWN * (rows.count(me) - rows.count(foe)) + SLIDE * (mobility[me] - mobility[foe])
-                 + THREAT * (open_foe - open_mine))
         if stand >= beta or plies_left == 0:
             return stand
         alpha = max(alpha, stand)
@@ -398,7 +393,7 @@ class MingMangSearch:
             self._tick()
             caught = self._make(start, to, me)
             try:
-                score = -self._quiesce(-beta, -alpha, height + 1, plies_left - 1, foe)
+                score = -self._quiesce(-beta, -alpha, height + 1, plies_left - 1, me ^ 3)
             finally:
                 self._unmake(start, to, me, caught)
             if score > best:
