@@ -75,7 +75,7 @@ def test_it_takes_a_win_and_proves_it() -> None:
     assert found.move == "c3-a3" and found.proven
 
 
-def test_level_5_searches_here_level_4_and_superko_generically() -> None:
+def test_level_5_uses_this_search_and_superko_games_the_generic_one() -> None:
     state = MINGMANG.new_state({"size": 6})
     view = state.view(0)
     assert make_chooser(5).search(view, Budget(nodes=3_000), random.Random(1)).depth >= 2
