@@ -13,8 +13,15 @@ to ``ok``). Phases of ``--seconds`` alternate in one run:
   tables keep four computer seats thinking nearly all the time; the games are
   resigned when the phase ends, so the next **alone** phase is alone.
 
+A third client pings the server every ``--ping-ms`` throughout both phases
+(issue 22's target: pings answered in under 100 ms while five computers
+think: ``--bot-tables 5``), and the feeding clients time each computer move
+from their own move's ``ok`` to the computer's ``moved`` (its budget, plus
+any wait for a free worker: with fewer workers than tables the moves queue).
+
 Prints p50 and p99 of each phase and the ratio of the p99s (the issue's
-target: at most 1.5x). The computers think in worker processes at the
+target: at most 1.5x), the pings' p50, p99 and maximum per phase, and the
+computers' move times. The computers think in worker processes at the
 lowest priority (``nice`` 19, ``SCHED_IDLE``), one per core; a ratio near 1
 says the event loop keeps its CPU.
 
@@ -59,6 +66,7 @@ class ComputerOpponents:
         self.count = count
         self.level = level
         self.moves = 0  # the computers' moves seen
+        self.move_s: list[float] = []  # each computer move: our move's ok to its moved, in seconds
         self._rng = random.Random(seed)
         self._clients: list[Client] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -87,14 +95,20 @@ class ComputerOpponents:
             assert isinstance(joined, m.TableJoined), joined
             self._tables[client] = joined.table.id
             view = joined.view
+            answered = None
             while True:
                 if view.get("to_move") == 0 and view.get("legal_moves"):
                     await client.move(joined.table.id, self._rng.choice(view["legal_moves"]))
+                    answered = time.perf_counter()
                 event = await client.next_event((m.Moved, m.GameOver), timeout_s=60)
                 if isinstance(event, m.GameOver):
                     break
                 assert isinstance(event, m.Moved)
-                self.moves += event.seat == 1
+                if event.seat == 1:
+                    self.moves += 1
+                    if answered is not None:
+                        self.move_s.append(time.perf_counter() - answered)
+                    answered = None
                 view = event.view
             await client.leave_table(joined.table.id)
 
@@ -145,6 +159,41 @@ async def measure(host: str, port: int, seconds: float, gap_s: float, seed: int)
     return ok_s
 
 
+async def ping_until(host: str, port: int, done: asyncio.Event, every_s: float, name: str) -> list[float]:
+    """Ping the server every ``every_s`` until ``done`` is set; return each ping's round trip in seconds."""
+    client = await Client.connect(host, port, name=name)
+    round_trips: list[float] = []
+    try:
+        while not done.is_set():
+            sent = time.perf_counter()
+            await client.ping()
+            round_trips.append(time.perf_counter() - sent)
+            try:
+                await asyncio.wait_for(done.wait(), every_s)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        await client.close()
+    return round_trips
+
+
+async def measure_with_pings(host: str, port: int, seconds: float, gap_s: float, seed: int, ping_s: float
+                             ) -> tuple[list[float], list[float]]:
+    """:func:`measure` with a pinging client beside it: (move round trips, ping round trips), in seconds."""
+    done = asyncio.Event()
+    pinging = asyncio.create_task(ping_until(host, port, done, ping_s, f"pinger{seed}"))
+    try:
+        moves = await measure(host, port, seconds, gap_s, seed)
+    finally:
+        done.set()
+    return moves, await pinging
+
+
+def ping_summary(label: str, samples_s: list[float]) -> str:
+    """p50, p99 and the longest of ``samples_s``, in milliseconds."""
+    return f"{summary(label, samples_s)}  max={max(samples_s) * 1000:7.3f} ms"
+
+
 def p99(samples_s: list[float]) -> float:
     ordered = sorted(samples_s)
     return ordered[max(0, min(len(ordered) - 1, int(round(0.99 * len(ordered) + 0.5)) - 1))]
@@ -154,15 +203,22 @@ async def run(args: argparse.Namespace, port: int) -> None:
     host = "127.0.0.1"
     alone: list[float] = []
     beside: list[float] = []
+    pings_alone: list[float] = []
+    pings_beside: list[float] = []
     bots = ComputerOpponents(host, port, args.bot_tables, level=5, seed=7)
     for round_ in range(args.rounds):
-        alone += await measure(host, port, args.seconds, args.gap_ms / 1000, seed=2 * round_ + 1)
+        moves, pings = await measure_with_pings(host, port, args.seconds, args.gap_ms / 1000, 2 * round_ + 1, args.ping_ms / 1000)
+        alone += moves
+        pings_alone += pings
         started = time.perf_counter()
         await bots.start()
         before = bots.moves
         print(f"round {round_ + 1}: {args.bot_tables} computers thinking (ready in {time.perf_counter() - started:.1f} s)", flush=True)
         try:
-            beside += await measure(host, port, args.seconds, args.gap_ms / 1000, seed=2 * round_ + 2)
+            moves, pings = await measure_with_pings(host, port, args.seconds, args.gap_ms / 1000, 2 * round_ + 2,
+                                                    args.ping_ms / 1000)
+            beside += moves
+            pings_beside += pings
         finally:
             moved = bots.moves - before
             await bots.stop()
@@ -173,6 +229,12 @@ async def run(args: argparse.Namespace, port: int) -> None:
     print(summary("alone: move -> ok", alone))
     print(summary("bots: move -> ok", beside))
     print(f"p99 ratio (bots / alone): {p99(beside) / p99(alone):.2f}x  (target <= 1.5x)")
+    print(ping_summary("alone: ping", pings_alone))
+    print(ping_summary("bots: ping", pings_beside))
+    print(f"pings over 100 ms beside the computers: {sum(t > 0.1 for t in pings_beside)} of {len(pings_beside)}")
+    if bots.move_s:
+        print(summary("computer move", bots.move_s) + f"  max={max(bots.move_s):.3f} s  "
+              f"(budget {args.bot_seconds:g} s; {args.bot_tables} tables share the workers)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,11 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gap-ms", type=float, default=10.0, help="pause after each move, in milliseconds (default: 10)")
     parser.add_argument("--rounds", type=int, default=3, help="alone/bots pairs of phases (default: 3)")
     parser.add_argument("--bot-tables", type=int, default=4, help="computer seats thinking at once, one per table (default: 4)")
+    parser.add_argument("--ping-ms", type=float, default=50.0, help="pause between two pings of the pinging client (default: 50)")
     parser.add_argument("--bot-seconds", type=float, default=1.0, help="the strongest level's thinking time (default: 1)")
     parser.add_argument("--bot-workers", type=int, help="the server's worker processes (default: the server's, one per core)")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.gap_ms < 0 or args.rounds < 1 or args.bot_tables < 1:
-        parser.error("--seconds must be positive, --gap-ms not negative, --rounds and --bot-tables at least 1")
+    if args.seconds <= 0 or args.gap_ms < 0 or args.rounds < 1 or args.bot_tables < 1 or args.ping_ms <= 0:
+        parser.error("--seconds and --ping-ms must be positive, --gap-ms not negative, --rounds and --bot-tables at least 1")
     options = [*UNTHROTTLED, *ONE_ADDRESS, "--bot-seconds", str(args.bot_seconds), "--max-bots", str(args.bot_tables)]
     if args.bot_workers is not None:
         options += ["--bot-workers", str(args.bot_workers)]

@@ -56,6 +56,7 @@ the time budgets measure the competition for the cores, not the players.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import math
 import os
@@ -143,12 +144,18 @@ class Player:
 
 @dataclass(frozen=True)
 class Match:
-    """``player`` (the one under test) against ``opponent`` in ``game`` with ``options``."""
+    """``player`` (the one under test) against ``opponent`` in ``game`` with ``options``.
+
+    ``opening_plies``: games ``2k`` and ``2k + 1`` start after that many
+    random legal moves drawn from seed ``k`` (the same start, colours
+    swapped), so that two careful searches do not replay one game.
+    """
 
     game: str
     options: tuple[tuple[str, Any], ...]
     player: Player
     opponent: Player
+    opening_plies: int = 0
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,15 @@ def othello_openings(count: int = OPENING_COUNT, seed: int = 22) -> tuple[tuple[
     return tuple(found)
 
 
+def random_opening(state: Any, plies: int, rng: random.Random) -> Any:
+    """``state`` after up to ``plies`` uniformly random legal moves (fewer if the game ends first)."""
+    for _ in range(plies):
+        if state.outcome is not None:
+            break
+        state = state.play(rng.choice(state.legal_moves()))
+    return state
+
+
 def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResult:
     """Play game ``index`` of ``match``: the tested player sits in seat ``index % 2``.
 
@@ -226,6 +242,8 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
         openings = othello_openings()
         for move in openings[(index // 2) % len(openings)]:
             state = state.play(move)
+    elif match.opening_plies:
+        state = random_opening(state, match.opening_plies, random.Random(seed + index // 2))
     move_seconds: list[float] = []
     while state.outcome is None:
         seat = state.to_move
@@ -461,6 +479,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--levels", default=f"{MIN_LEVEL}-{MAX_LEVEL}", help="levels to measure, e.g. 1-5 or 1,3,5 (default: all)")
     parser.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="a game option (with a single --game), e.g. --option size=6")
+    parser.add_argument("--opening-plies", type=int, default=0,
+                        help="start games 2k and 2k+1 after this many random moves drawn from seed k "
+                             "(colours swapped; default 0; Othello's match against the previous main has its own list)")
     parser.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES,
                         help=f"draw games that have a max_plies option after this many plies (default {DEFAULT_MAX_PLIES})")
     parser.add_argument("--quick", action="store_true", help="a quick look: 4 games a match, 0.02 s a move")
@@ -485,6 +506,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.seconds = 0.02
     if args.seconds == 0 and args.nodes is None:
         parser.error("--seconds 0 needs --nodes")
+    if args.opening_plies < 0:
+        parser.error("--opening-plies must not be negative")
     if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0 \
             or args.time_scale <= 0:
         parser.error("--games, --jobs, --nodes and --time-scale must be positive, --seconds not negative")
@@ -542,11 +565,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.only is not None:
             wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted]
-        matches += found
+        matches += [dataclasses.replace(match, opening_plies=args.opening_plies) for match in found]
     budget_text = (f"each level's default seconds x {args.time_scale:g}" if args.time_scale != 1 else
                    "each level's default seconds") if args.seconds is None else (
         "no time limit" if args.seconds == 0 else f"{args.seconds:g} s")
     nodes_text = "" if args.nodes is None else f", at most {args.nodes} nodes"
+    if args.opening_plies:
+        nodes_text += f", {args.opening_plies} random opening plies per pair of games"
     print(f"strength: {args.games} games a match, colours alternating, {budget_text} a move{nodes_text}, "
           f"seed {args.seed}, {args.jobs} job(s), {os.cpu_count()} cores", file=sys.stderr)
     for note in notes:

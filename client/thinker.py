@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
 import multiprocessing
 import os
 import signal
 from typing import Any, Mapping
 
-from games.bots import choose_move
+from games.bots import choose_move, warm_up
 from protocol.orphans import exit_when_orphaned
 
 __all__ = ["ProcessThinker"]
@@ -29,7 +28,8 @@ def _set_up_worker(parent_pid: int) -> None:
 
 
 def _warm_up(game: str) -> None:
-    importlib.import_module(f"games.bots.{game}")
+    """Import the game's chooser and load its data (Othello's tables and book) before the first move's budget."""
+    warm_up((game,))
 
 
 class ProcessThinker:
@@ -52,7 +52,7 @@ class ProcessThinker:
             initializer=_set_up_worker,
             initargs=(os.getpid(),),
         )
-        self._warmed_up = pool.submit(_warm_up, self._game)  # imports the chooser while the bot connects
+        self._warmed_up = pool.submit(_warm_up, self._game)  # loads the chooser while the bot connects
         return pool
 
     async def ready(self) -> None:

@@ -162,3 +162,47 @@ def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Pat
     # the same moves (each player plays its first legal move): the same work in the move's own pipeline
     assert [first["functions"][name] for name in pipeline] == [second["functions"][name] for name in pipeline]
     assert first["functions"]["server/play/authority.py:play_move_now"] > 0
+
+
+def test_strength_random_openings_are_shared_by_each_pair_of_games() -> None:
+    import random
+
+    import games
+    import strength
+
+    start = games.get("mingmang").new_state({"size": 5})
+    first, again = (strength.random_opening(start, 4, random.Random(7)) for _ in range(2))
+    assert first.ply == 4 and first.diagram() == again.diagram() != start.diagram()
+    nimble = games.get("nimble").new_state({}, 1)
+    assert strength.random_opening(nimble, 10_000, random.Random(1)).outcome is not None  # stops at the end
+    match = strength.Match("mingmang", (("max_plies", 6), ("size", 5)), strength.Player("level", 1),
+                           strength.Player("random"), opening_plies=4)
+    budgets = strength.Budgets(seconds=0, nodes=50)
+    assert [strength.play_game(match, index, 1, budgets).plies for index in range(2)] == [6, 6]
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--opening-plies", "-1"])
+    done = _strength("--games", "2", "--levels", "5", "--opening-plies", "3")
+    assert done.returncode == 0 and "3 random opening plies per pair of games" in done.stderr, done.stderr
+
+
+def test_budget_overrun_times_moves_in_process_and_through_the_workers() -> None:
+    command = [sys.executable, str(BENCHMARKS / "budget_overrun.py"), "--game", "mingmang", "--seconds", "0.02",
+               "--moves", "3", "--pool"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["in-process", "in-process", "pool"]
+    assert all("of 3" in line for line in lines[1:])
+
+
+def test_bots_latency_pings_beside_the_computers_and_times_their_moves() -> None:
+    command = [sys.executable, str(BENCHMARKS / "bots_latency.py"), "--seconds", "1", "--rounds", "1", "--bot-tables", "2",
+               "--bot-seconds", "0.05", "--ping-ms", "20"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for label in ("alone: move -> ok", "bots: move -> ok", "alone: ping", "bots: ping"):
+        assert any(line.startswith(label) and "count=" in line for line in lines), label
+    assert any(line.startswith("bots: ping") and "max=" in line for line in lines)
+    assert "pings over 100 ms beside the computers:" in done.stdout
+    assert "computer move" in done.stdout and "budget 0.05 s; 2 tables share the workers" in done.stdout

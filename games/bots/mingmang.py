@@ -1,7 +1,10 @@
-"""Ming Mang's computer player: alpha-beta on material and mobility.
+"""Ming Mang's computer player: alpha-beta on material, mobility and threats.
 
-Source: RULES.md "Ming Mang". The search is
-:class:`games.bots.search.AlphaBeta`; this module adds :func:`evaluate`
+Source: RULES.md "Ming Mang". Levels 1-4 (and level 5 in superko games)
+search with :class:`games.bots.search.AlphaBeta`; level 5 without superko
+with :class:`games.bots.mingmang_search.MingMangSearch` (make/unmake,
+quiescence over captures: it sees through exchanges that the generic
+search cuts off at its horizon). This module adds :func:`evaluate`
 (pawns, then slides available),
 captures-first move ordering and the transposition key
 (:meth:`games.mingmang.MingMangState.key`: the board and the seat to move;
@@ -18,14 +21,18 @@ with ``superko`` the legal moves still come from the real history, which
 from __future__ import annotations
 
 import functools
+import random
+from typing import Any, Mapping
 
+import games
 from games.mingmang import MingMangState
 
-from .base import MoveChooser
+from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
-from .search import SearchChooser
+from .mingmang_search import MingMangSearch
+from .search import SearchChooser, SearchResult
 
-__all__ = ["evaluate", "material", "make_chooser", "greedy_chooser", "open_to_capture"]
+__all__ = ["MingMangChooser", "evaluate", "material", "make_chooser", "greedy_chooser", "open_to_capture"]
 
 _PAWN, _SLIDE, _THREAT = 100, 2, 12
 """Evaluation weights: per pawn, per available slide, per enemy pawn open to capture."""
@@ -90,7 +97,24 @@ def make_chooser(level: int) -> MoveChooser:
     Raises:
         ValueError: if ``level`` is out of range.
     """
+    if level == 5:
+        return MingMangChooser(level)
     return SearchChooser("mingmang", level, evaluate, _key, _captures_first)
+
+
+class MingMangChooser(SearchChooser):
+    """Level 5: :class:`~games.bots.mingmang_search.MingMangSearch` (quiescence, make/unmake) as deep as the
+    budget allows; superko games, whose legal moves depend on the history, go to the generic search."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__("mingmang", level, evaluate, _key, _captures_first)
+
+    def search(self, view: Mapping[str, Any], budget: Budget, rng: random.Random) -> SearchResult:
+        """Search the view's position within ``budget``; see :meth:`SearchChooser.search`."""
+        state = games.get("mingmang").state_from_view(view)
+        if state.options["superko"]:
+            return super().search(view, budget, rng)
+        return MingMangSearch(state, budget.start(), self._plan.max_depth).run(rng)
 
 
 def greedy_chooser() -> MoveChooser:

@@ -6,8 +6,16 @@ context (never ``fork`` from a process running an event loop and threads).
 It is created on first use, its workers run at the lowest priority
 (``nice`` 19 and, on Linux, ``SCHED_IDLE``) so the event loop keeps the CPU
 it needs, and it has one worker per core but one (:func:`default_workers`).
+Each worker loads every game's data (:func:`games.bots.warm_up`: Othello's
+pattern tables and opening book) when it starts, not inside a move's budget.
 A pool whose worker died (``BrokenProcessPool``) is replaced and the move
 asked again once.
+
+A move's budget runs from the moment it is handed to a worker: at most one
+move per worker is given to the executor at a time (the others wait here,
+on the event loop, outside their budget), and the worker thinks until a
+deadline on the shared monotonic clock (``time.monotonic``), so the time
+taken to send the view to it counts against the budget.
 """
 
 from __future__ import annotations
@@ -17,12 +25,13 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Mapping
 
 from protocol.orphans import exit_when_orphaned
 
-__all__ = ["WorkerPool", "ThinkingFailed", "WORKER_NICENESS", "default_workers"]
+__all__ = ["WorkerPool", "ThinkingFailed", "WORKER_NICENESS", "MIN_THINK_S", "default_workers", "seconds_left"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +40,10 @@ WORKER_NICENESS = 19
 
 SLACK_S = 10.0
 """How much longer than its budget a move may take (a worker starting, a loaded machine) before it is given up."""
+
+
+MIN_THINK_S = 0.005
+"""The least a worker thinks when the move's deadline has already passed on arrival (a move is always chosen)."""
 
 
 class ThinkingFailed(Exception):
@@ -53,12 +66,18 @@ def default_workers() -> int:
 
 
 def _start_worker(parent_pid: int) -> None:
-    """Runs first in each worker: lower its priority, end with the server, and load the choosers' package.
+    """Runs first in each worker: end with the server, load every game's data, then lower the priority.
 
-    Besides ``nice``, on Linux the worker asks for the ``SCHED_IDLE`` policy:
-    it then runs only on CPU time no ordinary process wants, so a waking
-    event loop preempts it at once.
+    The data (:func:`games.bots.warm_up`, about 0.1 s of CPU) is loaded at
+    the ordinary priority, so that a worker starting on a busy machine is
+    ready in about that time. Then, besides ``nice``, on Linux the worker asks
+    for the ``SCHED_IDLE`` policy: it then runs only on CPU time no ordinary
+    process wants, so a waking event loop preempts it at once.
     """
+    exit_when_orphaned(parent_pid)  # a server killed outright leaves no worker behind
+    import games.bots  # (imported once per worker, not per move)
+
+    games.bots.warm_up()
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the worker still works, at the same priority
@@ -68,14 +87,19 @@ def _start_worker(parent_pid: int) -> None:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         except OSError:
             pass
-    exit_when_orphaned(parent_pid)  # a server killed outright leaves no worker behind
-    import games.bots  # noqa: F401  (imported once per worker, not per move)
 
 
-def _choose(game: str, level: int, view: Mapping[str, Any], seconds: float, seed: int) -> str:
+def seconds_left(ends_at: float, now: float) -> float:
+    """The thinking time of a move due at ``ends_at`` (``time.monotonic`` seconds) at ``now``: at least
+    :data:`MIN_THINK_S`."""
+    return max(MIN_THINK_S, ends_at - now)
+
+
+def _choose(game: str, level: int, view: Mapping[str, Any], ends_at: float, seed: int) -> str:
+    """The worker's job: choose until ``ends_at`` on the monotonic clock (shared by the processes of one host)."""
     from games.bots import choose_move
 
-    return choose_move(game, level, view, seconds, seed)
+    return choose_move(game, level, view, seconds_left(ends_at, time.monotonic()), seed)
 
 
 class WorkerPool:
@@ -89,6 +113,8 @@ class WorkerPool:
         self.workers = workers or default_workers()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._closed = False
+        self._slots: asyncio.Semaphore | None = None
+        self._ready: concurrent.futures.ProcessPoolExecutor | None = None  # the pool whose workers have started
 
     @property
     def started(self) -> bool:
@@ -103,6 +129,14 @@ class WorkerPool:
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),))
             log.info("started %d worker processes for the computer players", self.workers)
         return self._pool
+
+    async def _started(self, pool: concurrent.futures.ProcessPoolExecutor, seconds: float) -> None:
+        """Wait until every worker of a new ``pool`` has started (and warmed up): not on a move's clock."""
+        if self._ready is pool:
+            return
+        started = [asyncio.wrap_future(pool.submit(os.getpid)) for _ in range(self.workers)]
+        await asyncio.wait_for(asyncio.gather(*started), seconds + SLACK_S)
+        self._ready = pool
 
     def _replace(self, broken: concurrent.futures.ProcessPoolExecutor) -> None:
         """Drop a broken pool; the next move starts a new one."""
@@ -121,12 +155,20 @@ class WorkerPool:
                 ``seconds``, the pool is closed, or the chooser raised (the
                 message names its error).
         """
+        if asyncio.current_task() is None:
+            await asyncio.sleep(0)  # a request handled outside a task (server.net.connection): wait_for needs one from Python 3.12
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+        async with self._slots:  # a free worker: the budget starts now
+            return await self._choose(game, level, view, seconds, seed)
+
+    async def _choose(self, game: str, level: int, view: Mapping[str, Any], seconds: float, seed: int) -> str:
+        """:meth:`choose` once a worker is free."""
         for attempt in (1, 2):
             pool = self._ensure()
             try:
-                future = pool.submit(_choose, game, level, dict(view), seconds, seed)
-                if asyncio.current_task() is None:
-                    await asyncio.sleep(0)  # a request handled outside a task (server.net.connection): wait_for needs one from Python 3.12
+                await self._started(pool, seconds)
+                future = pool.submit(_choose, game, level, dict(view), time.monotonic() + seconds, seed)
                 return await asyncio.wait_for(asyncio.wrap_future(future), seconds + SLACK_S)
             except BrokenProcessPool:
                 log.error("a computer-player worker process died (attempt %d of 2); starting new workers", attempt)

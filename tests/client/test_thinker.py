@@ -25,3 +25,14 @@ async def test_a_killed_worker_is_replaced_and_the_move_still_comes() -> None:
         assert {worker.pid for worker in multiprocessing.active_children()}.isdisjoint(worker.pid for worker in workers)
     finally:
         thinker.close()
+
+
+async def test_the_worker_loads_its_game_s_data_before_the_first_move() -> None:
+    import games.bots
+
+    thinker = ProcessThinker("othello")
+    try:
+        await thinker.ready()
+        assert await asyncio.wrap_future(thinker._pool.submit(games.bots.warmed)) == ("othello",)
+    finally:
+        thinker.close()

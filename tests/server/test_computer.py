@@ -21,7 +21,7 @@ import pytest
 import games
 from server.app import Server
 from server.net.limits import Limits
-from server.play.workers import SLACK_S, WorkerPool
+from server.play.workers import MIN_THINK_S, SLACK_S, WorkerPool, seconds_left
 
 from ..conftest import ConfiguredServer
 from .conftest import TIMEOUT_S, Raw
@@ -385,3 +385,46 @@ async def test_a_table_with_one_computer_seat_waits_for_a_player_then_starts(bot
     assert joined["seat"] == 1 and joined["table"]["status"] == "playing"
     moved = await until(bob, "moved")
     assert moved["seat"] == 0 and moved["view"]["to_move"] == 1
+
+
+async def test_workers_load_every_game_s_data_when_they_start_not_in_a_move() -> None:
+    import games.bots
+
+    pool = WorkerPool(1)
+    try:
+        state = games.get("nimble").new_state({}, 1)
+        assert await pool.choose("nimble", 5, state.view(0), 0.02, 1) in state.legal_moves()
+        assert pool._pool is not None
+        in_worker = await asyncio.wrap_future(pool._pool.submit(games.bots.warmed))
+        assert set(in_worker) == {"othello", "nimble", "mingmang", "morris", "tactego", "hexapawn"}
+    finally:
+        await pool.close()
+
+
+def test_a_move_s_budget_is_what_is_left_of_it_when_the_worker_starts() -> None:
+    assert seconds_left(ends_at=10.0, now=9.25) == 0.75  # 0.25 s went on sending the view
+    assert seconds_left(ends_at=10.0, now=10.5) == MIN_THINK_S  # late: a move all the same
+
+
+async def test_moves_wait_for_a_free_worker_outside_their_budget() -> None:
+    pool = WorkerPool(1)
+    handed: list[int] = []
+    calls: list[int] = []
+    original = pool._choose
+
+    async def spy(*args: Any) -> str:
+        calls.append(1)
+        handed.append(1)
+        assert len(handed) == 1, "a second move was handed to the one worker while it thought"
+        try:
+            return await original(*args)
+        finally:
+            handed.pop()
+
+    pool._choose = spy  # type: ignore[method-assign]
+    try:
+        state = games.get("mingmang").new_state({"size": 6}, 1)
+        moves = await asyncio.gather(*(pool.choose("mingmang", 5, state.view(0), 0.05, seed) for seed in range(3)))
+        assert all(move in state.legal_moves() for move in moves) and len(calls) == 3
+    finally:
+        await pool.close()

@@ -261,3 +261,24 @@ def test_level_5_beats_capture_first_in_most_games() -> None:
         players[bot_seat] = make_chooser(5)
         wins += play_game(*players, seed, 800)[-1].outcome.winner == bot_seat
     assert wins >= 5  # of 6; longer matches: the module docstring of games.bots.tactego
+
+
+def test_capture_first_level_2_beats_the_beginner_level_1_in_most_games_and_level_1_beats_random() -> None:
+    from games.bots.random_chooser import RandomChooser
+
+    def wins(strong: MoveChooser, weak: MoveChooser, games_played: int) -> int:
+        """Games won by ``strong``, seated as benchmarks/strength.py seats and seeds them."""
+        won = 0
+        for index in range(games_played):
+            seed, seat = 1 + index, index % 2
+            state = GAME.new_state({"max_plies": 400}, seed)
+            while state.outcome is None:
+                player = strong if state.to_move == seat else weak
+                rng = random.Random(seed * 100_003 + state.ply)
+                state = state.play(player.choose(state.view(state.to_move), Budget(nodes=100), rng))
+            won += state.outcome.winner == seat
+        return won
+
+    # >= 75 %; when level 1 played half its moves at random, capture-first won 127 of these 200
+    assert wins(make_chooser(2), make_chooser(1), 200) >= 150
+    assert wins(make_chooser(1), RandomChooser(), 40) >= 28
