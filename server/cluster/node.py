@@ -87,6 +87,8 @@ class Cluster:
         self._host: RelayHost | None = None
         self.front: RelayFront | None = None
         self._run_id = secrets.token_hex(4)
+        self.handed_over: set[int] = set()
+        """The tables this node handed to the others as it stops (they live on: not closed in the others' lobbies)."""
         self._version = 0  # bumped with every write of this node's tables hash
         self._loaded: dict[str, bytes] = {}  # node -> the heartbeat value whose tables were last read
         self._claimed_of = claimed_by(sessions.by_name)
@@ -96,8 +98,9 @@ class Cluster:
     def relay(self, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> RelayFront:
         """Serve other nodes' players at this node's tables through ``handle`` (the server's request pipeline),
         and relay this node's players' requests about other nodes' tables; return the front (:meth:`server.app.Server._request` routes through it)."""
-        self._host = RelayHost(self.bus, handle, disconnected)
+        self._host = RelayHost(self.bus, handle, disconnected, self._sessions.by_name, self._lobby, self._authority.welcome_back)
         self.front = RelayFront(self.bus, self._lobby, self.mirror)
+        self.front.host = self._host
         return self.front
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
@@ -133,8 +136,8 @@ class Cluster:
         if self._host is not None:
             self._host.close_all()
         for table_id in self._lobby.tables:  # the other nodes' lobbies lose this node's tables now, not a heartbeat later
-            closed = TableClosed(table=table_id)
-            self.bus.publish_remote(LOBBY, encode_message(closed))
+            if table_id not in self.handed_over:
+                self.bus.publish_remote(LOBBY, encode_message(TableClosed(table=table_id)))
         try:
             pipe = self._redis.pipeline(transaction=True)
             pipe.delete(node_key(self.node), tables_key(self.node), players_key(self.node))

@@ -15,7 +15,8 @@ channel.
 
 Messages on a node's inbox (``parlour:node:NAME:all``), MessagePack lists:
 ``["open", from, link, name, claimed, bot]``, ``["req", from, link, body]``,
-``["close", from, link]`` (front to authority); ``["frames", link, data]``,
+``["close", from, link]``, ``["watch", from, link, table]`` (front to authority:
+watch again a table taken over from a node that died); ``["frames", link, data]``,
 ``["gone", link]`` (authority to front). Each inbox message carries the bus's
 per-channel number: a front that sees a gap from an authority has lost frames
 of its links there, and ends those players' connections with an error that
@@ -34,12 +35,14 @@ from protocol import Code, encode_message
 from protocol.codec import decode_request
 from protocol.connection import ServerConnection
 from protocol.framing import HEADER_BYTES
-from protocol.messages import Error, Request
+from protocol.messages import Error, JoinTable, LeaveTable, Request, WatchTable
 
 from ..bus.redis import RedisBus
 from ..tables.lobby import Lobby
 from ..net.peer import Peer
+from ..core.names import name_key
 from ..core.session import Session, new_token
+from ..tables.table import Table
 from .lobby import LobbyMirror
 from .players import node_topic
 
@@ -48,6 +51,8 @@ __all__ = ["RelayFront", "RelayHost", "LinkTransport"]
 log = logging.getLogger(__name__)
 
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
+WelcomeBack = Callable[[Session, Table, "int | None"], None]
+"""Sends a session the whole of a table it is back at, from its seat or as a spectator (``resumed``)."""
 
 
 class LinkTransport(asyncio.Transport):
@@ -106,12 +111,22 @@ class RelayHost:
         bus: this node's bus.
         handle: the server's request pipeline (:meth:`server.app.Server._request`).
         disconnected: the server's handling of a connection that went away (seats held for the grace period).
+        names: this node's sessions by name key: a link for a player whose seats are held here (a table taken
+            over from a node that died) takes that session over.
+        lobby: this node's lobby (the tables a link may be asked to watch again).
+        welcome_back: sends a session the whole table it is back at (``resumed``).
     """
 
-    def __init__(self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None]) -> None:
+    def __init__(
+        self, bus: RedisBus, handle: HandleRequest, disconnected: Callable[[Peer], None],
+        names: dict[str, Session] | None = None, lobby: Lobby | None = None, welcome_back: WelcomeBack | None = None,
+    ) -> None:  # fmt: skip
         self._bus = bus
         self._handle = handle
         self._disconnected = disconnected
+        self._names = names if names is not None else {}
+        self._lobby = lobby
+        self._welcome_back = welcome_back
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Task[None]] = {}  # a link's request in progress: the next waits for it
 
@@ -123,8 +138,34 @@ class RelayHost:
         transport = LinkTransport(self._bus, front, link, lambda: self._peers.pop(key, None))
         peer = Peer(transport, ServerConnection())
         peer.protocol.accept_hello()
-        peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
         self._peers[key] = peer
+        held = self._names.get(name_key(name))
+        if held is not None and held.peer is None and held.seats and self._welcome_back is not None and self._lobby is not None:
+            held.peer, peer.session = peer, held  # a player whose seats came here with a table taken over: the seats are theirs
+            for table_id, seat in list(held.seats.items()):
+                table = self._lobby.tables.get(table_id)
+                if table is not None:
+                    self._welcome_back(held, table, seat)
+            return
+        peer.session = Session(name=name, token=new_token(), peer=peer, bot=bot, claimed=claimed)
+
+    def watch(self, front: str, link: int, table_id: int) -> None:
+        """The player on ``front`` watched table ``table_id`` before it came here (taken over): watch it again, and see it whole."""
+        peer = self._peers.get((front, link))
+        table = self._lobby.tables.get(table_id) if self._lobby is not None else None
+        session = peer.session if peer is not None else None
+        if session is None or table is None or table_id in session.seats or self._welcome_back is None:
+            return
+        table.watch(session)
+        session.watching.add(table_id)
+        self._welcome_back(session, table, None)
+
+    def session_named(self, key: str) -> Session | None:
+        """The session of a link for the player of name key ``key``, if one is open here."""
+        for peer in self._peers.values():
+            if peer.session is not None and name_key(peer.session.name) == key:
+                return peer.session
+        return None
 
     def request(self, front: str, link: int, body: bytes) -> None:
         """Answer a request the front relayed, after the link's earlier ones."""
@@ -175,11 +216,15 @@ class RelayFront:
         self._bus = bus
         self._lobby = lobby
         self._mirror = mirror
+        self.host: RelayHost | None = None
+        """This node's side of the links other nodes open (set by the cluster)."""
         self._next_link = 1
         self._sessions: dict[int, Session] = {}  # link -> the player it relays for
         self._links: dict[tuple[Session, str], int] = {}  # (player, authority node) -> link
         self._nodes: dict[int, str] = {}  # link -> authority node
+        self._at: dict[int, dict[Session, tuple[str, bool]]] = {}  # table -> this node's players at it elsewhere: (node, watching)
         bus.on_gap.append(self._gap)
+        mirror.moved.append(self.table_moved)
 
     def route(self, peer: Peer, request: Request) -> bool:
         """Relay ``request`` if it is about another node's table; return whether it was relayed."""
@@ -190,6 +235,17 @@ class RelayFront:
         session = peer.session
         if node is None or session is None:
             return False
+        link = self._link(session, node)
+        kind = type(request)
+        if kind is JoinTable or kind is WatchTable:
+            self._at.setdefault(table_id, {})[session] = (node, kind is WatchTable)
+        elif kind is LeaveTable:
+            self._not_at(session, table_id)
+        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
+        return True
+
+    def _link(self, session: Session, node: str) -> int:
+        """The link of ``session`` to ``node``, opened now if there is none."""
         link = self._links.get((session, node))
         if link is None:
             link = self._next_link
@@ -198,8 +254,53 @@ class RelayFront:
             self._sessions[link] = session
             self._nodes[link] = node
             self._send(node, ["open", self._bus.node, link, session.name, session.claimed, session.bot])
-        self._send(node, ["req", self._bus.node, link, encode_message(request)[HEADER_BYTES:]])
-        return True
+        return link
+
+    def _not_at(self, session: Session, table_id: int) -> None:
+        players = self._at.get(table_id)
+        if players is not None:
+            players.pop(session, None)
+            if not players:
+                del self._at[table_id]
+
+    # --- tables that change node ------------------------------------------------
+
+    def table_moved(self, table_id: int, node: str) -> None:
+        """Node ``node`` holds table ``table_id`` now (it took it over): this node's players at it follow it there.
+
+        A seat comes back by itself (the new authority gives the player's link the seat it restored);
+        a spectator watches again. Each gets the whole table (``resumed``), as after a reconnection.
+        """
+        for session, (held_by, watching) in list(self._at.get(table_id, {}).items()):
+            if held_by == node:
+                continue
+            if session.peer is None:
+                self._not_at(session, table_id)
+                continue
+            link = self._link(session, node)
+            if watching:
+                self._send(node, ["watch", self._bus.node, link, table_id])
+            self._at[table_id][session] = (node, watching)
+
+    def taken_over(self, table: Table, welcome_back: WelcomeBack) -> None:
+        """This node took ``table`` over: its players here who watched it through the relay watch it here now.
+        (Those seated were given their seats as the table was restored.)"""
+        for session, (_, watching) in self._at.pop(table.id, {}).items():
+            if watching and session.peer is not None and table.id not in session.seats:
+                table.watch(session)
+                session.watching.add(table.id)
+                welcome_back(session, table, None)
+
+    def follow(self, session: Session, table_id: int, watching: bool) -> None:
+        """``session`` was at table ``table_id``, which another node claimed from this one: follow it once that node is known."""
+        self._at.setdefault(table_id, {})[session] = (self._bus.node, watching)
+        node = self._mirror.owner.get(table_id)
+        if node is not None:
+            self.table_moved(table_id, node)
+
+    def host_session(self, key: str) -> Session | None:
+        """Set by the cluster: the session of a link here for the player of name key ``key`` (see :meth:`RelayHost.session_named`)."""
+        return self.host.session_named(key) if self.host is not None else None
 
     def _send(self, node: str, message: list[Any]) -> None:
         self._bus.publish_remote(node_topic(node), msgpack.packb(message))
@@ -229,6 +330,8 @@ class RelayFront:
             if holder is session:
                 self._send(node, ["close", self._bus.node, link])
                 self.gone(link)
+        for table_id in [table_id for table_id, players in self._at.items() if session in players]:
+            self._not_at(session, table_id)
 
     def _gap(self, topic: str, view: object, origin: str) -> None:
         if topic != node_topic(self._bus.node):
@@ -252,6 +355,8 @@ def dispatch_inbox(data: bytes, host: RelayHost, front: RelayFront) -> bool:
         host.open(str(message[1]), int(message[2]), str(message[3]), bool(message[4]), bool(message[5]))
     elif kind == "req":
         host.request(str(message[1]), int(message[2]), bytes(message[3]))
+    elif kind == "watch":
+        host.watch(str(message[1]), int(message[2]), int(message[3]))
     elif kind == "close":
         host.close(str(message[1]), int(message[2]))
     elif kind == "frames":
