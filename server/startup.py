@@ -27,6 +27,7 @@ from .storage.store import Store, StoreError
 from .tables.table import Table
 
 if TYPE_CHECKING:
+    from .cluster import Cluster
     from .cluster.relay import RelayFront
     from .play.computer import ComputerPlayers
     from .tables.lobby import Lobby
@@ -51,6 +52,7 @@ class Restoring:
     computers: ComputerPlayers
     table_chat: TableChat
     _relay: RelayFront | None
+    cluster: Cluster | None
     _persist_soon: Callable[..., None]
 
     def _restore(self, store: Store, only: set[int] | None = None) -> list[DamagedTable]:
@@ -127,6 +129,8 @@ class Restoring:
             self.table_chat.restore({table.id: table for table in taken}, self.store.read(stored_chat))
         for table in taken:
             log.info("table %d taken over (%s vs %s)", table.id, *table.seat_names)
+            if self.cluster is not None:
+                self.cluster.mirror.adopted(table.id)  # this node's own now: no longer mirrored, never closed by the dead node's expiry
             if self._relay is not None:
                 self._relay.taken_over(table, self.authority.welcome_back)
             for seat, holder in enumerate(table.seats):

@@ -137,3 +137,5 @@ class Failover:
                     last_renewal = now
             except StoreError as exc:
                 log.warning("lease upkeep failed (PostgreSQL away?): %s", exc)
+            except Exception:  # a table that fails to come back must not stop the renewals of the others
+                log.exception("lease upkeep failed")

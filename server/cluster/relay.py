@@ -160,6 +160,11 @@ class RelayHost:
         session.watching.add(table_id)
         self._welcome_back(session, table, None)
 
+    def is_link(self, session: Session) -> bool:
+        """Whether ``session`` is connected here through a link (a player of another node)."""
+        peer = session.peer
+        return peer is not None and isinstance(peer.transport, LinkTransport)
+
     def session_named(self, key: str) -> Session | None:
         """The session of a link for the player of name key ``key``, if one is open here."""
         for peer in self._peers.values():
@@ -293,6 +298,8 @@ class RelayFront:
 
     def follow(self, session: Session, table_id: int, watching: bool) -> None:
         """``session`` was at table ``table_id``, which another node claimed from this one: follow it once that node is known."""
+        if self.host is not None and self.host.is_link(session):
+            return  # a player of another node: that node's relay follows the table itself
         self._at.setdefault(table_id, {})[session] = (self._bus.node, watching)
         node = self._mirror.owner.get(table_id)
         if node is not None:

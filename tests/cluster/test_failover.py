@@ -92,6 +92,7 @@ async def test_a_node_that_cannot_renew_loses_its_table_cannot_commit_a_move_for
     assert node_a.failover is not None
     node_a.failover.paused = True  # node a hangs: it renews nothing, and claims nothing
     await until(lambda: _holds(node_b, table), "node b to claim the table once its lease expired")
+    assert node_b.cluster is not None and table not in node_b.cluster.mirror.remote  # its own now, no longer node a's line
     bob_view = await until(lambda: _view(bob, table), "bob's view")
     refused = await _moved(bob, table, bob_view["legal_moves"][0])  # node a still has the table in memory: the fence refuses it
     assert refused["type"] == "error" and refused["code"] == "storage_unavailable" and refused["message"] == LEASE_LOST_MESSAGE, refused
@@ -114,3 +115,11 @@ async def _view(conn: Raw, table: int) -> dict[str, Any] | None:
 async def _holds(server: Any, table: int) -> bool:
     await asyncio.sleep(0)
     return table in server.tables
+
+
+async def test_a_node_that_starts_restores_only_the_tables_it_holds_or_can_claim(leased: Nodes) -> None:
+    ann = await leased.connect("a", "ann")
+    table = (await ann.request("create_table", game="othello", options={"size": 6}, seat=0))["table"]["id"]
+    node_c = await leased.start("c")  # the shared database holds node a's table, and node a holds its lease
+    assert table not in node_c.tables
+    assert run_sql(leased.db_url, "SELECT node FROM table_leases WHERE table_id = ?", (table,)) == [("a",)]
