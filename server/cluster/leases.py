@@ -28,7 +28,7 @@ from typing import Any
 
 import psycopg
 
-from ..storage.common import StorageUnavailable
+from ..storage.common import FENCE_SQL, StorageUnavailable
 from ..storage.postgres import CONNECT_TIMEOUT_S, redact
 from ..storage.store import Statement
 
@@ -92,7 +92,7 @@ class Leases:
 
     def fence(self, table_id: int) -> tuple[Statement, ...]:
         """The statement that begins every write about table ``table_id``: it fails the write unless this run holds its lease."""
-        return (("SELECT parlour_fence(?, ?)", (table_id, self.run)),)
+        return ((FENCE_SQL, (table_id, self.run)),)
 
     def lease(self, table_id: int) -> tuple[Statement, ...]:
         """The statement that ends the write creating table ``table_id``: this run holds it from now on."""

@@ -6,7 +6,7 @@ import re
 
 from .store import StoreError
 
-__all__ = ["LeaseLost", "StorageUnavailable", "is_postgres_url", "lease_lost"]
+__all__ = ["FENCE_ALL_SQL", "FENCE_SQL", "LeaseLost", "StorageUnavailable", "is_postgres_url", "lease_lost"]
 
 
 class StorageUnavailable(StoreError):
@@ -32,6 +32,12 @@ class LeaseLost(StoreError):
     def __str__(self) -> str:
         return str(self.args[0])
 
+
+FENCE_SQL = "SELECT parlour_fence(?, ?)"
+"""The statement (with ``(table id, run)``) that begins a node's write about a table: it fails unless that run holds the
+table's lease (:mod:`server.cluster.leases`); the group commit gathers a transaction's fences into one :data:`FENCE_ALL_SQL`."""
+FENCE_ALL_SQL = "SELECT parlour_fence_all(?::bigint[], ?)"
+"""Every fence of one transaction at once, with ``([table ids], run)``."""
 
 LEASE_LOST_STATE = "PL001"
 """The SQLSTATE ``parlour_fence`` raises (:mod:`server.storage.pg_schema`, schema step 11)."""

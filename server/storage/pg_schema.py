@@ -162,6 +162,20 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
                 RETURN true;
             END
             $$""",
+            # The fences of one group commit at once (server.storage.writer.merged_statements).
+            """CREATE FUNCTION parlour_fence_all(held BIGINT[], holder TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+            DECLARE
+                missing BIGINT;
+            BEGIN
+                PERFORM 1 FROM table_leases WHERE table_id = ANY (held) AND run = holder ORDER BY table_id FOR SHARE;
+                SELECT wanted INTO missing FROM unnest(held) AS wanted
+                    WHERE NOT EXISTS (SELECT 1 FROM table_leases WHERE table_id = wanted AND run = holder) LIMIT 1;
+                IF missing IS NOT NULL THEN
+                    RAISE EXCEPTION 'parlour_lease_lost: table % is no longer held by this node', missing USING ERRCODE = 'PL001';
+                END IF;
+                RETURN true;
+            END
+            $$""",
         ),
     ),
 )

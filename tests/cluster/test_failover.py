@@ -9,16 +9,19 @@ players follow the table to the node that took it and play on there.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
 import pytest
 
 from server.cluster.leases import Leases
 from server.dispatch import LEASE_LOST_MESSAGE
-from server.storage.common import LeaseLost
+from server.storage.common import FENCE_ALL_SQL, LeaseLost
 from server.storage.opening import open_store
 from server.storage.rows import TableRow
-from server.storage.statements import create_table_sql, update_table_sql
+from server.storage.statements import APPEND_MOVES, append_ply_sql, create_table_sql, update_table_sql
+from server.storage.store import Statement
+from server.storage.writer import merged_statements
 from tests.pgserver import run_sql
 
 from ..server.conftest import Raw
@@ -69,6 +72,38 @@ async def test_leases_claim_renew_release_and_the_fence(postgres_url: str) -> No
             await store.write(*b.fence(1), update_table_sql(1, status="over"))  # the earlier run of b is fenced off too
         for leases in (a, b, again):
             await leases.close()
+    finally:
+        await store.close()
+
+
+@dataclass
+class _Job:
+    statements: tuple[Statement, ...]
+
+
+def test_the_fences_of_one_group_commit_are_one_statement_and_its_moves_merge_again() -> None:
+    leases = Leases("postgresql://unused", "a", 10.0)
+    jobs = [_Job((*leases.fence(table), append_ply_sql(table, 1, 0, "d3", 1.0))) for table in (1, 2, 3)]
+    plan = merged_statements(jobs)
+    assert [sql for sql, _, _ in plan] == [FENCE_ALL_SQL, APPEND_MOVES[append_ply_sql(1, 1, 0, "d3", 1.0)[0]][2]]
+    assert plan[0][1] == ([1, 2, 3], leases.run)
+
+
+async def test_in_one_group_commit_a_write_whose_lease_was_lost_fails_alone(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    await store.start()
+    try:
+        await store.write(*(create_table_sql(_row(table)) for table in (1, 2, 3)))
+        a, b = Leases(postgres_url, "a", 60.0), Leases(postgres_url, "b", 60.0)
+        assert await a.claim_at_start() == {1, 2, 3}
+        async with store._writer_gate:  # the writes pile up into one group
+            writes = [store.write(*holder.fence(table), append_ply_sql(table, 1, 0, "d3", 1.0)) for holder, table in ((a, 1), (b, 2), (a, 3))]
+            await asyncio.sleep(0)
+        done = await asyncio.gather(*writes, return_exceptions=True)
+        assert done[0] is None and done[2] is None and isinstance(done[1], LeaseLost), done
+        assert run_sql(postgres_url, "SELECT table_id FROM moves ORDER BY table_id") == [(1,), (3,)]
+        await a.close()
+        await b.close()
     finally:
         await store.close()
 
