@@ -198,7 +198,8 @@ class Server(Requests, Restoring):
         return held
 
     def _unfinished(self) -> set[int]:
-        return {table.id for table in self.tables.values() if table.outcome is None}
+        """The live tables whose game is not over and that no write is changing now (see :class:`server.cluster.failover.Failover`)."""
+        return {table.id for table in self.tables.values() if table.outcome is None and not table.lock.locked()}
 
     async def _start_web(self, host: str, port: int) -> None:
         """Start the web face (imported only now: a server without ``--http`` never loads aiohttp).

@@ -25,10 +25,12 @@ from ..bus.redis import RedisBus
 from ..storage.store import StoreError
 from .leases import Leases
 
-__all__ = ["CLAIM_EVERY_S", "Failover", "HANDOVER"]
+__all__ = ["CLAIM_EVERY_S", "Failover", "HANDOVER", "SWEEP_EVERY_S"]
 
 log = logging.getLogger(__name__)
 
+SWEEP_EVERY_S = 60.0
+"""How often a node deletes the expired leases of finished games, in seconds."""
 CLAIM_EVERY_S = 1.0
 """How often a node looks for expired leases to claim, in seconds (at most; a hand-over notice makes it look at once)."""
 HANDOVER = "cluster:handover"
@@ -41,7 +43,8 @@ class Failover:
     Args:
         leases: this node's leases.
         bus: the node's bus (hand-over notices cross it).
-        live: the ids of this node's live tables whose game is not over.
+        live: the ids of this node's live tables whose game is not over and that no write is changing now
+            (a table whose ending is being committed is left to the next renewal).
         take_over: restores the tables of the ids given, just claimed (awaited).
         lost: drops the live tables of the ids given (another node holds them now).
     """
@@ -120,7 +123,7 @@ class Failover:
 
     async def _run(self) -> None:
         renew_every = self.leases.lease_s / 3
-        last_renewal = time.monotonic()
+        last_renewal = last_sweep = time.monotonic()
         while True:
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=min(CLAIM_EVERY_S, renew_every))
@@ -135,6 +138,9 @@ class Failover:
                 await self.upkeep(renew)
                 if renew:
                     last_renewal = now
+                if now - last_sweep >= SWEEP_EVERY_S:
+                    last_sweep = now
+                    await self.leases.sweep()
             except StoreError as exc:
                 log.warning("lease upkeep failed (PostgreSQL away?): %s", exc)
             except Exception:  # a table that fails to come back must not stop the renewals of the others

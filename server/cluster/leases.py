@@ -66,6 +66,11 @@ WHERE status <> 'over' AND NOT EXISTS (SELECT 1 FROM table_leases WHERE table_le
 ON CONFLICT (table_id) DO NOTHING
 RETURNING table_id"""
 
+_SWEEP = """
+DELETE FROM table_leases USING tables
+WHERE tables.id = table_leases.table_id AND tables.status = 'over' AND table_leases.expires < now() - interval '1 minute'
+RETURNING table_leases.table_id"""
+
 _RELEASE = "UPDATE table_leases SET expires = now() - interval '1 second' WHERE run = %s RETURNING table_id"
 
 
@@ -140,6 +145,14 @@ class Leases:
             StorageUnavailable: the database cannot be reached.
         """
         return await self._ids(_RELEASE, (self.run,))
+
+    async def sweep(self) -> int:
+        """Delete the expired leases of finished games (any node's); return how many.
+
+        Raises:
+            StorageUnavailable: the database cannot be reached.
+        """
+        return len(await self._ids(_SWEEP, ()))
 
     async def close(self) -> None:
         """Close the connection (the leases stay until they expire or are released)."""

@@ -70,6 +70,10 @@ async def test_leases_claim_renew_release_and_the_fence(postgres_url: str) -> No
         assert await again.claim_at_start() == {1, 2}
         with pytest.raises(LeaseLost):
             await store.write(*b.fence(1), update_table_sql(1, status="over"))  # the earlier run of b is fenced off too
+        run_sql(postgres_url, "INSERT INTO table_leases VALUES (3, 'a', 'gone', now() - interval '2 minutes')")  # a finished game's
+        run_sql(postgres_url, "UPDATE table_leases SET expires = now() - interval '2 minutes' WHERE table_id = 2")  # an unfinished one's
+        assert await b.sweep() == 1  # only the finished game's expired lease goes
+        assert [row[0] for row in run_sql(postgres_url, "SELECT table_id FROM table_leases ORDER BY table_id")] == [1, 2]
         for leases in (a, b, again):
             await leases.close()
     finally:
