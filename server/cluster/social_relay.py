@@ -23,7 +23,8 @@ the player's relay link; ``quiet``: the request was answered already, send
 only the pushes of a pairing) answered by ``["paired", number, answered]``;
 ``["spectate", from, feed, table]`` and ``["unspectate", from, feed]`` (front
 to authority), ``["feed", feed, frame]`` and ``["unfed", feed]`` (authority
-to front), a feed being a browser's, numbered by its front.
+to front), a feed being a browser's, numbered by its front; and the relay's own
+``["watch", from, link, table]`` (:mod:`server.cluster.follow`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from ..net.peer import Peer
 from ..tables.lobby import Lobby
 from .lobby import LobbyMirror
 from .players import node_topic
+from .follow import WATCH
 from .relay import HandleRequest, Holder, Mail, RelayFront, RelayHost, dispatch_inbox
 
 __all__ = ["FrameSink", "SocialFront", "SocialHost", "dispatch_social", "PAIR_TIMEOUT_S"]
@@ -341,6 +343,8 @@ def _dispatch_message(data: bytes, host: SocialHost, front: SocialFront) -> bool
         front.feed(int(message[1]), bytes(message[2]))
     elif kind == "unfed":
         front.unfed(int(message[1]))
+    elif kind == WATCH:
+        host.watch_again(str(message[1]), int(message[2]), int(message[3]))
     else:
         return False
     return True
