@@ -300,7 +300,7 @@ class PostgresStore(StoreOps):
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
             progress = [0]
             try:
-                if len(statements) != 1 or not await self._moves.execute(connection, *statements[0]):
+                if not await self._moves.execute(connection, statements):
                     await _execute(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more

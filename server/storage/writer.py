@@ -295,10 +295,9 @@ def merged_statements(jobs: Sequence[W]) -> list[tuple[str, Sequence[Any], W | o
     (:data:`server.storage.common.FENCE_ALL_SQL`): a fence holds its table's lease row
     until the commit wherever it runs, and the moves between them merge again.
     """
-    if len(jobs) == 1 and len(jobs[0].statements) == 1:  # one game's move, say: nothing to merge
-        job = jobs[0]
-        sql, params = job.statements[0]
-        return [(sql, params, job)]
+    if len(jobs) == 1 and (len(jobs[0].statements) == 1 or (len(jobs[0].statements) == 2 and jobs[0].statements[0][0] is FENCE_SQL)):
+        job = jobs[0]  # one game's move, say, fenced or not: nothing to merge (PostgreSQL runs a fenced move as one statement)
+        return [(sql, params, job) for sql, params in job.statements]
     plan: list[tuple[str, Sequence[Any], W | object]] = []
     rows: list[Any] = []
     owners: list[W] = []

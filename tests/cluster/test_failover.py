@@ -162,3 +162,37 @@ async def test_a_node_that_starts_restores_only_the_tables_it_holds_or_can_claim
     node_c = await leased.start("c")  # the shared database holds node a's table, and node a holds its lease
     assert table not in node_c.tables
     assert run_sql(leased.db_url, "SELECT node FROM table_leases WHERE table_id = ?", (table,)) == [("a",)]
+
+
+async def _prepared_runs(store: Any) -> dict[str, int]:
+    """The prepared statements on the store's writer connection and how often each ran."""
+    cursor = await store._writer.execute("SELECT name, generic_plans + custom_plans FROM pg_prepared_statements")
+    return {row[0]: row[1] for row in await cursor.fetchall()}
+
+
+async def test_a_lone_fenced_move_is_one_prepared_statement_that_a_lost_lease_refuses(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    await store.start()
+    try:
+        await store.write(create_table_sql(_row(1)), create_table_sql(_row(2)))
+        a, b = Leases(postgres_url, "a", 60.0), Leases(postgres_url, "b", 60.0)
+        assert await a.claim_at_start() == {1, 2}
+        await store.write(*a.fence(1), append_ply_sql(1, 1, 0, "d3", 1.0))
+        await store.write(*a.fence(1), append_ply_sql(1, 2, 1, "c5", 2.0, clock_ms=5, other_ms=6, running=0))
+        await store.write(*a.fence(2), append_ply_sql(2, 1, 0, "d3", 1.0))
+        runs = await _prepared_runs(store)
+        assert runs.get("parlour_fenced_move_0") == 2 and runs.get("parlour_fenced_move_1") == 1, runs  # fence and INSERT in one statement
+        assert store.commits == 4  # one commit a move (and one for the tables)
+        with pytest.raises(LeaseLost) as refused:
+            await store.write(*b.fence(1), append_ply_sql(1, 3, 0, "e6", 3.0))  # b does not hold table 1
+        assert refused.value.table == 1
+        assert run_sql(postgres_url, "SELECT table_id, ply FROM moves ORDER BY table_id, ply") == [(1, 1), (1, 2), (2, 1)]
+        assert await a.release() == {1, 2} and await b.claim() == {1, 2}
+        with pytest.raises(LeaseLost):
+            await store.write(*a.fence(2), append_ply_sql(2, 2, 1, "c5", 2.0))  # a lost it: the same statement refuses it
+        await store.write(*b.fence(2), append_ply_sql(2, 2, 1, "c5", 2.0))
+        assert run_sql(postgres_url, "SELECT count(*) FROM moves WHERE table_id = 2") == [(2,)]
+        await a.close()
+        await b.close()
+    finally:
+        await store.close()
