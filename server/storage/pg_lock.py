@@ -64,7 +64,16 @@ class PostgresLock:
         return cls(connection)
 
     def release(self) -> None:
-        """Give the locks up (closing their connection ends them). Idempotent."""
+        """Give the locks up now, then close their connection. Idempotent.
+
+        Closing alone would leave them held until PostgreSQL's backend has noticed the close, after
+        this returns: a server started again at once on the same database could be refused.
+        """
+        if not self._connection.closed:
+            try:
+                self._connection.execute("SELECT pg_advisory_unlock_all()")
+            except Exception:  # the connection is gone already: PostgreSQL released them with it
+                pass
         self._connection.close()
 
 

@@ -70,3 +70,14 @@ def test_a_port_in_use_is_still_one_line_without_a_bus() -> None:
         held.listen()
         line = serve_fails("--no-db", "--port", str(held.getsockname()[1]))
     assert "cannot listen on 127.0.0.1:" in line and "address already in use" in line
+
+
+def test_a_released_database_lock_is_free_at_once_for_a_server_started_again(postgres_url: str) -> None:
+    from server.storage.pg_lock import PostgresLock
+    from tests.pgserver import run_sql
+
+    for _ in range(20):  # closing the lock's connection alone frees it only once PostgreSQL's backend has seen the close
+        lock = PostgresLock.acquire(postgres_url)
+        lock.release()
+        assert run_sql(postgres_url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == [(0,)]
+        PostgresLock.acquire(postgres_url, "a").release()

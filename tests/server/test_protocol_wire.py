@@ -123,8 +123,8 @@ async def test_the_server_issues_no_table_id_above_2_53_minus_1(tmp_path: Path) 
 
 async def test_no_challenge_or_seek_id_above_2_53_minus_1(server: Server, connect: Connect) -> None:
     ann, bob = await connect("ann"), await connect("bob")
-    server.social.challenges._ids = itertools.count(m.MAX_ID)  # as if all the others had been handed out
-    server.social.seeks._ids = itertools.count(m.MAX_ID)
+    server.social.challenges.next_id = itertools.count(m.MAX_ID).__next__  # as if all the others had been handed out
+    server.social.seeks.next_id = itertools.count(m.MAX_ID).__next__
     assert (await ann.challenge("bob", "othello")).id == m.MAX_ID
     assert (await ann.seek("nimble")).seek.id == m.MAX_ID
     for request in (ann.challenge("bob", "hexapawn"), bob.seek("hexapawn")):
