@@ -17,6 +17,11 @@ On a node of a cluster a move's write begins with its table's lease fence
 prepared statement too: ``INSERT INTO moves (...) SELECT $1, ... WHERE
 parlour_fence($n, $m)``, so the fence runs (and raises ``PL001`` if this node
 lost the lease: nothing is inserted) in the same statement and transaction.
+A group commit of moves alone (its fences gathered into one
+:data:`server.storage.common.FENCE_ALL_SQL`, its rows into one multi-row INSERT)
+is one prepared statement as well: ``WITH fence AS (SELECT
+parlour_fence_all(...)) INSERT INTO moves (...) SELECT v.* FROM fence,
+(VALUES ...) AS v WHERE fence.ok`` (the fence runs once, before any row).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from psycopg import generators
 from psycopg.errors import error_from_result
 from psycopg.pq import ExecStatus
 
-from .common import FENCE_SQL
+from .common import FENCE_ALL_SQL, FENCE_SQL
 from .statements import APPEND_MOVES
 from .store import Statement
 
@@ -60,6 +65,33 @@ def _fenced(kind: int, sql: str) -> tuple[bytes, bytes]:
 _FENCED: dict[str, tuple[bytes, bytes]] = {shapes[0]: _fenced(kind, shapes[0]) for kind, shapes in enumerate(APPEND_MOVES.values())}
 """Each one-move INSERT -> the prepared statement that runs it behind its lease fence."""
 
+_TYPES = {
+    "table_id": "bigint", "ply": "bigint", "seat": "integer", "move": "text", "forced": "integer",
+    "at": "double precision", "clock_ms": "bigint", "other_ms": "bigint", "running": "integer",
+}  # fmt: skip
+"""The types of the columns of ``moves`` (server.storage.pg_schema): a VALUES list in a FROM names them."""
+
+
+def _fenced_group(kind: int, rows: int, sql: str) -> tuple[bytes, bytes]:
+    """The prepared statement (name, text) that inserts the ``rows`` moves of ``sql`` if ``parlour_fence_all`` lets it."""
+    head = sql[: sql.index(" VALUES ")]
+    columns = [name.strip() for name in head[head.index("(") + 1 : head.rindex(")")].split(",")]
+    values = ", ".join(
+        "(" + ", ".join(f"${row * len(columns) + index + 1}::{_TYPES[column]}" for index, column in enumerate(columns)) + ")" for row in range(rows)
+    )
+    held = rows * len(columns) + 1
+    text = (
+        f"WITH fence AS (SELECT parlour_fence_all(${held}::bigint[], ${held + 1}) AS ok) "
+        f"{head} SELECT v.* FROM fence, (VALUES {values}) AS v WHERE fence.ok"
+    )
+    return f"parlour_fenced_moves_{kind}_{rows}".encode(), text.encode()
+
+
+_FENCED_GROUP: dict[str, tuple[bytes, bytes]] = {
+    sql: _fenced_group(kind, rows, sql) for kind, shapes in enumerate(APPEND_MOVES.values()) for rows, sql in enumerate(shapes, 1)
+}
+"""Each move INSERT of a group commit -> the prepared statement that runs it behind the group's fences."""
+
 
 def text_param(value: Any) -> bytes | None:
     """A move row's parameter in PostgreSQL's text format (``None``: NULL).
@@ -87,8 +119,9 @@ class MovesPath:
         self._prepared: set[bytes] = set()
 
     async def execute(self, connection: psycopg.AsyncConnection[Any], statements: list[Statement]) -> bool:
-        """Run ``statements`` (SQLite's dialect) as one prepared statement in autocommit, if they are one move INSERT, or
-        a lease fence and one one-move INSERT (:data:`FENCE_SQL` first); whether they were.
+        """Run ``statements`` (SQLite's dialect) as one prepared statement in autocommit, if they are one move INSERT,
+        a lease fence and one one-move INSERT (:data:`FENCE_SQL` first), or a group's fences and one multi-row move
+        INSERT (:data:`FENCE_ALL_SQL` first); whether they were.
 
         Raises:
             psycopg.Error: as ``connection.execute`` would (a duplicate ply, a lost lease, a lost connection ...).
@@ -101,6 +134,11 @@ class MovesPath:
             sql, params = statements[1]
             prepared = _FENCED.get(sql)
             params = (*params, *statements[0][1])
+        elif len(statements) == 2 and statements[0][0] is FENCE_ALL_SQL:
+            sql, params = statements[1]
+            prepared = _FENCED_GROUP.get(sql)
+            tables, run = statements[0][1]
+            params = (*params, "{" + ",".join(str(int(table)) for table in tables) + "}", run)
         else:
             return False
         if prepared is None:

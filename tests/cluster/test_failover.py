@@ -196,3 +196,22 @@ async def test_a_lone_fenced_move_is_one_prepared_statement_that_a_lost_lease_re
         await b.close()
     finally:
         await store.close()
+
+
+async def test_a_group_commit_of_fenced_moves_is_one_prepared_statement(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    await store.start()
+    try:
+        await store.write(*(create_table_sql(_row(table)) for table in (1, 2, 3)))
+        a = Leases(postgres_url, "a", 60.0)
+        assert await a.claim_at_start() == {1, 2, 3}
+        async with store._writer_gate:  # the writes pile up into one group
+            writes = [asyncio.ensure_future(store.write(*a.fence(table), append_ply_sql(table, 1, 0, "d3", 1.0))) for table in (1, 2, 3)]
+            await asyncio.sleep(0.05)
+        assert await asyncio.gather(*writes) == [None, None, None]
+        assert (await _prepared_runs(store)).get("parlour_fenced_moves_0_3") == 1  # three fences and three rows: one statement
+        assert store.commits == 2
+        assert run_sql(postgres_url, "SELECT table_id, ply FROM moves ORDER BY table_id") == [(1, 1), (2, 1), (3, 1)]
+        await a.close()
+    finally:
+        await store.close()
