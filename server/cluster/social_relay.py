@@ -38,7 +38,7 @@ import msgpack
 from protocol import Code, encode_message
 from protocol.codec import decode_request, decode_server_message
 from protocol.framing import HEADER_BYTES
-from protocol.messages import ChallengeEnded, ChallengeSent, Error, Paired, Request, TableJoined
+from protocol.messages import ChallengeEnded, ChallengeSent, Error, JoinTable, Paired, Request, TableJoined, WatchTable
 
 from ..bus.redis import RedisBus
 from ..core.session import Session
@@ -46,7 +46,7 @@ from ..net.peer import Peer
 from ..tables.lobby import Lobby
 from .lobby import LobbyMirror
 from .players import node_topic
-from .follow import WATCH
+from .follow import FOLLOWED, WATCH
 from .relay import HandleRequest, Holder, Mail, RelayFront, RelayHost, dispatch_inbox
 
 __all__ = ["FrameSink", "SocialFront", "SocialHost", "dispatch_social", "PAIR_TIMEOUT_S"]
@@ -128,6 +128,8 @@ class SocialFront(RelayFront):
         node = self._routes.get(table_id) if type(table_id) is int else None
         if node is None or peer.session is None or table_id in self._lobby.tables:
             return False
+        if type(request) in FOLLOWED:
+            self.following.note(peer.session, table_id, node, type(request))
         self.forward(peer.session, node, request)
         return True
 
@@ -157,6 +159,7 @@ class SocialFront(RelayFront):
                 if len(self._routes) >= MOST_ROUTES:
                     del self._routes[next(iter(self._routes))]
                 self._routes[message.table.id] = node
+                self.following.note(session, message.table.id, node, WatchTable if message.seat is None else JoinTable)  # a pairing seats too
                 if message.seat is not None:
                     for seated in self.seated:
                         seated(session)

@@ -215,3 +215,34 @@ async def test_a_group_commit_of_fenced_moves_is_one_prepared_statement(postgres
         await a.close()
     finally:
         await store.close()
+
+
+async def test_a_player_seated_by_a_challenge_on_another_node_follows_the_table_to_the_node_that_claims_it(leased: Nodes) -> None:
+    node_c = await leased.start("c")
+    ann, bob = await leased.connect("a", "ann"), await leased.connect("b", "bob")
+    sent = await ann.request("challenge", name="bob", game="othello", options={"size": 6}, seat=0)
+    assert sent["type"] == "challenge_sent", sent
+    received = await until(lambda: _push(bob, "challenge_received"), "bob's challenge")
+    assert (await bob.request("accept_challenge", challenge=received["challenge"]["id"]))["type"] == "ok"
+    paired = await until(lambda: _push(ann, "paired"), "ann to be seated")  # no join_table of hers: the pairing seated her
+    table = paired["table"]["id"]
+    assert table in leased.servers["b"].tables
+    first = paired["view"]["legal_moves"][0]
+    assert (await _moved(ann, table, first))["type"] == "ok"  # relayed by node a to node b
+    for node in ("a", "b"):  # node b hangs; node a claims nothing: node c takes the table
+        failover = leased.servers[node].failover
+        assert failover is not None
+        failover.paused = True
+    await until(lambda: _holds(node_c, table), "node c to claim the table once its lease expired")
+    back = await until(lambda: _resumed(ann, table), "ann to see the table whole again, from node c")
+    assert back["seat"] == 0 and back["moves"] == [first]
+    await until(lambda: _listed_on(leased.servers["a"], table, "c"), "node a to know that node c holds the table")
+
+
+async def _push(conn: Raw, kind: str) -> dict[str, Any] | None:
+    return next((push for push in await conn.sync() if push["type"] == kind), None)
+
+
+async def _listed_on(server: Any, table: int, node: str) -> bool:
+    await asyncio.sleep(0)
+    return bool(server.cluster.mirror.owner.get(table) == node)
