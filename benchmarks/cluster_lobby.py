@@ -8,7 +8,8 @@ through the whole lobby (``list_tables``, 100 tables a page, following
 ``next``) ``--runs`` times. Prints the median and p99 wall time of a full
 listing, the CPU of this process (every node) plus Redis's per listing,
 and the idle CPU per second the cluster spends keeping the lobby in step
-(heartbeats, snapshots). Needs ``redis-server`` (Debian's package).
+(heartbeats, snapshots). The nodes on Redis share a private PostgreSQL database,
+as a cluster must (its CPU is not counted). Needs ``redis-server`` and ``postgresql`` (Debian's packages).
 
 Usage::
 
@@ -35,6 +36,7 @@ if str(ROOT) not in sys.path:
 from server.app import Server, ServerConfig  # noqa: E402
 from server.net.limits import Limits  # noqa: E402
 from tests.cluster.redis_server import RedisServer  # noqa: E402
+from tests.pgserver import start_for_benchmark  # noqa: E402
 from tests.server.conftest import Raw  # noqa: E402
 
 LIMITS = Limits(max_tables_per_client=1000, max_tables_per_address=1000, requests_per_s=10_000.0, request_burst=10_000)
@@ -112,11 +114,15 @@ async def _run(tables: int, runs: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as directory:
         redis = RedisServer(_redis_binary(), Path(directory))
         redis.start()
+        postgres = start_for_benchmark("the nodes of a cluster share a PostgreSQL database")
         try:
             assert redis.process is not None
             for count in (1, 2):
                 redis.flush()
-                nodes = [Server(ServerConfig(host="127.0.0.1", port=0, limits=LIMITS, bus=redis.url, node=f"n{i}")) for i in range(count)]
+                db = postgres.create_database()
+                nodes = [
+                    Server(ServerConfig(host="127.0.0.1", port=0, limits=LIMITS, db_path=db, bus=redis.url, node=f"n{i}")) for i in range(count)
+                ]
                 for node in nodes:
                     await node.start()
                 label = "one node on Redis" if count == 1 else "two nodes on Redis (half the tables on the other)"
@@ -125,6 +131,7 @@ async def _run(tables: int, runs: int) -> list[dict[str, Any]]:
                     await node.close()
         finally:
             redis.stop()
+            postgres.destroy()
     return results
 
 

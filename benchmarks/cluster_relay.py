@@ -1,7 +1,8 @@
 """A relayed move against a local one: server CPU per move and move round trip, two ``parlour serve`` nodes on one Redis.
 
-Two real nodes (``parlour serve --no-db --bus ... --node a|b``) share one
-private ``redis-server``. ``--games`` pairs of players play Othello flat out
+Two real nodes (``parlour serve --db postgresql://... --bus ... --node a|b``) share one
+private ``redis-server`` and one private PostgreSQL database (a cluster needs one:
+every move is committed there, as by any node). ``--games`` pairs of players play Othello flat out
 (each side plays its first legal move as soon as it is its turn; a finished
 game is followed by a new one), every table held by node a:
 
@@ -11,8 +12,8 @@ game is followed by a new one), every table held by node a:
 
 Reports, per setup, the move round trip (``move`` sent to its ``ok``) p50 and
 p99 in milliseconds, and the CPU of both nodes and Redis per move in
-microseconds (from ``/proc``; the load generator's own CPU is not counted).
-Needs ``redis-server`` (Debian's package).
+microseconds (from ``/proc``; the load generator's own CPU and PostgreSQL's are not counted).
+Needs ``redis-server`` and ``postgresql`` (Debian's packages).
 
 Usage::
 
@@ -41,6 +42,7 @@ if str(ROOT) not in sys.path:
 
 from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame  # noqa: E402
 from tests.cluster.redis_server import RedisServer  # noqa: E402
+from tests.pgserver import start_for_benchmark  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 WAIT_S = 10.0
@@ -160,9 +162,9 @@ async def _measure(label: str, host_port: int, player_port: int, games: int, mov
     }
 
 
-def _serve(redis_url: str, node: str) -> tuple[subprocess.Popen[str], int]:
+def _serve(redis_url: str, db: str, node: str) -> tuple[subprocess.Popen[str], int]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--no-db", "--no-advertise",
+        [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--db", db, "--no-advertise",
          "--bus", redis_url, "--node", node, "--requests-per-s", "100000", "--request-burst", "100000",
          "--connections-per-address-per-s", "1000", "--connection-burst", "1000", "--log-level", "WARNING"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -185,9 +187,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         redis = RedisServer(binary, Path(directory))
         redis.start()
+        postgres = start_for_benchmark("the nodes of a cluster share a PostgreSQL database")
         nodes = []
         try:
-            nodes = [_serve(redis.url, "a"), _serve(redis.url, "b")]
+            db = postgres.create_database()
+            nodes = [_serve(redis.url, db, "a"), _serve(redis.url, db, "b")]
             (a, port_a), (b, port_b) = nodes
             assert redis.process is not None
             pids = [a.pid, b.pid, redis.process.pid]
@@ -200,6 +204,7 @@ def main() -> None:
                 process.terminate()
                 process.wait(10)
             redis.stop()
+            postgres.destroy()
     local = results[0]
     print(f"Othello moves, {args.games} games at once, tables on node a (CPU: both nodes and Redis)")
     print(f"{'players on':30} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs/move':>12} {'× local CPU':>12} {'× local p99':>12}")

@@ -741,7 +741,8 @@ class GameOver(Message, tag="game_over"):
 
 
 class Resumed(Message, tag="resumed"):
-    """Push after a resuming ``welcome``: one per table the session sits at or watches (``chat`` as in ``table_joined``)."""
+    """Push after a resuming ``welcome``: one per table the session sits at or watches (``chat`` as in ``table_joined``);
+    also, on a server of several nodes, for a table another node took over (PROTOCOL.md)."""
 
     table: TableInfo
     seat: int | None

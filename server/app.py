@@ -31,6 +31,7 @@ from .net.peer import Peer
 from .core.session import Session
 from .social.social import Social
 from .storage.dblock import DatabaseLock
+from .storage.pg_lock import PostgresLock
 from .players.finger import RatingQueries
 from .net import listen
 from .storage.common import is_postgres_url
@@ -44,6 +45,7 @@ from .startup import Restoring
 
 if TYPE_CHECKING:
     from .cluster import Cluster
+    from .cluster.failover import Failover
     from .cluster.relay import RelayFront
     from .web import WebFace
 
@@ -73,8 +75,10 @@ class Server(Requests, Restoring):
         """Token -> session."""
         self.names: dict[str, Session] = self.handshake.by_name
         """Name key -> the session holding the name."""
-        wiring = _cluster_wiring(self.config)  # None: one process, which loads neither Redis nor server.cluster
-        self.bus = LocalBus() if wiring is None else wiring.redis_bus(self.config.bus, self.config.node or self.config.server_name)
+        wiring = self._wiring = _cluster_wiring(self.config)  # None: one process, which loads neither Redis nor server.cluster
+        self.node = self.config.node or self.config.server_name
+        """This node's name in its cluster (the server's name on its own)."""
+        self.bus = LocalBus() if wiring is None else wiring.redis_bus(self.config.bus, self.node)
         self.lobby = Lobby(self.bus, self.config.lobby_tick_s)
         self.tables: dict[int, Table] = self.lobby.tables
         self.authority = Authority(self.config.limits, self.config.grace_s, self.lobby, self._persist, self._persist_soon, self._forget)
@@ -89,7 +93,9 @@ class Server(Requests, Restoring):
             WorkerPool(self.config.bot_workers), self.authority.play_computer_move, self.config.bot_seconds, self.config.hint_seconds
         )
         self.store: Store | None = None
-        self._db_lock: DatabaseLock | None = None
+        self._db_lock: DatabaseLock | PostgresLock | None = None
+        self.failover: Failover | None = None
+        """A node of a cluster: its table leases, renewed, and the other nodes' expired ones, claimed (after :meth:`start`)."""
         self._listener: listen.Listener | None = None
         self.web: WebFace | None = None
         """The web face once started with ``config.http``; ``None`` without one."""
@@ -142,8 +148,10 @@ class Server(Requests, Restoring):
         await self.accounts.prepare()
         try:
             if self.config.db_path is not None:
-                if not is_postgres_url(self.config.db_path):  # one server per SQLite file; a PostgreSQL server keeps its own order
+                if not is_postgres_url(self.config.db_path):  # one server per database (or per node name of a cluster)
                     self._db_lock = DatabaseLock.acquire(self.config.db_path)
+                else:
+                    self._db_lock = PostgresLock.acquire(self.config.db_path, self.node if self.cluster is not None else None)
                 self.store = open_store(self.config.db_path)
                 self.authority.durable = True
                 self._at_once.clear()  # every move waits for its commit: no handler can answer at once
@@ -152,13 +160,16 @@ class Server(Requests, Restoring):
                 self.handshake.server_id = self.store.server_id()
                 if self.cluster is not None:
                     self.cluster.share(self.store)  # before the restore: its clean-up keeps what other nodes still seat
-                await self._set_aside(self._restore(self.store))
+                held = await self._hold_leases(self.config.db_path) if self._wiring is not None else None
+                await self._set_aside(self._restore(self.store, held))
                 self.social.restore(self.store)
                 self.table_chat.restore(self.tables, self.store.read(stored_chat))
                 self._persist_soon(forget_finished_chat_sql())
                 log.info("restored %d unfinished tables and %d sessions", len(self.tables), len(self.sessions))  # once all of it was read
             if self.cluster is not None:
                 await self.cluster.start()
+            if self.failover is not None:
+                self.failover.start()
             sockets = await listen.bind(self.config.host, self.config.port)
         except BaseException:
             await self._release_storage()
@@ -175,6 +186,23 @@ class Server(Requests, Restoring):
             await self._start_web(*self.config.http)
         for table in list(self.tables.values()):
             self.computers.wake(table)  # a computer to move when the server stopped thinks again
+
+    async def _hold_leases(self, url: str) -> set[int]:
+        """A node of a cluster: take the leases of the tables it may restore; from now on its writes about a table are fenced.
+
+        Raises:
+            server.storage.store.StoreError: the database cannot be reached.
+        """
+        assert self._wiring is not None
+        leases = self._wiring.leases(url, self.node, self.config.lease_s)
+        self.failover = self._wiring.failover(leases, self.bus, self._unfinished, self._take_over, self._drop_lost)
+        held: set[int] = await leases.claim_at_start()
+        self.authority.fence, self.authority.lease = leases.fence, leases.lease
+        return held
+
+    def _unfinished(self) -> set[int]:
+        """The live tables whose game is not over and that no write is changing now (see :class:`server.cluster.failover.Failover`)."""
+        return {table.id for table in self.tables.values() if table.outcome is None and not table.lock.locked()}
 
     async def _start_web(self, host: str, port: int) -> None:
         """Start the web face (imported only now: a server without ``--http`` never loads aiohttp).
@@ -215,6 +243,8 @@ class Server(Requests, Restoring):
         """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
         if self.store is not None:
             await self.store.close()
+        if self.failover is not None:
+            await self.failover.close()
         if self._db_lock is not None:
             self._db_lock.release()
 
@@ -250,6 +280,8 @@ class Server(Requests, Restoring):
             await self._listener.close()
         if self.web is not None:
             await self.web.close()
+        if self.failover is not None and self.cluster is not None:
+            self.cluster.handed_over = await self.failover.hand_over()  # the others claim this node's tables now
         self.lobby.close()
         self.social.close()
         self.authority.cancel_timers()

@@ -31,11 +31,13 @@ from .net.addresses import listen_families, reachable_addresses, url_host
 from .net.advertise import Advertiser
 from .players.accounts import ACCOUNT_MODES
 from .app import Server
-from .config import MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_THINKING_S, ServerConfig
+from .config import (
+    CLUSTER_NEEDS_POSTGRES, DEFAULT_LEASE_S, LEAST_LEASE_S, MOST_ABORT_AFTER_S, MOST_BOT_WORKERS, MOST_LEASE_S, MOST_THINKING_S, ServerConfig,
+)  # fmt: skip
 from .play.authority import DEFAULT_ABORT_AFTER_S
 from .net.limits import LimitError, Limits, limit_range, limit_unit
 from .net.loops import add_loop_argument, loop_factory, loop_name, run_on
-from .storage.opening import describe_db
+from .storage.opening import describe_db, is_postgres_url
 from .storage.sqlite import default_db_path
 from .storage.store import StoreError
 from .net.tls import TLSFileError, certificate_fingerprint, server_context
@@ -79,6 +81,11 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cluster", "Several nodes sharing one Redis show one lobby, one set of names and players.")
     group.add_argument("--bus", metavar="redis://HOST:PORT", help="share lobby, names, who and tells with the other nodes on this Redis")
     group.add_argument("--node", metavar="NAME", help="this node's name, unique among the nodes (default: HOST:PORT of this node); needs --bus")
+    group.add_argument(
+        "--lease-s", type=float, default=DEFAULT_LEASE_S, metavar="SECONDS",
+        help=f"how long this node holds its tables without renewing them: when a node dies, the others take its tables "
+        f"over within this time (default: {DEFAULT_LEASE_S:g}; {LEAST_LEASE_S:g} to {MOST_LEASE_S:g}); needs --bus",
+    )  # fmt: skip
 
 
 def add_hosting_arguments(parser: argparse.ArgumentParser, log_level: str) -> None:
@@ -186,6 +193,7 @@ def server_config(args: argparse.Namespace, server_name: str) -> ServerConfig:
         http=None if getattr(args, "http", None) is None else (args.http[0] or args.host, args.http[1]),
         bus=getattr(args, "bus", None),
         node=getattr(args, "node", None) or f"{socket.gethostname()}:{args.port}",
+        lease_s=getattr(args, "lease_s", DEFAULT_LEASE_S),
     )
 
 
@@ -372,6 +380,11 @@ def finish_server_arguments(args: argparse.Namespace, environ: Mapping[str, str]
         raise UsageError("--node names this node in a cluster: it needs --bus redis://HOST:PORT")
     if getattr(args, "bus", None) is not None and not args.bus.startswith(("redis://", "rediss://", "unix://")):
         raise UsageError(f"--bus takes a Redis URL (redis://HOST:PORT), not {args.bus!r}")
+    if getattr(args, "bus", None) is not None and (args.no_db or not is_postgres_url(args.db or "")):
+        raise UsageError(CLUSTER_NEEDS_POSTGRES)
+    lease_s = getattr(args, "lease_s", DEFAULT_LEASE_S)
+    if not LEAST_LEASE_S <= lease_s <= MOST_LEASE_S:
+        raise UsageError(f"--lease-s must be {LEAST_LEASE_S:g} to {MOST_LEASE_S:g} seconds, not {lease_s:g}")
 
 
 def run(args: argparse.Namespace) -> int:

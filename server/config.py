@@ -9,9 +9,10 @@ from .net.limits import Limits
 from .play.authority import DEFAULT_ABORT_AFTER_S
 from .play.computer import DEFAULT_HINT_SECONDS
 from .players.accounts import ACCOUNT_MODES
+from .storage.common import is_postgres_url
 from .tables.lobby import DEFAULT_TICK_S
 
-__all__ = ["MOST_ABORT_AFTER_S", "MOST_BOT_WORKERS", "MOST_LOBBY_TICK_S", "MOST_THINKING_S", "ServerConfig"]
+__all__ = ["CLUSTER_NEEDS_POSTGRES", "DEFAULT_LEASE_S", "LEAST_LEASE_S", "MOST_LEASE_S", "MOST_ABORT_AFTER_S", "MOST_BOT_WORKERS", "MOST_LOBBY_TICK_S", "MOST_THINKING_S", "ServerConfig"]
 
 MOST_LOBBY_TICK_S = 10.0
 """The longest the lobby may collect changes before sending them, in seconds."""
@@ -19,6 +20,17 @@ MOST_THINKING_S = 60.0
 """The longest a computer player may be set to think per move or hint, in seconds."""
 MOST_ABORT_AFTER_S = 86_400.0
 """The longest ``abort_after_s``: a day."""
+DEFAULT_LEASE_S = 10.0
+"""How long a node of a cluster holds its tables without renewing them, in seconds (``--lease-s``)."""
+LEAST_LEASE_S = 1.0
+"""The shortest lease: a node renews three times a lease, so shorter ones cost PostgreSQL more than they save."""
+MOST_LEASE_S = 600.0
+"""The longest lease: ten minutes a dead node's tables would wait."""
+CLUSTER_NEEDS_POSTGRES = (
+    "--bus needs --db postgresql://USER@HOST:PORT/DB: the nodes of a cluster share one PostgreSQL database "
+    "(names, ratings and tables outlive any node)"
+)
+"""Why a node of a cluster without a PostgreSQL database is refused."""
 MOST_BOT_WORKERS = 256
 """The most worker processes the computer players may be given."""
 
@@ -50,6 +62,8 @@ class ServerConfig:
         bus: a Redis URL (``redis://HOST:PORT``) to share lobby, names and players with the other
             nodes on it (:mod:`server.cluster`); ``None``: one process, the local bus.
         node: this node's name in the cluster (unique among its nodes; ``None``: ``server_name``).
+        lease_s: how long a node's hold on its tables (their leases in PostgreSQL) lasts unless renewed,
+            in seconds; when a node dies the others claim its tables after at most this long (a cluster only).
     """
 
     host: str = "0.0.0.0"
@@ -70,6 +84,7 @@ class ServerConfig:
     http: tuple[str, int] | None = None
     bus: str | None = None
     node: str | None = None
+    lease_s: float = DEFAULT_LEASE_S
 
     def __post_init__(self) -> None:
         if not 0 < self.lobby_tick_s <= MOST_LOBBY_TICK_S:
@@ -82,5 +97,9 @@ class ServerConfig:
             raise ValueError(f"abort_after_s must be more than 0 and at most {MOST_ABORT_AFTER_S:g} seconds, or None, not {self.abort_after_s}")
         if self.bot_workers is not None and not 1 <= self.bot_workers <= MOST_BOT_WORKERS:
             raise ValueError(f"bot_workers must be 1 to {MOST_BOT_WORKERS}, not {self.bot_workers}")
+        if not MOST_LEASE_S >= self.lease_s >= LEAST_LEASE_S:
+            raise ValueError(f"lease_s must be {LEAST_LEASE_S:g} to {MOST_LEASE_S:g} seconds, not {self.lease_s}")
+        if self.bus is not None and (self.db_path is None or not is_postgres_url(self.db_path)):
+            raise ValueError(CLUSTER_NEEDS_POSTGRES)
         if self.accounts not in ACCOUNT_MODES:
             raise ValueError(f"accounts must be one of {', '.join(ACCOUNT_MODES)}, not {self.accounts!r}")

@@ -56,7 +56,7 @@ from .players.finger import RatingQueries
 from .players.sessions import Sessions
 from .social.chat import TableChat
 from .social.social import Social
-from .storage.common import StorageUnavailable
+from .storage.common import LeaseLost, StorageUnavailable
 from .storage.rows import archive_entry_map
 from .storage.schema import is_disk_full
 from .storage.store import Store
@@ -66,13 +66,15 @@ from .tables.lobby import Lobby
 if TYPE_CHECKING:
     from .cluster.relay import RelayFront
 
-__all__ = ["AtOnceHandler", "Handler", "Requests", "STORAGE_FULL_MESSAGE", "STORAGE_UNAVAILABLE_MESSAGE"]
+__all__ = ["AtOnceHandler", "Handler", "LEASE_LOST_MESSAGE", "Requests", "STORAGE_FULL_MESSAGE", "STORAGE_UNAVAILABLE_MESSAGE"]
 
 log = logging.getLogger("server.app")  # the server's log lines keep the logger they were always written to
 
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
 
+LEASE_LOST_MESSAGE = "this table moved to another node of the server just now; nothing was changed: send it again"
+"""The ``storage_unavailable`` message of a write refused because another node took the table over (:class:`LeaseLost`)."""
 STORAGE_UNAVAILABLE_MESSAGE = "the server cannot save moves right now: its database cannot be reached. Nothing was changed; try again later"
 """The message of a ``storage_unavailable`` error."""
 
@@ -93,6 +95,7 @@ class Requests:
     _relay: RelayFront | None
     _dispatch: dict[type, Handler]
     _at_once: dict[type, AtOnceHandler]
+    _drop_lost: Callable[[set[int]], None]
 
     def _handlers(self, credentials: Credentials, rating_queries: RatingQueries) -> dict[type, Handler]:
         """The handler of each request type but ``hello`` and ``identify`` (the social group and a cluster add theirs)."""
@@ -176,6 +179,11 @@ class Requests:
         if is_disk_full(exc):  # SQLITE_FULL only: the request may succeed once there is room
             log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
             return Error(id=request.id, code=Code.STORAGE_FULL, message=STORAGE_FULL_MESSAGE)
+        if isinstance(exc, LeaseLost):  # another node of the cluster claimed the table: it answers from now on
+            log.warning("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
+            if exc.table is not None:
+                self._drop_lost({exc.table})
+            return Error(id=request.id, code=Code.STORAGE_UNAVAILABLE, message=LEASE_LOST_MESSAGE)
         if isinstance(exc, StorageUnavailable):  # PostgreSQL stopped or unreachable: the request may succeed once it is back
             log.error("cannot save %s from %s: %s", type(request).__name__, peer.address, exc)
             return Error(id=request.id, code=Code.STORAGE_UNAVAILABLE, message=STORAGE_UNAVAILABLE_MESSAGE)

@@ -150,6 +150,24 @@ def run_sql(db: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple[ob
         return cursor.fetchall() if cursor.description else []
 
 
+def start_for_benchmark(purpose: str) -> PostgresServer:
+    """A private PostgreSQL server for a benchmark, started as the tests start theirs; ``destroy()`` it at the end.
+
+    Raises:
+        SystemExit: PostgreSQL's programs are missing (the message says how to install them, after ``purpose``).
+    """
+    reason = missing_reason()
+    if reason is not None:
+        raise SystemExit(f"{purpose}: {reason}")
+    server = PostgresServer()
+    try:
+        server.start()
+    except BaseException:
+        server.destroy()
+        raise
+    return server
+
+
 @contextlib.contextmanager
 def running_cluster() -> Iterator[PostgresServer]:
     """A private cluster started for the ``with`` block, then stopped and deleted.

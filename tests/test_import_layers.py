@@ -195,7 +195,8 @@ def test_a_real_interpreter_agrees() -> None:
 CLUSTER_CODE = (
     "import sys\n"
     "from server.app import Server, ServerConfig\n"
-    "Server(ServerConfig(bus=sys.argv[1] or None, node='a'))\n"
+    "bus = sys.argv[1] or None\n"
+    "Server(ServerConfig(bus=bus, node='a', db_path='postgresql://parlour@127.0.0.1:1/parlour' if bus else None))\n"
     "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in ('redis', 'hiredis') or m.startswith('server.cluster')))\n"
 )
 """Makes a server (with the bus in its first argument, or none) and prints the Redis and cluster modules it loaded."""

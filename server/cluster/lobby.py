@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Iterable
+from typing import Callable, Iterable
 
 from redis.exceptions import RedisError
 
@@ -66,6 +66,8 @@ class LobbyMirror:
         self._lobby = lobby
         self.remote: dict[int, TableInfo] = {}
         self.owner: dict[int, str] = {}
+        self.moved: list[Callable[[int, str], None]] = []
+        """Called with (table id, node) when a table is heard of on a node other than the one that held it (or for the first time)."""
         self._frames: dict[int, bytes] = {}  # remote table id -> its last table_updated frame (to compare with snapshots)
         self._dirty: dict[int, bytes | None] = {}  # this node's table id -> its frame to store, or None: delete
         self._seen_at: dict[int, int] = {}  # remote table id -> the number of the lobby event (or snapshot) it was last taken from
@@ -127,17 +129,22 @@ class LobbyMirror:
         if isinstance(message, TableUpdated):
             self._put(message.table, origin, frame, seq)
         elif isinstance(message, TableClosed):
-            self._drop(message.table)
+            if self.owner.get(message.table) in (origin, None):  # a node that handed a table over does not close it elsewhere
+                self._drop(message.table)
             self._closed_at[(origin, message.table)] = seq
 
     def _put(self, info: TableInfo, node: str, frame: bytes, seq: int) -> None:
         if info.id in self._lobby.tables:
             return  # this node's own table: never shadowed by a stale line
         self.remote[info.id] = info
+        before = self.owner.get(info.id)
         self.owner[info.id] = node
         self._frames[info.id] = frame
         self._seen_at[info.id] = seq
         self._closed_at.pop((node, info.id), None)
+        if before != node:
+            for listener in self.moved:
+                listener(info.id, node)
 
     def _drop(self, table_id: int) -> None:
         self.remote.pop(table_id, None)
@@ -192,6 +199,11 @@ class LobbyMirror:
             if isinstance(message, TableUpdated):
                 self._put(message.table, node, frame, seq)
                 self._tell_watchers(message)
+
+    def adopted(self, table_id: int) -> None:
+        """This node took table ``table_id`` over from another node: it is no longer mirrored (and no watcher hears it close)."""
+        self._drop(table_id)
+        self._closed_at = {key: seq for key, seq in self._closed_at.items() if key[1] != table_id}
 
     def forget_node(self, node: str) -> None:
         """Take a dead node's tables out of the lobby (its watchers here get ``table_closed``)."""

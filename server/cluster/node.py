@@ -106,6 +106,8 @@ class Cluster:
         self.parts: list[Part] = []
         """What else this node keeps in Redis, started after its own state and closed before it leaves."""
         self._run_id = secrets.token_hex(4)
+        self.handed_over: set[int] = set()
+        """The tables this node handed to the others as it stops (they live on: not closed in the others' lobbies)."""
         self._version = 0  # bumped with every write of this node's tables hash
         self._loaded: dict[str, bytes] = {}  # node -> the heartbeat value whose tables were last read
         self._claimed_of = claimed_by(sessions.by_name)
@@ -118,6 +120,7 @@ class Cluster:
         ``pairing`` and ``spectating`` answer other nodes' seeks and browsers (:mod:`server.cluster.social_relay`)."""
         holder = lambda token: seat_holder(self._lobby, token)  # noqa: E731
         self._host = SocialHost(self.bus, handle, disconnected, holder, self._rejoin, pairing, spectating)
+        self._host.rewatch = self._rewatch
         self.front = SocialFront(self.bus, self._lobby, self.mirror)
         return self.front
 
@@ -127,6 +130,19 @@ class Cluster:
         self._authority.rejoin(session, then)
         for push in then:
             push()
+
+    def _rewatch(self, session: Session, table_id: int) -> None:
+        """A relayed spectator of a table this node took over watches it again, and sees it whole (``resumed``)."""
+        table = self._lobby.tables.get(table_id)
+        if table is None or table_id in session.seats:
+            return
+        table.watch(session)
+        session.watching.add(table_id)
+        self._authority.welcome_back(session, table, None)
+
+    def is_link(self, session: Session) -> bool:
+        """Whether ``session`` is a player of another node, connected here through the relay."""
+        return self._host is not None and self._host.is_link(session)
 
     def share(self, store: Store) -> None:
         """Read names, sessions, ratings and mutes through to ``store``, the database every node shares (before :meth:`start`)."""
@@ -170,8 +186,8 @@ class Cluster:
         if self._host is not None:
             self._host.close_all()
         for table_id in self._lobby.tables:  # the other nodes' lobbies lose this node's tables now, not a heartbeat later
-            closed = TableClosed(table=table_id)
-            self.bus.publish_remote(LOBBY, encode_message(closed))
+            if table_id not in self.handed_over:
+                self.bus.publish_remote(LOBBY, encode_message(TableClosed(table=table_id)))
         try:
             pipe = self._redis.pipeline(transaction=True)
             pipe.delete(node_key(self.node), tables_key(self.node), players_key(self.node))

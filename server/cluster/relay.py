@@ -30,7 +30,8 @@ header (:data:`RECORD`: kind, link, payload length) and its payload:
 authority); ``F`` frames (whole frames as written to the player, headers
 included), ``G`` gone (authority to front); ``M`` a message of another layer
 (a MessagePack list, link 0), sent in order with the rest (:meth:`Mail.message`,
-handed to :func:`dispatch_inbox`'s ``other``). Every sender on a node shares
+handed to :func:`dispatch_inbox`'s ``other``). A table that another node takes over is followed there by
+the players of the fronts (:mod:`server.cluster.follow`). Every sender on a node shares
 that node's one :class:`Mail` (:meth:`Mail.of`). So a move's reply and both
 players' pushes cross in one Redis message, with no wrapper per frame. Each
 inbox message carries the bus's per-channel number: a front that sees a gap
@@ -59,6 +60,7 @@ from ..tables.lobby import Lobby
 from ..net.peer import Outbox, Peer
 from ..core.names import name_key
 from ..core.session import Session, new_token
+from .follow import FOLLOWED, Following
 from .lobby import LobbyMirror
 from .players import node_topic
 
@@ -222,6 +224,8 @@ class RelayHost:
         self._disconnected = disconnected
         self._holder = holder
         self._rejoin = rejoin
+        self.rewatch: Callable[[Session, int], None] | None = None
+        """Set by the cluster: has a session watch this node's table of that id again and sends it ``resumed``."""
         self._peers: dict[tuple[str, int], Peer] = {}
         self._busy: dict[Peer, asyncio.Future[None]] = {}  # a link's request in progress: the next waits for it
         self._outbox = Outbox()  # one flush a turn for every link's frames
@@ -252,6 +256,18 @@ class RelayHost:
                 old.close()  # an older link of the same player (its front let it go), or a connection here it left
         if resume and peer.session is not None:
             self._rejoin(peer.session)
+
+    def watch_again(self, front: str, link: int, table_id: int) -> None:
+        """The player of ``link`` on ``front`` watched table ``table_id`` before it came here (taken over): watch it again."""
+        peer = self._peers.get((front, link))
+        if peer is not None and peer.session is not None and self.rewatch is not None:
+            self.rewatch(peer.session, table_id)
+
+    @staticmethod
+    def is_link(session: Session) -> bool:
+        """Whether ``session`` is connected here through a link (a player of another node)."""
+        peer = session.peer
+        return peer is not None and isinstance(peer.transport, LinkTransport)
 
     def request(self, front: str, link: int, body: bytes) -> None:
         """Answer a request the front relayed, after the link's earlier ones (at once when none waits)."""
@@ -319,7 +335,10 @@ class RelayFront:
         self._sessions: dict[int, Session] = {}  # link -> the player it relays for
         self._links: dict[tuple[Session, str], int] = {}  # (player, authority node) -> link
         self._nodes: dict[int, str] = {}  # link -> authority node
+        self.following = Following(self, self._node)
+        """This node's players at other nodes' tables, who follow a table that moves."""
         bus.on_gap.append(self._gap)
+        mirror.moved.append(self.following.table_moved)
 
     def route(self, peer: Peer, request: Request) -> bool:
         """Relay ``request`` if it is about another node's table; return whether it was relayed."""
@@ -330,6 +349,9 @@ class RelayFront:
         session = peer.session
         if node is None or session is None:
             return False
+        kind = type(request)
+        if kind in FOLLOWED:
+            self.following.note(session, table_id, node, kind)
         self.forward(session, node, request)
         return True
 
@@ -357,6 +379,15 @@ class RelayFront:
         self._mail.put(node, OPEN, link, msgpack.packb([session.name, session.claimed, session.bot, session.token, resume, host]))
         return link
 
+    def reopen(self, session: Session, node: str) -> None:
+        """Open ``session``'s link to ``node`` again with ``resume`` set: that node gives the link the seats held there
+        under the session's token, and sends ``resumed`` (a table it took over)."""
+        self._open(session, node, resume=True)
+
+    def post(self, node: str, message: list[Any]) -> None:
+        """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
+        self._mail.message(node, message)
+
     def reattach(self, session: Session, table_ids: list[int]) -> None:
         """``session`` came back holding seats at ``table_ids``, other nodes' tables: have each such node tell it so.
 
@@ -365,10 +396,6 @@ class RelayFront:
         nodes = {self._mirror.owner[table_id] for table_id in table_ids if table_id in self._mirror.owner}
         for node in sorted(nodes):
             self._open(session, node, resume=True)
-
-    def _send(self, node: str, message: list[Any]) -> None:
-        """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
-        self._mail.message(node, message)
 
     def frames(self, link: int, data: bytes) -> None:
         """Frames the authority wrote to ``link``: to the player's connection, as they are."""
@@ -395,6 +422,7 @@ class RelayFront:
             if holder is session:
                 self._mail.put(node, CLOSE, link)
                 self.gone(link)
+        self.following.forget(session)
 
     def _gap(self, topic: str, view: object, origin: str) -> None:
         if topic != node_topic(self._node):

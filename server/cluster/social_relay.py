@@ -23,7 +23,8 @@ the player's relay link; ``quiet``: the request was answered already, send
 only the pushes of a pairing) answered by ``["paired", number, answered]``;
 ``["spectate", from, feed, table]`` and ``["unspectate", from, feed]`` (front
 to authority), ``["feed", feed, frame]`` and ``["unfed", feed]`` (authority
-to front), a feed being a browser's, numbered by its front.
+to front), a feed being a browser's, numbered by its front; and the relay's own
+``["watch", from, link, table]`` (:mod:`server.cluster.follow`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import msgpack
 from protocol import Code, encode_message
 from protocol.codec import decode_request, decode_server_message
 from protocol.framing import HEADER_BYTES
-from protocol.messages import ChallengeEnded, ChallengeSent, Error, Paired, Request, TableJoined
+from protocol.messages import ChallengeEnded, ChallengeSent, Error, JoinTable, Paired, Request, TableJoined, WatchTable
 
 from ..bus.redis import RedisBus
 from ..core.session import Session
@@ -45,6 +46,7 @@ from ..net.peer import Peer
 from ..tables.lobby import Lobby
 from .lobby import LobbyMirror
 from .players import node_topic
+from .follow import FOLLOWED, WATCH
 from .relay import HandleRequest, Holder, Mail, RelayFront, RelayHost, dispatch_inbox
 
 __all__ = ["FrameSink", "SocialFront", "SocialHost", "dispatch_social", "PAIR_TIMEOUT_S"]
@@ -126,6 +128,8 @@ class SocialFront(RelayFront):
         node = self._routes.get(table_id) if type(table_id) is int else None
         if node is None or peer.session is None or table_id in self._lobby.tables:
             return False
+        if type(request) in FOLLOWED:
+            self.following.note(peer.session, table_id, node, type(request))
         self.forward(peer.session, node, request)
         return True
 
@@ -155,6 +159,7 @@ class SocialFront(RelayFront):
                 if len(self._routes) >= MOST_ROUTES:
                     del self._routes[next(iter(self._routes))]
                 self._routes[message.table.id] = node
+                self.following.note(session, message.table.id, node, WatchTable if message.seat is None else JoinTable)  # a pairing seats too
                 if message.seat is not None:
                     for seated in self.seated:
                         seated(session)
@@ -341,6 +346,8 @@ def _dispatch_message(data: bytes, host: SocialHost, front: SocialFront) -> bool
         front.feed(int(message[1]), bytes(message[2]))
     elif kind == "unfed":
         front.unfed(int(message[1]))
+    elif kind == WATCH:
+        host.watch_again(str(message[1]), int(message[2]), int(message[3]))
     else:
         return False
     return True

@@ -6,7 +6,7 @@ process on its own loads neither this module nor Redis.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Awaitable, Callable
 
 from ..bus.redis import RedisBus
 from ..core.session import Session
@@ -18,12 +18,14 @@ from ..tables.lobby import Lobby
 from ..social.chat import ChatEntry
 from ..social.social import Social
 from ..tables.table import Table
+from .failover import Failover
+from .leases import Leases
 from .node import Cluster, Handler
 from .players import ClusterPlayers
 from .relay import HandleRequest, RelayFront
 from .social import ClusterSocial
 
-__all__ = ["cluster_players", "join", "redis_bus"]
+__all__ = ["cluster_players", "failover", "join", "leases", "redis_bus"]
 
 
 def redis_bus(url: str, node: str) -> RedisBus:
@@ -53,3 +55,16 @@ def join(
     crossing.attach(front, dispatch)
     cluster.parts.append(crossing)
     return cluster, front
+
+
+def leases(url: str, node: str, lease_s: float) -> Leases:
+    """This node's table leases in the cluster's PostgreSQL database at ``url`` (not connected yet)."""
+    return Leases(url, node, lease_s)
+
+
+def failover(
+    held: Leases, bus: RedisBus, live: Callable[[], set[int]],
+    take_over: Callable[[set[int]], Awaitable[None]], lost: Callable[[set[int]], None],
+) -> Failover:  # fmt: skip
+    """What renews ``held`` and claims the other nodes' expired leases (see :class:`Failover`); :meth:`Failover.start` starts it."""
+    return Failover(held, bus, live, take_over, lost)

@@ -49,6 +49,7 @@ from .computer import ComputerPlayers, StaleMove
 from .endings import DEFAULT_ABORT_AFTER_S, FLAG_FELL_MESSAGE, Endings
 from .offers import Offers
 from .seating import Seating
+from ..storage.store import Statement
 from .stored import move_sql
 from .workers import WorkerPool
 
@@ -87,6 +88,11 @@ class Authority(Seating, Endings, Offers):
         chat_for: ``chat_for(session, table)``: the table's chat history as the
             session may see it, for ``table_joined`` and ``resumed`` (the server
             sets it to :meth:`server.social.chat.TableChat.history_for`).
+        fence: ``fence(table_id)``: the statements that begin every write about a live table, so that
+            it fails unless this node still holds the table (a node of a cluster:
+            :meth:`server.cluster.leases.Leases.fence`); none on one server.
+        lease: ``lease(table_id)``: the statements that end the write creating a table, giving this
+            node its lease (:meth:`server.cluster.leases.Leases.lease`); none on one server.
     """
 
     def __init__(
@@ -120,6 +126,8 @@ class Authority(Seating, Endings, Offers):
         """Called with (old table, its rematch's table) when a rematch starts, after the spectators moved."""
         self.abort_after_s: float | None = DEFAULT_ABORT_AFTER_S
         self.chat_for: Callable[[Session, Table], list[ChatEntry]] = lambda session, table: []  # the table's chat history for session
+        self.fence: Callable[[int], tuple[Statement, ...]] = _none
+        self.lease: Callable[[int], tuple[Statement, ...]] = _none
 
     def table(self, table_id: int) -> Table:
         """The live table ``table_id``; raises ``RequestError`` (``no_such_table``) otherwise."""
@@ -228,7 +236,7 @@ class Authority(Seating, Endings, Offers):
             await self._commit_end(table, played, final, clock_before)
         elif self.durable:
             try:
-                await self._persist(*move_sql(table, played, final))
+                await self._persist(*self.fence(table.id), *move_sql(table, played, final))
             except Exception:
                 table.clock = clock_before  # not saved: the move did not happen, nor did its time
                 raise
@@ -249,7 +257,7 @@ class Authority(Seating, Endings, Offers):
         """Commit the plies that end a game together with its rating change or casual counts (see :meth:`_commit_moves`)."""
         async with settle_ending(self.ratings, table, final, played) as rating_sql:
             try:
-                await self._persist(*(move_sql(table, played, final) if self.durable else ()), *rating_sql)
+                await self._persist(*self.fence(table.id), *(move_sql(table, played, final) if self.durable else ()), *rating_sql)
             except Exception:
                 table.clock = clock_before
                 raise
@@ -297,3 +305,8 @@ class Authority(Seating, Endings, Offers):
                     self._forget(holder)
         if lobby:
             self._table_changed(table)
+
+
+def _none(table_id: int) -> tuple[Statement, ...]:
+    """No statements: the ``fence`` and ``lease`` of a server that is no node of a cluster."""
+    return ()

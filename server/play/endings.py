@@ -109,7 +109,7 @@ class Endings:
                 else:
                     outcome = table.forfeit(seat, "abandoned the game")
                 async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(ended_sql(table, outcome), *rating_sql)
+                    await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
                 self._announce_outcome(table, outcome, lobby=False)
             self.vacate(holder, table)
@@ -128,6 +128,14 @@ class Endings:
         for table_id in session.watching:
             table = self.tables[table_id]
             then.append(lambda table=table: self._welcome_back(session, table, None))
+
+    def welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
+        """Send ``session`` (connected) the whole of ``table`` as it may see it from ``seat`` (``resumed``), and tell the others
+        at the table that the seat's player is back (a resumed connection; a table taken over from a node that died)."""
+        timer = table.grace.pop(seat, None) if seat is not None else None
+        if timer is not None:
+            timer.cancel()
+        self._welcome_back(session, table, seat)
 
     def _welcome_back(self, session: Session, table: Table, seat: int | None) -> None:
         assert session.peer is not None
@@ -153,7 +161,7 @@ class Endings:
                 else:
                     outcome = table.forfeit(seat, "left the table (game forfeited)")
                 async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(ended_sql(table, outcome), *rating_sql)
+                    await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
                 table.end(outcome)
         if outcome is not None:
             then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
@@ -231,7 +239,7 @@ class Endings:
             ):
                 return
             outcome = table.aborted(seat, f"did not play a first move within {self.abort_after_s:g} s")
-            await self._persist(ended_sql(table, outcome))
+            await self._persist(*self.fence(table.id), ended_sql(table, outcome))
             table.end(outcome)
             self._announce_outcome(table, outcome)
 
@@ -273,7 +281,7 @@ class Endings:
         """End the game: ``seat`` lost on time (called with the table lock held)."""
         outcome = table.forfeit(seat, "ran out of time")
         async with settle_ending(self.ratings, table, outcome) as rating_sql:
-            await self._persist(ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
+            await self._persist(*self.fence(table.id), ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
         table.end(outcome)
         self._announce_outcome(table, outcome)
 
@@ -288,7 +296,7 @@ class Endings:
         async with table.lock:
             await self._end_if_flag_fell(table)
             outcome = table.plan_abort(session)
-            await self._persist(ended_sql(table, outcome))
+            await self._persist(*self.fence(table.id), ended_sql(table, outcome))
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)
@@ -300,7 +308,7 @@ class Endings:
             await self._end_if_flag_fell(table)
             outcome = table.resign(session)
             async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(ended_sql(table, outcome), *rating_sql)
+                await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)

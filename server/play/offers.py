@@ -62,7 +62,7 @@ class Offers:
                 then.append(lambda: self._announce_rematch(table, rematch))
                 return Ok(id=request.id)
             state, taken = _takeback_to_turn_of(table, seat, request.plies)
-            await self._persist(*takeback_sql(table, state))
+            await self._persist(*self.fence(table.id), *takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -99,12 +99,12 @@ class Offers:
         if kind == "draw":
             outcome = games.Outcome(winner=None, reason="draw by agreement")
             async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(ended_sql(table, outcome), *rating_sql)
+                await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
             table.end(outcome)
             then.append(lambda: self._announce_outcome(table, outcome))
         elif kind == "takeback":
             state, taken = table.plan_takeback(plies)
-            await self._persist(*takeback_sql(table, state))
+            await self._persist(*self.fence(table.id), *takeback_sql(table, state))
             table.apply_takeback(state, taken)
             table.start_clock()
             self.schedule_flag(table)
@@ -169,7 +169,7 @@ class Offers:
         statements = [create_table_sql(table_row(table))]
         if table.outcome is not None:  # decided by its setup: over as it starts
             statements.append(ended_sql(table, table.outcome))
-        await self._persist(*statements)
+        await self._persist(*statements, *self.lease(table.id))
         self.lobby.add(table)
         self._count_against(host, table)
         old.rematch = table.id

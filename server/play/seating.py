@@ -101,7 +101,7 @@ class Seating:
             statements.append(ended_sql(table, table.outcome))
         self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
         try:
-            await self._persist(*statements)
+            await self._persist(*statements, *self.lease(table.id))
         finally:
             self._bots_committing -= len(computer)
         self.lobby.add(table)
@@ -219,7 +219,7 @@ class Seating:
                 more, decided = starting_sql(table, deal)
                 statements += more
             try:
-                await self._persist(*statements)
+                await self._persist(*self.fence(table.id), *statements)
             except BaseException:
                 table.unseat(session)
                 raise

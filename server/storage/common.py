@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from .store import StoreError
 
-__all__ = ["StorageUnavailable", "is_postgres_url"]
+__all__ = ["FENCE_ALL_SQL", "FENCE_SQL", "LeaseLost", "StorageUnavailable", "is_postgres_url", "lease_lost"]
 
 
 class StorageUnavailable(StoreError):
@@ -15,6 +17,41 @@ class StorageUnavailable(StoreError):
     """
 
 
+class LeaseLost(StoreError):
+    """A write about a table was refused because this node of a cluster no longer holds the table's lease
+    (another node claimed it while this one was paused or cut off); nothing of the write was kept.
+
+    Attributes:
+        table: the table's id, when the database named it.
+    """
+
+    def __init__(self, message: str, table: int | None = None) -> None:
+        super().__init__(message, table)
+        self.table = table
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+FENCE_SQL = "SELECT parlour_fence(?, ?)"
+"""The statement (with ``(table id, run)``) that begins a node's write about a table: it fails unless that run holds the
+table's lease (:mod:`server.cluster.leases`); the group commit gathers a transaction's fences into one :data:`FENCE_ALL_SQL`."""
+FENCE_ALL_SQL = "SELECT parlour_fence_all(?::bigint[], ?)"
+"""Every fence of one transaction at once, with ``([table ids], run)``."""
+
+LEASE_LOST_STATE = "PL001"
+"""The SQLSTATE ``parlour_fence`` raises (:mod:`server.storage.pg_schema`, schema step 11)."""
+
+
 def is_postgres_url(db: str) -> bool:
     """Whether ``--db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL) rather than a file."""
     return db.startswith(("postgresql://", "postgres://"))
+
+
+def lease_lost(exc: BaseException) -> LeaseLost | None:
+    """The :class:`LeaseLost` of a write ``parlour_fence`` refused (psycopg's error ``exc``), else ``None``."""
+    if getattr(exc, "sqlstate", None) != LEASE_LOST_STATE:
+        return None
+    found = re.search(r"table (\d+)", str(exc))
+    table = int(found[1]) if found else None
+    return LeaseLost(f"table {table if table is not None else '?'} is held by another node now", table)

@@ -11,6 +11,17 @@ about 150 µs (``benchmarks/cluster_compare.py``, docs/BENCHMARKS.md). Every
 other statement goes through psycopg's cursor as before. Durability is the
 same: one statement in autocommit is one transaction, and its ``COMMIT`` has
 returned (``synchronous_commit`` left on) when :meth:`MovesPath.execute` does.
+
+On a node of a cluster a move's write begins with its table's lease fence
+(:data:`server.storage.common.FENCE_SQL`). A lone move and its fence go as one
+prepared statement too: ``INSERT INTO moves (...) SELECT $1, ... WHERE
+parlour_fence($n, $m)``, so the fence runs (and raises ``PL001`` if this node
+lost the lease: nothing is inserted) in the same statement and transaction.
+A group commit of moves alone (its fences gathered into one
+:data:`server.storage.common.FENCE_ALL_SQL`, its rows into one multi-row INSERT)
+is one prepared statement as well: ``WITH fence AS (SELECT
+parlour_fence_all(...)) INSERT INTO moves (...) SELECT v.* FROM fence,
+(VALUES ...) AS v WHERE fence.ok`` (the fence runs once, before any row).
 """
 
 from __future__ import annotations
@@ -22,7 +33,9 @@ from psycopg import generators
 from psycopg.errors import error_from_result
 from psycopg.pq import ExecStatus
 
+from .common import FENCE_ALL_SQL, FENCE_SQL
 from .statements import APPEND_MOVES
+from .store import Statement
 
 __all__ = ["MovesPath", "text_param"]
 
@@ -39,6 +52,45 @@ _PREPARED: dict[str, tuple[bytes, bytes]] = {
     for rows, sql in enumerate(shapes, 1)
 }
 """Each move INSERT (SQLite's text, as the server writes it) -> its prepared statement's name and text."""
+
+
+def _fenced(kind: int, sql: str) -> tuple[bytes, bytes]:
+    """The prepared statement (name, text) that inserts the one move of ``sql`` if ``parlour_fence`` lets it (two more parameters)."""
+    columns, values = sql.split(" VALUES ")
+    count = values.count("?")
+    selected = ", ".join(f"${index}" for index in range(1, count + 1))
+    return f"parlour_fenced_move_{kind}".encode(), f"{columns} SELECT {selected} WHERE parlour_fence(${count + 1}, ${count + 2})".encode()
+
+
+_FENCED: dict[str, tuple[bytes, bytes]] = {shapes[0]: _fenced(kind, shapes[0]) for kind, shapes in enumerate(APPEND_MOVES.values())}
+"""Each one-move INSERT -> the prepared statement that runs it behind its lease fence."""
+
+_TYPES = {
+    "table_id": "bigint", "ply": "bigint", "seat": "integer", "move": "text", "forced": "integer",
+    "at": "double precision", "clock_ms": "bigint", "other_ms": "bigint", "running": "integer",
+}  # fmt: skip
+"""The types of the columns of ``moves`` (server.storage.pg_schema): a VALUES list in a FROM names them."""
+
+
+def _fenced_group(kind: int, rows: int, sql: str) -> tuple[bytes, bytes]:
+    """The prepared statement (name, text) that inserts the ``rows`` moves of ``sql`` if ``parlour_fence_all`` lets it."""
+    head = sql[: sql.index(" VALUES ")]
+    columns = [name.strip() for name in head[head.index("(") + 1 : head.rindex(")")].split(",")]
+    values = ", ".join(
+        "(" + ", ".join(f"${row * len(columns) + index + 1}::{_TYPES[column]}" for index, column in enumerate(columns)) + ")" for row in range(rows)
+    )
+    held = rows * len(columns) + 1
+    text = (
+        f"WITH fence AS (SELECT parlour_fence_all(${held}::bigint[], ${held + 1}) AS ok) "
+        f"{head} SELECT v.* FROM fence, (VALUES {values}) AS v WHERE fence.ok"
+    )
+    return f"parlour_fenced_moves_{kind}_{rows}".encode(), text.encode()
+
+
+_FENCED_GROUP: dict[str, tuple[bytes, bytes]] = {
+    sql: _fenced_group(kind, rows, sql) for kind, shapes in enumerate(APPEND_MOVES.values()) for rows, sql in enumerate(shapes, 1)
+}
+"""Each move INSERT of a group commit -> the prepared statement that runs it behind the group's fences."""
 
 
 def text_param(value: Any) -> bytes | None:
@@ -66,14 +118,29 @@ class MovesPath:
         self._connection: psycopg.AsyncConnection[Any] | None = None
         self._prepared: set[bytes] = set()
 
-    async def execute(self, connection: psycopg.AsyncConnection[Any], sql: str, params: Sequence[Any]) -> bool:
-        """Run ``sql`` (SQLite's dialect) with ``params`` alone in autocommit, if it is a move INSERT; whether it was.
+    async def execute(self, connection: psycopg.AsyncConnection[Any], statements: list[Statement]) -> bool:
+        """Run ``statements`` (SQLite's dialect) as one prepared statement in autocommit, if they are one move INSERT,
+        a lease fence and one one-move INSERT (:data:`FENCE_SQL` first), or a group's fences and one multi-row move
+        INSERT (:data:`FENCE_ALL_SQL` first); whether they were.
 
         Raises:
-            psycopg.Error: as ``connection.execute`` would (a duplicate ply, a lost connection ...).
+            psycopg.Error: as ``connection.execute`` would (a duplicate ply, a lost lease, a lost connection ...).
             TypeError: a parameter of a type a move has not.
         """
-        prepared = _PREPARED.get(sql)
+        if len(statements) == 1:
+            sql, params = statements[0]
+            prepared = _PREPARED.get(sql)
+        elif len(statements) == 2 and statements[0][0] is FENCE_SQL:
+            sql, params = statements[1]
+            prepared = _FENCED.get(sql)
+            params = (*params, *statements[0][1])
+        elif len(statements) == 2 and statements[0][0] is FENCE_ALL_SQL:
+            sql, params = statements[1]
+            prepared = _FENCED_GROUP.get(sql)
+            tables, run = statements[0][1]
+            params = (*params, "{" + ",".join(str(int(table)) for table in tables) + "}", run)
+        else:
+            return False
         if prepared is None:
             return False
         name, text = prepared

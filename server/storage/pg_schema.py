@@ -138,5 +138,45 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        11,
+        "table leases: which node of a cluster holds each unfinished table, until when (server.cluster.leases)",
+        (
+            # run: the holding process (a node's name may be started again; the run never is), the token every fenced write checks
+            """CREATE TABLE table_leases (
+                table_id BIGINT PRIMARY KEY REFERENCES tables (id) ON DELETE CASCADE,
+                node     TEXT NOT NULL,
+                run      TEXT NOT NULL,
+                expires  TIMESTAMPTZ NOT NULL
+            )""",
+            "CREATE INDEX table_leases_by_run ON table_leases (run)",
+            "CREATE INDEX table_leases_by_expiry ON table_leases (expires)",
+            # A write about a table held by a lease begins with SELECT parlour_fence(table, run): it fails the whole
+            # transaction unless that run still holds the lease. FOR SHARE orders it against a claim (an UPDATE of the row).
+            """CREATE FUNCTION parlour_fence(held BIGINT, holder TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM 1 FROM table_leases WHERE table_id = held AND run = holder FOR SHARE;
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION 'parlour_lease_lost: table % is no longer held by this node', held USING ERRCODE = 'PL001';
+                END IF;
+                RETURN true;
+            END
+            $$""",
+            # The fences of one group commit at once (server.storage.writer.merged_statements).
+            """CREATE FUNCTION parlour_fence_all(held BIGINT[], holder TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+            DECLARE
+                missing BIGINT;
+            BEGIN
+                PERFORM 1 FROM table_leases WHERE table_id = ANY (held) AND run = holder ORDER BY table_id FOR SHARE;
+                SELECT wanted INTO missing FROM unnest(held) AS wanted
+                    WHERE NOT EXISTS (SELECT 1 FROM table_leases WHERE table_id = wanted AND run = holder) LIMIT 1;
+                IF missing IS NOT NULL THEN
+                    RAISE EXCEPTION 'parlour_lease_lost: table % is no longer held by this node', missing USING ERRCODE = 'PL001';
+                END IF;
+                RETURN true;
+            END
+            $$""",
+        ),
+    ),
 )
 """Every PostgreSQL schema step in order; a new version appends one (never edit a released step)."""

@@ -39,7 +39,7 @@ from .schema import APPLICATION_ID, Migration
 from .store import NeedsUpgrade, SchemaError, Statement, StoreError, settled_at_once
 from .writer import COMMIT_DELAY_S, GROUP_WEIGHT, WAIT_FROM_MEAN, merged_statements, own_copy
 
-from .common import StorageUnavailable, is_postgres_url
+from .common import StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
 from .pg_moves import MovesPath
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
@@ -300,7 +300,7 @@ class PostgresStore(StoreOps):
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
             progress = [0]
             try:
-                if len(statements) != 1 or not await self._moves.execute(connection, *statements[0]):
+                if not await self._moves.execute(connection, statements):
                     await _execute(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
@@ -313,7 +313,7 @@ class PostgresStore(StoreOps):
                     await connection.close()
                     self._writer = None
                     raise _unavailable(exc) from exc
-                error = StoreError(f"the write failed: {exc}")
+                error = lease_lost(exc) or StoreError(f"the write failed: {exc}")
                 error.__cause__ = exc
                 return (None if pipelined and len(statements) > 1 else progress[0]), error
         raise AssertionError("unreachable")

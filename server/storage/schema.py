@@ -222,6 +222,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "INSERT INTO server_identity (only, server_id) VALUES (1, lower(hex(randomblob(16))))",
         ),
     ),
+    Migration(
+        11,
+        "nothing in SQLite: the leases of tables held by the nodes of a cluster live in PostgreSQL (server.storage.pg_schema)",
+        (),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence, TypeVar
 
+from .common import FENCE_ALL_SQL, FENCE_SQL
 from .statements import APPEND_MOVES, MERGED_ROWS
 from .store import Statement, StoreError, settled_at_once
 
@@ -288,11 +289,15 @@ def merged_statements(jobs: Sequence[W]) -> list[tuple[str, Sequence[Any], W | o
     holds rows of several jobs. Rows keep their order, so the effect is that of
     the statements one by one. A job is anything with ``statements``: this
     writer's, or the PostgreSQL store's (:mod:`server.storage.postgres`).
+
+    The lease fences of a node of a cluster (:data:`server.storage.common.FENCE_SQL`,
+    PostgreSQL only) become one statement at the head of the transaction
+    (:data:`server.storage.common.FENCE_ALL_SQL`): a fence holds its table's lease row
+    until the commit wherever it runs, and the moves between them merge again.
     """
-    if len(jobs) == 1 and len(jobs[0].statements) == 1:  # one game's move, say: nothing to merge
-        job = jobs[0]
-        sql, params = job.statements[0]
-        return [(sql, params, job)]
+    if len(jobs) == 1 and (len(jobs[0].statements) == 1 or (len(jobs[0].statements) == 2 and jobs[0].statements[0][0] is FENCE_SQL)):
+        job = jobs[0]  # one game's move, say, fenced or not: nothing to merge (PostgreSQL runs a fenced move as one statement)
+        return [(sql, params, job) for sql, params in job.statements]
     plan: list[tuple[str, Sequence[Any], W | object]] = []
     rows: list[Any] = []
     owners: list[W] = []
@@ -305,8 +310,14 @@ def merged_statements(jobs: Sequence[W]) -> list[tuple[str, Sequence[Any], W | o
         rows.clear()
         owners.clear()
 
+    fences: dict[Any, tuple[list[Any], list[W]]] = {}  # holder (a node's run) -> its fenced tables and their jobs
     for job in jobs:
         for sql, params in job.statements:
+            if sql is FENCE_SQL:
+                tables, fencing = fences.setdefault(params[1], ([], []))
+                tables.append(params[0])
+                fencing.append(job)
+                continue
             merged = APPEND_MOVES.get(sql)
             if owners and merged is not shapes:
                 flush()
@@ -320,6 +331,9 @@ def merged_statements(jobs: Sequence[W]) -> list[tuple[str, Sequence[Any], W | o
                 flush()
     if owners:
         flush()
+    for holder, (tables, fencing) in fences.items():
+        first = fencing[0]
+        plan.insert(0, (FENCE_ALL_SQL, (tables, holder), first if all(job is first for job in fencing) else _MERGED))
     return plan
 
 

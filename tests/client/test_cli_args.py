@@ -293,7 +293,7 @@ def _options(command: str) -> set[str]:
 def test_host_takes_every_server_option_of_serve_but_the_server_name_and_the_cluster_ones() -> None:
     # host's --name is the player's (its server takes the machine's name); joining a cluster
     # (--bus, --node) is for nodes started with serve, not for a machine hosting its own game
-    assert _options("serve") - _options("host") == {"--bus", "--node"}
+    assert _options("serve") - _options("host") == {"--bus", "--node", "--lease-s"}
     assert {"--db", "--no-db", "--grace", "--log-level", "--bot-seconds", "--max-connections"} <= _options("host")
 
 

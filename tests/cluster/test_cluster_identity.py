@@ -80,6 +80,10 @@ async def _gone(conn: Raw) -> None:
     await asyncio.sleep(0.2)
 
 
+async def _knows_claim(server: Server, key: str) -> bool:
+    return server.handshake.accounts.is_claimed(key)
+
+
 async def _claimed_name_free(shared: SharedNodes, node: str, name: str, **fields: Any) -> dict[str, Any]:
     """Say hello as ``name`` on ``node`` until the name is free there (its last session's node let it go); return the welcome."""
 
@@ -110,6 +114,7 @@ async def test_a_name_claimed_on_one_node_is_proven_on_another_and_protected_the
     assert proven["server_id"] == server_id and proven["node"] == "b"  # one cluster, one id: one secret for every node
     _, alike = await shared.hello("c", "a1ice", claim=True, secret=SECRET)
     assert alike["type"] == "welcome", alike
+    await until(lambda: _knows_claim(shared.servers["b"], "a1ice"), "node b to hear of the claim")  # over the bus: a moment after
     _, look_alike = await shared.hello("b", "alice", claim=True, secret=SECRET)
     assert look_alike["type"] == "error" and look_alike["code"] == "name_taken" and "a1ice" in look_alike["message"], look_alike
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 
-from ..e2e.harness import ROOT
+import pytest
+
+from ..e2e.harness import ROOT, start_server
+from .redis_server import RedisServer
 from ..e2e.test_startup_e2e import SERVE, serve_fails
 
 
@@ -21,9 +24,43 @@ def test_a_bus_that_is_not_a_redis_url_is_refused() -> None:
     assert "--bus takes a Redis URL (redis://HOST:PORT), not 'localhost:6379'" in done.stderr
 
 
-def test_a_redis_that_does_not_answer_is_one_line_and_status_1() -> None:
-    line = serve_fails("--no-db", "--bus", "redis://127.0.0.1:1", "--node", "a")
+def test_a_redis_that_does_not_answer_is_one_line_and_status_1(postgres_url: str) -> None:
+    line = serve_fails("--db", postgres_url, "--bus", "redis://127.0.0.1:1", "--node", "a", "--log-level", "WARNING")  # (a new database is an INFO line)
     assert "cannot join the cluster: cannot reach Redis at redis://127.0.0.1:1" in line
+
+
+@pytest.mark.parametrize("storage", [("--no-db",), ("--db", "parlour.sqlite3"), ()])
+def test_a_bus_without_a_postgresql_database_is_refused(storage: tuple[str, ...]) -> None:
+    done = subprocess.run([*SERVE, *storage, "--bus", "redis://127.0.0.1:1"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "--bus needs --db postgresql://USER@HOST:PORT/DB: the nodes of a cluster share one PostgreSQL database" in done.stderr
+
+
+def test_a_lease_out_of_range_is_refused(postgres_url: str) -> None:
+    done = subprocess.run(
+        [*SERVE, "--db", postgres_url, "--bus", "redis://127.0.0.1:1", "--lease-s", "0.1"], cwd=ROOT, capture_output=True, text=True, timeout=30
+    )  # fmt: skip
+    assert done.returncode == 2 and "--lease-s must be 1 to 600 seconds, not 0.1" in done.stderr, done.stderr
+
+
+def test_a_second_server_on_one_postgresql_database_is_refused_in_one_line(postgres_url: str) -> None:
+    first, _ = start_server("--db", postgres_url)
+    try:
+        line = serve_fails("--db", postgres_url)
+    finally:
+        first.kill()
+    assert "another Parlour server runs on postgresql://parlour@127.0.0.1:" in line and "one server per database" in line
+
+
+def test_a_node_name_runs_once_and_no_lone_server_joins_a_clusters_database(redis_server: RedisServer, postgres_url: str) -> None:
+    node, _ = start_server("--db", postgres_url, "--bus", redis_server.url, "--node", "a")
+    try:
+        twin = serve_fails("--db", postgres_url, "--bus", redis_server.url, "--node", "a")
+        alone = serve_fails("--db", postgres_url)
+    finally:
+        node.kill()
+    assert "node 'a' already runs on postgresql://" in twin and "give every node of a cluster its own --node name" in twin
+    assert "another Parlour server runs on postgresql://" in alone
 
 
 def test_a_port_in_use_is_still_one_line_without_a_bus() -> None:
@@ -33,3 +70,14 @@ def test_a_port_in_use_is_still_one_line_without_a_bus() -> None:
         held.listen()
         line = serve_fails("--no-db", "--port", str(held.getsockname()[1]))
     assert "cannot listen on 127.0.0.1:" in line and "address already in use" in line
+
+
+def test_a_released_database_lock_is_free_at_once_for_a_server_started_again(postgres_url: str) -> None:
+    from server.storage.pg_lock import PostgresLock
+    from tests.pgserver import run_sql
+
+    for _ in range(20):  # closing the lock's connection alone frees it only once PostgreSQL's backend has seen the close
+        lock = PostgresLock.acquire(postgres_url)
+        lock.release()
+        assert run_sql(postgres_url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == [(0,)]
+        PostgresLock.acquire(postgres_url, "a").release()

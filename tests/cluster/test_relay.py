@@ -25,8 +25,8 @@ from .test_cluster_nodes import TIMEOUT_S, Nodes, _listed_all, listed, until
 
 
 @pytest.fixture
-async def three(redis_server: RedisServer) -> AsyncIterator[Nodes]:
-    cluster = Nodes(redis_server.url)
+async def three(redis_server: RedisServer, postgres_url: str) -> AsyncIterator[Nodes]:
+    cluster = Nodes(redis_server.url, postgres_url)
     for name in ("a", "b", "c"):
         await cluster.start(name)
     yield cluster

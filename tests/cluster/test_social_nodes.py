@@ -27,8 +27,8 @@ from .test_cluster_nodes import Nodes, _listed_all, until
 class SocialNodes(Nodes):
     """:class:`Nodes` with limits of the test's choosing."""
 
-    def __init__(self, redis_url: str, limits: Limits) -> None:
-        super().__init__(redis_url)
+    def __init__(self, redis_url: str, db_url: str, limits: Limits) -> None:
+        super().__init__(redis_url, db_url)
         self.limits = limits
 
     async def start(self, node: str) -> Server:
@@ -41,8 +41,8 @@ LIMITS = dataclasses.replace(Limits(), challenges_per_minute=60, seeks_per_minut
 
 
 @pytest.fixture
-async def three(redis_server: RedisServer) -> AsyncIterator[SocialNodes]:
-    cluster = SocialNodes(redis_server.url, LIMITS)
+async def three(redis_server: RedisServer, postgres_url: str) -> AsyncIterator[SocialNodes]:
+    cluster = SocialNodes(redis_server.url, postgres_url, LIMITS)
     for name in ("a", "b", "c"):
         await cluster.start(name)
     yield cluster
@@ -76,8 +76,8 @@ async def test_a_challenge_to_a_player_on_another_node_is_received_accepted_and_
     assert moved["table"] == table and moved["seat"] == 0
 
 
-async def test_declined_withdrawn_and_expired_challenges_across_nodes_end_for_both(redis_server: RedisServer) -> None:
-    cluster = SocialNodes(redis_server.url, dataclasses.replace(LIMITS, challenge_expiry_s=0.5))
+async def test_declined_withdrawn_and_expired_challenges_across_nodes_end_for_both(redis_server: RedisServer, postgres_url: str) -> None:
+    cluster = SocialNodes(redis_server.url, postgres_url, dataclasses.replace(LIMITS, challenge_expiry_s=0.5))
     try:
         for name in ("a", "b"):
             await cluster.start(name)
@@ -184,8 +184,8 @@ async def _one_seek_of(conn: Raw) -> bool:
     return len((await conn.request("list_seeks"))["seeks"]) == 1
 
 
-async def test_a_relayed_player_is_counted_by_its_own_address_on_the_node_that_seats_it(redis_server: RedisServer) -> None:
-    cluster = SocialNodes(redis_server.url, dataclasses.replace(LIMITS, max_tables_per_address=1))
+async def test_a_relayed_player_is_counted_by_its_own_address_on_the_node_that_seats_it(redis_server: RedisServer, postgres_url: str) -> None:
+    cluster = SocialNodes(redis_server.url, postgres_url, dataclasses.replace(LIMITS, max_tables_per_address=1))
     try:
         for name in ("a", "b"):
             await cluster.start(name)

@@ -26,15 +26,18 @@ class WebNodes(Nodes):
 
     async def start(self, node: str) -> Server:
         http = ("127.0.0.1", 0) if node == "b" else None
-        server = Server(ServerConfig(host="127.0.0.1", port=0, server_name="club", grace_s=30.0, bus=self.redis_url, node=node, http=http))
+        config = ServerConfig(
+            host="127.0.0.1", port=0, server_name="club", grace_s=30.0, db_path=self.db_url, bus=self.redis_url, node=node, http=http, lease_s=self.lease_s
+        )  # fmt: skip
+        server = Server(config)
         await server.start()
         self.servers[node] = server
         return server
 
 
 @pytest.fixture
-async def web_nodes(redis_server: RedisServer) -> AsyncIterator[WebNodes]:
-    cluster = WebNodes(redis_server.url)
+async def web_nodes(redis_server: RedisServer, postgres_url: str) -> AsyncIterator[WebNodes]:
+    cluster = WebNodes(redis_server.url, postgres_url)
     for name in ("a", "b"):
         await cluster.start(name)
     yield cluster

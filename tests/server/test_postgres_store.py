@@ -49,7 +49,7 @@ def test_both_engines_end_at_the_same_schema_version() -> None:
 async def test_a_new_database_gets_the_schema_once(postgres_url: str) -> None:
     PostgresStore.open(postgres_url).close_sync()
     PostgresStore.open(postgres_url).close_sync()  # opening again changes nothing
-    assert run_sql(postgres_url, "SELECT version, application_id FROM parlour_schema") == [(10, 0x50524C52)]
+    assert run_sql(postgres_url, "SELECT version, application_id FROM parlour_schema") == [(PG_MIGRATIONS[-1].version, 0x50524C52)]
     [(server_id,)] = run_sql(postgres_url, "SELECT server_id FROM server_identity")
     assert isinstance(server_id, str) and len(server_id) == 32 and int(server_id, 16) >= 0
     assert PostgresStore.open_read_only(postgres_url).server_id() == server_id
@@ -71,12 +71,13 @@ def test_a_newer_schema_is_refused(postgres_url: str) -> None:
 
 def test_an_older_schema_is_upgraded_by_a_server_and_refused_read_only(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     PostgresStore.open(postgres_url).close_sync()
-    later = Migration(11, "a test column", ("ALTER TABLE sessions ADD COLUMN note TEXT",))
+    newest = PG_MIGRATIONS[-1].version
+    later = Migration(newest + 1, "a test column", ("ALTER TABLE sessions ADD COLUMN note TEXT",))
     monkeypatch.setattr(pg_module, "PG_MIGRATIONS", (*PG_MIGRATIONS, later))
-    with pytest.raises(NeedsUpgrade, match="has schema version 10 and must be upgraded to version 11"):
+    with pytest.raises(NeedsUpgrade, match=f"has schema version {newest} and must be upgraded to version {newest + 1}"):
         PostgresStore.open_read_only(postgres_url)
     PostgresStore.open(postgres_url).close_sync()
-    assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(11,)]
+    assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(newest + 1,)]
     assert run_sql(postgres_url, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'note'") == [(1,)]
 
 
