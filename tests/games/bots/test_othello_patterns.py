@@ -121,6 +121,22 @@ def test_the_search_uses_the_trained_tables_on_8x8_only() -> None:
     assert Searcher(8, Budget(nodes=1), evaluate=hand).evaluate is hand
 
 
+def test_a_player_given_a_tables_file_evaluates_with_it_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    from games.bots.othello import OthelloChooser, make_chooser  # noqa: PLC0415
+
+    path = tmp_path / "flat.bin"
+    patterns.save_weights(_zero_weights(mobility=100), path)  # only mobility counts: 0 at the start
+    player = OthelloChooser(5, path)
+    state = OTHELLO.new_state({"size": 8})
+    assert player.choose(state.view(0), Budget(nodes=300), random.Random(1)) in state.legal_moves()
+    assert player._evaluate is trained_evaluator(8, path)
+    assert player._evaluate(*START) == 0 and make_chooser(5)._evaluate is None  # the shipped tables say -83
+    bad = tmp_path / "bad.bin"
+    bad.write_text("not tables")
+    with pytest.raises(ValueError, match="JSON header"):
+        OthelloChooser(5, bad)
+
+
 def test_the_trained_evaluation_stays_below_a_proven_result() -> None:
     evaluate = trained_evaluator(8)
     assert evaluate is not None
