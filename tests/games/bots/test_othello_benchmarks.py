@@ -208,3 +208,23 @@ def test_the_training_script_fits_tables_alone_with_a_mobility_weight_when_asked
     assert weights.hand_permille == 0 and any(weights.mobility)
     evaluate = othello_patterns.evaluator(weights, 10_000)  # stands alone: no hand-weighted evaluation needed
     assert isinstance(evaluate(0x0000000810000000, 0x0000001008000000), int)
+
+
+def test_the_training_script_fits_games_played_in_separate_runs_as_one_data_set(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    small = ["--jobs", "1", "--nodes", "40", "--solve-at", "6", "--relabel-depth", "1", "--epochs", "1",
+             "--min-count", "1"]
+    first, second, out = tmp_path / "first.pkl", tmp_path / "second.pkl", tmp_path / "tables.bin"
+    assert othello_train.main(["--games", "2", "--labelled", str(first), "--out", str(out), *small]) == 0
+    assert othello_train.main(["--games", "2", "--first-game", "10", "--labelled", str(second), "--out", str(out),
+                               *small]) == 0
+    assert {sample[3] for sample in othello_train.load_labelled([second])} == {10, 11}
+    assert othello_train.main(["--labelled", str(first), str(second), "--alone", "--out", str(out), *small]) == 0
+    assert othello_patterns.load_weights(out).info["games"] == 4
+    with pytest.raises(ValueError, match="games already read from an earlier file"):
+        othello_train.load_labelled([first, second, first])
+    with pytest.raises(SystemExit):
+        othello_train.main(["--labelled", str(first), str(tmp_path / "absent.pkl"), *small])
