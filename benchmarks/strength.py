@@ -485,10 +485,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the matches against OpenSpiel")
     parser.add_argument("--no-previous", action="store_true", help="skip Othello's match against the previous main")
-    parser.add_argument("--tables", type=_tables, default="", metavar="PATH",
+    parser.add_argument("--tables", type=_tables, default=None, metavar="PATH",
                         help="Othello: the strongest level evaluates with these pattern tables against the previous "
                              "main (default: the shipped file)")
-    parser.add_argument("--against-tables", type=_tables, default="", metavar="PATH",
+    parser.add_argument("--against-tables", type=_tables, default=None, metavar="PATH",
                         help="Othello: also play the strongest level against itself evaluating with these tables "
                              "(same openings as against the previous main; counts as --only previous)")
     parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
@@ -573,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         if why_not is not None and game in OPENSPIEL_GAMES:
             notes.append(f"{game}: no match against OpenSpiel: {why_not}")
         found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous,
-                            tables=args.tables, against_tables=args.against_tables)
+                            tables=args.tables or "", against_tables=args.against_tables or "")
         if args.only is not None:
             wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted
