@@ -12,6 +12,9 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
   main (``benchmarks/othello_previous.py``: the player before issue 22,
   read from git history), games ``2k`` and ``2k + 1`` from opening ``k`` of
   :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
+  ``--tables FILE`` has that level evaluate with another pattern file, and
+  ``--against-tables FILE`` adds a match against the same level evaluating
+  with FILE, from the same openings (comparing fitted tables);
 - the strongest level against OpenSpiel's MCTS (Othello also at 10,000
   simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
   opponent is available (below);
@@ -48,6 +51,8 @@ Usage::
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
+    python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
+        --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
