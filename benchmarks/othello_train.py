@@ -30,16 +30,23 @@ Writes ``games/bots/data/othello_patterns.bin`` (or ``--out``), with the data
 set's size and both errors in its header. Samples can be kept
 (``--samples``, ``--labelled``: pickles) and refitted without playing again.
 
-How it scales: games and relabelling are the cost (a game about 0.7 s of a
-job's wall time on this loaded machine; a 4-ply relabelling 4.4 ms of CPU a
-position), both linear in the number of games; the fit is about 2 s per
-10,000 positions and epoch. The shipped tables: 1,600 games, 42,436
-positions, about 15 minutes with ``--jobs 2`` on the loaded 2-core machine.
+How it scales: games and relabelling are the cost, both linear in the
+number of games (a game with its relabelling about 0.5-0.7 s of one job's
+wall time on the loaded 2-core machine; a 4-ply relabelling 4.4 ms of CPU a
+position); the fit is under 0.5 s of CPU per 10,000 positions and epoch.
+Games can be played in several runs (``--first-game``, each run keeping its
+``--labelled`` file) and fitted as one data set (several ``--labelled``
+files). The shipped tables: 6,398 games, 171,248 positions: the first 1,600
+games as one run (15 minutes with ``--jobs 2``), games 1,600-6,397 in two
+niced jobs in 31 minutes (load average 3-12), the fit 61 s.
 
 Usage::
 
-    nice -n 19 python benchmarks/othello_train.py --games 1600 --jobs 2      # the shipped tables
-    python benchmarks/othello_train.py --games 20 --out /tmp/p.bin           # a smoke run
+    nice -n 10 python benchmarks/othello_train.py --games 1600 --labelled a.pkl --out /tmp/p.bin
+    nice -n 10 python benchmarks/othello_train.py --games 4800 --first-game 1600 --labelled b.pkl --out /tmp/p.bin
+    python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the shipped tables
+    python benchmarks/othello_train.py --labelled a.pkl b.pkl --alone --out /tmp/alone.bin
+    python benchmarks/othello_train.py --games 20 --out /tmp/p.bin             # a smoke run
 """
 
 from __future__ import annotations
@@ -115,9 +122,9 @@ def _play_task(task: tuple[int, int, int, int, float, int]) -> list[Sample]:
 
 
 def generate(games: int, seed: int, nodes: int, random_plies: int, epsilon: float, solve_at: int,
-             jobs: int) -> list[Sample]:
-    """Play ``games`` self-play games in ``jobs`` processes; return all their labelled positions."""
-    tasks = [(number, seed, nodes, random_plies, epsilon, solve_at) for number in range(games)]
+             jobs: int, first: int = 0) -> list[Sample]:
+    """Play ``games`` self-play games (numbers ``first`` on) in ``jobs`` processes; return their labelled positions."""
+    tasks = [(number, seed, nodes, random_plies, epsilon, solve_at) for number in range(first, first + games)]
     samples: list[Sample] = []
     started = time.perf_counter()
     with multiprocessing.Pool(jobs) as pool:
@@ -174,6 +181,26 @@ def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs
     return relabelled
 
 
+def load_labelled(paths: list[Path]) -> list[Sample]:
+    """The labelled samples of several ``--labelled`` files, one data set (games played in separate runs).
+
+    Raises:
+        ValueError: if two files hold the same game number (the same games
+            twice, or runs that did not use ``--first-game``).
+    """
+    merged: list[Sample] = []
+    games: set[int] = set()
+    for path in paths:
+        part = pickle.loads(path.read_bytes())
+        numbers = {sample[3] for sample in part}
+        if numbers & games:
+            raise ValueError(f"{path} holds games already read from an earlier file (numbers {min(numbers & games)}..): "
+                             "play separate runs with --first-game")
+        games |= numbers
+        merged += part
+    return merged
+
+
 def _features(samples: list[Sample]) -> list[tuple[int, tuple[int, ...], int, int]]:
     return [(*feature_vector(own, opp), label) for own, opp, label, _ in samples]
 
@@ -186,16 +213,16 @@ def _split(samples: list[Sample], held_out: float = 0.1) -> tuple[list[Sample], 
     return train, test
 
 
-def _predict(tables: list[dict[str, list[float]]], mobility: list[float], bias: list[float],
-             stage: int, indices: tuple[int, ...], mob: int) -> float:
-    stage_tables = tables[stage]
-    return bias[stage] + mobility[stage] * mob + sum(
-        stage_tables[pattern.name][index] for pattern, index in zip(PATTERNS, indices))
+def _per_copy(tables: list[dict[str, list[float]]]) -> list[list[list[float]]]:
+    """Per stage, each pattern copy's table in :data:`PATTERNS` order (the same lists, shared between copies)."""
+    return [[stage_tables[pattern.name] for pattern in PATTERNS] for stage_tables in tables]
 
 
 def _error(data, tables, mobility, bias) -> float:
     """Root mean square error in discs over ``data`` (feature tuples)."""
-    total = sum((_predict(tables, mobility, bias, stage, idx, mob) - label) ** 2 for stage, idx, mob, label in data)
+    copies, getitem = _per_copy(tables), list.__getitem__
+    total = sum((bias[stage] + mobility[stage] * mob + sum(map(getitem, copies[stage], idx)) - label) ** 2
+                for stage, idx, mob, label in data)
     return (total / max(1, len(data))) ** 0.5 / 100
 
 
@@ -232,14 +259,15 @@ def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
     best = (_error(test, tables, mobility, bias), _snapshot(tables, mobility, bias), 0)
     rng = random.Random(seed)
     names = [pattern.name for pattern in PATTERNS]
+    copies, getitem = _per_copy(tables), list.__getitem__
     for epoch in range(1, epochs + 1):
         rng.shuffle(train)
         for stage, indices, mob, label in train:
-            stage_tables = tables[stage]
-            error = label - _predict(tables, mobility, bias, stage, indices, mob)
+            stage_copies = copies[stage]
+            error = label - (bias[stage] + mobility[stage] * mob + sum(map(getitem, stage_copies, indices)))
             step = rate * error
-            for name, index in zip(names, indices):
-                stage_tables[name][index] += step
+            for table, index in zip(stage_copies, indices):
+                table[index] += step
             bias[stage] += step
             mobility[stage] += mobility_rate * error * mob
         test_error = _error(test, tables, mobility, bias)
@@ -300,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solve-at", type=int, default=10, help="empties from which games are solved (default 10)")
     parser.add_argument("--epochs", type=int, default=15, help="SGD passes over the data (default 15)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="number the games from this one (default 0): runs that add games to a data set")
     parser.add_argument("--min-count", type=int, default=20, help="zero the entries seen fewer times (default 20)")
     parser.add_argument("--relabel-depth", type=int, default=4,
                         help="blend the labels with a search this deep of the hand-weighted evaluation (default 4; 0: no)")
@@ -307,30 +337,37 @@ def main(argv: list[str] | None = None) -> int:
                         help="the search's share of the blend (default 1: search labels only)")
     parser.add_argument("--sample-every", type=int, default=3,
                         help="keep one position in this many before the exact endgame (default 3: search labels cost)")
-    parser.add_argument("--labelled", type=Path, help="keep the blended samples here, or reuse them if the file exists")
+    parser.add_argument("--labelled", type=Path, nargs="+",
+                        help="keep the blended samples here, or reuse them if the file exists; several existing "
+                             "files (runs with different --first-game) are fitted as one data set")
     parser.add_argument("--samples", type=Path, help="keep the positions here, or reuse them if the file exists")
     parser.add_argument("--alone", action="store_true",
                         help="fit the tables and a mobility weight alone, not as a correction of the hand-weighted "
                              "evaluation (cheaper to evaluate: no hand-weighted terms)")
     parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"the data file written (default {DATA_FILE})")
     args = parser.parse_args(argv)
+    reuse = bool(args.labelled) and all(path.exists() for path in args.labelled)
+    if args.labelled and len(args.labelled) > 1 and not reuse:
+        parser.error("several --labelled files are read, never written: "
+                     + ", ".join(str(path) for path in args.labelled if not path.exists()) + " missing")
     started = time.perf_counter()
-    if args.samples is not None and args.samples.exists():
+    if reuse:
+        samples = load_labelled(args.labelled)
+    elif args.samples is not None and args.samples.exists():
         samples = pickle.loads(args.samples.read_bytes())
     else:
-        samples = generate(args.games, args.seed, args.nodes, args.random_plies, args.epsilon, args.solve_at, args.jobs)
+        samples = generate(args.games, args.seed, args.nodes, args.random_plies, args.epsilon, args.solve_at, args.jobs,
+                           args.first_game)
         if args.samples is not None:
             args.samples.write_bytes(pickle.dumps(samples))
     played = time.perf_counter() - started
-    samples = [s for i, s in enumerate(samples)
-               if i % args.sample_every == 0 or 64 - (s[0] | s[1]).bit_count() <= args.solve_at]
-    if args.relabel_depth:
-        if args.labelled is not None and args.labelled.exists():
-            samples = pickle.loads(args.labelled.read_bytes())
-        else:
+    if not reuse:
+        samples = [s for i, s in enumerate(samples)
+                   if i % args.sample_every == 0 or 64 - (s[0] | s[1]).bit_count() <= args.solve_at]
+        if args.relabel_depth:
             samples = relabel(samples, args.relabel_depth, args.relabel_share, args.solve_at, args.jobs)
-            if args.labelled is not None:
-                args.labelled.write_bytes(pickle.dumps(samples))
+        if args.labelled:
+            args.labelled[0].write_bytes(pickle.dumps(samples))
     if args.alone:
         permille = 0
         weights, info = fit(samples, args.epochs, args.seed, min_count=args.min_count, mobility_rate=MOBILITY_RATE)

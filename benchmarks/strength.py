@@ -12,6 +12,9 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
   main (``benchmarks/othello_previous.py``: the player before issue 22,
   read from git history), games ``2k`` and ``2k + 1`` from opening ``k`` of
   :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
+  ``--tables FILE`` has that level evaluate with another pattern file, and
+  ``--against-tables FILE`` adds a match against the same level evaluating
+  with FILE, from the same openings (comparing fitted tables);
 - the strongest level against OpenSpiel's MCTS (Othello also at 10,000
   simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
   opponent is available (below);
@@ -48,6 +51,8 @@ Usage::
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
+    python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
+        --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
@@ -97,19 +102,21 @@ class Player:
     issue 22, read from git by ``benchmarks/othello_previous.py``, at ``level``),
     ``"random"``, ``"greedy"`` or ``"openspiel"`` (``opponent`` says which
     OpenSpiel bot: ``"mcts"`` with ``strength`` simulations, or
-    ``"alphabeta"`` to ``strength`` plies).
+    ``"alphabeta"`` to ``strength`` plies). ``tables`` (Othello levels): a
+    pattern data file the level evaluates with instead of the shipped one.
     """
 
     kind: str
     level: int = MIN_LEVEL
     opponent: str = "mcts"
     strength: int = OPENSPIEL_SIMULATIONS
+    tables: str = ""
 
     @property
     def label(self) -> str:
         """How the tables name the player."""
         if self.kind == "level":
-            return f"level {self.level}"
+            return f"level {self.level}" + (f" ({Path(self.tables).name})" if self.tables else "")
         if self.kind == "previous":
             return f"previous level {self.level}"
         if self.kind == "openspiel":
@@ -124,6 +131,12 @@ class Player:
         Raises:
             LookupError: the game has no such player (no module, no greedy).
         """
+        if self.kind == "level" and self.tables:
+            if game != "othello":
+                raise LookupError("only Othello evaluates with pattern tables")
+            from games.bots.othello import OthelloChooser  # noqa: PLC0415
+
+            return OthelloChooser(self.level, Path(self.tables))
         if self.kind == "level":
             return chooser(game, self.level)
         if self.kind == "previous":
@@ -238,7 +251,7 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
     choosers = {seat: side.build(match.game) for seat, side in sides.items()}
     budgets_by_seat = {seat: budgets.for_player(side) for seat, side in sides.items()}
     state = games.get(match.game).new_state(dict(match.options), game_seed)
-    if match.opponent.kind == "previous" and match.game == "othello":
+    if match.game == "othello" and (match.opponent.kind == "previous" or match.opponent.tables):
         openings = othello_openings()
         for move in openings[(index // 2) % len(openings)]:
             state = state.play(move)
@@ -357,9 +370,15 @@ OPENSPIEL_OPPONENTS = (("mcts", 1000), ("mcts", 10000), ("alphabeta", 6))
 
 
 def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], openspiel: bool,
-                previous: bool = True) -> list[Match]:
+                previous: bool = True, tables: str = "", against_tables: str = "") -> list[Match]:
     """Every match of ``game``: each level against random and greedy, adjacent levels, the strongest against
-    OpenSpiel, and (8x8 Othello, ``previous``) the strongest against the previous main's same level."""
+    OpenSpiel, and (8x8 Othello, ``previous``) the strongest against the previous main's same level.
+
+    8x8 Othello only: ``tables`` (a pattern data file) is what the strongest
+    level evaluates with against the previous main; ``against_tables`` adds a
+    match of the strongest level (with ``tables``) against the same level
+    evaluating with ``against_tables``, from the same openings.
+    """
     frozen = tuple(sorted(options.items()))
     found: list[Match] = []
     for level in levels:
@@ -368,7 +387,10 @@ def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], opens
     for weaker, stronger in zip(levels, levels[1:]):
         found.append(Match(game, frozen, Player("level", stronger), Player("level", weaker)))
     if previous and game == "othello" and options.get("size", 8) == 8:
-        found.append(Match(game, frozen, Player("level", max(levels)), Player("previous", max(levels))))
+        tested = Player("level", max(levels), tables=tables)
+        found.append(Match(game, frozen, tested, Player("previous", max(levels))))
+        if against_tables:
+            found.append(Match(game, frozen, tested, Player("level", max(levels), tables=against_tables)))
     if openspiel:
         bots = OPENSPIEL_OPPONENTS if game == "othello" else OPENSPIEL_OPPONENTS[:1]
         for kind, strength in bots:
@@ -489,6 +511,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the matches against OpenSpiel")
     parser.add_argument("--no-previous", action="store_true", help="skip Othello's match against the previous main")
+    parser.add_argument("--tables", type=_tables, default=None, metavar="PATH",
+                        help="Othello: the strongest level evaluates with these pattern tables against the previous "
+                             "main (default: the shipped file)")
+    parser.add_argument("--against-tables", type=_tables, default=None, metavar="PATH",
+                        help="Othello: also play the strongest level against itself evaluating with these tables "
+                             "(same openings as against the previous main; counts as --only previous)")
     parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
                         help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
     parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
@@ -516,6 +544,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     except ValueError as exc:
         parser.error(str(exc))
     return args
+
+
+def _tables(text: str) -> str:
+    """A pattern data file given on the command line, checked now so that a bad one is named before any game."""
+    from games.bots.othello_patterns import load_weights  # noqa: PLC0415
+
+    try:
+        load_weights(Path(text))
+    except (OSError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"not a readable Othello pattern file: {error}") from None
+    return text
 
 
 def _levels(text: str) -> list[int]:
@@ -561,10 +600,12 @@ def main(argv: list[str] | None = None) -> int:
         why_not = "skipped (--no-openspiel)" if args.no_openspiel else openspiel_available(game)
         if why_not is not None and game in OPENSPIEL_GAMES:
             notes.append(f"{game}: no match against OpenSpiel: {why_not}")
-        found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous)
+        found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous,
+                            tables=args.tables or "", against_tables=args.against_tables or "")
         if args.only is not None:
             wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
-            found = [match for match in found if match.opponent.kind in wanted]
+            found = [match for match in found if match.opponent.kind in wanted
+                     or (args.only == "previous" and match.opponent.tables)]
         matches += [dataclasses.replace(match, opening_plies=args.opening_plies) for match in found]
     budget_text = (f"each level's default seconds x {args.time_scale:g}" if args.time_scale != 1 else
                    "each level's default seconds") if args.seconds is None else (

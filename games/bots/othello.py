@@ -32,7 +32,8 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 import games
 
@@ -40,6 +41,7 @@ from .base import Budget, MoveChooser
 from .greedy import GreedyChooser
 from .othello_board import Board, board
 from .othello_book import book_move, load_book
+from .othello_eval import trained_evaluator
 from .othello_search import OutOfBudget, Searcher
 
 __all__ = ["OthelloChooser", "greedy_chooser", "make_chooser"]
@@ -84,9 +86,24 @@ class OthelloChooser(MoveChooser):
 
     game = "othello"
 
-    def __init__(self, level: int) -> None:
+    def __init__(self, level: int, tables: Path | None = None) -> None:
+        """A player at ``level``; ``tables``: a pattern data file to evaluate 8x8 with instead of the shipped one.
+
+        ``tables`` is for benchmarks that compare fitted files
+        (``benchmarks/strength.py --tables``); other board sizes ignore it.
+
+        Raises:
+            OSError: if ``tables`` cannot be read.
+            ValueError: if ``tables`` is not a pattern data file of this layout.
+        """
         super().__init__(level)
         self._plan = _LEVELS[level]
+        self._evaluate: Callable[[int, int], int] | None = None
+        if tables is not None:
+            from . import othello_patterns  # noqa: PLC0415 (read only when a file is given)
+
+            othello_patterns.load_weights(tables)  # raises what is wrong with the file
+            self._evaluate = trained_evaluator(8, tables)
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
         state = games.get("othello").state_from_view(view)
@@ -99,7 +116,7 @@ class OthelloChooser(MoveChooser):
             move = _from_book(own, opp, plan.book_margin, rng)
             if move is not None:
                 return geometry.names[move]
-        searcher = Searcher(state.size, budget)
+        searcher = Searcher(state.size, budget, evaluate=self._evaluate if state.size == 8 else None)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
         result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)

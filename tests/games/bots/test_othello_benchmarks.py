@@ -123,6 +123,29 @@ def test_strength_plays_the_new_level_5_against_the_previous_one_from_varied_ope
     assert [(row[1], row[2], row[3]) for row in rows] == [("level 5", "previous level 5", "2")]
 
 
+def test_strength_plays_level_5_with_given_tables_against_the_previous_and_against_other_tables(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    zero = tmp_path / "zero.bin"
+    tables = tuple({name: [0] * size for name, size in othello_patterns.TABLE_SIZES.items()}
+                   for _ in range(othello_patterns.STAGES))
+    othello_patterns.save_weights(othello_patterns.PatternWeights(tables, (0,) * 8, (0,) * 8, {}), zero)
+    shipped = str(othello_patterns.DATA_FILE)
+    assert strength.main(["--game", "othello", "--only", "previous", "--games", "2", "--seconds", "0", "--nodes",
+                          "150", "--tables", str(zero), "--against-tables", shipped, "--markdown"]) == 0
+    rows = _rows(capsys.readouterr().out, "othello")
+    assert [(row[1], row[2], row[3]) for row in rows] == [
+        ("level 5 (zero.bin)", "previous level 5", "2"), ("level 5 (zero.bin)", "level 5 (othello_patterns.bin)", "2")]
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"not tables")
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--tables", str(bad)])
+    assert "not a readable Othello pattern file" in capsys.readouterr().err
+
+
 def test_strength_checks_the_solver_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
     import strength  # noqa: PLC0415
 
@@ -185,3 +208,23 @@ def test_the_training_script_fits_tables_alone_with_a_mobility_weight_when_asked
     assert weights.hand_permille == 0 and any(weights.mobility)
     evaluate = othello_patterns.evaluator(weights, 10_000)  # stands alone: no hand-weighted evaluation needed
     assert isinstance(evaluate(0x0000000810000000, 0x0000001008000000), int)
+
+
+def test_the_training_script_fits_games_played_in_separate_runs_as_one_data_set(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    small = ["--jobs", "1", "--nodes", "40", "--solve-at", "6", "--relabel-depth", "1", "--epochs", "1",
+             "--min-count", "1"]
+    first, second, out = tmp_path / "first.pkl", tmp_path / "second.pkl", tmp_path / "tables.bin"
+    assert othello_train.main(["--games", "2", "--labelled", str(first), "--out", str(out), *small]) == 0
+    assert othello_train.main(["--games", "2", "--first-game", "10", "--labelled", str(second), "--out", str(out),
+                               *small]) == 0
+    assert {sample[3] for sample in othello_train.load_labelled([second])} == {10, 11}
+    assert othello_train.main(["--labelled", str(first), str(second), "--alone", "--out", str(out), *small]) == 0
+    assert othello_patterns.load_weights(out).info["games"] == 4
+    with pytest.raises(ValueError, match="games already read from an earlier file"):
+        othello_train.load_labelled([first, second, first])
+    with pytest.raises(SystemExit):
+        othello_train.main(["--labelled", str(first), str(tmp_path / "absent.pkl"), *small])
