@@ -49,6 +49,11 @@ IDENTITY = "identity"
 """The bus topic on which nodes tell each other what changed in the shared identity."""
 
 _UNFINISHED_SEAT = "SELECT id FROM tables WHERE status <> 'over' AND (seat0_token = ? OR seat1_token = ?) ORDER BY id"
+_UNFINISHED_SEAT_HOLDERS = (
+    "SELECT tables.id, table_leases.node FROM tables LEFT JOIN table_leases ON table_leases.table_id = tables.id"
+    " WHERE tables.status <> 'over' AND (tables.seat0_token = ? OR tables.seat1_token = ?) ORDER BY tables.id"
+)
+"""The unfinished tables seating a token, each with the node its lease names (``None``: no lease row yet)."""
 
 
 def seat_holder(lobby: Lobby, token: str) -> Session | None:
@@ -183,8 +188,8 @@ class SharedIdentity:
     def reattach(self, session: Session, then: list[Callable[[], None]]) -> None:
         """After the ``welcome`` (``then``), have each other node at whose tables ``session`` holds a seat tell it so."""
         token = session.token
-        rows = self._store.read(lambda db: db.execute(_UNFINISHED_SEAT, (token, token)).fetchall())
-        elsewhere = [int(row[0]) for row in rows if int(row[0]) not in self._lobby.tables]
+        rows = self._store.read(lambda db: db.execute(_UNFINISHED_SEAT_HOLDERS, (token, token)).fetchall())
+        elsewhere = {int(row[0]): None if row[1] is None else str(row[1]) for row in rows if int(row[0]) not in self._lobby.tables}
         if elsewhere:
             then.append(lambda: self._front.reattach(session, elsewhere))
 

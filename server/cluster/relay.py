@@ -388,13 +388,15 @@ class RelayFront:
         """Send node ``node`` a message of another layer (a MessagePack list), in order with the relay's records."""
         self._mail.message(node, message)
 
-    def reattach(self, session: Session, table_ids: list[int]) -> None:
-        """``session`` came back holding seats at ``table_ids``, other nodes' tables: have each such node tell it so.
+    def reattach(self, session: Session, holders: dict[int, str | None]) -> None:
+        """``session`` came back holding seats at other nodes' tables: have each such node tell it so.
 
-        A table whose node is not known here (yet) is left: its seat's grace runs out there.
+        ``holders`` maps each table id to the node its lease in the database names (``None``: none). This
+        node's lobby mirror is asked first; the lease answers for a table the mirror has not heard of yet (one
+        created a moment ago). A table neither knows is left: its seat's grace runs out there.
         """
-        nodes = {self._mirror.owner[table_id] for table_id in table_ids if table_id in self._mirror.owner}
-        for node in sorted(nodes):
+        nodes = {self._mirror.owner.get(table_id) or holder for table_id, holder in holders.items()}
+        for node in sorted(node for node in nodes if node is not None and node != self._bus.node):
             self._open(session, node, resume=True)
 
     def frames(self, link: int, data: bytes) -> None:

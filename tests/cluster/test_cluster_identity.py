@@ -344,6 +344,24 @@ async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seat
     assert await play_out([again, bob], [], table, seen) >= 1
 
 
+async def test_a_seat_at_a_table_the_resuming_node_has_not_mirrored_yet_is_found_through_its_lease(shared: SharedNodes) -> None:
+    ann, ann_welcome = await shared.hello("a", "ann")
+    bob = await shared.connect("a", "bob")
+    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    await _one_move(ann, table, {ann: []})
+    cluster_b = shared.servers["b"].cluster
+    assert cluster_b is not None
+    await _gone(ann)
+    cluster_b.mirror.forget_node("a")  # node b has not heard of the table yet (it was created a moment ago)
+    assert table not in cluster_b.mirror.owner
+    again, welcome = await shared.hello("b", "ann", token=ann_welcome["token"])
+    assert welcome["type"] == "welcome" and welcome["resumed"] is True, welcome
+    resumed: list[dict[str, Any]] = []
+    await until(lambda: _collect(again, resumed, "resumed"), "ann to get her seat back on node b through the lease")
+    assert resumed[0]["table"]["id"] == table and resumed[0]["seat"] == 0, resumed
+
+
 @pytest.mark.parametrize("game_started", [False, True])
 async def test_a_token_whose_grace_ran_out_is_refused_on_another_node(shared: SharedNodes, game_started: bool) -> None:
     node_a = shared.servers["a"]
