@@ -38,7 +38,7 @@ import msgpack
 from protocol import Code, encode_message
 from protocol.codec import decode_request, decode_server_message
 from protocol.framing import HEADER_BYTES
-from protocol.messages import ChallengeEnded, ChallengeSent, Error, JoinTable, Paired, Request, TableJoined, WatchTable
+from protocol.messages import ChallengeEnded, ChallengeSent, Error, JoinTable, Paired, Request, Resumed, TableJoined, WatchTable
 
 from ..bus.redis import RedisBus
 from ..core.session import Session
@@ -57,7 +57,7 @@ PAIR_TIMEOUT_S = 10.0
 """How long a front waits for another node to answer a pairing, in seconds (then it takes the seek as gone)."""
 MOST_ROUTES = 10_000
 """Tables learned from frames that a front remembers (the lobby's mirror knows them soon after)."""
-ROUTE_TYPES = frozenset((b"paired", b"table_joined", b"challenge_sent", b"challenge_ended"))
+ROUTE_TYPES = frozenset((b"paired", b"table_joined", b"resumed", b"challenge_sent", b"challenge_ended"))
 """The types of the frames a front reads (the others pass unread)."""
 TYPE_KEY = b"\xa4type"
 """The MessagePack key ``type``: the tag comes first in a frame's map, its name right after this key."""
@@ -155,7 +155,7 @@ class SocialFront(RelayFront):
                 message = decode_server_message(frame[HEADER_BYTES:])
             except Exception:  # noqa: BLE001 - a frame this version cannot read is passed on untouched
                 continue
-            if isinstance(message, (Paired, TableJoined)):
+            if isinstance(message, (Paired, TableJoined, Resumed)):  # a resume through the relay names its table too
                 if len(self._routes) >= MOST_ROUTES:
                     del self._routes[next(iter(self._routes))]
                 self._routes[message.table.id] = node

@@ -360,6 +360,9 @@ async def test_a_seat_at_a_table_the_resuming_node_has_not_mirrored_yet_is_found
     resumed: list[dict[str, Any]] = []
     await until(lambda: _collect(again, resumed, "resumed"), "ann to get her seat back on node b through the lease")
     assert resumed[0]["table"]["id"] == table and resumed[0]["seat"] == 0, resumed
+    cluster_b.mirror.forget_node("a")  # still not mirrored: her requests about the table go where her `resumed` came from
+    await _one_move(bob, table, {bob: []})
+    await _one_move(again, table, {again: []})
 
 
 @pytest.mark.parametrize("game_started", [False, True])
