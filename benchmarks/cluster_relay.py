@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from protocol import PROTOCOL_VERSION, FrameDecoder, encode_frame  # noqa: E402
-from tests.cluster.redis_server import RedisServer  # noqa: E402
+from tests.cluster.redis_server import start_for_benchmark as start_redis  # noqa: E402
 from tests.pgserver import start_for_benchmark  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -181,12 +180,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--moves", type=int, default=3000)
     args = parser.parse_args()
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed (apt-get install -y redis-server)")
     with tempfile.TemporaryDirectory() as directory:
-        redis = RedisServer(binary, Path(directory))
-        redis.start()
+        redis = start_redis(Path(directory))
         postgres = start_for_benchmark("the nodes of a cluster share a PostgreSQL database")
         nodes = []
         try:

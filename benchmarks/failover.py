@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import re
-import shutil
 import signal
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.cluster.redis_server import RedisServer  # noqa: E402
+from tests.cluster.redis_server import start_for_benchmark as start_redis  # noqa: E402
 from tests.pgserver import run_sql, start_for_benchmark  # noqa: E402
 from tests.server.conftest import Raw  # noqa: E402
 
@@ -191,12 +190,8 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20, help="rounds, one SIGKILL each (default: 20)")
     parser.add_argument("--lease-s", type=float, default=2.0, help="the nodes' --lease-s (default: 2)")
     args = parser.parse_args()
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed (apt-get install -y redis-server)")
     with tempfile.TemporaryDirectory() as directory:
-        redis = RedisServer(binary, Path(directory))
-        redis.start()
+        redis = start_redis(Path(directory))
         postgres = start_for_benchmark("the nodes of a cluster share a PostgreSQL database")
         try:
             results = asyncio.run(_run(args, postgres.create_database(), redis.url))

@@ -35,6 +35,29 @@ def find_redis_server() -> str:
     return path
 
 
+def binary_for_benchmark() -> str:
+    """The path of ``redis-server`` for a benchmark script.
+
+    Raises:
+        SystemExit: with the line that says how to install it, where there is none.
+    """
+    path = shutil.which("redis-server")
+    if path is None:
+        raise SystemExit("redis-server is not installed (apt-get install -y redis-server)")
+    return path
+
+
+def start_for_benchmark(directory: Path) -> "RedisServer":
+    """A private ``redis-server`` in ``directory``, started, for a benchmark script (stop it when done).
+
+    Raises:
+        SystemExit: where ``redis-server`` is not installed.
+    """
+    server = RedisServer(binary_for_benchmark(), directory)
+    server.start()
+    return server
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

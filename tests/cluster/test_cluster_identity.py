@@ -15,32 +15,22 @@ from typing import Any, AsyncIterator
 import pytest
 
 from protocol import PROTOCOL_VERSION
-from server.app import Server, ServerConfig
+from server.app import Server
 
 from ..server.conftest import Raw
 from .redis_server import RedisServer
-from .test_cluster_nodes import _listed_all, until
+from .test_cluster_nodes import Nodes, _listed_all, until
 from .test_relay import play_out
 
 SECRET = "s" * 24
 OTHER_SECRET = "t" * 24
 
 
-class SharedNodes:
-    """Nodes on one PostgreSQL database and one Redis, and the raw connections opened to them."""
+class SharedNodes(Nodes):
+    """Nodes on one PostgreSQL database and one Redis (:class:`Nodes`), whose connections may say any ``hello``."""
 
     def __init__(self, db: str, redis_url: str) -> None:
-        self.db = db
-        self.redis_url = redis_url
-        self.servers: dict[str, Server] = {}
-        self.conns: list[Raw] = []
-
-    async def start(self, node: str) -> Server:
-        config = ServerConfig(host="127.0.0.1", port=0, server_name="club", grace_s=30.0, db_path=self.db, bus=self.redis_url, node=node)
-        server = Server(config)
-        await server.start()
-        self.servers[node] = server
-        return server
+        super().__init__(redis_url, db)
 
     async def open(self, node: str) -> Raw:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.servers[node].port)
@@ -53,16 +43,10 @@ class SharedNodes:
         conn = await self.open(node)
         return conn, await conn.request("hello", version=PROTOCOL_VERSION, name=name, **fields)
 
-    async def connect(self, node: str, name: str, **fields: Any) -> Raw:
+    async def connect(self, node: str, name: str, **fields: Any) -> Raw:  # type: ignore[override]
         conn, welcome = await self.hello(node, name, **fields)
         assert welcome["type"] == "welcome", welcome
         return conn
-
-    async def close(self) -> None:
-        for conn in self.conns:
-            await conn.close()
-        for server in self.servers.values():
-            await server.close()
 
 
 @pytest.fixture
