@@ -22,12 +22,14 @@ BLOCK = 1000
 REBASE = 1_000_000
 """How far past the highest id a node knows the counter is moved after Redis lost it (a restart without persistence)."""
 
-_RAISE = """
+RAISE_SCRIPT = """
 local now = tonumber(redis.call('GET', KEYS[1]) or '0')
 local floor = tonumber(ARGV[1])
 if now < floor then redis.call('SET', KEYS[1], floor) end
 return 0
 """
+"""The Lua script that raises a Redis counter (KEYS[1]) to at least ARGV[1], never lowers it (table and social ids)."""
+_RAISE = RAISE_SCRIPT
 
 
 class TableIds:

@@ -14,20 +14,12 @@ from redis.exceptions import RedisError
 
 from protocol.messages import MAX_ID
 
-from .ids import BLOCK, REBASE
+from .ids import BLOCK, RAISE_SCRIPT as _RAISE, REBASE
 from .keys import SOCIAL_IDS
 
 __all__ = ["IdBlocks"]
 
 log = logging.getLogger(__name__)
-
-_RAISE = """
-local now = tonumber(redis.call('GET', KEYS[1]) or '0')
-local floor = tonumber(ARGV[1])
-if now < floor then redis.call('SET', KEYS[1], floor) end
-return 0
-"""
-
 
 class IdBlocks:
     """Hands out ids from blocks of :data:`server.cluster.ids.BLOCK` taken from the counter ``key``.
