@@ -20,7 +20,7 @@ import msgpack
 from redis.exceptions import RedisError
 
 from protocol import encode_message
-from protocol.messages import Finger, TableClosed, Tell, Who
+from protocol.messages import MAX_ID, Finger, TableClosed, Tell, Who
 
 from ..play.authority import Authority
 from ..bus.bus import LOBBY
@@ -203,7 +203,10 @@ class Cluster:
         return f"{self._run_id}:{self._version}"
 
     def _highest_id(self) -> int:
-        return max([self._authority.next_table_id - 1, *self._lobby.tables, *self.mirror.remote])
+        """The highest table id this node knows of (its own ids handed out, its tables, the mirrored ones)."""
+        next_id = self._authority.next_table_id
+        given = next_id - 1 if next_id <= MAX_ID else 0  # above MAX_ID: out of ids, not an id (the block's end counts in rebase)
+        return max([given, *self._lobby.tables, *self.mirror.remote])
 
     async def _reconnected(self) -> None:
         await self.ids.rebase(self._highest_id())

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 
+from protocol.messages import MAX_ID
 from server.cluster.ids import BLOCK, NONE_LEFT, REBASE, IdBlocks
 from server.cluster.keys import SOCIAL_IDS, TABLE_IDS
 
 from .redis_server import RedisServer
-from .test_cluster_nodes import until
+from .test_cluster_nodes import Nodes, until
 
 
 @pytest.fixture
@@ -65,3 +67,29 @@ async def test_ids_refused_while_redis_is_away_come_back_after_it_restarts_past_
     await blocks.rebase(floor=7)
     await blocks.refill()
     assert blocks.next() == 42 + BLOCK + REBASE + 1
+
+
+async def test_a_node_out_of_table_ids_while_redis_is_away_takes_a_new_block_once_it_is_back(
+    redis_server: RedisServer, postgres_url: str
+) -> None:
+    nodes = Nodes(redis_server.url, postgres_url)
+    try:
+        server = await nodes.start("a")
+        authority = server.authority
+        assert server.cluster is not None
+        first = authority.next_table_id
+        redis_server.kill()
+        for _ in range(BLOCK):
+            authority._took_table_id()  # as a new table does
+        await settled(server.cluster.ids.blocks)
+        assert authority.next_table_id > MAX_ID  # new tables are refused
+        redis_server.start()  # empty: the node moves the counter past the ids it gave, not past "none left" (MAX_ID + 1)
+        await until(lambda: _below(authority.next_table_id, MAX_ID), "a new block of table ids")
+        assert authority.next_table_id > first + BLOCK + REBASE
+    finally:
+        await nodes.close()
+
+
+async def _below(value: int, limit: int) -> bool:
+    await asyncio.sleep(0)
+    return value <= limit
