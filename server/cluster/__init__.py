@@ -4,6 +4,7 @@
 - :mod:`server.cluster.node`: joining, heartbeats, rejoining after Redis restarts.
 - :mod:`server.cluster.lobby`: the other nodes' tables in this node's lobby.
 - :mod:`server.cluster.players`: the other nodes' players for ``who`` and tells.
+- :mod:`server.cluster.live`: every other live node's hash (players, seeks) in one round trip.
 - :mod:`server.cluster.names`: names in use, unique across the nodes.
 - :mod:`server.cluster.ids`: table, challenge and seek ids unique across the nodes.
 

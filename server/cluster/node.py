@@ -34,6 +34,7 @@ from ..storage.store import Store
 from .identity import SharedIdentity, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
+from .live import live_hashes
 from .lobby import LobbyMirror
 from .names import NAME_TTL_S, ClusterNames
 from .relay import HandleRequest
@@ -315,21 +316,13 @@ class Cluster:
 
     async def refresh_players(self) -> None:
         """Read the other live nodes' players into :attr:`players` (kept as they were if Redis is away)."""
-        await asyncio.sleep(0)  # a bare yield: a request's handling becomes a task (redis-py's timeouts need one; server.net.resuming.Resumed)
         try:
-            nodes = sorted(bytes(m).decode() for m in await self._redis.smembers(NODES) if bytes(m).decode() != self.node)
-            pipe = self._redis.pipeline(transaction=False)
-            for node in nodes:
-                pipe.exists(node_key(node))
-                pipe.hgetall(players_key(node))
-            replies = await pipe.execute() if nodes else []
+            hashes = await live_hashes(self._redis, self.node, players_key)  # a node gone without leaving: its players are not online
         except (RedisError, OSError) as exc:
             log.info("cannot read the other nodes' players: %s", exc)
             return
         remote: dict[str, RemotePlayer] = {}
-        for node, alive, lines in zip(nodes, replies[::2], replies[1::2]):
-            if not alive:
-                continue  # a node gone without leaving: its players are not online
+        for node, lines in hashes:
             for key, line in lines.items():
                 name_key = bytes(key).decode()
                 remote[name_key] = read_line(node, name_key, bytes(line), self._forward, self._claimed_of)
