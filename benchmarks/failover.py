@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 from tests.cluster.redis_server import start_for_benchmark as start_redis  # noqa: E402
 from tests.pgserver import run_sql, start_for_benchmark  # noqa: E402
-from tests.server.conftest import Raw  # noqa: E402
+from tests.server.recording import Recorder as Player, offered, resumed  # noqa: E402
 
 WAIT_S = 60.0
 """How long a round may wait for anything before it is abandoned, in seconds."""
@@ -49,21 +49,9 @@ MOVES_BEFORE = 4
 """Moves played (and acknowledged) before each kill."""
 
 
-class Player(Raw):
-    """A raw connection that keeps every frame it read in :attr:`seen`."""
-
-    seen: list[dict[str, Any]]
-
-    async def recv(self, timeout_s: float = WAIT_S) -> dict[str, Any]:
-        frame = await super().recv(timeout_s)
-        self.seen.append(frame)
-        return frame
-
-
 async def _connect(port: int, name: str) -> Player:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    player = Player(reader, writer)
-    player.seen = []
+    player = Player(reader, writer, timeout_s=WAIT_S)
     assert (await player.hello(name))["type"] == "welcome"
     return player
 
@@ -90,27 +78,12 @@ def _drain(output: Any, node: str) -> None:
             print(f"  [{node}] {line.rstrip()}", file=sys.stderr, flush=True)
 
 
-def _view(player: Player, table: int, ply: int) -> dict[str, Any] | None:
-    for frame in reversed(player.seen):
-        kind = frame.get("type")
-        if kind == "moved" and frame["table"] == table and frame["ply"] == ply:
-            return frame["view"]  # type: ignore[no-any-return]
-        if kind == "game_started" and frame["table"] == table and ply == 0:
-            return frame["view"]  # type: ignore[no-any-return]
-        if kind in ("resumed", "table_joined") and frame["table"]["id"] == table and len(frame["moves"]) == ply:
-            return frame["view"]  # type: ignore[no-any-return]
-    return None
-
-
 async def _next_move(players: list[Player], table: int, ply: int) -> tuple[Player, str]:
     """The player offered ply ``ply + 1`` and its first legal move, once a view says so."""
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
-        for player in players:
-            await player.sync()
-            view = _view(player, table, ply)
-            if view is not None and view.get("legal_moves"):
-                return player, view["legal_moves"][0]
+        if found := await offered(players, table, ply):
+            return found
         await asyncio.sleep(0.01)
     raise RuntimeError(f"nobody was offered ply {ply + 1} of table {table}")
 
@@ -121,7 +94,7 @@ async def _resumed(players: list[Player], table: int) -> None:
     while time.monotonic() < deadline:
         for player in players:
             await player.sync()
-        if all(any(f.get("type") == "resumed" and f["table"]["id"] == table for f in player.seen) for player in players):
+        if all(resumed(player, table) for player in players):
             return
         await asyncio.sleep(0.01)
     raise RuntimeError(f"table {table} was not taken over")

@@ -33,9 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -45,43 +43,25 @@ for _path in (ROOT, HERE):
 
 from compare import PARLOUR_BOOT, pin, taskset_prefix  # noqa: E402
 from loadgen import encode, server_cpu_ns  # noqa: E402
-from roundtrip import ONE_ADDRESS, UNTHROTTLED  # noqa: E402
+from roundtrip import ONE_ADDRESS, UNTHROTTLED, ServerProcess  # noqa: E402
 
 import msgpack  # noqa: E402
 
 LOADGEN = HERE / "loadgen.py"
-OPTIONS = UNTHROTTLED + ONE_ADDRESS + ["--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING", "--no-advertise"]
+OPTIONS = UNTHROTTLED + ONE_ADDRESS
 
 
-class Parlour:
-    """``parlour serve --db FILE`` from the source tree ``tree``, pinned to core 0."""
+def start_parlour(tree: Path, db: Path) -> ServerProcess:
+    """``parlour serve --db DB`` from the source tree ``tree``, started and pinned to core 0.
 
-    def __init__(self, tree: Path, db: Path) -> None:
-        env = dict(os.environ, PYTHONPATH=str(tree), PYTHONUNBUFFERED="1")
-        command = [sys.executable, "-c", PARLOUR_BOOT, "serve", "--db", str(db), *OPTIONS]
-        self.proc = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        self.port = 0
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not self.port:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if "listening on port" in line:
-                self.port = int(line.split("listening on port")[1].split()[0].strip(".,"))
-        if not self.port:
-            self.stop()
-            raise RuntimeError(f"the server from {tree} did not report its port")
-        pin(self.proc.pid, 0)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+    Raises:
+        RuntimeError: it did not report its port.
+    """
+    server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=["--db", str(db)], options=OPTIONS, tree=tree)
+    server.start(timeout_s=30.0)
+    assert server.proc is not None
+    pin(server.proc.pid, 0)
+    return server
 
 
 async def _one_hello(port: int, name: str) -> None:
@@ -95,7 +75,7 @@ async def _one_hello(port: int, name: str) -> None:
     await writer.wait_closed()
 
 
-def measure_hellos(server: Parlour, count: int) -> float:
+def measure_hellos(server: ServerProcess, count: int) -> float:
     """Server CPU per guest ``hello`` (µs), ``count`` connections one after the other."""
 
     async def run() -> None:
@@ -103,13 +83,15 @@ def measure_hellos(server: Parlour, count: int) -> float:
             await _one_hello(server.port, f"guest{n}")
         await asyncio.sleep(0.3)  # the forgotten sessions' rows are deleted in the background
 
+    assert server.proc is not None
     before = server_cpu_ns(server.proc.pid)
     asyncio.run(run())
     return (server_cpu_ns(server.proc.pid) - before) / count / 1000
 
 
-def measure_moves(server: Parlour, games: int, seconds: float) -> float:
+def measure_moves(server: ServerProcess, games: int, seconds: float) -> float:
     """Server CPU per durable move (µs), ``loadgen.py --scenario play`` pinned to core 1."""
+    assert server.proc is not None
     command = [
         *taskset_prefix(1), sys.executable, str(LOADGEN), "--port", str(server.port), "--target", "parlour",
         "--server-pid", str(server.proc.pid), "--games", str(games), "--seconds", str(seconds),
@@ -143,7 +125,7 @@ def main() -> int:
         try:
             for round_ in range(args.rounds):
                 for label, tree in (("before", before_tree), ("after", ROOT)):
-                    server = Parlour(tree, Path(tmp) / f"{label}{round_}.sqlite3")
+                    server = start_parlour(tree, Path(tmp) / f"{label}{round_}.sqlite3")
                     try:
                         results[label]["hello"].append(measure_hellos(server, args.hellos))
                         results[label]["move"].append(measure_moves(server, args.games, args.seconds))

@@ -60,26 +60,35 @@ class ServerProcess:
         launcher: how to start the ``parlour`` command (default ``python -m client.cli``).
         storage: the storage arguments (default ``--no-db``).
         options: more ``parlour serve`` flags (e.g. :data:`UNTHROTTLED`); default none.
+        tree: the source tree it runs from (default this one; another checkout to compare against).
     """
 
     def __init__(
-        self, launcher: list[str] | None = None, storage: list[str] | None = None, options: list[str] | None = None
-    ) -> None:
+        self, launcher: list[str] | None = None, storage: list[str] | None = None, options: list[str] | None = None,
+        tree: Path = ROOT,
+    ) -> None:  # fmt: skip
         self.launcher = launcher or ["-m", "client.cli"]
         self.storage = storage or ["--no-db"]
         self.options = options or []
+        self.tree = tree
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
 
     def start(self, timeout_s: float = 20.0) -> int:
-        """Start the server; return the port it reported."""
+        """Start the server; return the port it reported.
+
+        Raises:
+            RuntimeError: it did not report its port within ``timeout_s`` seconds (it is stopped).
+        """
         command = [
             sys.executable, *self.launcher, "serve", *self.storage,
             "--host", "127.0.0.1", "--port", "0", "--name", "bench", "--log-level", "WARNING", "--no-advertise",
             *self.options,
         ]  # fmt: skip
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        if self.tree != ROOT:
+            env["PYTHONPATH"] = str(self.tree)  # its packages, not this tree's installed ones
+        self.proc = subprocess.Popen(command, cwd=self.tree, env=env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

@@ -48,7 +48,7 @@ from typing import Any, Mapping
 
 from .base import MAX_PLIES, Game, GameError, IllegalMove, InvalidOption, Option, Outcome, State
 
-__all__ = ["MingMang", "MingMangState"]
+__all__ = ["MingMang", "MingMangState", "captures"]
 
 _EMPTY, _WHITE, _BLACK, _EDGE = 0, 1, 2, 3
 """Cell codes in the board bytes: a seat's pawn is ``seat + 1``."""
@@ -172,10 +172,11 @@ def _geometry(size: int) -> _Geometry:
     return _Geometry(size)
 
 
-def _captures(board: bytes, to: int, me: int, dirs: tuple[int, ...]) -> list[int]:
-    """Return the indices captured by a pawn of colour ``me`` arriving on ``to``.
+def captures(board: bytes | bytearray, to: int, me: int, dirs: tuple[int, ...]) -> list[int]:
+    """Return the indices captured by a pawn of colour ``me`` (1 White, 2 Black) arriving on ``to``.
 
-    ``board`` may be the board before the move: looking back towards the
+    ``board`` is a padded board (``0`` empty, ``1`` White, ``2`` Black, ``3``
+    border); ``dirs`` its index steps (``_Geometry.dirs``). It may be the board before the move: looking back towards the
     origin, the first cell is the origin itself (still holding ``me``) or an
     empty square, so no run starts that way and the stale origin never
     closes one. Converted pawns do not capture in turn.
@@ -480,7 +481,7 @@ class MingMangState(State):
 
         The key after a slide is computed without building the board: XOR out
         the origin, XOR in the destination, flip each captured cell (the capture
-        scan of :func:`_captures`, inlined for speed).
+        scan of :func:`captures`, inlined for speed).
         """
         board, geo = self._board, self._geo
         rays, dirs, flip = geo.rays, geo.dirs, geo.mark[3]
@@ -563,7 +564,7 @@ class MingMangState(State):
         names, board, me = self._geo.names, self._board, self._side + 1
         text = f"{names[start]}-{names[to]}"
         self._check_slide(move, text, start, to)
-        caught = _captures(board, to, me, self._geo.dirs)
+        caught = captures(board, to, me, self._geo.dirs)
         key = self._key_after(start, to, caught)
         snap, recent, trail = self._snap, self._recent, None
         if self.options["superko"]:

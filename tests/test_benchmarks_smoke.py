@@ -206,3 +206,22 @@ def test_bots_latency_pings_beside_the_computers_and_times_their_moves() -> None
     assert any(line.startswith("bots: ping") and "max=" in line for line in lines)
     assert "pings over 100 ms beside the computers:" in done.stdout
     assert "computer move" in done.stdout and "budget 0.05 s; 2 tables share the workers" in done.stdout
+
+
+def test_a_server_process_runs_from_the_source_tree_it_is_given(tmp_path: Path) -> None:
+    tree = tmp_path / "other"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    server = ServerProcess(launcher=["-c", compare.PARLOUR_BOOT], tree=tree)
+    server.start()
+    try:
+        assert server.proc is not None
+        pid = server.proc.pid
+        assert Path(f"/proc/{pid}/cwd").resolve() == tree.resolve()
+        environ = dict(item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+        assert environ["PYTHONPATH"] == str(tree)
+        greeted = loadgen("parlour", server, "--scenario", "memory", "--connections", "2", "--warmup", "0")
+        assert greeted["connections"] == 2  # it serves
+    finally:
+        server.stop()

@@ -36,10 +36,10 @@ from __future__ import annotations
 import random
 import re
 
-from games.mingmang import MingMangState
+from games.mingmang import MingMangState, captures
 
 from .base import Deadline
-from .search import WIN, SearchResult
+from .search import MATE_ZONE, WIN, SearchResult, Transpositions
 
 __all__ = ["MingMangSearch", "evaluate_board", "lines", "slides", "QUIESCENCE_PLIES", "PAWN", "SLIDE", "THREAT"]
 
@@ -49,9 +49,6 @@ QUIESCENCE_PLIES = 6
 """The most captures in a row the quiescence search follows beyond the nominal depth."""
 CLOCK_EVERY = 64
 """Nodes between two readings of the clock."""
-
-_MATE_ZONE = WIN - 10_000
-_EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
 class _OutOfTime(Exception):
@@ -144,7 +141,7 @@ class MingMangSearch:
         self._rays, self._dirs, self._width = geo.rays, geo.dirs, geo.width
         self._names, self._mark = geo.names, geo.mark
         self._deadline = deadline
-        self._table: dict[tuple[int, int], tuple[int, int, int, tuple[int, int] | None]] = {}
+        self._table: Transpositions[int, tuple[int, int]] = Transpositions()
         self._killers: dict[int, list[tuple[int, int]]] = {}
         self._history: dict[tuple[int, int], int] = {}
         self._column_index = _column_index(geo.width)
@@ -190,33 +187,15 @@ class MingMangSearch:
 
     def _gain(self, to: int, me: int) -> int:
         """How many enemy pawns a pawn of ``me`` arriving on ``to`` would capture."""
-        board = self.board
-        foe, total = me ^ 3, 0
-        for d in self._dirs:
-            j = to + d
-            if board[j] != foe:
-                continue
-            while board[j] == foe:
-                j += d
-            if board[j] == me:
-                total += (j - to) // d - 1
-        return total
+        return len(captures(self.board, to, me, self._dirs))
 
     def _make(self, start: int, to: int, me: int) -> list[int]:
         """Slide ``start`` -> ``to`` for ``me``, capturing; return the captured indices (for :meth:`_unmake`)."""
         board, mark = self.board, self._mark
+        caught = captures(board, to, me, self._dirs)  # the board before the slide: see captures()
         board[start] = 0
         board[to] = me
         key = self.key ^ mark[me][start] ^ mark[me][to]
-        foe, caught = me ^ 3, []
-        for d in self._dirs:
-            j = to + d
-            if board[j] != foe:
-                continue
-            while board[j] == foe:
-                j += d
-            if board[j] == me:
-                caught.extend(range(to + d, j, d))
         flip = mark[3]
         for c in caught:
             board[c] = me
@@ -260,7 +239,7 @@ class MingMangSearch:
             if move is not None:
                 best_move, best_score = move, score
                 depth_done = depth if complete else depth - 1
-            if not complete or abs(score) >= _MATE_ZONE:
+            if not complete or abs(score) >= MATE_ZONE:
                 break
             moves.remove(move)
             moves.insert(0, move)
@@ -309,14 +288,9 @@ class MingMangSearch:
         if depth <= 0:
             return self._quiesce(alpha, beta, height, QUIESCENCE_PLIES, me)
         key = (self.key, me)
-        entry = self._table.get(key)
-        tt_move = None
-        if entry is not None:
-            stored_depth, stored, flag, tt_move = entry
-            if stored_depth >= depth:
-                score = _from_table(stored, height)
-                if flag == _EXACT or (flag == _LOWER and score >= beta) or (flag == _UPPER and score <= alpha):
-                    return score
+        known, tt_move = self._table.probe(key, depth, alpha, beta, height)
+        if known is not None:
+            return known
         moves = self._slides(me)
         if not moves:
             return -(WIN - height)
@@ -341,8 +315,7 @@ class MingMangSearch:
                     if alpha >= beta:
                         self._remember_cutoff(best_move, caught, height, depth)
                         break
-        flag = _UPPER if best <= original_alpha else _LOWER if best >= beta else _EXACT
-        self._table[key] = (depth, _to_table(best, height), flag, best_move)
+        self._table.store(key, depth, best, original_alpha, beta, height, best_move)
         return best
 
     def _remember_cutoff(self, move: tuple[int, int], caught: list[int], height: int, depth: int) -> None:
@@ -409,20 +382,3 @@ def _column_index(width: int) -> tuple[int, ...]:
     """For each position in :func:`lines`' column text, the board index it shows."""
     return tuple(row * width + column for column in range(1, width - 1) for row in range(width))
 
-
-def _to_table(score: int, height: int) -> int:
-    """A score as stored: proven results counted from this node, not the root."""
-    if score >= _MATE_ZONE:
-        return score + height
-    if score <= -_MATE_ZONE:
-        return score - height
-    return score
-
-
-def _from_table(score: int, height: int) -> int:
-    """A stored score as seen ``height`` plies below the root."""
-    if score >= _MATE_ZONE:
-        return score - height
-    if score <= -_MATE_ZONE:
-        return score + height
-    return score

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any, Callable, Generic, Hashable, Mapping, TypeVar
 
 import games
 
@@ -50,11 +50,13 @@ __all__ = [
     "SearchResult",
     "Evaluate",
     "Key",
+    "MATE_ZONE",
+    "Transpositions",
 ]
 
 WIN = 1_000_000
 """The score of winning now; a win ``n`` plies ahead scores ``WIN - n``."""
-_MATE_ZONE = WIN - 10_000
+MATE_ZONE = WIN - 10_000
 """Scores beyond this are proven wins (or, negated, losses)."""
 
 Evaluate = Callable[[Any, int], float]
@@ -68,6 +70,11 @@ Priority = Callable[[Any, Any, int], float]
 """``priority(parent, child, seat)``: how promising the move to ``child`` looks (higher first), e.g. material won."""
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+"""A table entry's bound: its score is exact, at least (a cutoff) or at most (no move beat alpha)."""
+
+Score = TypeVar("Score", int, float)
+"""A search's scores: whole numbers, as ints (make/unmake searches) or floats (:class:`AlphaBeta`)."""
+MoveT = TypeVar("MoveT")
 
 
 class _OutOfBudget(Exception):
@@ -93,7 +100,7 @@ class SearchResult:
     @property
     def proven(self) -> bool:
         """Whether the score is a forced win or loss, not an estimate."""
-        return abs(self.score) >= _MATE_ZONE
+        return abs(self.score) >= MATE_ZONE
 
 
 class AlphaBeta:
@@ -112,7 +119,7 @@ class AlphaBeta:
         self._evaluate = evaluate
         self._key = key
         self._priority = priority
-        self._table: dict[Hashable, tuple[int, float, int, str | None]] = {}
+        self._table: Transpositions[float, str] = Transpositions()
         self._history: dict[str, int] = {}
         self._deadline: Deadline | None = None
 
@@ -129,7 +136,7 @@ class AlphaBeta:
         """
         if root.outcome is not None:
             raise ValueError("the game is over: there is nothing to search")
-        self._table, self._history, self._deadline = {}, {}, deadline
+        self._table, self._history, self._deadline = Transpositions(), {}, deadline
         seat = root.to_move
         pairs = list(zip(root.legal_moves(), root.children()))
         deadline.spend(len(pairs))
@@ -142,7 +149,7 @@ class AlphaBeta:
                 break
             move, score, complete = found
             best = SearchResult(move, score, depth if complete else depth - 1, deadline.nodes)
-            if not complete or abs(score) >= _MATE_ZONE:
+            if not complete or abs(score) >= MATE_ZONE:
                 break
             pairs.sort(key=lambda pair: pair[0] != move)  # stable: the rest keep their order
         return SearchResult(best.move, best.score, best.depth, deadline.nodes)
@@ -187,14 +194,9 @@ class AlphaBeta:
         if depth <= 0:
             return self._evaluate(state, seat)
         key = self._key(state)
-        entry = self._table.get(key)
-        tt_move = None
-        if entry is not None:
-            stored_depth, stored, flag, tt_move = entry
-            if stored_depth >= depth:
-                score = _from_table(stored, height)
-                if flag == _EXACT or (flag == _LOWER and score >= beta) or (flag == _UPPER and score <= alpha):
-                    return score
+        known, tt_move = self._table.probe(key, depth, alpha, beta, height)
+        if known is not None:
+            return known
         pairs = list(zip(state.legal_moves(), state.children()))
         deadline.spend(len(pairs))
         original_alpha = alpha
@@ -208,13 +210,7 @@ class AlphaBeta:
                     if alpha >= beta:
                         self._history[move] = self._history.get(move, 0) + depth * depth
                         break
-        if best_score <= original_alpha:
-            flag = _UPPER
-        elif best_score >= beta:
-            flag = _LOWER
-        else:
-            flag = _EXACT
-        self._table[key] = (depth, _to_table(best_score, height), flag, best_move)
+        self._table.store(key, depth, best_score, original_alpha, beta, height, best_move)
         return best_score
 
     def _ordered(self, state: Any, seat: int, pairs: list[tuple[str, Any]], tt_move: str | None
@@ -243,20 +239,60 @@ def _final_score(state: Any, seat: int, height: int) -> float:
     return WIN - height if winner == seat else -(WIN - height)
 
 
-def _to_table(score: float, height: int) -> float:
-    """A score as stored: proven results counted from this node, not the root."""
-    if score >= _MATE_ZONE:
+class Transpositions(Generic[Score, MoveT]):
+    """A search's transposition table: per position key, the deepest result found there and its best move.
+
+    Scores are for the side to move at the position; proven ones are kept
+    counted from the position (:func:`_to_table`), so an entry reads right at
+    any height.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[Hashable, tuple[int, Score, int, MoveT | None]] = {}
+
+    def probe(self, key: Hashable, depth: int, alpha: Score, beta: Score, height: int) -> tuple[Score | None, MoveT | None]:
+        """``(score, move)`` for a node ``height`` plies below the root, to be searched ``depth`` plies deep in (``alpha``, ``beta``).
+
+        ``score`` is the stored one when it settles the node (searched at
+        least as deep, and exact or a bound outside the window), else
+        ``None``; ``move`` is the stored best move, to try first (``None`` if none).
+        """
+        entry = self._entries.get(key)
+        if entry is None:
+            return None, None
+        stored_depth, stored, flag, move = entry
+        if stored_depth >= depth:
+            score = _from_table(stored, height)
+            if flag == _EXACT or (flag == _LOWER and score >= beta) or (flag == _UPPER and score <= alpha):
+                return score, move
+        return None, move
+
+    def store(self, key: Hashable, depth: int, score: Score, alpha: Score, beta: Score, height: int, move: MoveT | None) -> None:
+        """Keep ``score`` and ``move`` of a node searched ``depth`` plies deep in the window (``alpha``, ``beta``) it was given."""
+        flag = _UPPER if score <= alpha else _LOWER if score >= beta else _EXACT
+        self._entries[key] = (depth, _to_table(score, height), flag, move)
+
+
+def _to_table(score: Score, height: int) -> Score:
+    """``score``, found ``height`` plies below the root, as a transposition table stores it.
+
+    Proven results (beyond :data:`MATE_ZONE`) are counted from the node, not
+    the root, so an entry reads right at any height (:func:`_from_table`).
+    """
+    if score >= MATE_ZONE:
         return score + height
-    if score <= -_MATE_ZONE:
+    if score <= -MATE_ZONE:
         return score - height
     return score
 
 
-def _from_table(score: float, height: int) -> float:
-    """A stored score as seen ``height`` plies below the root."""
-    if score >= _MATE_ZONE:
+def _from_table(score: Score, height: int) -> Score:
+    """A score stored by :func:`_to_table`, as seen ``height`` plies below the root."""
+    if score >= MATE_ZONE:
         return score - height
-    if score <= -_MATE_ZONE:
+    if score <= -MATE_ZONE:
         return score + height
     return score
 

@@ -1,9 +1,16 @@
-"""Table ids unique across a cluster: each node takes blocks of ids from one Redis counter."""
+"""Ids unique across a cluster: each node takes blocks of them from one Redis counter per kind.
+
+Table ids come from :data:`server.cluster.keys.TABLE_IDS` (:class:`TableIds`);
+challenge and seek ids from :data:`server.cluster.keys.SOCIAL_IDS` (a player's
+challenges may be held by several nodes and every node lists every node's
+seeks, so an id must name one challenge or seek in the whole cluster).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Callable
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -13,14 +20,16 @@ from protocol.messages import MAX_ID
 from ..play.authority import Authority
 from .keys import TABLE_IDS
 
-__all__ = ["TableIds", "BLOCK", "REBASE"]
+__all__ = ["IdBlocks", "TableIds", "BLOCK", "REBASE", "RAISE_SCRIPT"]
 
 log = logging.getLogger(__name__)
 
 BLOCK = 1000
-"""Table ids a node takes at once; the next block is fetched when half of one is used."""
+"""Ids a node takes at once; the next block is fetched when half of one is used."""
 REBASE = 1_000_000
-"""How far past the highest id a node knows the counter is moved after Redis lost it (a restart without persistence)."""
+"""How far past the highest id a node knows a counter is moved after Redis lost it (a restart without persistence)."""
+NONE_LEFT = MAX_ID + 1
+"""What :meth:`IdBlocks.next` and :meth:`IdBlocks.peek` say while no block is at hand: :func:`server.core.ids.issuable` refuses it."""
 
 RAISE_SCRIPT = """
 local now = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -28,12 +37,103 @@ local floor = tonumber(ARGV[1])
 if now < floor then redis.call('SET', KEYS[1], floor) end
 return 0
 """
-"""The Lua script that raises a Redis counter (KEYS[1]) to at least ARGV[1], never lowers it (table and social ids)."""
-_RAISE = RAISE_SCRIPT
+"""The Lua script that raises a Redis counter (KEYS[1]) to at least ARGV[1], never lowers it."""
+
+
+class IdBlocks:
+    """Hands out the ids of the counter ``key`` from blocks of :data:`BLOCK` taken from it.
+
+    The next block is fetched in the background once half of the one in use is
+    handed out; while none could be fetched (Redis away) :meth:`next` says
+    :data:`NONE_LEFT` and starts another fetch.
+
+    Args:
+        redis: the client.
+        key: the counter's Redis key.
+        what: the ids' name in log lines (``"table ids"``).
+        arrived: called after a block fetched in the background landed (``None``: nothing to tell).
+    """
+
+    def __init__(self, redis: aioredis.Redis, key: str, what: str, arrived: Callable[[], None] | None = None) -> None:
+        self._redis = redis
+        self._key = key
+        self._what = what
+        self._arrived = arrived
+        self._next = NONE_LEFT  # the block in use is [_next, _end)
+        self._end = NONE_LEFT
+        self._spare: int | None = None  # the first id of the block fetched for after this one
+        self._fetching: asyncio.Task[None] | None = None
+        self._raise = redis.register_script(RAISE_SCRIPT)
+
+    async def start(self, floor: int = 0) -> None:
+        """Take the first block, above ``floor`` (the highest id this node already knows, if any).
+
+        Raises:
+            RedisError, OSError: Redis cannot be reached.
+        """
+        if floor > 0:
+            await self._raise(keys=[self._key], args=[floor])
+        self._next = await self._take()
+        self._end = self._next + BLOCK
+
+    async def rebase(self, floor: int = 0) -> None:
+        """Move the counter :data:`REBASE` past every id handed out and ``floor`` (Redis restarted and lost it).
+
+        Raises:
+            RedisError, OSError: Redis cannot be reached.
+        """
+        given = self._end if self._end <= MAX_ID else 0  # no block yet: nothing given to stay clear of
+        await self._raise(keys=[self._key], args=[max(floor, given) + REBASE])
+
+    async def refill(self) -> None:
+        """Fetch a block now if none is at hand and no fetch is under way (one failed while Redis was away).
+
+        A fetch that fails again is logged and changes nothing.
+        """
+        if self.peek() > MAX_ID and self._fetching is None:
+            await self._fetch()
+
+    def peek(self) -> int:
+        """The id :meth:`next` would hand out now, without handing it out; :data:`NONE_LEFT` while no block is at hand."""
+        if self._next >= self._end and self._spare is not None:
+            self._next, self._end, self._spare = self._spare, self._spare + BLOCK, None
+        return self._next if self._next < self._end else NONE_LEFT
+
+    def next(self) -> int:
+        """Hand out the next id; :data:`NONE_LEFT` while no block could be fetched (the request is refused)."""
+        value = self.peek()
+        if value > MAX_ID:
+            self._fetch_soon()
+            return NONE_LEFT
+        self._next += 1
+        if self._end - self._next <= BLOCK // 2 and self._spare is None:
+            if self._next >= self._end:
+                log.error("no block of %s could be fetched from Redis: new ones are refused until one is", self._what)
+            self._fetch_soon()
+        return value
+
+    def _fetch_soon(self) -> None:
+        if self._fetching is None:
+            self._fetching = asyncio.get_running_loop().create_task(self._fetch())
+
+    async def _take(self) -> int:
+        end = int(await self._redis.incrby(self._key, BLOCK))
+        return end - BLOCK + 1
+
+    async def _fetch(self) -> None:
+        try:
+            self._spare = await self._take()
+        except (RedisError, OSError) as exc:
+            log.warning("cannot fetch a block of %s: %s", self._what, exc)
+            return
+        finally:
+            self._fetching = None
+        if self._arrived is not None:
+            self._arrived()
 
 
 class TableIds:
-    """Feeds ``authority.next_table_id`` from blocks of the cluster's counter.
+    """Feeds ``authority.next_table_id`` from :class:`IdBlocks` of the cluster's table id counter.
 
     Args:
         redis: the client.
@@ -41,12 +141,8 @@ class TableIds:
     """
 
     def __init__(self, redis: aioredis.Redis, authority: Authority) -> None:
-        self._redis = redis
         self._authority = authority
-        self._end = 0  # the block in use is [.., _end)
-        self._next_block: int | None = None
-        self._fetching: asyncio.Task[None] | None = None
-        self._raise = redis.register_script(_RAISE)
+        self.blocks = IdBlocks(redis, TABLE_IDS, "table ids", arrived=self._show)
         authority.table_id_taken = self.taken
 
     async def start(self, known_highest: int) -> None:
@@ -55,46 +151,25 @@ class TableIds:
         Raises:
             RedisError, OSError: Redis cannot be reached.
         """
-        await self._raise(keys=[TABLE_IDS], args=[known_highest])
-        start = await self._take()
-        self._authority.next_table_id, self._end = start, start + BLOCK
+        await self.blocks.start(known_highest)
+        self._show()
 
     async def rebase(self, known_highest: int) -> None:
-        """Move the counter well past ``known_highest`` (Redis restarted and lost it), so no block handed out again overlaps an old one."""
-        await self._raise(keys=[TABLE_IDS], args=[max(known_highest, self._end) + REBASE])
+        """Move the counter well past ``known_highest`` (Redis restarted and lost it), so no block handed out again overlaps an old one.
+
+        Raises:
+            RedisError, OSError: Redis cannot be reached.
+        """
+        await self.blocks.rebase(known_highest)
 
     async def refill(self) -> None:
         """Fetch a block now if this node ran out of ids (a fetch failed while Redis was away)."""
-        if self._authority.next_table_id > MAX_ID and self._fetching is None:
-            await self._fetch()
-
-    async def _take(self) -> int:
-        end = int(await self._redis.incrby(TABLE_IDS, BLOCK))
-        return end - BLOCK + 1
+        await self.blocks.refill()
 
     def taken(self) -> None:
-        """``next_table_id`` moved on: fetch the next block at half way; move into it at the end of this one."""
-        authority = self._authority
-        if self._end - authority.next_table_id <= BLOCK // 2 and self._next_block is None and self._fetching is None:
-            self._fetching = asyncio.get_running_loop().create_task(self._fetch())
-        if authority.next_table_id >= self._end:
-            if self._next_block is None:
-                log.error("no block of table ids could be fetched from Redis: new tables are refused until one is")
-                authority.next_table_id = MAX_ID + 1  # issuable() refuses it with internal_error
-                if self._fetching is None:
-                    self._fetching = asyncio.get_running_loop().create_task(self._fetch())
-                return
-            authority.next_table_id, self._end, self._next_block = self._next_block, self._next_block + BLOCK, None
+        """``next_table_id`` was given to a table: hand it out of the block, and show the authority the next one."""
+        self.blocks.next()
+        self._show()
 
-    async def _fetch(self) -> None:
-        try:
-            start = await self._take()
-        except (RedisError, OSError) as exc:
-            log.warning("cannot fetch a block of table ids: %s", exc)
-            return
-        finally:
-            self._fetching = None
-        if self._authority.next_table_id > MAX_ID:  # ran out meanwhile
-            self._authority.next_table_id, self._end = start, start + BLOCK
-        else:
-            self._next_block = start
+    def _show(self) -> None:
+        self._authority.next_table_id = self.blocks.peek()

@@ -20,7 +20,7 @@ import msgpack
 from redis.exceptions import RedisError
 
 from protocol import encode_message
-from protocol.messages import Finger, TableClosed, Tell, Who
+from protocol.messages import MAX_ID, Finger, TableClosed, Tell, Who
 
 from ..play.authority import Authority
 from ..bus.bus import LOBBY
@@ -34,6 +34,7 @@ from ..storage.store import Store
 from .identity import SharedIdentity, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
+from .live import live_hashes
 from .lobby import LobbyMirror
 from .names import NAME_TTL_S, ClusterNames
 from .relay import HandleRequest
@@ -203,7 +204,10 @@ class Cluster:
         return f"{self._run_id}:{self._version}"
 
     def _highest_id(self) -> int:
-        return max([self._authority.next_table_id - 1, *self._lobby.tables, *self.mirror.remote])
+        """The highest table id this node knows of (its own ids handed out, its tables, the mirrored ones)."""
+        next_id = self._authority.next_table_id
+        given = next_id - 1 if next_id <= MAX_ID else 0  # above MAX_ID: out of ids, not an id (the block's end counts in rebase)
+        return max([given, *self._lobby.tables, *self.mirror.remote])
 
     async def _reconnected(self) -> None:
         await self.ids.rebase(self._highest_id())
@@ -312,21 +316,13 @@ class Cluster:
 
     async def refresh_players(self) -> None:
         """Read the other live nodes' players into :attr:`players` (kept as they were if Redis is away)."""
-        await asyncio.sleep(0)  # a bare yield: a request's handling becomes a task (redis-py's timeouts need one; server.net.resuming.Resumed)
         try:
-            nodes = sorted(bytes(m).decode() for m in await self._redis.smembers(NODES) if bytes(m).decode() != self.node)
-            pipe = self._redis.pipeline(transaction=False)
-            for node in nodes:
-                pipe.exists(node_key(node))
-                pipe.hgetall(players_key(node))
-            replies = await pipe.execute() if nodes else []
+            hashes = await live_hashes(self._redis, self.node, players_key)  # a node gone without leaving: its players are not online
         except (RedisError, OSError) as exc:
             log.info("cannot read the other nodes' players: %s", exc)
             return
         remote: dict[str, RemotePlayer] = {}
-        for node, alive, lines in zip(nodes, replies[::2], replies[1::2]):
-            if not alive:
-                continue  # a node gone without leaving: its players are not online
+        for node, lines in hashes:
             for key, line in lines.items():
                 name_key = bytes(key).decode()
                 remote[name_key] = read_line(node, name_key, bytes(line), self._forward, self._claimed_of)

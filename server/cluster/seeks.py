@@ -33,7 +33,8 @@ from ..core.errors import RequestError
 from ..core.session import Session
 from ..social.pairing import Terms
 from ..social.seeks import OpenSeek, SeekBoard
-from .keys import NODES, node_key, seeks_key
+from .keys import seeks_key
+from .live import live_hashes
 from .players import RemotePlayer
 from .social_relay import SocialFront
 
@@ -86,21 +87,13 @@ class ClusterSeeks:
 
     async def candidates(self) -> list[OpenSeek]:
         """The open seeks of the other live nodes, by id (none while Redis is away)."""
-        await asyncio.sleep(0)  # a bare yield: a request's handling becomes a task (redis-py's timeouts need one)
         try:
-            nodes = sorted(node for node in (bytes(m).decode() for m in await self._redis.smembers(NODES)) if node != self._node)
-            pipe = self._redis.pipeline(transaction=False)
-            for node in nodes:
-                pipe.exists(node_key(node))
-                pipe.hgetall(seeks_key(node))
-            replies = await pipe.execute() if nodes else []
+            hashes = await live_hashes(self._redis, self._node, seeks_key)  # a node gone without leaving: its seeks went with its players
         except (RedisError, OSError) as exc:
             log.info("cannot read the other nodes' seeks: %s", exc)
             return []
         seeks: list[OpenSeek] = []
-        for node, alive, lines in zip(nodes, replies[::2], replies[1::2]):
-            if not alive:
-                continue  # a node gone without leaving: its seeks went with its players
+        for node, lines in hashes:
             for seek_id, line in lines.items():
                 try:
                     seeks.append(read_seek_line(node, int(seek_id), bytes(line)))

@@ -34,10 +34,10 @@ from ..social.chat import ChatEntry
 from ..social.social import Social
 from ..tables.lobby import Lobby
 from ..tables.table import Table
-from .keys import name_key_of
+from .ids import IdBlocks
+from .keys import SOCIAL_IDS, name_key_of
 from .relay import LinkTransport
 from .seeks import SETTLE_S, ClusterSeeks
-from .social_ids import IdBlocks
 from .social_relay import FrameSink, SocialFront
 
 __all__ = ["ClusterSocial", "is_relayed"]
@@ -69,7 +69,7 @@ class ClusterSocial:
         self._local = local
         self._lobby = lobby
         self._chat = chat
-        self.ids = IdBlocks(bus.redis)
+        self.ids = IdBlocks(bus.redis, SOCIAL_IDS, "challenge and seek ids")
         social.challenges.next_id = social.seeks.next_id = self.ids.next
         self._front: SocialFront | None = None
         self._seeks: ClusterSeeks | None = None

@@ -24,23 +24,12 @@ from server.dispatch import STORAGE_UNAVAILABLE_MESSAGE
 from tests.pgserver import PostgresServer, run_sql
 
 from ..e2e.harness import Process, start_server
-from ..server.conftest import Raw
+from ..server.recording import Recorder as Player, latest_view, offered, resumed
 from .redis_server import RedisServer
 
 pytestmark = pytest.mark.slow
 
 WAIT_S = 40.0
-
-
-class Player(Raw):
-    """A raw connection that keeps every frame it read, replies and pushes alike, in :attr:`seen`."""
-
-    seen: list[dict[str, Any]]
-
-    async def recv(self, timeout_s: float = 10.0) -> dict[str, Any]:
-        frame = await super().recv(timeout_s)
-        self.seen.append(frame)
-        return frame
 
 
 class Cluster:
@@ -57,8 +46,7 @@ class Cluster:
 
     async def connect(self, node: str, name: str) -> Player:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.nodes[node][1])
-        player = Player(reader, writer)
-        player.seen = []
+        player = Player(reader, writer, timeout_s=10.0)
         self.players.append(player)
         assert (await player.hello(name))["type"] == "welcome"
         return player
@@ -98,39 +86,13 @@ async def listed(player: Player, table: int) -> bool:
     return any(line["id"] == table for line in reply["tables"])
 
 
-def latest_view(player: Player, table: int, ply: int) -> dict[str, Any] | None:
-    """The view ``player`` was last sent of ``table`` after ``ply`` plies, if any."""
-    for frame in reversed(player.seen):
-        kind = frame.get("type")
-        if kind == "moved" and frame["table"] == table and frame["ply"] == ply:
-            return frame["view"]  # type: ignore[no-any-return]
-        if kind == "game_started" and frame["table"] == table and ply == 0:
-            return frame["view"]  # type: ignore[no-any-return]
-        if kind in ("resumed", "table_joined") and frame["table"]["id"] == table and len(frame["moves"]) == ply:
-            return frame["view"]  # type: ignore[no-any-return]
-    return None
-
-
 async def play(players: list[Player], table: int, acked: list[str], count: int) -> None:
     """Play ``count`` more moves, each the mover's first legal one, noting each acknowledged move in ``acked``."""
     for _ in range(count):
-
-        async def mover() -> tuple[Player, str] | None:
-            for player in players:
-                await player.sync()
-                view = latest_view(player, table, len(acked))
-                if view is not None and view.get("legal_moves"):
-                    return player, view["legal_moves"][0]
-            return None
-
-        player, move = await until(mover, f"a player to be offered ply {len(acked) + 1}")
+        player, move = await until(lambda: offered(players, table, len(acked)), f"a player to be offered ply {len(acked) + 1}")
         reply = await player.request("move", table=table, move=move)
         assert reply["type"] == "ok", reply
         acked.append(move)
-
-
-def resumed(player: Player, table: int) -> dict[str, Any] | None:
-    return next((f for f in player.seen if f.get("type") == "resumed" and f["table"]["id"] == table), None)
 
 
 async def all_resumed(players: list[Player], table: int) -> list[dict[str, Any]] | None:

@@ -13,6 +13,7 @@ from games.bots import Budget
 from games.bots.mingmang import _captures_first, _key, evaluate, make_chooser
 from games.bots.mingmang_search import MingMangSearch, evaluate_board, lines, slides
 from games.bots.search import AlphaBeta
+from games.mingmang import captures
 
 MINGMANG = games.get("mingmang")
 
@@ -43,6 +44,20 @@ def test_slides_and_captures_agree_with_the_engine(size: int) -> None:
         names = state._geo.names
         found = {(f"{names[start]}-{names[to]}", gain) for gain, start, to in search._captures(me)}
         assert found == expected, state.diagram()
+
+
+@pytest.mark.parametrize("size", [4, 9])
+def test_make_takes_the_engines_captures_and_unmake_restores_the_board_and_key(size: int) -> None:
+    for state in _random_positions(size, 2, seed=100 + size):
+        search = MingMangSearch(state, Budget(nodes=1).start())
+        board, key, me, dirs = bytes(search.board), search.key, state.to_move + 1, state._geo.dirs
+        for (start, to), child in zip(search._slides(me), state.children()):
+            caught = search._make(start, to, me)
+            assert caught == captures(board, to, me, dirs), state.diagram()
+            assert (bytes(search.board), search.key) == (child._board, child.key()[0]), state.diagram()
+            search._unmake(start, to, me, caught)
+            assert (bytes(search.board), search.key) == (board, key)
+            assert search._gain(to, me) == len(caught)
 
 
 def test_the_evaluation_counts_pawns_slides_and_open_pawns() -> None:

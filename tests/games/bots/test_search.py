@@ -10,7 +10,7 @@ import games
 from games.bots import Budget
 from games.bots import hexapawn as hexapawn_bot
 from games.bots import morris as morris_bot
-from games.bots.search import WIN, AlphaBeta
+from games.bots.search import MATE_ZONE, WIN, AlphaBeta, Transpositions
 
 UNLIMITED = Budget(nodes=10_000_000)
 
@@ -105,3 +105,26 @@ def test_a_finished_game_is_refused() -> None:
         state = state.play(move)
     with pytest.raises(ValueError):
         AlphaBeta(hexapawn_bot.evaluate, hexapawn_bot._key).search(state, UNLIMITED.start(), random.Random(0))
+
+
+
+@pytest.mark.parametrize("score", [WIN - 7, -(WIN - 7), 350, -350, 0, 350.0, float(WIN - 7)])
+def test_the_table_keeps_a_proof_counted_from_its_node_and_reads_it_back_at_any_height(score: float) -> None:
+    table: Transpositions[float, str] = Transpositions()
+    table.store("here", 3, score, -WIN, WIN, 5, "a1")  # found 5 plies below the root, exact
+    assert table.probe("here", 3, -WIN, WIN, 5) == (score, "a1")
+    found, move = table.probe("here", 3, -WIN, WIN, 1)  # the same position reached 4 plies sooner
+    shift = 4 if abs(score) >= MATE_ZONE else 0  # a win 7 plies from the root, 2 from the node: 3 from there
+    assert (found, move) == (score + shift if score > 0 else score - shift, "a1") and type(found) is type(score)
+    assert table.probe("here", 4, -WIN, WIN, 5) == (None, "a1")  # searched too shallow: only its move helps
+    assert table.probe("elsewhere", 1, -WIN, WIN, 5) == (None, None)
+
+
+def test_the_table_answers_with_a_bound_only_outside_the_window() -> None:
+    table: Transpositions[int, str] = Transpositions()
+    table.store("cut", 2, 60, 10, 50, 0, "b2")  # a cutoff: at least 60
+    table.store("low", 2, 5, 10, 50, 0, "c3")  # no move beat alpha: at most 5
+    assert table.probe("cut", 2, 10, 50, 0) == (60, "b2")
+    assert table.probe("cut", 2, 10, 70, 0) == (None, "b2")  # at least 60 does not settle a window up to 70
+    assert table.probe("low", 2, 10, 50, 0) == (5, "c3")
+    assert table.probe("low", 2, 0, 50, 0) == (None, "c3")
