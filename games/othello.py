@@ -252,11 +252,12 @@ def placement_generator(size: int) -> Callable[[int, int], int]:
     if size not in range(6, 17, 2):
         raise ValueError(f"an othello board is 6 to 16 squares wide (even), not {size!r}")
     geo = _geometry(size)
-    return lambda own, opp: _placing_moves(own, opp, geo)
+    steps, full = geo.steps, geo.full
+    return lambda own, opp: _fill_moves(own, opp, steps, full)  # always pure Python (issue 22): never the accelerator
 
 
-def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
-    """Return the ``opp`` discs flipped by ``own`` placing on bitboard ``square``.
+def _flips(index: int, own: int, opp: int, geo: _Geometry) -> int:
+    """Return the ``opp`` discs flipped by ``own`` placing on square ``index`` (bit ``row * size + col``).
 
     Follows each of the square's rays (:func:`_rays`) that starts on an
     ``opp`` disc, over ``opp`` discs, and keeps the run when an ``own`` disc
@@ -264,7 +265,7 @@ def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
     :meth:`OthelloState.children` has the same loop written out.
     """
     flips = 0
-    for first, rest in geo.rays[square]:
+    for first, rest in geo.rays[1 << index]:
         if first & opp:
             for closer, run in rest:
                 if not closer & opp:
@@ -630,7 +631,7 @@ class OthelloState(State):
         if moves is None:
             moves = self._placing()
         if moves:
-            return _squares(moves, self._setup.geo.byte_names)
+            return _squares(moves, self._setup.geo)
         return () if self.outcome is not None else (_PASS,)
 
     # -- building positions from text --------------------------------------
@@ -879,10 +880,10 @@ class OthelloState(State):
         square = 1 << index
         geo = self._setup.geo
         if self._side == BLACK:
-            flips = _flips(square, self.black, self.white, geo)
+            flips = _flips(index, self.black, self.white, geo)
             black, white = self.black | square | flips, self.white ^ flips
         else:
-            flips = _flips(square, self.white, self.black, geo)
+            flips = _flips(index, self.white, self.black, geo)
             black, white = self.black ^ flips, self.white | square | flips
         return _position(self._setup, black, white, 1 - self._side, self.ply + 1, square)
 
@@ -994,15 +995,16 @@ class _ShownState(OthelloState):
             if moves is None:
                 moves = self._placing()
             if moves:
-                legal = _squares(moves, self._setup.geo.byte_names)
+                legal = _squares(moves, self._setup.geo)
             else:
                 legal = () if self.outcome is not None else (_PASS,)
             self._legal = legal
         return list(legal)
 
 
-def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
+def _squares(bitboard: int, geo: _Geometry) -> tuple[str, ...]:
     """Return the names of the squares set in ``bitboard``, in board order (see :attr:`_Geometry.byte_names`)."""
+    byte_names = geo.byte_names
     if len(byte_names) == 8:  # 8x8, written out: half the instructions of the loop (a server names every position's moves)
         b = bitboard.to_bytes(8, "little")
         n0, n1, n2, n3, n4, n5, n6, n7 = byte_names
@@ -1043,3 +1045,77 @@ def _diagram_rows(diagram: str) -> list[str]:
             raise ValueError(f"diagram line {line.strip()!r} has {sorted(bad)[0]!r}; use X, O or .")
         rows.append(text)
     return rows
+
+
+# ---------------------------------------------------------------------------
+# The optional C accelerator
+# ---------------------------------------------------------------------------
+
+try:
+    from . import _othello_accel  # built from _othello_accel.c at install time, where a C compiler was there
+except ImportError:  # pragma: no cover - only without a compiler; tests run the pure path with use_accelerator(False)
+    _othello_accel = None
+
+
+def _accelerated_placing_moves(own: int, opp: int, geo: _Geometry) -> int:
+    """:func:`_placing_moves` in C for boards up to 8x8."""
+    size = geo.size
+    if size <= 8:
+        return _othello_accel.moves(own, opp, size)  # type: ignore[union-attr]
+    return _fill_moves(own, opp, geo.steps, geo.full)
+
+
+def _accelerated_flips(index: int, own: int, opp: int, geo: _Geometry) -> int:
+    """:func:`_flips` in C for boards up to 8x8."""
+    size = geo.size
+    if size <= 8:
+        return _othello_accel.flips(index, own, opp, size)  # type: ignore[union-attr]
+    return _PURE_FLIPS(index, own, opp, geo)
+
+
+def _accelerated_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
+    """:func:`_board_rows` in C on 8x8 (the same row texts, looked up)."""
+    texts = geo.row_texts
+    if texts is not None:
+        return _othello_accel.rows(black, white, texts)  # type: ignore[union-attr]
+    return _whole_board_rows(black, white, geo)
+
+
+def _accelerated_squares(bitboard: int, geo: _Geometry) -> tuple[str, ...]:
+    """:func:`_squares` in C for boards up to 8x8 (the same name strings)."""
+    if geo.size <= 8:
+        return _othello_accel.squares(bitboard, geo.names)  # type: ignore[union-attr]
+    return _PURE_SQUARES(bitboard, geo)
+
+
+_PURE_FLIPS, _PURE_SQUARES = _flips, _squares
+_PRIMITIVES = {
+    False: (_placing_moves, _flips, _board_rows, _squares),
+    True: (_accelerated_placing_moves, _accelerated_flips, _accelerated_board_rows, _accelerated_squares),
+}
+
+
+def use_accelerator(enabled: bool = True) -> bool:
+    """Choose the engine's primitives: the C accelerator (when it was built) or pure Python.
+
+    Both give the same moves, flips, boards and names (``tests/games/test_othello_accel.py``
+    checks it); the accelerator serves boards up to 8x8 and costs a fraction of
+    the instructions. It is chosen at import when it was built; a position
+    made before a switch keeps what it already worked out. The computer
+    players' search never uses it (:func:`placement_generator`).
+
+    Returns:
+        Whether the accelerator is now in use (``False`` where it was not built).
+    """
+    global _placing_moves, _flips, _board_rows, _squares
+    accelerated = bool(enabled) and _othello_accel is not None
+    _placing_moves, _flips, _board_rows, _squares = _PRIMITIVES[accelerated]
+    return accelerated
+
+
+def accelerated() -> bool:
+    """Whether the engine runs its C accelerator now (see :func:`use_accelerator`)."""
+    return _placing_moves is _accelerated_placing_moves
+
+
+use_accelerator(True)
