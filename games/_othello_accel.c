@@ -57,7 +57,14 @@ static int read_board(PyObject *value, uint64_t *board)
         return 0;
     }
     *board = PyLong_AsUnsignedLongLong(value);
-    return !(*board == (uint64_t)-1 && PyErr_Occurred());
+    if (*board == (uint64_t)-1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "a bitboard must be an int from 0 to 2**64 - 1, not %R", value);
+        }
+        return 0;
+    }
+    return 1;
 }
 
 /* Read a board size argument: an int from 1 to 8. */
@@ -100,8 +107,8 @@ static uint64_t fill_moves(uint64_t own, uint64_t opp, const Geometry *geo)
 PyDoc_STRVAR(moves_doc,
 "moves(own, opp, size, /) -> int\n\n"
 "The bitboard of empty squares where ``own`` can place a disc on a ``size`` board (1..8):\n"
-"games.othello._fill_moves for one board. Raises TypeError, OverflowError or ValueError\n"
-"for a bitboard that is not an int from 0 to 2**64 - 1 or a size out of range.");
+"games.othello._fill_moves for one board. Raises TypeError for a bitboard that is not an\n"
+"int, ValueError for one outside 0 .. 2**64 - 1 or a size out of range.");
 
 static PyObject *moves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
