@@ -614,10 +614,13 @@ class OthelloState(State):
         if moves is None:
             if self._siblings is not None:
                 moves = self._siblings.placing(self._sibling)
-            elif self._side == BLACK:
-                moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
-                moves = _placing_moves(self.white, self.black, self._setup.geo)
+                geo = self._setup.geo
+                own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
+                if _C is not None and geo.size <= 8:  # the accelerator, without _placing_moves()'s call
+                    moves = _C.moves(own, opp, geo.size)
+                else:
+                    moves = _placing_moves(own, opp, geo)
             self._moves = moves
         return moves
 
@@ -820,13 +823,29 @@ class OthelloState(State):
         :class:`~games.base.IllegalMove` naming what was wrong.
         """
         if type(move) is str:
-            index = self._setup.geo.index.get(move)
+            setup = self._setup
+            geo = setup.geo
+            index = geo.index.get(move)
             if index is not None:
                 moves = self._moves
                 if moves is None:
                     moves = self._placing()
                 if moves >> index & 1:
-                    return self._placed(index)
+                    if _C is None or geo.size > 8:
+                        return self._placed(index)
+                    # _placed() and _position(), written out with the accelerator's flips: a server plays every move here.
+                    side, black, white, square = self._side, self.black, self.white, 1 << index
+                    state = _ShownState()
+                    if side == BLACK:
+                        flips = _C.flips(index, black, white, geo.size)
+                        state.black, state.white = black | square | flips, white ^ flips
+                    else:
+                        flips = _C.flips(index, white, black, geo.size)
+                        state.black, state.white = black ^ flips, white | square | flips
+                    state._setup, state.ply, state._last, state._side = setup, self.ply + 1, square, 1 - side
+                    state._moves = state._siblings = state._legal = state._rows = None
+                    state._ended = _UNKNOWN
+                    return state
         return State.play(self, move)
 
     def _play(self, move: str) -> "OthelloState":
@@ -984,7 +1003,11 @@ class _ShownState(OthelloState):
         """Return the board's rows, built once and kept."""
         rows = self._rows
         if rows is None:
-            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
+            texts = self._setup.geo.row_texts
+            if _C is not None and texts is not None:  # the accelerator, without _board_rows()'s call: every move's view
+                rows = self._rows = _C.rows(self.black, self.white, texts)
+            else:
+                rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
         return rows
 
     def legal_moves(self) -> list[str]:
@@ -995,7 +1018,11 @@ class _ShownState(OthelloState):
             if moves is None:
                 moves = self._placing()
             if moves:
-                legal = _squares(moves, self._setup.geo)
+                geo = self._setup.geo
+                if _C is not None and geo.size <= 8:  # the accelerator, without _squares()'s call
+                    legal = _C.squares(moves, geo.names)
+                else:
+                    legal = _squares(moves, geo)
             else:
                 legal = () if self.outcome is not None else (_PASS,)
             self._legal = legal
@@ -1089,6 +1116,8 @@ def _accelerated_squares(bitboard: int, geo: _Geometry) -> tuple[str, ...]:
 
 
 _PURE_FLIPS, _PURE_SQUARES = _flips, _squares
+_C: Any = None
+"""The accelerator module while it is in use, else ``None``: the hottest methods call it without a wrapper."""
 _PRIMITIVES = {
     False: (_placing_moves, _flips, _board_rows, _squares),
     True: (_accelerated_placing_moves, _accelerated_flips, _accelerated_board_rows, _accelerated_squares),
@@ -1107,9 +1136,10 @@ def use_accelerator(enabled: bool = True) -> bool:
     Returns:
         Whether the accelerator is now in use (``False`` where it was not built).
     """
-    global _placing_moves, _flips, _board_rows, _squares
+    global _placing_moves, _flips, _board_rows, _squares, _C
     accelerated = bool(enabled) and _othello_accel is not None
     _placing_moves, _flips, _board_rows, _squares = _PRIMITIVES[accelerated]
+    _C = _othello_accel if accelerated else None
     return accelerated
 
 
