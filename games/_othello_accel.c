@@ -109,7 +109,7 @@ PyDoc_STRVAR(moves_doc,
 "games.othello._fill_moves for one board. Raises TypeError for a bitboard that is not an\n"
 "int, ValueError for one outside 0 .. 2**64 - 1 or a size out of range.");
 
-static PyObject *moves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *moves(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t own, opp;
     int size;
@@ -128,7 +128,7 @@ PyDoc_STRVAR(flips_doc,
 "of a ``size`` board (1..8): games.othello._flips. Zero when it flanks nothing.\n"
 "Raises ValueError for an index off the board, and as moves() for the rest.");
 
-static PyObject *flips(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *flips(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     static const int directions[8][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
     uint64_t own, opp, flipped = 0;
@@ -171,7 +171,7 @@ PyDoc_STRVAR(rows_doc,
 "(games.othello._Geometry.row_texts), as games.othello._board_rows. Raises TypeError\n"
 "if ``texts`` is not a tuple of 256 tuples of 256 items.");
 
-static PyObject *rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t black, white;
     if (nargs != 3) {
@@ -208,7 +208,7 @@ PyDoc_STRVAR(squares_doc,
 "``names[i]`` for each set bit ``i``, as games.othello._squares. Raises TypeError if\n"
 "``names`` is not a tuple, ValueError if a set bit has no name.");
 
-static PyObject *squares(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *squares(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t board;
     if (nargs != 2) {
@@ -252,6 +252,10 @@ static struct PyModuleDef module = {
     "The Othello engine's move generation, flips, board rows and move names in C (boards up to 8x8).",
     -1,
     methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__othello_accel(void)
