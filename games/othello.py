@@ -23,6 +23,12 @@ a disc (row 0 is the top row). Everything fast is in two primitives,
 eight directions; the per-size shift amounts and edge masks live in a cached
 :class:`_Geometry`.
 
+Those primitives, the board's rows and the moves' names also exist in C
+(``_othello_accel.c``, for boards up to 8x8), built at install time where a
+compiler is and used when present: :func:`use_accelerator` switches between
+the two, which give the same results. The computer players' search
+(:func:`placement_generator`) always runs the pure-Python ones.
+
 States are cheap: ``play()`` computes the flips and nothing else. Whether the
 side to move can place, must pass, or the game is over (hence ``to_move``,
 ``outcome`` and ``legal_moves()``) is worked out on first need and cached.
