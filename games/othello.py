@@ -23,6 +23,12 @@ a disc (row 0 is the top row). Everything fast is in two primitives,
 eight directions; the per-size shift amounts and edge masks live in a cached
 :class:`_Geometry`.
 
+Those primitives, the board's rows and the moves' names also exist in C
+(``_othello_accel.c``, for boards up to 8x8), built at install time where a
+compiler is and used when present: :func:`use_accelerator` switches between
+the two, which give the same results. The computer players' search
+(:func:`placement_generator`) always runs the pure-Python ones.
+
 States are cheap: ``play()`` computes the flips and nothing else. Whether the
 side to move can place, must pass, or the game is over (hence ``to_move``,
 ``outcome`` and ``legal_moves()``) is worked out on first need and cached.
@@ -252,11 +258,12 @@ def placement_generator(size: int) -> Callable[[int, int], int]:
     if size not in range(6, 17, 2):
         raise ValueError(f"an othello board is 6 to 16 squares wide (even), not {size!r}")
     geo = _geometry(size)
-    return lambda own, opp: _placing_moves(own, opp, geo)
+    steps, full = geo.steps, geo.full
+    return lambda own, opp: _fill_moves(own, opp, steps, full)  # always pure Python (issue 22): never the accelerator
 
 
-def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
-    """Return the ``opp`` discs flipped by ``own`` placing on bitboard ``square``.
+def _flips(index: int, own: int, opp: int, geo: _Geometry) -> int:
+    """Return the ``opp`` discs flipped by ``own`` placing on square ``index`` (bit ``row * size + col``).
 
     Follows each of the square's rays (:func:`_rays`) that starts on an
     ``opp`` disc, over ``opp`` discs, and keeps the run when an ``own`` disc
@@ -264,7 +271,7 @@ def _flips(square: int, own: int, opp: int, geo: _Geometry) -> int:
     :meth:`OthelloState.children` has the same loop written out.
     """
     flips = 0
-    for first, rest in geo.rays[square]:
+    for first, rest in geo.rays[1 << index]:
         if first & opp:
             for closer, run in rest:
                 if not closer & opp:
@@ -613,10 +620,13 @@ class OthelloState(State):
         if moves is None:
             if self._siblings is not None:
                 moves = self._siblings.placing(self._sibling)
-            elif self._side == BLACK:
-                moves = _placing_moves(self.black, self.white, self._setup.geo)
             else:
-                moves = _placing_moves(self.white, self.black, self._setup.geo)
+                geo = self._setup.geo
+                own, opp = (self.black, self.white) if self._side == BLACK else (self.white, self.black)
+                if _C is not None and geo.size <= 8:  # the accelerator, without _placing_moves()'s call
+                    moves = _C.moves(own, opp, geo.size)
+                else:
+                    moves = _placing_moves(own, opp, geo)
             self._moves = moves
         return moves
 
@@ -630,7 +640,7 @@ class OthelloState(State):
         if moves is None:
             moves = self._placing()
         if moves:
-            return _squares(moves, self._setup.geo.byte_names)
+            return _squares(moves, self._setup.geo)
         return () if self.outcome is not None else (_PASS,)
 
     # -- building positions from text --------------------------------------
@@ -819,13 +829,29 @@ class OthelloState(State):
         :class:`~games.base.IllegalMove` naming what was wrong.
         """
         if type(move) is str:
-            index = self._setup.geo.index.get(move)
+            setup = self._setup
+            geo = setup.geo
+            index = geo.index.get(move)
             if index is not None:
                 moves = self._moves
                 if moves is None:
                     moves = self._placing()
                 if moves >> index & 1:
-                    return self._placed(index)
+                    if _C is None or geo.size > 8:
+                        return self._placed(index)
+                    # _placed() and _position(), written out with the accelerator's flips: a server plays every move here.
+                    side, black, white, square = self._side, self.black, self.white, 1 << index
+                    state = _ShownState()
+                    if side == BLACK:
+                        flips = _C.flips(index, black, white, geo.size)
+                        state.black, state.white = black | square | flips, white ^ flips
+                    else:
+                        flips = _C.flips(index, white, black, geo.size)
+                        state.black, state.white = black ^ flips, white | square | flips
+                    state._setup, state.ply, state._last, state._side = setup, self.ply + 1, square, 1 - side
+                    state._moves = state._siblings = state._legal = state._rows = None
+                    state._ended = _UNKNOWN
+                    return state
         return State.play(self, move)
 
     def _play(self, move: str) -> "OthelloState":
@@ -879,10 +905,10 @@ class OthelloState(State):
         square = 1 << index
         geo = self._setup.geo
         if self._side == BLACK:
-            flips = _flips(square, self.black, self.white, geo)
+            flips = _flips(index, self.black, self.white, geo)
             black, white = self.black | square | flips, self.white ^ flips
         else:
-            flips = _flips(square, self.white, self.black, geo)
+            flips = _flips(index, self.white, self.black, geo)
             black, white = self.black ^ flips, self.white | square | flips
         return _position(self._setup, black, white, 1 - self._side, self.ply + 1, square)
 
@@ -983,7 +1009,11 @@ class _ShownState(OthelloState):
         """Return the board's rows, built once and kept."""
         rows = self._rows
         if rows is None:
-            rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
+            texts = self._setup.geo.row_texts
+            if _C is not None and texts is not None:  # the accelerator, without _board_rows()'s call: every move's view
+                rows = self._rows = _C.rows(self.black, self.white, texts)
+            else:
+                rows = self._rows = _board_rows(self.black, self.white, self._setup.geo)
         return rows
 
     def legal_moves(self) -> list[str]:
@@ -994,15 +1024,20 @@ class _ShownState(OthelloState):
             if moves is None:
                 moves = self._placing()
             if moves:
-                legal = _squares(moves, self._setup.geo.byte_names)
+                geo = self._setup.geo
+                if _C is not None and geo.size <= 8:  # the accelerator, without _squares()'s call
+                    legal = _C.squares(moves, geo.names)
+                else:
+                    legal = _squares(moves, geo)
             else:
                 legal = () if self.outcome is not None else (_PASS,)
             self._legal = legal
         return list(legal)
 
 
-def _squares(bitboard: int, byte_names: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
+def _squares(bitboard: int, geo: _Geometry) -> tuple[str, ...]:
     """Return the names of the squares set in ``bitboard``, in board order (see :attr:`_Geometry.byte_names`)."""
+    byte_names = geo.byte_names
     if len(byte_names) == 8:  # 8x8, written out: half the instructions of the loop (a server names every position's moves)
         b = bitboard.to_bytes(8, "little")
         n0, n1, n2, n3, n4, n5, n6, n7 = byte_names
@@ -1043,3 +1078,80 @@ def _diagram_rows(diagram: str) -> list[str]:
             raise ValueError(f"diagram line {line.strip()!r} has {sorted(bad)[0]!r}; use X, O or .")
         rows.append(text)
     return rows
+
+
+# ---------------------------------------------------------------------------
+# The optional C accelerator
+# ---------------------------------------------------------------------------
+
+try:
+    from . import _othello_accel  # built from _othello_accel.c at install time, where a C compiler was there
+except ImportError:  # pragma: no cover - only without a compiler; tests run the pure path with use_accelerator(False)
+    _othello_accel = None
+
+
+def _accelerated_placing_moves(own: int, opp: int, geo: _Geometry) -> int:
+    """:func:`_placing_moves` in C for boards up to 8x8."""
+    size = geo.size
+    if size <= 8:
+        return _othello_accel.moves(own, opp, size)  # type: ignore[union-attr]
+    return _fill_moves(own, opp, geo.steps, geo.full)
+
+
+def _accelerated_flips(index: int, own: int, opp: int, geo: _Geometry) -> int:
+    """:func:`_flips` in C for boards up to 8x8."""
+    size = geo.size
+    if size <= 8:
+        return _othello_accel.flips(index, own, opp, size)  # type: ignore[union-attr]
+    return _PURE_FLIPS(index, own, opp, geo)
+
+
+def _accelerated_board_rows(black: int, white: int, geo: _Geometry) -> tuple[str, ...]:
+    """:func:`_board_rows` in C on 8x8 (the same row texts, looked up)."""
+    texts = geo.row_texts
+    if texts is not None:
+        return _othello_accel.rows(black, white, texts)  # type: ignore[union-attr]
+    return _whole_board_rows(black, white, geo)
+
+
+def _accelerated_squares(bitboard: int, geo: _Geometry) -> tuple[str, ...]:
+    """:func:`_squares` in C for boards up to 8x8 (the same name strings)."""
+    if geo.size <= 8:
+        return _othello_accel.squares(bitboard, geo.names)  # type: ignore[union-attr]
+    return _PURE_SQUARES(bitboard, geo)
+
+
+_PURE_FLIPS, _PURE_SQUARES = _flips, _squares
+_C: Any = None
+"""The accelerator module while it is in use, else ``None``: the hottest methods call it without a wrapper."""
+_PRIMITIVES = {
+    False: (_placing_moves, _flips, _board_rows, _squares),
+    True: (_accelerated_placing_moves, _accelerated_flips, _accelerated_board_rows, _accelerated_squares),
+}
+
+
+def use_accelerator(enabled: bool = True) -> bool:
+    """Choose the engine's primitives: the C accelerator (when it was built) or pure Python.
+
+    Both give the same moves, flips, boards and names (``tests/games/test_othello_accel.py``
+    checks it); the accelerator serves boards up to 8x8 and costs a fraction of
+    the instructions. It is chosen at import when it was built; a position
+    made before a switch keeps what it already worked out. The computer
+    players' search never uses it (:func:`placement_generator`).
+
+    Returns:
+        Whether the accelerator is now in use (``False`` where it was not built).
+    """
+    global _placing_moves, _flips, _board_rows, _squares, _C
+    accelerated = bool(enabled) and _othello_accel is not None
+    _placing_moves, _flips, _board_rows, _squares = _PRIMITIVES[accelerated]
+    _C = _othello_accel if accelerated else None
+    return accelerated
+
+
+def accelerated() -> bool:
+    """Whether the engine runs its C accelerator now (see :func:`use_accelerator`)."""
+    return _placing_moves is _accelerated_placing_moves
+
+
+use_accelerator(True)

@@ -158,7 +158,7 @@ def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Pat
         figures.append(json.loads(out.read_text()))
     first, second = figures
     assert first["moves"] == 20 and first["project_bytecodes"] > 0 and first["c_calls"] > 0
-    pipeline = ("server/play/authority.py:play_move_now", "server/tables/fanout.py:send_moved", "games/othello.py:_fill_moves")
+    pipeline = ("server/play/authority.py:play_move_now", "server/tables/fanout.py:send_moved", "games/othello.py:view")
     # the same moves (each player plays its first legal move): the same work in the move's own pipeline
     assert [first["functions"][name] for name in pipeline] == [second["functions"][name] for name in pipeline]
     assert first["functions"]["server/play/authority.py:play_move_now"] > 0

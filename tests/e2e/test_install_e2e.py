@@ -31,7 +31,8 @@ PACKAGES = ("games", "protocol", "server", "client")
 
 INSTALL_TIMEOUT_S = 300
 _NOT_SOURCES = shutil.ignore_patterns(
-    ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.sqlite3", "*.db"
+    ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.sqlite3", "*.db",
+    "*.so",  # the editable install's build of the C accelerator, in place
 )
 """What a fresh clone does not have: environments, build output, caches, databases."""
 
@@ -105,6 +106,15 @@ def test_wheel_holds_every_package_file_and_nothing_else(installed: Installed) -
     }
     assert sorted(in_checkout - in_wheel) == [], "files of the packages missing from the wheel"
     assert {name.split("/")[0] for name in in_wheel} == set(PACKAGES), "only the product's packages: no tests, no benchmarks"
+
+
+def test_the_installed_othello_engine_runs_its_c_accelerator_where_a_compiler_is(installed: Installed) -> None:
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the engine runs in pure Python")
+    done = _run([installed.python, "-c", "from games import othello; print(othello.accelerated(), othello._othello_accel.__file__)"],
+                cwd=installed.outside)  # fmt: skip
+    accelerated, path = done.stdout.split()
+    assert accelerated == "True" and Path(path).is_relative_to(installed.venv)
 
 
 def test_installed_parlour_imports_from_the_environment_not_the_checkout(installed: Installed) -> None:

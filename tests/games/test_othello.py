@@ -6,6 +6,8 @@ Rules: RULES.md, "Othello"; seed 002_e6146ce5720fcbb1.txt (sections 2 and 3).
 from __future__ import annotations
 
 import random
+import types
+from typing import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -560,18 +562,40 @@ def test_perft_counts_pass_and_stops_at_game_over(play_leaves: bool) -> None:
 # ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def generations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the engine's move generations, of one board or of siblings side by side (the real function still does the work)."""
+@pytest.fixture(params=[True, False], ids=["accelerated", "pure"])
+def generations(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Count the engine's move generations, of one board or of siblings side by side (the real functions still do the work).
+
+    Once with the C accelerator (where it was built), once in pure Python.
+    """
+    if request.param and othello._othello_accel is None:
+        pytest.skip("the C accelerator was not built here")
+    othello.use_accelerator(request.param)
     calls: list[int] = []
-    real = othello._fill_moves
+    one_board, siblings = othello._placing_moves, othello._Siblings._work_out
 
-    def counting(own: int, opp: int, steps: object, full: int) -> int:
+    def counting(own: int, opp: int, geo: object) -> int:
         calls.append(1)
-        return real(own, opp, steps, full)  # type: ignore[arg-type]
+        return one_board(own, opp, geo)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(othello, "_fill_moves", counting)
-    return calls
+    def counting_siblings(self: object) -> object:
+        calls.append(1)
+        return siblings(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(othello, "_placing_moves", counting)
+    monkeypatch.setattr(othello._Siblings, "_work_out", counting_siblings)
+    accelerator = othello._C
+    if accelerator is not None:  # the hottest methods call the accelerator's moves() themselves
+
+        def counting_c(own: int, opp: int, size: int) -> int:
+            calls.append(1)
+            return accelerator.moves(own, opp, size)
+
+        parts = {name: getattr(accelerator, name) for name in ("moves", "flips", "rows", "squares")}
+        monkeypatch.setattr(othello, "_C", types.SimpleNamespace(**{**parts, "moves": counting_c}))
+    yield calls
+    monkeypatch.undo()
+    othello.use_accelerator(True)
 
 
 def test_play_does_not_generate_the_next_sides_moves(generations: list[int]) -> None:
