@@ -298,11 +298,14 @@ class Cluster:
         now = time.monotonic()
         for node in self._live:
             self._unseen_since.pop(node, None)
-        for node in self.mirror.nodes() - self._live:
+        waited_on = self.front.waiting_on() if self.front is not None else set()
+        for node in (self.mirror.nodes() | waited_on) - self._live:
             since = self._unseen_since.setdefault(node, now)
             if now - since >= NODE_TTL_S:
-                log.info("node %s is gone: its tables leave the lobby", node)
+                log.info("node %s is gone: its tables leave the lobby, the requests relayed to it get reply_lost", node)
                 self.mirror.forget_node(node)
+                if self.front is not None:
+                    self.front.node_gone(node)
                 del self._unseen_since[node]
         changed = [node for node, version in versions.items() if self._loaded.get(node) != version]
         await self.mirror.reload(changed)  # only the nodes whose tables changed since they were last read
