@@ -31,7 +31,7 @@ from ..net.peer import Peer
 from ..core.session import Session
 from ..players.sessions import Sessions
 from ..storage.store import Store
-from .identity import SharedIdentity, seat_holder
+from .identity import SharedIdentity, adopt_seats, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .lobby import LobbyMirror
@@ -125,7 +125,9 @@ class Cluster:
         return self.front
 
     def _rejoin(self, session: Session) -> None:
-        """A relayed player's session came back: what a resume does for its seats here, over its new link."""
+        """A relayed player's session came back: what a resume does for its seats here, over its new link (or the one
+        it had: the seats of tables taken over since it opened, restored under its token, become its own first)."""
+        adopt_seats(self._lobby, self._sessions, session)
         then: list[Callable[[], None]] = []
         self._authority.rejoin(session, then)
         for push in then:
