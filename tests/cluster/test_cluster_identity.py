@@ -331,7 +331,7 @@ async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seat
 async def test_a_seat_at_a_table_the_resuming_node_has_not_mirrored_yet_is_found_through_its_lease(shared: SharedNodes) -> None:
     ann, ann_welcome = await shared.hello("a", "ann")
     bob = await shared.connect("a", "bob")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="othello", options={"size": 6}, seat=0))["table"]["id"]  # no game over by ply 3
     assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
     await _one_move(ann, table, {ann: []})
     cluster_b = shared.servers["b"].cluster
