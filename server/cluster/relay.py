@@ -493,6 +493,8 @@ class RelayFront:
         if not waiting:
             return
         given_up = [request_id for request_id, about in waiting.items() if table_id is None or about == table_id]
+        if not given_up:
+            return
         session = self._sessions.get(link)
         peer = session.peer if session is not None else None
         lost = self._lost.setdefault(link, set())
@@ -501,8 +503,7 @@ class RelayFront:
             lost.add(request_id)
             if peer is not None:
                 peer.send(Error(id=request_id, code=Code.REPLY_LOST, message=REPLY_LOST_MESSAGE))
-        if given_up:
-            log.warning("node %s went away without answering %d requests of %s: answered reply_lost", self._nodes.get(link), len(given_up), session.name if session else "?")
+        log.warning("node %s lost %d requests of %s unanswered: answered reply_lost", self._nodes.get(link), len(given_up), session.name if session else "?")
 
     def _table_moved(self, table_id: int, node: str) -> None:
         """Node ``node`` holds table ``table_id`` now: requests about it that wait on another node get ``reply_lost``,
