@@ -91,8 +91,8 @@ a message of another layer (either way)."""
 
 
 REPLY_LOST_MESSAGE = (
-    "the node of the server that held this table went away before answering; whether the request took effect is not known:"
-    " the table as it stands comes in a `resumed` push once another node holds it"
+    "the part of the server that held this table went away before answering; whether this was done is not known:"
+    " the table is sent again as it stands once another part of the server holds it"
 )
 """The message of the ``reply_lost`` error a front sends for a relayed request whose authority went away unanswered."""
 
