@@ -101,6 +101,10 @@ class Code(StrEnum):
     SIGNED_IN_ELSEWHERE = "signed_in_elsewhere"
     """Without ``id``: another connection took over this session (it resumed it, or proved its claimed name).
     The connection is closed; the client must not resume on its own, or the two would take the session from each other."""
+    REPLY_LOST = "reply_lost"
+    """On a server of several nodes: the node that held the request's table went away (died, stopped, or lost the table
+    to another node) before answering. Whether the request took effect is not known; a ``resumed`` push shows the table
+    as it stands once another node holds it."""
     INTERNAL_ERROR = "internal_error"
     """The server failed to handle a request; nothing was changed."""
 

@@ -113,6 +113,8 @@ class Restoring:
             if self.cluster is not None:
                 self.cluster.mirror.adopted(table.id)  # this node's own now: no longer mirrored, never closed by the dead node's expiry
             if self._relay is not None:
+                if self.cluster is not None:
+                    self._relay.table_held(table.id, self.cluster.node)  # its requests relayed to the node that lost it: reply_lost
                 self._relay.following.taken_over(table, self.authority.welcome_back)
             for seat, holder in enumerate(table.seats):
                 if holder is not None and holder.peer is not None:

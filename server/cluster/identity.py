@@ -30,6 +30,7 @@ from typing import Any, Callable
 import msgpack
 
 from ..bus.redis import RedisBus
+from ..core.names import name_key
 from ..core.session import Session
 from ..players.accounts import AccountRow, Accounts
 from ..players.mutes import Mutes, stored_mutes_of
@@ -41,7 +42,7 @@ from ..tables.lobby import Lobby
 from .names import ClusterNames
 from .relay import RelayFront
 
-__all__ = ["IDENTITY", "SharedIdentity", "seat_holder"]
+__all__ = ["IDENTITY", "SharedIdentity", "adopt_seats", "seat_holder"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,31 @@ def seat_holder(lobby: Lobby, token: str) -> Session | None:
             if held is not None and held.token == token:
                 return held
     return None
+
+
+def adopt_seats(lobby: Lobby, sessions: Sessions, session: Session) -> list[int]:
+    """Give ``session`` every seat at ``lobby``'s tables held under its token by another session; return those tables' ids.
+
+    A table taken over from another node is restored with a session of its own for each seat's token; a
+    relayed player whose link to this node was open already (it sits or watches at another table here) holds
+    that seat through its link's session from now on; where ``sessions`` (the node's) name the restored
+    session by token or name, they name ``session`` instead.
+    """
+    adopted = []
+    for table in lobby.tables.values():
+        for seat, held in enumerate(table.seats):
+            if held is None or held is session or held.token != session.token:
+                continue
+            table.bus.unsubscribe(table.topic, held)
+            held.seats.pop(table.id, None)
+            table.assign_seat(seat, session)
+            session.seats[table.id] = seat
+            if sessions.by_token.get(session.token) is held:
+                sessions.by_token[session.token] = session
+            if sessions.by_name.get(name_key(held.name)) is held:
+                sessions.by_name[name_key(held.name)] = session
+            adopted.append(table.id)
+    return adopted
 
 
 class SharedIdentity:

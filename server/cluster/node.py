@@ -31,7 +31,7 @@ from ..net.peer import Peer
 from ..core.session import Session
 from ..players.sessions import Sessions
 from ..storage.store import Store
-from .identity import SharedIdentity, seat_holder
+from .identity import SharedIdentity, adopt_seats, seat_holder
 from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .live import live_hashes
@@ -126,7 +126,9 @@ class Cluster:
         return self.front
 
     def _rejoin(self, session: Session) -> None:
-        """A relayed player's session came back: what a resume does for its seats here, over its new link."""
+        """A relayed player's session came back: what a resume does for its seats here, over its new link (or the one
+        it had: the seats of tables taken over since it opened, restored under its token, become its own first)."""
+        adopt_seats(self._lobby, self._sessions, session)
         then: list[Callable[[], None]] = []
         self._authority.rejoin(session, then)
         for push in then:
@@ -302,11 +304,14 @@ class Cluster:
         now = time.monotonic()
         for node in self._live:
             self._unseen_since.pop(node, None)
-        for node in self.mirror.nodes() - self._live:
+        waited_on = self.front.waiting_on() if self.front is not None else set()
+        for node in (self.mirror.nodes() | waited_on) - self._live:
             since = self._unseen_since.setdefault(node, now)
             if now - since >= NODE_TTL_S:
-                log.info("node %s is gone: its tables leave the lobby", node)
+                log.info("node %s is gone: its tables leave the lobby, the requests relayed to it get reply_lost", node)
                 self.mirror.forget_node(node)
+                if self.front is not None:
+                    self.front.node_gone(node)
                 del self._unseen_since[node]
         changed = [node for node, version in versions.items() if self._loaded.get(node) != version]
         await self.mirror.reload(changed)  # only the nodes whose tables changed since they were last read

@@ -37,6 +37,14 @@ players' pushes cross in one Redis message, with no wrapper per frame. Each
 inbox message carries the bus's per-channel number: a front that sees a gap
 from an authority has lost frames of its links there, and ends those
 players' connections with an error that says so (they reconnect).
+
+A relayed request is never left without a reply. The front notes the ``id``
+of each request it relays until the reply comes back; when the authority
+goes away before answering -- it ends the link, another node takes the
+request's table over, or the node is gone -- the front answers the request
+itself with ``reply_lost`` (:data:`REPLY_LOST_MESSAGE`: whether it took effect
+is not known; the ``resumed`` push of the table's new node shows the table as
+it stands), and drops the late reply should the old authority send one after all.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ import weakref
 from typing import Any, Awaitable, Callable
 
 import msgpack
+import msgspec
 
 from protocol import Code, encode_message
 from protocol.codec import decode_request
@@ -64,7 +73,7 @@ from .follow import FOLLOWED, Following
 from .lobby import LobbyMirror
 from .players import node_topic
 
-__all__ = ["Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
+__all__ = ["REPLY_LOST_MESSAGE", "Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +88,30 @@ RECORD = struct.Struct(">BII")
 OPEN, REQUEST, CLOSE, FRAMES, GONE, MESSAGE = b"ORCFGM"
 """The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back);
 a message of another layer (either way)."""
+
+
+REPLY_LOST_MESSAGE = (
+    "the part of the server that held this table went away before answering; whether this was done is not known:"
+    " the table is sent again as it stands once another part of the server holds it"
+)
+"""The message of the ``reply_lost`` error a front sends for a relayed request whose authority went away unanswered."""
+
+
+class _Reply(msgspec.Struct):
+    """What a front reads of a frame from a link while requests wait there: the ``id`` of a reply (a push has none)."""
+
+    id: int | None = None
+
+
+_read_reply = msgspec.msgpack.Decoder(_Reply).decode
+
+
+def _reply_id(frame: bytes) -> int | None:
+    """The ``id`` of ``frame`` (a whole frame, header included), or ``None``: a push, or a frame this version cannot read."""
+    try:
+        return _read_reply(memoryview(frame)[HEADER_BYTES:]).id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 class Mail:
@@ -335,10 +368,12 @@ class RelayFront:
         self._sessions: dict[int, Session] = {}  # link -> the player it relays for
         self._links: dict[tuple[Session, str], int] = {}  # (player, authority node) -> link
         self._nodes: dict[int, str] = {}  # link -> authority node
+        self._waiting: dict[int, dict[int, int | None]] = {}  # link -> id of a relayed request not answered yet -> its table
+        self._lost: dict[int, set[int]] = {}  # link -> ids answered here with reply_lost: the authority's late reply is dropped
         self.following = Following(self, self._node)
         """This node's players at other nodes' tables, who follow a table that moves."""
         bus.on_gap.append(self._gap)
-        mirror.moved.append(self.following.table_moved)
+        mirror.moved.append(self._table_moved)
 
     def route(self, peer: Peer, request: Request) -> bool:
         """Relay ``request`` if it is about another node's table; return whether it was relayed."""
@@ -356,8 +391,12 @@ class RelayFront:
         return True
 
     def forward(self, session: Session, node: str, request: Request) -> None:
-        """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it."""
-        self._mail.put(node, REQUEST, self.link(session, node), encode_message(request)[HEADER_BYTES:])
+        """Relay ``request`` of ``session`` (connected here) to node ``node``, which answers it (or, should that node
+        go away first, this node answers ``reply_lost``: :meth:`gone`, :meth:`table_held`, :meth:`node_gone`)."""
+        link = self.link(session, node)
+        if request.id is not None:
+            self._waiting.setdefault(link, {})[request.id] = getattr(request, "table", None)
+        self._mail.put(node, REQUEST, link, encode_message(request)[HEADER_BYTES:])
 
     def link(self, session: Session, node: str) -> int:
         """The link of ``session`` to node ``node``, opened now if there is none."""
@@ -400,23 +439,77 @@ class RelayFront:
             self._open(session, node, resume=True)
 
     def frames(self, link: int, data: bytes) -> None:
-        """Frames the authority wrote to ``link``: to the player's connection, as they are."""
+        """Frames the authority wrote to ``link``: to the player's connection, as they are (the replies to requests
+        answered here already with ``reply_lost`` left out)."""
         session = self._sessions.get(link)
         peer = session.peer if session is not None else None
         if peer is None:
             return
+        waiting = self._waiting.get(link)
+        lost = self._lost.get(link)
         at, size = 0, len(data)
         while at + HEADER_BYTES <= size:
             end = at + HEADER_BYTES + int.from_bytes(data[at : at + HEADER_BYTES], "big")
-            peer.send_frame(data if at == 0 and end == size else data[at:end])  # most often one frame: no copy
+            frame = data if at == 0 and end == size else data[at:end]  # most often one frame: no copy
             at = end
+            if waiting or lost:
+                answered = _reply_id(frame)
+                if waiting and answered in waiting:
+                    del waiting[answered]  # type: ignore[arg-type]
+                elif lost and answered in lost:
+                    lost.discard(answered)  # type: ignore[arg-type]
+                    continue
+            peer.send_frame(frame)
 
     def gone(self, link: int) -> None:
-        """The authority ended ``link`` (its session there ended, or the node stops)."""
+        """The authority ended ``link`` (its session there ended, or the node stops): what it left unanswered gets ``reply_lost``."""
+        self._give_up(link, None)
+        self._waiting.pop(link, None)
+        self._lost.pop(link, None)
         session = self._sessions.pop(link, None)
         node = self._nodes.pop(link, None)
         if session is not None and node is not None:
             self._links.pop((session, node), None)
+
+    def table_held(self, table_id: int, node: str) -> None:
+        """Node ``node`` holds table ``table_id`` now (it took it over; this node's name: this node did): the requests about
+        it relayed to any other node and not answered yet get ``reply_lost``."""
+        for link in [link for link, waiting in self._waiting.items() if waiting]:
+            if self._nodes.get(link) != node:
+                self._give_up(link, table_id)
+
+    def node_gone(self, node: str) -> None:
+        """Node ``node`` is gone (unseen for a while): the requests relayed to it and not answered get ``reply_lost``."""
+        for link in [link for link, held_by in self._nodes.items() if held_by == node]:
+            self._give_up(link, None)
+
+    def waiting_on(self) -> set[str]:
+        """The nodes that have relayed requests of this node's players to answer."""
+        return {self._nodes[link] for link, waiting in self._waiting.items() if waiting and link in self._nodes}
+
+    def _give_up(self, link: int, table_id: int | None) -> None:
+        """Answer ``reply_lost`` to ``link``'s requests (about table ``table_id``; ``None``: all) that wait for a reply."""
+        waiting = self._waiting.get(link)
+        if not waiting:
+            return
+        given_up = [request_id for request_id, about in waiting.items() if table_id is None or about == table_id]
+        if not given_up:
+            return
+        session = self._sessions.get(link)
+        peer = session.peer if session is not None else None
+        lost = self._lost.setdefault(link, set())
+        for request_id in given_up:
+            del waiting[request_id]
+            lost.add(request_id)
+            if peer is not None:
+                peer.send(Error(id=request_id, code=Code.REPLY_LOST, message=REPLY_LOST_MESSAGE))
+        log.warning("node %s lost %d requests of %s unanswered: answered reply_lost", self._nodes.get(link), len(given_up), session.name if session else "?")
+
+    def _table_moved(self, table_id: int, node: str) -> None:
+        """Node ``node`` holds table ``table_id`` now: requests about it that wait on another node get ``reply_lost``,
+        then this node's players at the table follow it there."""
+        self.table_held(table_id, node)
+        self.following.table_moved(table_id, node)
 
     def disconnected(self, session: Session) -> None:
         """``session``'s connection is gone: its links close (the authorities hold its seats for the grace period)."""

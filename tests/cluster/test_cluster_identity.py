@@ -24,6 +24,9 @@ from .test_relay import play_out
 
 SECRET = "s" * 24
 OTHER_SECRET = "t" * 24
+LASTS = {"board": [0, 0, 1, 2, 0, 2]}
+"""A Nimble setup that lasts five plies of first legal moves: the resume tests play one or two before the resume, and a
+random setup ends at the first ply in about 1 game of 270, at the second in 1 of 70 (then no seat comes back)."""
 
 
 class SharedNodes(Nodes):
@@ -228,7 +231,7 @@ async def _back(conn: Raw, seat: int) -> bool:
 async def test_players_who_reconnect_to_other_nodes_resume_their_seats_and_finish_the_game(shared: SharedNodes) -> None:
     ann, ann_welcome = await shared.hello("a", "ann")
     bob, bob_welcome = await shared.hello("b", "bob")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
     await until(lambda: _listed_all(bob, {table}), "node b to list the table")
     assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
     seen: dict[Raw, list[dict[str, Any]]] = {ann: [], bob: []}
@@ -276,7 +279,7 @@ async def _one_move(mover: Raw, table: int, seen: dict[Raw, list[dict[str, Any]]
 async def test_a_relayed_player_resumes_on_the_tables_own_node_and_a_connection_left_behind_is_signed_out(shared: SharedNodes) -> None:
     ann = await shared.connect("a", "ann")
     bob, bob_welcome = await shared.hello("b", "bob")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
     await until(lambda: _listed_all(bob, {table}), "node b to list the table")
     assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
     await _one_move(ann, table, {ann: []})
@@ -311,7 +314,7 @@ async def test_a_wrong_or_dead_token_is_refused_on_every_node(shared: SharedNode
 async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seats_over_and_kills_the_old_token(shared: SharedNodes) -> None:
     ann, ann_welcome = await shared.hello("a", "ann", claim=True, secret=SECRET)
     bob = await shared.connect("a", "bob")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
     assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
     await _one_move(ann, table, {ann: []})
     again, welcome = await shared.hello("b", "ann", secret=SECRET)  # her connection to node a is still open
@@ -331,7 +334,7 @@ async def test_proving_a_claimed_name_on_another_node_takes_its_session_and_seat
 async def test_a_seat_at_a_table_the_resuming_node_has_not_mirrored_yet_is_found_through_its_lease(shared: SharedNodes) -> None:
     ann, ann_welcome = await shared.hello("a", "ann")
     bob = await shared.connect("a", "bob")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
     assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
     await _one_move(ann, table, {ann: []})
     cluster_b = shared.servers["b"].cluster
@@ -353,7 +356,7 @@ async def test_a_token_whose_grace_ran_out_is_refused_on_another_node(shared: Sh
     node_a = shared.servers["a"]
     node_a.config = dataclasses.replace(node_a.config, grace_s=0.5)
     ann, welcome = await shared.hello("a", "ann")
-    table = (await ann.request("create_table", game="nimble", seat=0))["table"]["id"]
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
     if game_started:
         bob = await shared.connect("a", "bob")
         assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"

@@ -27,6 +27,7 @@ from tests.pgserver import run_sql
 from ..server.conftest import Raw
 from .redis_server import RedisServer
 from .test_cluster_nodes import Nodes, until
+from .test_relay import play_out
 
 LEASE_S = 1.0
 
@@ -246,3 +247,29 @@ async def _push(conn: Raw, kind: str) -> dict[str, Any] | None:
 async def _listed_on(server: Any, table: int, node: str) -> bool:
     await asyncio.sleep(0)
     return bool(server.cluster.mirror.owner.get(table) == node)
+
+
+async def test_a_player_whose_link_to_the_claiming_node_is_open_already_gets_the_taken_over_seat_through_it(leased: Nodes) -> None:
+    node_c = await leased.start("c")
+    ann, bob = await leased.connect("a", "ann"), await leased.connect("c", "bob")
+    host, carol = await leased.connect("b", "host"), await leased.connect("c", "carol")
+    moving = (await host.request("create_table", game="nimble", seat=None))["table"]["id"]  # on node b, which will hang
+    staying = (await carol.request("create_table", game="nimble", seat=0))["table"]["id"]  # on node c, which will claim the other
+    for table, node in ((moving, "b"), (staying, "c")):
+        await until(lambda table=table, node=node: _listed_on(leased.servers["a"], table, node), "node a to list the tables")  # type: ignore[misc]
+    await until(lambda: _listed_on(node_c, moving, "b"), "node c to list node b's table")
+    assert (await ann.request("join_table", table=staying, seat=1))["type"] == "table_joined"  # ann's link to node c opens
+    assert (await ann.request("join_table", table=moving, seat=0))["type"] == "table_joined"
+    assert (await bob.request("join_table", table=moving, seat=1))["type"] == "table_joined"
+    for node in ("a", "b"):  # node b hangs; node a claims nothing: node c takes the table
+        failover = leased.servers[node].failover
+        assert failover is not None
+        failover.paused = True
+    await until(lambda: _holds(node_c, moving), "node c to claim the table once its lease expired")
+    back = await until(lambda: _resumed(ann, moving), "ann to get her seat back from node c, through the link she had")
+    assert back["seat"] == 0, back
+    bob_back = await until(lambda: _resumed(bob, moving), "bob to see the table whole again, on node c")
+    mover, view = (ann, back["view"]) if back["view"].get("legal_moves") else (bob, bob_back["view"])
+    assert (await _moved(mover, moving, view["legal_moves"][0]))["type"] == "ok"
+    seen: dict[Raw, list[dict[str, Any]]] = {ann: [], bob: []}
+    assert await play_out([ann, bob], [], moving, seen) >= 1  # her moves too, relayed by node a to node c

@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator, Callable
 
 import pytest
 
+from server.cluster.relay import REPLY_LOST_MESSAGE
 from server.dispatch import STORAGE_UNAVAILABLE_MESSAGE
 from tests.pgserver import PostgresServer, run_sql
 
@@ -205,3 +206,75 @@ async def _offered(player: Player, table: int, ply: int) -> dict[str, Any] | Non
     await player.sync()
     view = latest_view(player, table, ply)
     return view if view is not None and view.get("legal_moves") else None
+
+
+# --- a relayed request whose node goes away unanswered ------------------------------------------
+
+
+async def _to_move(players: list[Player], table: int, ply: int) -> tuple[Player, str] | None:
+    """The player offered a move at ``ply`` and its first legal move, once one is offered."""
+    for player in players:
+        await player.sync()
+        view = latest_view(player, table, ply)
+        if view is not None and view.get("legal_moves"):
+            return player, view["legal_moves"][0]
+    return None
+
+
+def _answers(player: Player, request_id: int) -> list[dict[str, Any]]:
+    """Every frame ``player`` was sent with ``id`` ``request_id``."""
+    return [frame for frame in player.seen if frame.get("id") == request_id]
+
+
+async def _answered(player: Player, request_id: int) -> list[dict[str, Any]]:
+    await player.sync()
+    return _answers(player, request_id)
+
+
+async def _unanswered_move(cluster: Cluster, stop: signal.Signals) -> tuple[int, list[Player], list[str], Player, int]:
+    """Nodes a and b; a table on node a whose players (and spectator) are all on node b, two moves played; then ``stop``
+    sent to node a and a move relayed to it. Return the table, the players, the moves acknowledged, the mover and
+    the ``id`` of its move, once it was answered."""
+    for name in ("a", "b"):
+        cluster.start(name, 2.0)
+    table, players = await table_on(cluster, "a", {"ann": "b", "bob": "b"}, "b", None)
+    acked: list[str] = []
+    await play(players[:2], table, acked, 2)
+    mover, move = await until(lambda: _to_move(players[:2], table, len(acked)), "a player to be offered ply 3")
+    os.kill(cluster.nodes["a"][0].popen.pid, stop)
+    request_id = next(mover.ids)
+    await mover.send(type="move", id=request_id, table=table, move=move)  # relayed by node b to node a, which cannot answer
+    await until(lambda: _answered(mover, request_id), "the move relayed to the stopped node to be answered")
+    return table, players, acked, mover, request_id
+
+
+def _reply_lost_then_resumed(mover: Player, request_id: int, table: int, acked: list[str]) -> None:
+    """``mover`` got one answer, ``reply_lost``, then the table as it stands (``resumed``, without the move)."""
+    [answer] = _answers(mover, request_id)
+    assert answer["type"] == "error" and answer["code"] == "reply_lost" and answer["message"] == REPLY_LOST_MESSAGE, answer
+    back = resumed(mover, table)
+    assert back is not None and mover.seen.index(back) > mover.seen.index(answer), mover.seen[-5:]
+    assert back["moves"] == acked
+
+
+async def test_a_move_relayed_to_a_node_killed_before_answering_gets_reply_lost_and_the_table_back(cluster: Cluster) -> None:
+    table, players, acked, mover, request_id = await _unanswered_move(cluster, signal.SIGKILL)
+    cluster.nodes["a"][0].popen.wait(30)
+    await until(lambda: all_resumed(players, table), "the players and the spectator to get the table back from node b")
+    _reply_lost_then_resumed(mover, request_id, table, acked)
+    await play(players[:2], table, acked, 2)  # on node b now; the move that got no answer was never played
+    assert stored_moves(cluster.db, table) == acked
+    assert len(_answers(mover, request_id)) == 1
+
+
+async def test_the_late_reply_of_a_node_that_lost_the_table_meanwhile_is_dropped_after_reply_lost(cluster: Cluster) -> None:
+    table, players, acked, mover, request_id = await _unanswered_move(cluster, signal.SIGSTOP)  # node a hangs (as if paused)
+    await until(lambda: all_resumed(players, table), "the players and the spectator to get the table back from node b")
+    _reply_lost_then_resumed(mover, request_id, table, acked)
+    os.kill(cluster.nodes["a"][0].popen.pid, signal.SIGCONT)  # node a answers the move now: refused, its lease is lost
+    challenged = await mover.request("challenge", name="host", game="nimble")  # through the same link: answered after the move
+    assert challenged["type"] == "challenge_sent", challenged
+    assert len(_answers(mover, request_id)) == 1  # node a's late answer came back to node b, which dropped it
+    acked[:] = stored_moves(cluster.db, table)  # (had node a handed the move on to node b, it was played: reply_lost does not say)
+    await play(players[:2], table, acked, 2)
+    assert stored_moves(cluster.db, table) == acked
