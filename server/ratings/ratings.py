@@ -19,14 +19,13 @@ a log line: the player counts as unrated in that game and family.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import math
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Sequence
 
 from . import glicko2
 from ..tables.clock import TimeControl
@@ -40,6 +39,7 @@ __all__ = [
     "PROVISIONAL_DEVIATION",
     "RAPID_BELOW_S",
     "RECENT_GAMES",
+    "SETTLE_ATTEMPTS",
     "Finger",
     "GameChange",
     "LeaderboardRow",
@@ -67,6 +67,9 @@ MOVES_PER_GAME = 40
 
 PROVISIONAL_DEVIATION = 110.0
 """A rating whose deviation is above this is provisional: shown with a mark, left out of leaderboards."""
+
+SETTLE_ATTEMPTS = 5
+"""How many times a rated ending is planned and committed while other nodes keep rating its players meanwhile."""
 
 RECENT_GAMES = 10
 """How many of a player's last rated games ``finger`` shows."""
@@ -145,6 +148,10 @@ class SeatChange:
         name: the player's name as seated; ``key`` its name key.
         score: 1 won, 0.5 drew, 0 lost.
         before, after: the rating before (aged to the game's end) and after the game.
+        guard: the ``games`` count the stored row must still hold when the change is
+            committed (0: no row yet), or ``None`` to overwrite whatever is stored
+            (a row that could not be read back). Another node may have rated the
+            player meanwhile: then the commit fails and the change is planned again.
     """
 
     name: str
@@ -152,6 +159,7 @@ class SeatChange:
     score: float
     before: Rating
     after: Rating
+    guard: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,11 +179,15 @@ class GameChange:
     at: float = 0.0
 
     def statements(self) -> list[Statement]:
-        """The SQL that stores the change: each seat's new rating and its ``rating_changes`` row."""
-        out: list[Statement] = []
-        for seat, change in enumerate(self.seats):
-            out.append(_save_rating_sql(change.key, change.name, self.game, self.family, change.after))
-            out.append(_change_sql(self, seat, change))
+        """The SQL that stores the change: each seat's new rating, then its ``rating_changes`` row.
+
+        The ratings are written in name key order (two games of the same two
+        players ending together on two nodes lock their rows in the same order),
+        each failing the transaction if its row no longer holds ``guard`` games
+        (see :data:`_GUARDED_SAVE`).
+        """
+        out = [_save_rating_sql(self.game, self.family, change) for change in sorted(self.seats, key=lambda change: change.key)]
+        out += [_change_sql(self, seat, change) for seat, change in enumerate(self.seats)]
         return out
 
 
@@ -243,6 +255,7 @@ class Ratings:
         self._cache: dict[tuple[str, str, str], Rating] = {}  # (name key, game, family) -> rating as of its last game
         self._names: dict[str, str] = {}  # name key -> name, for players rated without a database
         self._lock = asyncio.Lock()  # one rated ending at a time: plan, commit, apply
+        self._damaged: set[tuple[str, str, str]] = set()  # stored rows that could not be read back (overwritten unguarded)
         self.casual = CasualCounts()  # casual games, counted here only without a database
         self.on_change: Callable[[str], None] | None = None
         """Called with each name key whose rating a committed game changed here (a cluster tells its other nodes)."""
@@ -269,6 +282,8 @@ class Ratings:
             return Rating()
         rows = self.store.read(lambda db: db.execute(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE name_key = ? AND game = ? AND family = ?", key).fetchall())
         rated = _decode_ratings(rows)
+        if rows and not rated:
+            self._damaged.add(key)
         return rated[0][3] if rated else Rating()
 
     def plan(self, table_id: int, game: str, family: str, seats: Sequence[tuple[str, str]], winner: int | None) -> GameChange:
@@ -290,13 +305,15 @@ class Ratings:
                 new.rating, new.deviation, new.volatility, mine.games + 1,
                 mine.wins + (score == 1.0), mine.draws + (score == 0.5), mine.losses + (score == 0.0), now,
             )  # fmt: skip
-            changes.append(SeatChange(name, key, score, mine, after))
+            guard = None if (key, game, family) in self._damaged else mine.games
+            changes.append(SeatChange(name, key, score, mine, after, guard))
         return GameChange(table_id, game, family, tuple(changes), now)
 
     def apply(self, change: GameChange) -> None:
         """Make a committed change the cached ratings."""
         for seat in change.seats:
             self._cache[(seat.key, change.game, change.family)] = seat.after
+            self._damaged.discard((seat.key, change.game, change.family))
             self._names[seat.key] = seat.name
             if self.on_change is not None:
                 self.on_change(seat.key)
@@ -309,23 +326,52 @@ class Ratings:
         for key in [key for key in self._cache if key[0] == name_key]:
             del self._cache[key]
 
-    @contextlib.asynccontextmanager
-    async def settle(self, plan: Callable[[], GameChange] | None) -> AsyncIterator[GameChange]:
-        """Plan a game's rating change, let the caller commit its :meth:`GameChange.statements`, then apply it.
+    async def settle(self, plan: Callable[[], GameChange] | None, commit: Callable[[list[Statement]], Awaitable[None]]) -> GameChange:
+        """Plan a game's rating change, ``commit`` its :meth:`GameChange.statements`, then apply it; return it.
 
         ``plan`` returns the change (see :meth:`plan`); ``None`` stands for a
-        game that is not rated: an empty change is given and nothing waits.
-        Rated endings are settled one at a time (plan, commit, apply), so two
-        games of one player ending together both count. If the block raises
-        (the commit failed) the cache is left as it was.
+        game that is not rated: ``commit`` gets no statement, an empty change
+        is returned and nothing waits. Rated endings are settled one at a time
+        on a node (plan, commit, apply), so two games of one player ending
+        together both count. Across the nodes of a cluster each stored rating
+        is guarded (:attr:`SeatChange.guard`): when another node rated one of
+        the players since this node read the rating, the commit fails, and the
+        change is planned again from the stored ratings and committed again
+        (at most :data:`SETTLE_ATTEMPTS` times).
+
+        Raises:
+            Exception: whatever ``commit`` raised on its last attempt, or for
+                another cause than a rating that moved on; the cache is left as it was.
         """
         if plan is None:
-            yield GameChange()
-            return
+            await commit([])
+            return GameChange()
         async with self._lock:
-            change = plan()
-            yield change
-            self.apply(change)
+            for attempt in range(1, SETTLE_ATTEMPTS + 1):
+                change = plan()
+                try:
+                    await commit(change.statements())
+                except Exception:
+                    if attempt == SETTLE_ATTEMPTS or not self._moved_on(change):
+                        raise
+                    log.info("table %d: a player was rated on another node meanwhile; rating the game again from the stored ratings", change.table_id)
+                    for seat in change.seats:
+                        self.forget(seat.key)
+                    continue
+                self.apply(change)
+                return change
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _moved_on(self, change: GameChange) -> bool:
+        """Whether a seat's stored rating no longer holds the ``games`` the change was guarded with (another node rated it)."""
+        if self.store is None:
+            return False
+        sql = "SELECT games FROM ratings WHERE name_key = ? AND game = ? AND family = ?"
+        try:
+            stored = [self.store.read(lambda db, key=seat.key: db.execute(sql, (key, change.game, change.family)).fetchall()) for seat in change.seats]
+        except Exception:  # the database cannot be read either: the commit's own error says why
+            return False
+        return any(seat.guard is not None and (rows[0][0] if rows else 0) != seat.guard for seat, rows in zip(change.seats, stored))
 
     # --- finger and leaderboard ----------------------------------------------------
 
@@ -435,15 +481,29 @@ def _leaderboard_filter(game: str, family: str | None, now: float, provisional: 
     return " AND ".join(clauses), tuple(params)
 
 
-def _save_rating_sql(key: str, name: str, game: str, family: str, rating: Rating) -> Statement:
-    return (
-        f"INSERT INTO ratings ({_RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (name_key, game, family) DO UPDATE SET name = excluded.name, rating = excluded.rating, "
-        "deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games, wins = excluded.wins, "
-        "draws = excluded.draws, losses = excluded.losses, updated = excluded.updated",
-        (key, name, game, family, rating.rating, rating.deviation, rating.volatility,
-         rating.games, rating.wins, rating.draws, rating.losses, rating.updated),
-    )  # fmt: skip
+_SAVE = (
+    f"INSERT INTO ratings ({_RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (name_key, game, family) DO UPDATE SET name = excluded.name, rating = {rating}, "
+    "deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games, wins = excluded.wins, "
+    "draws = excluded.draws, losses = excluded.losses, updated = excluded.updated"
+)
+_UNGUARDED_SAVE = _SAVE.format(rating="excluded.rating")
+_GUARDED_SAVE = _SAVE.format(rating="CASE WHEN ratings.games = ? THEN excluded.rating END")
+"""A rating's upsert that fails (``NOT NULL`` of ``rating``) when the stored row no longer holds the ``games`` planned from.
+
+On PostgreSQL the conflicting row is locked and its newest committed version
+is the one compared, so of two nodes that rated a player from the same row,
+the second one's transaction fails instead of overwriting the first one's.
+"""
+
+
+def _save_rating_sql(game: str, family: str, change: SeatChange) -> Statement:
+    rating = change.after
+    values = (change.key, change.name, game, family, rating.rating, rating.deviation, rating.volatility,
+              rating.games, rating.wins, rating.draws, rating.losses, rating.updated)  # fmt: skip
+    if change.guard is None:
+        return _UNGUARDED_SAVE, values
+    return _GUARDED_SAVE, (*values, change.guard)
 
 
 def _change_sql(change: GameChange, seat: int, seat_change: SeatChange) -> Statement:
