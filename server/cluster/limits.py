@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from typing import Any, Coroutine
 
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from ..net.address_groups import address_group
@@ -142,11 +144,11 @@ class ClusterLimits:
         wait_ms = await self._run(self._claim, [f"parlour:limit:claims:{source}"], args)
         return wait_message("claim", int(wait_ms) / 1000) if wait_ms else None
 
-    async def _run(self, script: object, keys: list[str], args: list[object]) -> object | None:
+    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
         """The script's answer, or ``None`` while Redis cannot be reached."""
         await asyncio.sleep(0)  # a bare yield: redis-py's timeouts need a task (as in server.cluster.names)
         try:
-            found = await script(keys=keys, args=args)  # type: ignore[operator]
+            found = await script(keys=keys, args=args)
         except (RedisError, OSError) as exc:
             if not self._away:
                 log.warning("cannot count proofs and claims in Redis (%s): each node counts its own until it is back", exc)
@@ -155,16 +157,16 @@ class ClusterLimits:
         if self._away:
             log.info("counting proofs and claims in Redis again")
             self._away = False
-        return found  # type: ignore[no-any-return]
+        return found
 
-    def background(self, work: "asyncio.Future[None] | object") -> None:
-        """Run the coroutine ``work`` as a task, logging (not raising) a Redis failure."""
+    def background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task, logging (not raising) a Redis failure."""
         task = asyncio.get_running_loop().create_task(self._quietly(work))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    async def _quietly(self, work: object) -> None:
+    async def _quietly(self, work: Coroutine[Any, Any, None]) -> None:
         try:
-            await work  # type: ignore[misc]
+            await work
         except (RedisError, OSError) as exc:
             log.info("cannot give a right proof back in Redis (it counts until its window passes): %s", exc)
