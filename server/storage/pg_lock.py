@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, Callable
+from typing import Any
 
 from .common import StorageUnavailable, is_postgres_url
 from .dblock import DatabaseInUse
@@ -62,6 +62,7 @@ class PostgresLock:
         self._guard = threading.Lock()  # check() runs in a worker thread; release() on the loop's
         self.refusal: DatabaseTaken | None = None
         self.lost = False
+        self._released = False
 
     @classmethod
     def acquire(cls, url: str, node: str | None = None) -> "PostgresLock":
@@ -83,16 +84,14 @@ class PostgresLock:
             raise
         return cls(connection, url, node)
 
-    async def keep(self, interval_s: float = CHECK_S, on_lost: Callable[[], None] | None = None) -> None:
-        """Check the locks every ``interval_s`` seconds (:meth:`check`, in a worker thread) until they are lost; then call ``on_lost``.
+    async def keep(self, interval_s: float = CHECK_S) -> None:
+        """Check the locks every ``interval_s`` seconds (:meth:`check`, in a worker thread) until they are lost.
 
         Run as a task for the server's life; cancel it before :meth:`release`.
         """
         while not self.lost:
             await asyncio.sleep(interval_s)
             await asyncio.to_thread(self.check)
-        if on_lost is not None:
-            on_lost()
 
     def check(self) -> None:
         """Make sure the locks are held: if their connection died (PostgreSQL restarted), take them again on a new one.
@@ -102,7 +101,7 @@ class PostgresLock:
         (logged as an ERROR) and :attr:`refusal` says so for good.
         """
         with self._guard:
-            if self.lost:
+            if self.lost or self._released:  # a check still running in its thread when the server stopped takes nothing
                 return
             if self.refusal is None and _alive(self._connection):
                 return
@@ -146,6 +145,7 @@ class PostgresLock:
         this returns: a server started again at once on the same database could be refused.
         """
         with self._guard:
+            self._released = True
             if not self._connection.closed:
                 try:
                     self._connection.execute("SELECT pg_advisory_unlock_all()")
