@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import glicko2
+from .casual import CasualRecord
 from ..storage.store import Statement
 
 __all__ = [
