@@ -94,6 +94,7 @@ class Server(Requests, Restoring):
         )
         self.store: Store | None = None
         self._db_lock: DatabaseLock | PostgresLock | None = None
+        self._lock_keeper: asyncio.Task[None] | None = None  # PostgreSQL: takes the lock again after a restart (PostgresLock.keep)
         self.failover: Failover | None = None
         """A node of a cluster: its table leases, renewed, and the other nodes' expired ones, claimed (after :meth:`start`)."""
         self._listener: listen.Listener | None = None
@@ -152,6 +153,7 @@ class Server(Requests, Restoring):
                     self._db_lock = DatabaseLock.acquire(self.config.db_path)
                 else:
                     self._db_lock = PostgresLock.acquire(self.config.db_path, self.node if self.cluster is not None else None)
+                    self._lock_keeper = asyncio.ensure_future(self._db_lock.keep())
                 self.store = open_store(self.config.db_path)
                 self.authority.durable = True
                 self._at_once.clear()  # every move waits for its commit: no handler can answer at once
@@ -241,6 +243,8 @@ class Server(Requests, Restoring):
 
     async def _release_storage(self) -> None:
         """Close the database and give up its lock (after a failed start, or at the end of :meth:`close`)."""
+        if self._lock_keeper is not None:
+            self._lock_keeper.cancel()
         if self.store is not None:
             await self.store.close()
         if self.failover is not None:
@@ -304,6 +308,9 @@ class Server(Requests, Restoring):
         store = self.store
         if store is None or not statements:
             return _nothing()
+        lock = self._db_lock
+        if type(lock) is PostgresLock and lock.refusal is not None:  # PostgreSQL restarted: not ours until the lock is again
+            return _refused(lock.refusal)
         return store.write(*statements)
 
     def _disconnected(self, peer: Peer) -> None:
@@ -337,6 +344,11 @@ def _cluster_wiring(config: ServerConfig) -> ModuleType | None:
 
 async def _nothing() -> None:
     """What :meth:`Server._persist` returns when there is nothing to commit: an awaitable that is done at once."""
+
+
+async def _refused(refusal: Exception) -> None:
+    """What :meth:`Server._persist` returns while the server does not hold its PostgreSQL lock: an awaitable raising ``refusal`` anew."""
+    raise type(refusal)(str(refusal))
 
 
 def _log_failed_write(task: asyncio.Future[None]) -> None:

@@ -36,6 +36,7 @@ from .ids import TableIds
 from .keys import NODES, node_key, players_key, tables_key
 from .live import live_hashes
 from .lobby import LobbyMirror
+from .limits import ClusterLimits
 from .names import NAME_TTL_S, ClusterNames
 from .relay import HandleRequest
 from .social_relay import Pairing, SocialFront, SocialHost, Spectating, dispatch_social
@@ -94,6 +95,7 @@ class Cluster:
         self._mutes = mutes
         self.players = players
         self.names = sessions.names = ClusterNames(bus.redis, bus.node)
+        sessions.accounts.shared = ClusterLimits(bus.redis)  # guesses and claims counted for the whole cluster
         sessions.node = bus.node
         self.mirror = LobbyMirror(bus, lobby)
         self.ids = TableIds(bus.redis, authority)

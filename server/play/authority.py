@@ -255,12 +255,14 @@ class Authority(Seating, Endings, Offers):
 
     async def _commit_end(self, table: Table, played: list[Played], final: games.Outcome, clock_before: Clock | None) -> None:
         """Commit the plies that end a game together with its rating change or casual counts (see :meth:`_commit_moves`)."""
-        async with settle_ending(self.ratings, table, final, played) as rating_sql:
-            try:
-                await self._persist(*self.fence(table.id), *(move_sql(table, played, final) if self.durable else ()), *rating_sql)
-            except Exception:
-                table.clock = clock_before
-                raise
+        def commit(rating_sql: list[Statement]) -> Awaitable[None]:
+            return self._persist(*self.fence(table.id), *(move_sql(table, played, final) if self.durable else ()), *rating_sql)
+
+        try:
+            await settle_ending(self.ratings, table, final, commit, played)
+        except Exception:
+            table.clock = clock_before
+            raise
 
     def to_table(self, table: Table, message: Message) -> None:
         """Send ``message`` to everyone at ``table``, encoded once."""

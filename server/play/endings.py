@@ -108,8 +108,7 @@ class Endings:
                     outcome = table.aborted(seat, "abandoned the game before both sides had moved")
                 else:
                     outcome = table.forfeit(seat, "abandoned the game")
-                async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
+                await settle_ending(self.ratings, table, outcome, lambda rating_sql: self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql))
                 table.end(outcome)
                 self._announce_outcome(table, outcome, lobby=False)
             self.vacate(holder, table)
@@ -160,8 +159,7 @@ class Endings:
                     outcome = table.aborted(seat, "left the table before both sides had moved")
                 else:
                     outcome = table.forfeit(seat, "left the table (game forfeited)")
-                async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                    await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
+                await settle_ending(self.ratings, table, outcome, lambda rating_sql: self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql))
                 table.end(outcome)
         if outcome is not None:
             then.append(lambda: self._announce_outcome(table, outcome, lobby=False))
@@ -280,8 +278,7 @@ class Endings:
     async def _flag_fell(self, table: Table, seat: int) -> None:
         """End the game: ``seat`` lost on time (called with the table lock held)."""
         outcome = table.forfeit(seat, "ran out of time")
-        async with settle_ending(self.ratings, table, outcome) as rating_sql:
-            await self._persist(*self.fence(table.id), ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql)
+        await settle_ending(self.ratings, table, outcome, lambda rating_sql: self._persist(*self.fence(table.id), ended_sql(table, outcome), update_table_sql(table.id, clocks=table.clock_snapshot()), *rating_sql))
         table.end(outcome)
         self._announce_outcome(table, outcome)
 
@@ -307,8 +304,7 @@ class Endings:
         async with table.lock:
             await self._end_if_flag_fell(table)
             outcome = table.resign(session)
-            async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
+            await settle_ending(self.ratings, table, outcome, lambda rating_sql: self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql))
             table.end(outcome)
         then.append(lambda: self._announce_outcome(table, outcome))
         return Ok(id=request.id)

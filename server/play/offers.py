@@ -98,8 +98,7 @@ class Offers:
         then.append(lambda: self.to_table(table, Answered(table=table.id, kind=kind, accepted=True)))
         if kind == "draw":
             outcome = games.Outcome(winner=None, reason="draw by agreement")
-            async with settle_ending(self.ratings, table, outcome) as rating_sql:
-                await self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql)
+            await settle_ending(self.ratings, table, outcome, lambda rating_sql: self._persist(*self.fence(table.id), ended_sql(table, outcome), *rating_sql))
             table.end(outcome)
             then.append(lambda: self._announce_outcome(table, outcome))
         elif kind == "takeback":

@@ -18,6 +18,10 @@ takes at most one more guess per fresh source per window.
 
 Claims count against their address the same way, so that one address cannot
 fill the database with names or keep the hashing threads busy.
+
+A node of a cluster counts each proof and claim in windows the nodes share too
+(:class:`SharedLimits`, :mod:`server.cluster.limits`), so the budgets are the
+cluster's, not one per node.
 """
 
 from __future__ import annotations
@@ -25,11 +29,11 @@ from __future__ import annotations
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from ..net.address_groups import address_group
 
-__all__ = ["SlidingWindow", "NameWindow", "AccountLimits", "LimitReached", "Reservation"]
+__all__ = ["SlidingWindow", "NameWindow", "AccountLimits", "LimitReached", "Reservation", "SharedLimits", "SharedProof", "wait_message"]
 
 TRACKED_KEYS = 10_000
 """The most addresses (or names) one window remembers; the least recently counted are forgotten first."""
@@ -182,6 +186,27 @@ class NameWindow(_Window):
         return len(self._recent(name))
 
 
+class SharedProof(Protocol):
+    """A proof counted in the windows the nodes of a cluster share."""
+
+    def release(self) -> None:
+        """Give it back (it was right), without waiting."""
+
+
+class SharedLimits(Protocol):
+    """Windows of proofs and claims shared by the nodes of a cluster, of the sizes a node's :class:`AccountLimits` has."""
+
+    async def reserve_proof(self, limits: "AccountLimits", address: str, name_key: str) -> SharedProof | None:
+        """Count a proof; ``None`` when the shared windows cannot be reached (the node's own rule).
+
+        Raises:
+            LimitReached: the cluster's budget of the address's group is used, or the name is locked against it.
+        """
+
+    async def claim_refusal(self, limits: "AccountLimits", address: str) -> str | None:
+        """Why ``address`` may not claim now in the cluster, or ``None`` (counted, or the shared windows cannot be reached)."""
+
+
 @dataclass(slots=True)
 class Reservation:
     """A proof counted before its hash: :meth:`release` it if the proof was right."""
@@ -191,11 +216,15 @@ class Reservation:
     name_key: str
     address_at: float
     name_at: float
+    shared: SharedProof | None = None
+    """The same proof counted in the cluster's windows, if it was."""
 
     def release(self) -> None:
-        """Give the proof back to both windows (it was right, so it was no guess)."""
+        """Give the proof back to both windows (it was right, so it was no guess), the cluster's too."""
         self.limits.addresses.refund(self.source, self.address_at)
         self.limits.names.refund(self.name_key, self.source, self.name_at)
+        if self.shared is not None:
+            self.shared.release()
 
 
 class AccountLimits:
@@ -231,10 +260,10 @@ class AccountLimits:
         source = address_group(address)
         wait_s = self.addresses.wait_s(source)
         if wait_s > 0:
-            raise LimitReached(f"too many wrong secrets or passwords from your address: try again in {_seconds(wait_s)} s")
+            raise LimitReached(wait_message("proof", wait_s))
         wait_s = self.names.refusal_s(name_key, source)
         if wait_s > 0:
-            raise LimitReached(f"too many wrong secrets or passwords for this name, yours among them: try again in {_seconds(wait_s)} s")
+            raise LimitReached(wait_message("name", wait_s))
         return Reservation(self, source, name_key, self.addresses.reserve(source), self.names.reserve(name_key, source))
 
     def counts(self, address: str, name_key: str) -> tuple[int, int]:
@@ -250,10 +279,19 @@ class AccountLimits:
         source = address_group(address)
         wait_s = self.claims.wait_s(source)
         if wait_s > 0:
-            return f"too many names claimed from your address: try again in {_seconds(wait_s)} s"
+            return wait_message("claim", wait_s)
         self.claims.count(source)
         return None
 
 
-def _seconds(wait_s: float) -> int:
-    return max(1, int(wait_s + 0.999))
+_WAIT_MESSAGES = {
+    "proof": "too many wrong secrets or passwords from your address: try again in {} s",
+    "name": "too many wrong secrets or passwords for this name, yours among them: try again in {} s",
+    "claim": "too many names claimed from your address: try again in {} s",
+}
+
+
+def wait_message(kind: str, wait_s: float) -> str:
+    """What a player refused by a limit is told: ``kind`` is ``proof`` (the address's proofs), ``name`` (the name is
+    locked against the address) or ``claim`` (the address's claims); ``wait_s`` the seconds to wait, rounded up."""
+    return _WAIT_MESSAGES[kind].format(max(1, int(wait_s + 0.999)))

@@ -32,7 +32,7 @@ from protocol import Code
 from protocol.messages import MIN_SECRET_CHARS, Hello
 
 from .confusables import look_alike_keys, mixed_scripts, prepare
-from .account_limits import AccountLimits, LimitReached
+from .account_limits import AccountLimits, LimitReached, Reservation, SharedLimits, SharedProof
 from ..core.names import name_key
 from .passwords import hash_secret, verify_secret
 from ..storage.store import Statement
@@ -134,6 +134,8 @@ class Accounts:
         look-up of a name reads it fresh. ``None``: this process's memory is the truth."""
         self.on_change: Callable[[str], None] | None = None
         """Called with the name key of an account claimed or changed here, once committed (a cluster tells its other nodes)."""
+        self.shared: SharedLimits | None = None
+        """Where a node of a cluster counts proofs and claims for the whole cluster, besides :attr:`limits`; ``None`` alone."""
 
     async def prepare(self) -> None:
         """Build the look-alike tables off the event loop, before the first ``hello`` needs them."""
@@ -229,6 +231,8 @@ class Accounts:
         """
         try:
             reservation = self.limits.reserve_proof(host, key)
+            if self.shared is not None:
+                reservation.shared = await self._shared_proof(reservation, host, key)
         except LimitReached as exc:
             raise RequestError(Code.RATE_LIMITED, str(exc)) from None
         account = self.refresh(key)
@@ -262,6 +266,9 @@ class Accounts:
     async def _claim(self, host: str, name: str, key: str, secret: str | None) -> Admission:
         if secret is None or len(secret) < MIN_SECRET_CHARS:
             raise RequestError(Code.BAD_REQUEST, f"claiming a name needs a secret of at least {MIN_SECRET_CHARS} characters", "secret")
+        refusal = await self.shared.claim_refusal(self.limits, host) if self.shared is not None else None
+        if refusal is not None:
+            raise RequestError(Code.RATE_LIMITED, refusal)
         if key in self._pending:
             raise RequestError(Code.NAME_TAKEN, f"the name {name!r} is being claimed by someone else")
         refusal = self.limits.claim_refusal(host)
@@ -277,6 +284,19 @@ class Accounts:
             self._forget_look(name, key)
             raise
         return Admission(name, key, claimed=True, statements=(save_account_sql(key, account),), account=account)
+
+    async def _shared_proof(self, reservation: Reservation, host: str, key: str) -> SharedProof | None:
+        """Count the proof reserved here in the cluster's windows too; if they refuse it, give the reservation back and raise.
+
+        Raises:
+            LimitReached: the cluster's budget of the address, or of the name against it, is used.
+        """
+        assert self.shared is not None
+        try:
+            return await self.shared.reserve_proof(self.limits, host, key)
+        except LimitReached:
+            reservation.release()
+            raise
 
     def _check_look_alike(self, name: str, key: str) -> None:
         """Refuse a name whose skeleton is that of another claimed name (or one being claimed)."""

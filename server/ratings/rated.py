@@ -11,8 +11,7 @@ same transaction as the game's end (:func:`settle_ending`). An aborted game
 
 from __future__ import annotations
 
-import contextlib
-from typing import AsyncIterator, Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 import games
 from protocol import Code
@@ -80,31 +79,38 @@ def show_ratings(ratings: Ratings, table: Table) -> None:
         table.seat_ratings[seat] = SeatRating(rating=round(rating.rating), provisional=rating.provisional)
 
 
-@contextlib.asynccontextmanager
 async def settle_ending(
-    ratings: Ratings, table: Table, outcome: games.Outcome, played: Sequence[Played] = ()
-) -> AsyncIterator[list[Statement]]:
-    """Give the statements a game's end must commit for the ratings; after the block, the ratings are changed.
+    ratings: Ratings,
+    table: Table,
+    outcome: games.Outcome,
+    commit: Callable[[list[Statement]], Awaitable[None]],
+    played: Sequence[Played] = (),
+) -> None:
+    """Commit a game's end through ``commit`` with its rating change or casual counts; then the ratings are changed.
 
-    Use around the commit of a game's end (called with the table lock held)::
+    Call it with the table lock held, ``commit`` adding the rating statements
+    it gets to the game's own end in one transaction::
 
-        async with settle_ending(ratings, table, outcome) as rating_sql:
-            await persist(ended_sql, *rating_sql)
+        await settle_ending(ratings, table, outcome, lambda rating_sql: persist(ended_sql, *rating_sql))
         table.end(outcome)
 
-    The list has no rating statements for a game that is not rated (an
+    ``commit`` gets no rating statement for a game that is not rated (an
     unrated table, an aborted game, one with a computer seat, fewer than
     :data:`MIN_RATED_PLIES` plies); such a game, unless aborted, adds to its
-    players' casual counts instead (:mod:`server.ratings.casual`). If the block
-    raises nothing changes.
+    players' casual counts instead (:mod:`server.ratings.casual`). ``commit``
+    may be called again, with the change planned afresh, when another node
+    of a cluster rated a player meanwhile (:meth:`Ratings.settle`).
 
     Args:
         played: plies planned but not applied yet (the move that ended the game).
+
+    Raises:
+        Exception: what ``commit`` raised; then nothing changed.
     """
     plan = None if outcome.aborted else _plan(ratings, table, outcome, played)
     casual = casual_results(table, outcome) if plan is None and not outcome.aborted else []
-    async with ratings.settle(plan) as change:
-        yield change.statements() + (casual_sql(casual) if ratings.store is not None else [])
+    casual_rows = casual_sql(casual) if ratings.store is not None else []
+    change = await ratings.settle(plan, lambda rating_sql: commit(rating_sql + casual_rows))
     if ratings.store is None:
         ratings.casual.add(casual)
     if change.seats:

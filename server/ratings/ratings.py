@@ -19,18 +19,27 @@ a log line: the player counts as unrated in that game and family.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
 import logging
-import math
 import sqlite3
 import time
-from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Sequence
 
 from . import glicko2
 from ..tables.clock import TimeControl
 from .casual import CasualCounts, CasualRecord, read_casual
+from .records import (
+    PROVISIONAL_DEVIATION,
+    RATING_COLUMNS,
+    SECONDS_PER_DAY,
+    Finger,
+    GameChange,
+    LeaderboardRow,
+    PastGame,
+    Rating,
+    SeatChange,
+    decode_ratings,
+    decode_recent,
+)
 from ..storage.store import Statement, Store
 
 __all__ = [
@@ -40,6 +49,7 @@ __all__ = [
     "PROVISIONAL_DEVIATION",
     "RAPID_BELOW_S",
     "RECENT_GAMES",
+    "SETTLE_ATTEMPTS",
     "Finger",
     "GameChange",
     "LeaderboardRow",
@@ -65,13 +75,11 @@ RAPID_BELOW_S = 25 * 60.0
 MOVES_PER_GAME = 40
 """Moves per seat the estimated duration counts the increment for (lichess's 40)."""
 
-PROVISIONAL_DEVIATION = 110.0
-"""A rating whose deviation is above this is provisional: shown with a mark, left out of leaderboards."""
+SETTLE_ATTEMPTS = 5
+"""How many times a rated ending is planned and committed while other nodes keep rating its players meanwhile."""
 
 RECENT_GAMES = 10
 """How many of a player's last rated games ``finger`` shows."""
-
-SECONDS_PER_DAY = 86400.0
 
 
 def family_of(time_control: TimeControl | str | None) -> str:
@@ -98,137 +106,6 @@ def family_of(time_control: TimeControl | str | None) -> str:
     return "rapid" if duration < RAPID_BELOW_S else "classical"
 
 
-@dataclass(frozen=True, slots=True)
-class Rating:
-    """A player's rating in one game and family.
-
-    Attributes:
-        rating: the Glicko-2 rating (1500 for a newcomer).
-        deviation: the rating deviation as of now (350 for a newcomer; it grows while the player is idle).
-        volatility: the Glicko-2 volatility (0.06 for a newcomer).
-        games: rated games played.
-        wins, draws, losses: how those games ended for the player.
-        updated: when the last rated game ended, Unix time, or ``None`` for a newcomer.
-    """
-
-    rating: float = glicko2.DEFAULT_RATING
-    deviation: float = glicko2.DEFAULT_DEVIATION
-    volatility: float = glicko2.DEFAULT_VOLATILITY
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    updated: float | None = None
-
-    @property
-    def provisional(self) -> bool:
-        """Whether the rating is still uncertain (deviation above :data:`PROVISIONAL_DEVIATION`)."""
-        return self.deviation > PROVISIONAL_DEVIATION
-
-    def glicko(self) -> glicko2.Rating:
-        """The Glicko-2 part of the rating."""
-        return glicko2.Rating(self.rating, self.deviation, self.volatility)
-
-    def aged(self, now: float) -> "Rating":
-        """The rating with its deviation grown for the idle time since :attr:`updated` (see :func:`server.ratings.glicko2.age`)."""
-        if self.updated is None or now <= self.updated:
-            return self
-        periods = (now - self.updated) / SECONDS_PER_DAY / glicko2.IDLE_DAYS_PER_PERIOD
-        return dataclasses.replace(self, deviation=glicko2.age(self.glicko(), periods).deviation)
-
-
-@dataclass(frozen=True, slots=True)
-class SeatChange:
-    """What one rated game did to one seat's rating.
-
-    Attributes:
-        name: the player's name as seated; ``key`` its name key.
-        score: 1 won, 0.5 drew, 0 lost.
-        before, after: the rating before (aged to the game's end) and after the game.
-    """
-
-    name: str
-    key: str
-    score: float
-    before: Rating
-    after: Rating
-
-
-@dataclass(frozen=True, slots=True)
-class GameChange:
-    """The rating change of one rated game: per seat, in seat order (empty for an unrated game).
-
-    Attributes:
-        table_id, game, family: where it was played.
-        seats: the two seats' changes, or ``()`` when the game is not rated.
-        at: when the game ended, Unix time.
-    """
-
-    table_id: int = 0
-    game: str = ""
-    family: str = ""
-    seats: tuple[SeatChange, ...] = ()
-    at: float = 0.0
-
-    def statements(self) -> list[Statement]:
-        """The SQL that stores the change: each seat's new rating and its ``rating_changes`` row."""
-        out: list[Statement] = []
-        for seat, change in enumerate(self.seats):
-            out.append(_save_rating_sql(change.key, change.name, self.game, self.family, change.after))
-            out.append(_change_sql(self, seat, change))
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class PastGame:
-    """One of a player's rated games as ``finger`` lists it.
-
-    Attributes:
-        table_id: the table (``get_record`` and ``parlour games --export`` take it).
-        game, family: what was played.
-        opponent: the other seat's name.
-        score: 1 won, 0.5 drew, 0 lost.
-        before, after: the player's rating before and after.
-        finished: when the game ended, Unix time.
-    """
-
-    table_id: int
-    game: str
-    family: str
-    opponent: str
-    score: float
-    before: float
-    after: float
-    finished: float
-
-
-@dataclass(frozen=True, slots=True)
-class Finger:
-    """What the server knows of a name's rated play.
-
-    Attributes:
-        name: the name as last seen in a rated game (as asked, if never).
-        ratings: ``(game, family, rating)`` for every game and family played rated, by game then family.
-        recent: the last :data:`RECENT_GAMES` rated games, newest first.
-        casual: the casual games (:mod:`server.ratings.casual`) per game, by game.
-    """
-
-    name: str
-    ratings: list[tuple[str, str, Rating]]
-    recent: list[PastGame]
-    casual: list[CasualRecord] = dataclasses.field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardRow:
-    """One line of a leaderboard: rank from 1, the player's name and rating (with the family it is in)."""
-
-    rank: int
-    name: str
-    family: str
-    rating: Rating
-
-
 class Ratings:
     """Every player's ratings: read through a cache, changed only after a commit.
 
@@ -243,6 +120,7 @@ class Ratings:
         self._cache: dict[tuple[str, str, str], Rating] = {}  # (name key, game, family) -> rating as of its last game
         self._names: dict[str, str] = {}  # name key -> name, for players rated without a database
         self._lock = asyncio.Lock()  # one rated ending at a time: plan, commit, apply
+        self._damaged: set[tuple[str, str, str]] = set()  # stored rows that could not be read back (overwritten unguarded)
         self.casual = CasualCounts()  # casual games, counted here only without a database
         self.on_change: Callable[[str], None] | None = None
         """Called with each name key whose rating a committed game changed here (a cluster tells its other nodes)."""
@@ -267,8 +145,10 @@ class Ratings:
     def _load(self, key: tuple[str, str, str]) -> Rating:
         if self.store is None:
             return Rating()
-        rows = self.store.read(lambda db: db.execute(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE name_key = ? AND game = ? AND family = ?", key).fetchall())
-        rated = _decode_ratings(rows)
+        rows = self.store.read(lambda db: db.execute(f"SELECT {RATING_COLUMNS} FROM ratings WHERE name_key = ? AND game = ? AND family = ?", key).fetchall())
+        rated = decode_ratings(rows)
+        if rows and not rated:
+            self._damaged.add(key)
         return rated[0][3] if rated else Rating()
 
     def plan(self, table_id: int, game: str, family: str, seats: Sequence[tuple[str, str]], winner: int | None) -> GameChange:
@@ -290,13 +170,15 @@ class Ratings:
                 new.rating, new.deviation, new.volatility, mine.games + 1,
                 mine.wins + (score == 1.0), mine.draws + (score == 0.5), mine.losses + (score == 0.0), now,
             )  # fmt: skip
-            changes.append(SeatChange(name, key, score, mine, after))
+            guard = None if (key, game, family) in self._damaged else mine.games
+            changes.append(SeatChange(name, key, score, mine, after, guard))
         return GameChange(table_id, game, family, tuple(changes), now)
 
     def apply(self, change: GameChange) -> None:
         """Make a committed change the cached ratings."""
         for seat in change.seats:
             self._cache[(seat.key, change.game, change.family)] = seat.after
+            self._damaged.discard((seat.key, change.game, change.family))
             self._names[seat.key] = seat.name
             if self.on_change is not None:
                 self.on_change(seat.key)
@@ -309,23 +191,52 @@ class Ratings:
         for key in [key for key in self._cache if key[0] == name_key]:
             del self._cache[key]
 
-    @contextlib.asynccontextmanager
-    async def settle(self, plan: Callable[[], GameChange] | None) -> AsyncIterator[GameChange]:
-        """Plan a game's rating change, let the caller commit its :meth:`GameChange.statements`, then apply it.
+    async def settle(self, plan: Callable[[], GameChange] | None, commit: Callable[[list[Statement]], Awaitable[None]]) -> GameChange:
+        """Plan a game's rating change, ``commit`` its :meth:`GameChange.statements`, then apply it; return it.
 
         ``plan`` returns the change (see :meth:`plan`); ``None`` stands for a
-        game that is not rated: an empty change is given and nothing waits.
-        Rated endings are settled one at a time (plan, commit, apply), so two
-        games of one player ending together both count. If the block raises
-        (the commit failed) the cache is left as it was.
+        game that is not rated: ``commit`` gets no statement, an empty change
+        is returned and nothing waits. Rated endings are settled one at a time
+        on a node (plan, commit, apply), so two games of one player ending
+        together both count. Across the nodes of a cluster each stored rating
+        is guarded (:attr:`SeatChange.guard`): when another node rated one of
+        the players since this node read the rating, the commit fails, and the
+        change is planned again from the stored ratings and committed again
+        (at most :data:`SETTLE_ATTEMPTS` times).
+
+        Raises:
+            Exception: whatever ``commit`` raised on its last attempt, or for
+                another cause than a rating that moved on; the cache is left as it was.
         """
         if plan is None:
-            yield GameChange()
-            return
+            await commit([])
+            return GameChange()
         async with self._lock:
-            change = plan()
-            yield change
-            self.apply(change)
+            for attempt in range(1, SETTLE_ATTEMPTS + 1):
+                change = plan()
+                try:
+                    await commit(change.statements())
+                except Exception:
+                    if attempt == SETTLE_ATTEMPTS or not self._moved_on(change):
+                        raise
+                    log.info("table %d: a player was rated on another node meanwhile; rating the game again from the stored ratings", change.table_id)
+                    for seat in change.seats:
+                        self.forget(seat.key)
+                    continue
+                self.apply(change)
+                return change
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _moved_on(self, change: GameChange) -> bool:
+        """Whether a seat's stored rating no longer holds the ``games`` the change was guarded with (another node rated it)."""
+        if self.store is None:
+            return False
+        sql = "SELECT games FROM ratings WHERE name_key = ? AND game = ? AND family = ?"
+        try:
+            stored = [self.store.read(lambda db, key=seat.key: db.execute(sql, (key, change.game, change.family)).fetchall()) for seat in change.seats]
+        except Exception:  # the database cannot be read either: the commit's own error says why
+            return False
+        return any(seat.guard is not None and (rows[0][0] if rows else 0) != seat.guard for seat, rows in zip(change.seats, stored))
 
     # --- finger and leaderboard ----------------------------------------------------
 
@@ -342,15 +253,15 @@ class Ratings:
             return Finger(self._names.get(name_key, name), sorted(rated, key=_by_game_and_family), [], self.casual.of(name_key))
 
         def query(db: sqlite3.Connection) -> tuple[list[Any], list[Any], list[CasualRecord]]:
-            rows = db.execute(f"SELECT {_RATING_COLUMNS} FROM ratings WHERE name_key = ? ORDER BY game, family", (name_key,)).fetchall()
+            rows = db.execute(f"SELECT {RATING_COLUMNS} FROM ratings WHERE name_key = ? ORDER BY game, family", (name_key,)).fetchall()
             recent = db.execute(_RECENT_SQL, (name_key, RECENT_GAMES)).fetchall()
             return rows, recent, read_casual(db, name_key)
 
         rows, recent, casual = self.store.read(query)
-        decoded = _decode_ratings(rows)
+        decoded = decode_ratings(rows)
         shown = decoded[0][0] if decoded else name
         games = [(game, family, rating.aged(now)) for _name, game, family, rating in decoded]
-        return Finger(shown, sorted(games, key=_by_game_and_family), _decode_recent(recent), casual)
+        return Finger(shown, sorted(games, key=_by_game_and_family), decode_recent(recent), casual)
 
     def leaderboard(self, game: str, family: str | None, limit: int, offset: int = 0, provisional: bool = False) -> list[LeaderboardRow]:
         """The best ratings in ``game``: one family's, or (``family`` ``None``) each player's best of any family.
@@ -374,17 +285,15 @@ class Ratings:
             ranked = sorted(best.values(), key=lambda item: -item[1].rating)[offset : offset + limit]
             return [LeaderboardRow(offset + i + 1, self._names.get(key[0], key[0]), key[2], rating) for i, (key, rating) in enumerate(ranked)]
         where, params = _leaderboard_filter(game, family, now, provisional)
-        order = f"SELECT {_RATING_COLUMNS} FROM ratings WHERE {where} ORDER BY rating DESC, name_key DESC"  # an index's order
+        order = f"SELECT {RATING_COLUMNS} FROM ratings WHERE {where} ORDER BY rating DESC, name_key DESC"  # an index's order
         if family is None:
             rows = self.store.read(lambda db: _best_of_each(db.execute(order, params), limit, offset))
         else:
             rows = self.store.read(lambda db: db.execute(f"{order} LIMIT ? OFFSET ?", (*params, limit, offset)).fetchall())
-        return [LeaderboardRow(offset + i + 1, name, fam, rating.aged(now)) for i, (name, _game, fam, rating) in enumerate(_decode_ratings(rows))]
+        return [LeaderboardRow(offset + i + 1, name, fam, rating.aged(now)) for i, (name, _game, fam, rating) in enumerate(decode_ratings(rows))]
 
 
 # --- SQL ------------------------------------------------------------------------------
-
-_RATING_COLUMNS = "name_key, name, game, family, rating, deviation, volatility, games, wins, draws, losses, updated"
 
 _RECENT_SQL = (
     "SELECT c.table_id, c.game, c.family, o.name, c.score, c.before, c.after, c.at "
@@ -433,54 +342,3 @@ def _leaderboard_filter(game: str, family: str | None, now: float, provisional: 
         clauses.append("deviation * deviation + max(? - updated, 0) / ? * (volatility * ?) * (volatility * ?) <= ?")
         params += [now, seconds_per_period, glicko2.SCALE, glicko2.SCALE, PROVISIONAL_DEVIATION**2]
     return " AND ".join(clauses), tuple(params)
-
-
-def _save_rating_sql(key: str, name: str, game: str, family: str, rating: Rating) -> Statement:
-    return (
-        f"INSERT INTO ratings ({_RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (name_key, game, family) DO UPDATE SET name = excluded.name, rating = excluded.rating, "
-        "deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games, wins = excluded.wins, "
-        "draws = excluded.draws, losses = excluded.losses, updated = excluded.updated",
-        (key, name, game, family, rating.rating, rating.deviation, rating.volatility,
-         rating.games, rating.wins, rating.draws, rating.losses, rating.updated),
-    )  # fmt: skip
-
-
-def _change_sql(change: GameChange, seat: int, seat_change: SeatChange) -> Statement:
-    before, after = seat_change.before, seat_change.after
-    return (
-        "INSERT INTO rating_changes (table_id, seat, name_key, name, game, family, score, before, after, "
-        "deviation_before, deviation_after, volatility_before, volatility_after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (change.table_id, seat, seat_change.key, seat_change.name, change.game, change.family, seat_change.score,
-         before.rating, after.rating, before.deviation, after.deviation, before.volatility, after.volatility, change.at),
-    )  # fmt: skip
-
-
-def _decode_ratings(rows: list[Sequence[Any]]) -> list[tuple[str, str, str, Rating]]:
-    """``(name, game, family, rating)`` of each row that reads back; a damaged row is logged and skipped."""
-    decoded = []
-    for row in rows:
-        try:
-            key, name, game, family, rating, deviation, volatility, games, wins, draws, losses, updated = row
-            numbers = (rating, deviation, volatility, updated)
-            counts = (games, wins, draws, losses)
-            if not all(type(n) in (int, float) and math.isfinite(n) for n in numbers) or not all(type(c) is int and c >= 0 for c in counts):
-                raise ValueError(f"a value is not a finite number or a count: {numbers} {counts}")
-            if deviation <= 0 or volatility <= 0 or not all(isinstance(text, str) for text in (name, game, family)):
-                raise ValueError(f"deviation {deviation!r}, volatility {volatility!r}, name {name!r}, game {game!r}, family {family!r}")
-            decoded.append((name, game, family, Rating(float(rating), float(deviation), float(volatility), games, wins, draws, losses, float(updated))))
-        except (ValueError, TypeError) as exc:
-            log.error("a stored rating cannot be read back and is skipped (%r): %s", tuple(row)[:4], exc)
-    return decoded
-
-
-def _decode_recent(rows: list[Sequence[Any]]) -> list[PastGame]:
-    """The ``finger`` games of ``rows``; a damaged row is logged and skipped."""
-    games = []
-    for row in rows:
-        try:
-            table_id, game, family, opponent, score, before, after, at = row
-            games.append(PastGame(int(table_id), str(game), str(family), str(opponent), float(score), float(before), float(after), float(at)))
-        except (ValueError, TypeError) as exc:
-            log.error("a stored rating change cannot be read back and is skipped (%r): %s", tuple(row)[:2], exc)
-    return games

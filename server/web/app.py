@@ -146,7 +146,7 @@ class WebFace:
     # --- JSON and records -------------------------------------------------------------
 
     async def _tv(self, request: web.Request) -> web.StreamResponse:
-        chosen = snapshots.most_watched(self._server.tables.values(), self.browsers)
+        chosen = snapshots.most_watched(self._server.tables.values(), self.browsers, self._server.lobby.remote.values())
         return _json({"table": chosen})
 
     async def _archive(self, request: web.Request) -> web.StreamResponse:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from games.record import RecordError, format_record, replay
-from protocol.messages import MAX_TABLES_PAGE, ChatEntry, TableJoined, Tables
+from protocol.messages import MAX_TABLES_PAGE, ChatEntry, TableInfo, TableJoined, Tables
 
 from ..tables.exports import export_record
 from ..tables.lobby import Lobby
@@ -34,10 +34,13 @@ def lobby_tables(lobby: Lobby) -> Tables:
     return Tables(id=0, tables=tables, next=cursor)
 
 
-def most_watched(tables: Iterable[Table], browsers: Mapping[int, int]) -> int | None:
+def most_watched(tables: Iterable[Table], browsers: Mapping[int, int], remote: Iterable[TableInfo] = ()) -> int | None:
     """The id of the running game with the most watchers (terminal spectators plus ``browsers[id]``), or ``None``.
 
-    Ties go to the game with more plies, then to the newer table.
+    ``remote`` are the other nodes' tables of a cluster as their nodes last
+    described them (:attr:`server.tables.lobby.Lobby.remote`): they are picked
+    among too, by their spectators as listed. Ties go to the game with more
+    plies, then to the newer table.
     """
     best: tuple[int, int, int] | None = None
     for table in tables:
@@ -46,9 +49,13 @@ def most_watched(tables: Iterable[Table], browsers: Mapping[int, int]) -> int | 
         key = (len(table.spectators) + browsers.get(table.id, 0), len(table.moves), table.id)
         if best is None or key > best:
             best = key
+    for info in remote:
+        if info.status != "playing":
+            continue
+        key = (info.spectators + browsers.get(info.id, 0), info.ply, info.id)
+        if best is None or key > best:
+            best = key
     return None if best is None else best[2]
-
-
 
 
 def archive_game(store: Store, table_id: int) -> dict[str, Any] | None:
