@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -37,10 +38,11 @@ from psycopg import errors as pg_errors
 from .ops import StoreOps
 from .schema import APPLICATION_ID, Migration
 from .store import NeedsUpgrade, SchemaError, Statement, StoreError, settled_at_once
-from .writer import COMMIT_DELAY_S, GROUP_WEIGHT, WAIT_FROM_MEAN, merged_statements, own_copy
+from .writer import COMMIT_DELAY_S, merged_statements, own_copy
 
 from .common import StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
+from .pacing import Pacing
 from .pg_moves import MovesPath
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
 
@@ -109,7 +111,7 @@ class PostgresStore(StoreOps):
         # Held by the writer while it commits. Tests hold it to make writes pile up into one group.
         self._writer_gate = asyncio.Lock()
         self.commit_delay_s = commit_delay_s
-        self._group_mean = 1.0  # running mean of writes per commit (GROUP_WEIGHT), as SQLite's writer keeps it
+        self._pacing = Pacing()  # how many writes to wait for before a commit, and how long
         self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
         self._enough: asyncio.Event | None = None
         self._moves = MovesPath()  # a commit that is one move INSERT (most are) skips psycopg's cursor
@@ -123,7 +125,8 @@ class PostgresStore(StoreOps):
         Args:
             url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``.
             commit_delay_s: how long the writer may wait for more writes before a commit
-                while recent commits carried several writes each (as :meth:`SQLiteStore.open`); 0 never waits.
+                while recent commit cycles held more writes than are pending, or half a commit's
+                duration if that is longer (:mod:`server.storage.pacing`); 0 never waits.
 
         Raises:
             ValueError: a negative ``commit_delay_s``.
@@ -227,23 +230,26 @@ class PostgresStore(StoreOps):
                 while self._pending:
                     await self._wait_for_company()
                     jobs, self._pending = self._pending, []
+                    started = time.monotonic()
                     await self._commit_group(jobs)
-                    self._group_mean += (len(jobs) - self._group_mean) * GROUP_WEIGHT
+                    self._pacing.committed(len(jobs), len(self._pending), time.monotonic() - started)
             if self._closed:
                 return
 
     async def _wait_for_company(self) -> None:
-        """While recent commits carried several writes each, wait up to :attr:`commit_delay_s` for as many (as SQLite's writer).
+        """While recent commit cycles held more writes than are pending, wait for the rest (:class:`server.storage.pacing.Pacing`).
 
         Fewer, larger transactions cost the server and PostgreSQL less per move (one WAL flush,
-        one round trip); a lone writer (one game) never waits.
+        one round trip); the wait is at most half a commit's duration (or :attr:`commit_delay_s`
+        if longer); a lone writer (one game) never waits.
         """
-        wanted = self._group_mean
-        if wanted < WAIT_FROM_MEAN or len(self._pending) >= wanted or not self.commit_delay_s or self._closed:
+        wanted = self._pacing.wanted(len(self._pending))
+        longest = self._pacing.longest_wait_s(self.commit_delay_s)
+        if not wanted or not longest or self._closed:
             return
         self._enough = enough = asyncio.Event()
         self._wanted = wanted
-        timer = asyncio.get_running_loop().call_later(self.commit_delay_s, enough.set)
+        timer = asyncio.get_running_loop().call_later(longest, enough.set)
         try:
             await enough.wait()
         finally:
