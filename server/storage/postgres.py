@@ -44,6 +44,7 @@ from .common import StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
 from .pacing import Pacing
 from .pg_moves import MovesPath
+from .pg_pipeline import Pipeline
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
 
 __all__ = ["PostgresStore", "StorageUnavailable", "CONNECT_TIMEOUT_S", "connect", "is_postgres_url", "redact"]
@@ -115,6 +116,7 @@ class PostgresStore(StoreOps):
         self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
         self._enough: asyncio.Event | None = None
         self._moves = MovesPath()  # a commit that is one move INSERT (most are) skips psycopg's cursor
+        self._pipeline = Pipeline()  # so does a commit of several statements, as one pipeline
 
     # --- opening and closing ---------------------------------------------------------------
 
@@ -295,7 +297,8 @@ class PostgresStore(StoreOps):
 
         Returns:
             ``(None, None)`` once committed; else the error that rolled it back,
-            with the index of the statement that failed (``None`` when pipelined).
+            with the index of the statement that failed (``None`` where unknown: a pipeline of
+            psycopg's, a statement that held several writes' rows, or the commit itself).
 
         Raises:
             StorageUnavailable: the server cannot be reached (nothing committed).
@@ -304,9 +307,9 @@ class PostgresStore(StoreOps):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
             if connection is None:
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
-            progress = [0]
+            progress: list[int | None] = [0 if len(statements) == 1 else None]  # which statement failed, where known
             try:
-                if not await self._moves.execute(connection, statements):
+                if not await self._moves.execute(connection, statements) and not await self._pipeline.execute(connection, statements, progress):
                     await _execute(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
@@ -321,7 +324,7 @@ class PostgresStore(StoreOps):
                     raise _unavailable(exc) from exc
                 error = lease_lost(exc) or StoreError(f"the write failed: {exc}")
                 error.__cause__ = exc
-                return (None if pipelined and len(statements) > 1 else progress[0]), error
+                return progress[0], error
         raise AssertionError("unreachable")
 
     # --- reading ----------------------------------------------------------------------------------
@@ -359,7 +362,7 @@ class PostgresStore(StoreOps):
         return self._read(query)
 
 
-async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int]) -> None:
+async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int | None]) -> None:
     """Run ``statements`` on ``connection`` (autocommit): one alone, several in one transaction, pipelined or not.
 
     ``progress[0]`` is left at the index of the statement running when one fails (meaningful unpipelined).
