@@ -20,7 +20,7 @@ PostgreSQL's.
 
 PostgreSQL runs with the settings every private instance gets (``tests/pgserver.py``,
 :data:`tests.pgserver.SETTINGS`); ``--plain`` starts it with PostgreSQL's own defaults
-instead, to compare.
+instead, ``--set NAME=VALUE`` adds one, to compare.
 
 Usage::
 
@@ -50,7 +50,7 @@ import psycopg  # noqa: E402
 from cluster_compare import Cluster, pin_postgres  # noqa: E402
 from compare import LOADGEN, Servers, default_loop, taskset_prefix  # noqa: E402
 from loadgen import children_of, server_cpu_ns  # noqa: E402
-from tests.pgserver import PostgresServer, missing_reason  # noqa: E402
+from tests.pgserver import SETTINGS, PostgresServer, missing_reason  # noqa: E402
 
 ROLES = ("backend", "walwriter", "checkpointer", "bgwriter", "autovacuum", "other", "ended")
 """PostgreSQL's processes by role; ``ended``: children that exited during the run."""
@@ -200,12 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", action="store_true", help="also measure the bare INSERT-and-COMMIT loop")
     parser.add_argument("--commits", type=int, default=2000, help="--floor: commits per way (default: 2000)")
     parser.add_argument("--plain", action="store_true", help="PostgreSQL's own defaults, not tests/pgserver.py's SETTINGS")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="one more PostgreSQL setting (repeatable)")
     args = parser.parse_args(argv)
     reason = missing_reason()
     if reason is not None:
         raise SystemExit(f"PostgreSQL: {reason}")
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[:3]}")
-    postgres = PostgresServer(settings={} if args.plain else None)
+    settings = {} if args.plain else dict(SETTINGS)
+    settings.update(item.split("=", 1) for item in args.set)
+    postgres = PostgresServer(settings=settings)
     postgres.start()
     servers = Servers("floor", default_loop())
     splits: list[Split] = []
@@ -222,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         postgres.destroy()
     print(f"load average after: {Path('/proc/loadavg').read_text().split()[:3]}")
-    print(f"PostgreSQL settings: {'its defaults' if args.plain else 'tests/pgserver.py SETTINGS'}")
+    print(f"PostgreSQL settings: {settings or 'its defaults'}")
     print("\n| run | moves | parlour | " + " | ".join(ROLES) + " | total µs/move |")
     print("|---" * (len(ROLES) + 4) + "|")
     for split in splits:

@@ -10,18 +10,22 @@ cohort, is on its way): about ``N / 2`` moves a commit, twice the commits needed
 :class:`Pacing` counts how many writes took part in each commit cycle: those committed plus
 those that arrived while the commit was on its way (the other cohort). While that count is
 above the writes pending, the writer waits for the rest (the moves its last commit
-answered, coming back), at most :data:`COMPANY_SHARE` of a recent commit's duration, or
-the store's ``commit_delay_s`` if that is longer: a reply waits for that at most, less
+answered, coming back), at most :data:`COMPANY_SHARE` of a recent commit's duration (and
+never more than :data:`LONGEST_WAIT_S`), or the store's ``commit_delay_s`` if that is longer: a reply waits for that at most, less
 than one more commit. One game's commits carry one write and nothing arrives meanwhile:
 a lone writer never waits.
 """
 
 from __future__ import annotations
 
-__all__ = ["COMPANY_SHARE", "Pacing"]
+__all__ = ["COMPANY_SHARE", "LONGEST_WAIT_S", "Pacing"]
 
 COMPANY_SHARE = 0.5
 """The longest wait for company, as a share of a commit's duration (running mean)."""
+
+LONGEST_WAIT_S = 0.01
+"""The longest wait for company (seconds) whatever a commit took: a commit that waited for a lock or a reconnection
+must not make the next ones wait for long."""
 
 WEIGHT = 0.25
 """How much the latest commit counts in the running means (the rest: the means so far)."""
@@ -58,5 +62,6 @@ class Pacing:
         return self.company if self.company >= WAIT_FROM and pending < self.company else 0.0
 
     def longest_wait_s(self, commit_delay_s: float) -> float:
-        """The longest wait for company (seconds): :data:`COMPANY_SHARE` of a commit, or ``commit_delay_s`` if longer; 0 if that is 0."""
-        return max(commit_delay_s, COMPANY_SHARE * self.commit_s) if commit_delay_s else 0.0
+        """The longest wait for company (seconds): :data:`COMPANY_SHARE` of a commit, at most :data:`LONGEST_WAIT_S`,
+        or ``commit_delay_s`` if longer; 0 if that is 0."""
+        return max(commit_delay_s, min(COMPANY_SHARE * self.commit_s, LONGEST_WAIT_S)) if commit_delay_s else 0.0

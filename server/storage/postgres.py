@@ -279,9 +279,14 @@ class PostgresStore(StoreOps):
                         _settle(job, None)
                     return
                 culprit = None if failed_at is None else plan[failed_at][2]
-                if not isinstance(culprit, _Job):  # a pipeline, or a statement of several writes: find the one
+                if not isinstance(culprit, _Job) and merge:  # a pipeline, or a statement of several writes: find the one
                     merge = False
                     continue
+                if not isinstance(culprit, _Job):  # the commit itself failed: nothing to single out, the whole group fails
+                    log.error("a group commit of %d writes failed: %s", len(pending), error)
+                    for job in pending:
+                        _settle(job, error)
+                    return
                 _settle(culprit, error)
                 pending.remove(culprit)
                 merge = True
@@ -307,7 +312,7 @@ class PostgresStore(StoreOps):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
             if connection is None:
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
-            progress: list[int | None] = [0 if len(statements) == 1 else None]  # which statement failed, where known
+            progress: list[int | None] = [0 if len(statements) == 1 or not pipelined else None]  # which statement failed, where known
             try:
                 if not await self._moves.execute(connection, statements) and not await self._pipeline.execute(connection, statements, progress):
                     await _execute(connection, statements, pipelined, progress)
