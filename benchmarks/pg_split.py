@@ -162,17 +162,16 @@ def sqlite_moves(path: str) -> float:
 
 def floor(postgres: PostgresServer, commits: int) -> list[str]:
     """The bare durable PostgreSQL move: one move ``INSERT`` a commit, in a loop; lines of the report."""
-    from server.storage.pg_moves import MovesPath  # noqa: F401  (the path whose statement this mirrors)
+    from server.storage.postgres import PostgresStore
 
     url = postgres.create_database()
-    import server.storage.postgres as pg
-
-    pg.PostgresStore.open(url).close_sync()  # the real schema
+    PostgresStore.open(url).close_sync()  # the real schema
     lines = []
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("INSERT INTO tables (id, game, options, status, created) VALUES (1, 'othello', '{}', 'playing', 0)")
         backend = int(connection.execute("SELECT pg_backend_pid()").fetchone()[0])  # type: ignore[index]
-        subprocess.run(["taskset", "-p", "-c", "0", str(backend)], capture_output=True)
+        if taskset_prefix(0):
+            subprocess.run(["taskset", "-p", "-c", "0", str(backend)], capture_output=True)
         sql = "INSERT INTO moves (table_id, ply, seat, move, forced, at) VALUES (1, $1, 0, 'd3', 0, 0)"
         pgconn = connection.pgconn
         pgconn.prepare(b"floor_move", sql.encode())
