@@ -27,10 +27,10 @@ from psycopg.errors import error_from_result
 from psycopg.pq import DiagnosticField, ExecStatus
 from psycopg.waiting import Ready, Wait
 
-from .dialect import to_postgres
+from .dialect import pg_params, to_postgres
 from .store import Statement
 
-__all__ = ["MAX_SHAPES", "Pipeline", "numbered", "typed_params"]
+__all__ = ["MAX_SHAPES", "Pipeline", "numbered", "through_psycopg", "typed_params"]
 
 MAX_SHAPES = 512
 """At most this many statement shapes (text and parameter types) are prepared; the rest go through psycopg's cursor."""
@@ -189,3 +189,24 @@ def _exchange(pgconn: Any) -> Any:
             held = True
             if status == ExecStatus.FATAL_ERROR and failed[1] is None:
                 failed = (index, result)
+
+
+async def through_psycopg(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int | None]) -> None:
+    """Run ``statements`` on ``connection`` (autocommit) through psycopg's cursor: one alone, several in one transaction,
+    in psycopg's pipeline or not (the way of a group :class:`Pipeline` does not take).
+
+    ``progress[0]`` is left at the index of the statement running when one fails (meaningful unpipelined).
+    """
+    if len(statements) == 1:
+        sql, params = statements[0]
+        await connection.execute(to_postgres(sql), pg_params(params) or None)
+        return
+    if not pipelined:
+        async with connection.transaction():
+            for index, (sql, params) in enumerate(statements):
+                progress[0] = index
+                await connection.execute(to_postgres(sql), pg_params(params) or None)
+        return
+    async with connection.pipeline(), connection.transaction():
+        for sql, params in statements:
+            await connection.execute(to_postgres(sql), pg_params(params) or None)

@@ -44,7 +44,7 @@ from .common import StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
 from .pacing import Pacing
 from .pg_moves import MovesPath
-from .pg_pipeline import Pipeline
+from .pg_pipeline import Pipeline, through_psycopg
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
 
 __all__ = ["PostgresStore", "StorageUnavailable", "CONNECT_TIMEOUT_S", "connect", "is_postgres_url", "redact"]
@@ -315,7 +315,7 @@ class PostgresStore(StoreOps):
             progress: list[int | None] = [0 if len(statements) == 1 or not pipelined else None]  # which statement failed, where known
             try:
                 if not await self._moves.execute(connection, statements) and not await self._pipeline.execute(connection, statements, progress):
-                    await _execute(connection, statements, pipelined, progress)
+                    await through_psycopg(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
                 await connection.close()
@@ -365,26 +365,6 @@ class PostgresStore(StoreOps):
             StoreError: the read failed.
         """
         return self._read(query)
-
-
-async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int | None]) -> None:
-    """Run ``statements`` on ``connection`` (autocommit): one alone, several in one transaction, pipelined or not.
-
-    ``progress[0]`` is left at the index of the statement running when one fails (meaningful unpipelined).
-    """
-    if len(statements) == 1:
-        sql, params = statements[0]
-        await connection.execute(to_postgres(sql), pg_params(params) or None)
-        return
-    if not pipelined:
-        async with connection.transaction():
-            for index, (sql, params) in enumerate(statements):
-                progress[0] = index
-                await connection.execute(to_postgres(sql), pg_params(params) or None)
-        return
-    async with connection.pipeline(), connection.transaction():
-        for sql, params in statements:
-            await connection.execute(to_postgres(sql), pg_params(params) or None)
 
 
 def _settle(job: _Job, error: StoreError | None) -> None:
