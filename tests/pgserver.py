@@ -28,6 +28,10 @@ from typing import Iterator
 SUPERUSER = "parlour"
 """The cluster's superuser, the user of every test database URL."""
 
+SETTINGS: dict[str, str] = {}
+"""The PostgreSQL settings (``-c name=value``) every private server gets, the tests' and the benchmarks'; durability
+(``fsync``, ``synchronous_commit``, ``full_page_writes``) stays at PostgreSQL's defaults, on."""
+
 INSTALL_HINT = "install Debian's postgresql package (apt-get install -y postgresql; .ci/run does it as root)"
 
 
@@ -64,7 +68,13 @@ class PostgresServer:
         port: its TCP port on 127.0.0.1.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
+        """Make a new cluster with ``initdb``; it runs with ``settings`` (default :data:`SETTINGS`; ``{}``: PostgreSQL's own defaults).
+
+        Raises:
+            RuntimeError: PostgreSQL's programs are missing, or ``initdb`` failed.
+        """
+        self.settings = dict(SETTINGS if settings is None else settings)
         bin_dir = find_bin()
         if bin_dir is None:
             raise RuntimeError(missing_reason())
@@ -94,6 +104,7 @@ class PostgresServer:
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
         options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
+        options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.directory / "log"), "-o", options, "-w", "-t", "60", "start")
 
     def stop(self) -> None:

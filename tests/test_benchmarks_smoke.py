@@ -145,6 +145,25 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
         assert float(rows[ratio][0]) > 0, rows[ratio]
 
 
+def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None:
+    """One tiny round of ``benchmarks/pg_split.py``: both engines play, PostgreSQL's backend and commits are counted."""
+    from tests.pgserver import missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    command = [sys.executable, str(BENCHMARKS / "pg_split.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0",
+               "--floor", "--commits", "20"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    assert float(rows["sqlite"][0]) > 0 and float(rows["sqlite"][1]) > 0, rows["sqlite"]
+    assert float(rows["pg"][0]) > 0 and float(rows["pg"][2]) > 0, rows["pg"]  # moves, PostgreSQL's backends
+    assert float(rows["libpq exec_prepared (pgconn)"][1]) > 0, rows
+
+
 def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Path) -> None:
     figures = []
     for run in ("first", "second"):

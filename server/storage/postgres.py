@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -37,11 +38,13 @@ from psycopg import errors as pg_errors
 from .ops import StoreOps
 from .schema import APPLICATION_ID, Migration
 from .store import NeedsUpgrade, SchemaError, Statement, StoreError, settled_at_once
-from .writer import COMMIT_DELAY_S, GROUP_WEIGHT, WAIT_FROM_MEAN, merged_statements, own_copy
+from .writer import COMMIT_DELAY_S, merged_statements, own_copy
 
 from .common import StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
+from .pacing import Pacing
 from .pg_moves import MovesPath
+from .pg_pipeline import Pipeline, through_psycopg
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
 
 __all__ = ["PostgresStore", "StorageUnavailable", "CONNECT_TIMEOUT_S", "connect", "is_postgres_url", "redact"]
@@ -109,10 +112,11 @@ class PostgresStore(StoreOps):
         # Held by the writer while it commits. Tests hold it to make writes pile up into one group.
         self._writer_gate = asyncio.Lock()
         self.commit_delay_s = commit_delay_s
-        self._group_mean = 1.0  # running mean of writes per commit (GROUP_WEIGHT), as SQLite's writer keeps it
+        self._pacing = Pacing()  # how many writes to wait for before a commit, and how long
         self._wanted = 0.0  # while the writer waits for company: how many pending writes end the wait
         self._enough: asyncio.Event | None = None
         self._moves = MovesPath()  # a commit that is one move INSERT (most are) skips psycopg's cursor
+        self._pipeline = Pipeline()  # so does a commit of several statements, as one pipeline
 
     # --- opening and closing ---------------------------------------------------------------
 
@@ -123,7 +127,8 @@ class PostgresStore(StoreOps):
         Args:
             url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``.
             commit_delay_s: how long the writer may wait for more writes before a commit
-                while recent commits carried several writes each (as :meth:`SQLiteStore.open`); 0 never waits.
+                while recent commit cycles held more writes than are pending, or half a commit's
+                duration if that is longer (:mod:`server.storage.pacing`); 0 never waits.
 
         Raises:
             ValueError: a negative ``commit_delay_s``.
@@ -227,23 +232,26 @@ class PostgresStore(StoreOps):
                 while self._pending:
                     await self._wait_for_company()
                     jobs, self._pending = self._pending, []
+                    started = time.monotonic()
                     await self._commit_group(jobs)
-                    self._group_mean += (len(jobs) - self._group_mean) * GROUP_WEIGHT
+                    self._pacing.committed(len(jobs), len(self._pending), time.monotonic() - started)
             if self._closed:
                 return
 
     async def _wait_for_company(self) -> None:
-        """While recent commits carried several writes each, wait up to :attr:`commit_delay_s` for as many (as SQLite's writer).
+        """While recent commit cycles held more writes than are pending, wait for the rest (:class:`server.storage.pacing.Pacing`).
 
         Fewer, larger transactions cost the server and PostgreSQL less per move (one WAL flush,
-        one round trip); a lone writer (one game) never waits.
+        one round trip); the wait is at most half a commit's duration (or :attr:`commit_delay_s`
+        if longer); a lone writer (one game) never waits.
         """
-        wanted = self._group_mean
-        if wanted < WAIT_FROM_MEAN or len(self._pending) >= wanted or not self.commit_delay_s or self._closed:
+        wanted = self._pacing.wanted(len(self._pending))
+        longest = self._pacing.longest_wait_s(self.commit_delay_s)
+        if not wanted or not longest or self._closed:
             return
         self._enough = enough = asyncio.Event()
         self._wanted = wanted
-        timer = asyncio.get_running_loop().call_later(self.commit_delay_s, enough.set)
+        timer = asyncio.get_running_loop().call_later(longest, enough.set)
         try:
             await enough.wait()
         finally:
@@ -271,9 +279,14 @@ class PostgresStore(StoreOps):
                         _settle(job, None)
                     return
                 culprit = None if failed_at is None else plan[failed_at][2]
-                if not isinstance(culprit, _Job):  # a pipeline, or a statement of several writes: find the one
+                if not isinstance(culprit, _Job) and merge:  # a pipeline, or a statement of several writes: find the one
                     merge = False
                     continue
+                if not isinstance(culprit, _Job):  # the commit itself failed: nothing to single out, the whole group fails
+                    log.error("a group commit of %d writes failed: %s", len(pending), error)
+                    for job in pending:
+                        _settle(job, error)
+                    return
                 _settle(culprit, error)
                 pending.remove(culprit)
                 merge = True
@@ -289,7 +302,8 @@ class PostgresStore(StoreOps):
 
         Returns:
             ``(None, None)`` once committed; else the error that rolled it back,
-            with the index of the statement that failed (``None`` when pipelined).
+            with the index of the statement that failed (``None`` where unknown: a pipeline of
+            psycopg's, a statement that held several writes' rows, or the commit itself).
 
         Raises:
             StorageUnavailable: the server cannot be reached (nothing committed).
@@ -298,10 +312,10 @@ class PostgresStore(StoreOps):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
             if connection is None:
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
-            progress = [0]
+            progress: list[int | None] = [0 if len(statements) == 1 or not pipelined else None]  # which statement failed, where known
             try:
-                if not await self._moves.execute(connection, statements):
-                    await _execute(connection, statements, pipelined, progress)
+                if not await self._moves.execute(connection, statements) and not await self._pipeline.execute(connection, statements, progress):
+                    await through_psycopg(connection, statements, pipelined, progress)
                 return None, None
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
                 await connection.close()
@@ -315,7 +329,7 @@ class PostgresStore(StoreOps):
                     raise _unavailable(exc) from exc
                 error = lease_lost(exc) or StoreError(f"the write failed: {exc}")
                 error.__cause__ = exc
-                return (None if pipelined and len(statements) > 1 else progress[0]), error
+                return progress[0], error
         raise AssertionError("unreachable")
 
     # --- reading ----------------------------------------------------------------------------------
@@ -351,26 +365,6 @@ class PostgresStore(StoreOps):
             StoreError: the read failed.
         """
         return self._read(query)
-
-
-async def _execute(connection: psycopg.AsyncConnection[Any], statements: list[Statement], pipelined: bool, progress: list[int]) -> None:
-    """Run ``statements`` on ``connection`` (autocommit): one alone, several in one transaction, pipelined or not.
-
-    ``progress[0]`` is left at the index of the statement running when one fails (meaningful unpipelined).
-    """
-    if len(statements) == 1:
-        sql, params = statements[0]
-        await connection.execute(to_postgres(sql), pg_params(params) or None)
-        return
-    if not pipelined:
-        async with connection.transaction():
-            for index, (sql, params) in enumerate(statements):
-                progress[0] = index
-                await connection.execute(to_postgres(sql), pg_params(params) or None)
-        return
-    async with connection.pipeline(), connection.transaction():
-        for sql, params in statements:
-            await connection.execute(to_postgres(sql), pg_params(params) or None)
 
 
 def _settle(job: _Job, error: StoreError | None) -> None:

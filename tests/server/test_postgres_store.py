@@ -279,3 +279,31 @@ async def test_a_restart_between_two_moves_costs_no_move(own_postgres: PostgresS
         own_postgres.start()
         await store.append_move(1, move_row(2))  # a new connection, where the statement is prepared again
         assert [m.ply for m in store.load(1).moves] == [1, 2]  # type: ignore[union-attr]
+
+
+# --- grouping (server.storage.pacing) -------------------------------------------------------------
+
+
+async def test_two_cohorts_of_tables_merge_into_one_commit_a_cycle(postgres_url: str) -> None:
+    """Ten games whose moves come back as soon as their commit returns, the second five starting while the first
+    five's commit is on its way: without pacing they take turns, five moves a commit, for ever."""
+    async with PostgresStore.open(postgres_url, commit_delay_s=0.05) as store:
+        for table in range(1, 11):
+            await store.create_table(table_row(table, status="playing"))
+
+        async def play(table: int) -> None:
+            for ply in range(1, 31):
+                await store.append_move(table, move_row(ply))
+
+        before_commits, before_writes = store.commits, store.writes
+        first = [asyncio.ensure_future(play(table)) for table in range(1, 6)]
+        while len(store._pending) < 5:  # the first five moves are made ...
+            await asyncio.sleep(0)
+        while store._pending:  # ... and taken by the writer: their commit is on its way
+            await asyncio.sleep(0)
+        second = [asyncio.ensure_future(play(table)) for table in range(6, 11)]
+        await asyncio.gather(*first, *second)
+        writes, commits = store.writes - before_writes, store.commits - before_commits
+        assert writes == 300 and writes / commits >= 8, f"{commits} commits of 300 moves"
+        assert all(len(store.load(table).moves) == 30 for table in range(1, 11))  # type: ignore[union-attr]
+
