@@ -400,9 +400,10 @@ def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], opens
             found.append(Match(game, frozen, Player("level", level), Player(opponent)))
     for weaker, stronger in zip(levels, levels[1:]):
         found.append(Match(game, frozen, Player("level", stronger), Player("level", weaker)))
-    if previous and game == "othello" and options.get("size", 8) == 8:
+    if game == "othello" and options.get("size", 8) == 8:
         tested = Player("level", max(levels), tables=tables)
-        found.append(Match(game, frozen, tested, Player("previous", max(levels))))
+        if previous:
+            found.append(Match(game, frozen, tested, Player("previous", max(levels))))
         if against_tables:
             found.append(Match(game, frozen, tested, Player("level", max(levels), tables=against_tables)))
         if against_commit:

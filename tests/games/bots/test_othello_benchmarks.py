@@ -161,6 +161,9 @@ def test_strength_plays_level_5_against_itself_at_a_git_revision_with_that_commi
     rows = _rows(capsys.readouterr().out, "othello")
     assert [(row[1], row[2], row[3]) for row in rows] == [
         ("level 5", "previous level 5", "2"), ("level 5", "level 5 at HEAD", "2")]
+    alone = strength.matches_for("othello", {"size": 8}, [5], openspiel=False, previous=False, against_commit="HEAD")
+    assert [match.opponent for match in alone if match.opponent.kind != "level"] == [
+        strength.Player("commit", 5, commit="HEAD")]  # --no-previous keeps the match against the revision
     with pytest.raises(SystemExit):
         strength.parse_args(["--against-commit", "no-such-revision"])
     assert "no Othello player at 'no-such-revision'" in capsys.readouterr().err
