@@ -39,10 +39,9 @@ from typing import Callable
 
 from .base import Budget, Deadline
 from .othello_board import board
-from .othello_eval import LIMIT, best_evaluator
+from .othello_eval import best_evaluator
 
-__all__ = ["INFINITY", "PROBCUT_PAIRS", "PROBCUT_STAGES", "SCALE", "OutOfBudget", "RootResult", "Searcher",
-           "probcut_stage", "solve_cost"]
+__all__ = ["INFINITY", "SCALE", "OutOfBudget", "RootResult", "Searcher", "solve_cost"]
 
 SCALE = 10_000
 """A proven result of ``d`` discs scores ``d * SCALE`` (above every heuristic score, ``±LIMIT``)."""
@@ -66,40 +65,6 @@ SOLVER_TABLE_EMPTIES = 7
 """The solver keeps transposition-table entries from this many empties up."""
 TABLE_LIMIT = 200_000
 """Entries in one transposition table before it is cleared (bounds memory to some 60 MB on 8x8)."""
-
-PROBCUT_PAIRS = {3: 1, 4: 2, 5: 3, 6: 2, 7: 3, 8: 4}
-"""Multi-ProbCut: at a node searched ``depth`` plies (a key) a null-window search ``PROBCUT_PAIRS[depth]`` plies
-deep predicts the deep result (Edax's pairs: twice a quarter of the depth, plus its parity)."""
-PROBCUT_STAGES = (46, 36, 26)
-"""Empties at which the fitted ProbCut lines change (:func:`probcut_stage`: stage 0 above 46 empties ... 3 from 26 down)."""
-PROBCUT_T = 1.5
-"""ProbCut cuts when the shallow score predicts a result this many residual deviations beyond the window."""
-PROBCUT_FIT: dict[tuple[int, int], tuple[float, float, float]] = {
-    # (stage, depth): (a, b, sigma): deep = a * shallow + b, residuals' deviation sigma (hundredths of a disc);
-    # fitted by benchmarks/othello_probcut_fit.py
-    (0, 3): (0.987, -6, 76),  # 97 positions, from depth 1
-    (0, 4): (1.013, -10, 93),  # 97 positions, from depth 2
-    (0, 5): (1.049, -41, 60),  # 97 positions, from depth 3
-    (0, 6): (1.048, 6, 102),  # 97 positions, from depth 2
-    (1, 3): (1.017, -18, 101),  # 147 positions, from depth 1
-    (1, 4): (1.030, -20, 80),  # 147 positions, from depth 2
-    (1, 5): (1.084, 19, 107),  # 147 positions, from depth 3
-    (1, 6): (1.164, -24, 166),  # 147 positions, from depth 2
-    (2, 3): (1.155, 46, 282),  # 105 positions, from depth 1
-    (2, 4): (1.165, 5, 270),  # 105 positions, from depth 2
-    (2, 5): (1.121, 30, 239),  # 105 positions, from depth 3
-    (2, 6): (1.309, -36, 405),  # 105 positions, from depth 2
-    (3, 3): (1.074, -50, 356),  # 145 positions, from depth 1
-    (3, 4): (1.054, 7, 550),  # 145 positions, from depth 2
-    (3, 5): (1.097, 38, 506),  # 145 positions, from depth 3
-    (3, 6): (1.118, 51, 728),  # 145 positions, from depth 2
-}
-
-
-def probcut_stage(empties: int) -> int:
-    """Return the ProbCut stage (0 to ``len(PROBCUT_STAGES)``) of a position with ``empties`` empty squares."""
-    return sum(empties < bound for bound in PROBCUT_STAGES)
-
 
 _SOLVE_NODES = (1, 2, 4, 8, 16, 40, 80, 150, 300, 500, 1_000, 2_500, 6_000, 12_000, 30_000, 90_000,
                 300_000, 800_000, 2_000_000, 5_000_000, 12_000_000)
@@ -145,15 +110,12 @@ class Searcher:
         budget: how long to search; a :class:`Deadline` is started now.
         evaluate: the evaluation at the leaves (default: the trained patterns on
             8x8, the hand-weighted one elsewhere: ``othello_eval.best_evaluator``).
-        probcut: whether the middle-game search prunes by Multi-ProbCut (on 8x8 with the
-            default evaluation only, which :data:`PROBCUT_FIT` was fitted on).
 
     Raises:
         ValueError: if ``size`` is not an Othello board size.
     """
 
-    def __init__(self, size: int, budget: Budget, evaluate: Callable[[int, int], int] | None = None,
-                 probcut: bool = True) -> None:
+    def __init__(self, size: int, budget: Budget, evaluate: Callable[[int, int], int] | None = None) -> None:
         geometry = board(size)
         self.geometry = geometry
         self.moves: Callable[[int, int], int] = geometry.moves
@@ -176,12 +138,6 @@ class Searcher:
         self._last = sum(x | c for _, x, c in geometry.x_squares)
         self._partial: tuple[int, int] | None = None
         self._regions = _quadrants(size)
-        self._cuts: dict[tuple[int, int], tuple[float, float, float, int]] = {}
-        if probcut and size == 8 and evaluate is None:
-            self._cuts = {(empties, depth): (a, b, PROBCUT_T * sigma, PROBCUT_PAIRS[depth])
-                          for (stage, depth), (a, b, sigma) in PROBCUT_FIT.items()
-                          for empties in range(self.squares + 1) if probcut_stage(empties) == stage}
-        self._cutting = bool(self._cuts)
 
     # -- the budget ---------------------------------------------------------
 
@@ -287,10 +243,6 @@ class Searcher:
             if not self.moves(opp, own):
                 return (own.bit_count() - opp.bit_count()) * SCALE
             return -self.search(opp, own, depth, -beta, -alpha)
-        if self._cutting and depth >= 3:
-            cut = self._probcut(own, opp, depth, empties, alpha, beta)
-            if cut is not None:
-                return cut
         if depth == 1:
             best, best_move = self._frontier(own, opp, moves, first, beta)
             self._store(key, depth, alpha, beta, best, best_move)
@@ -321,33 +273,6 @@ class Searcher:
         self._store(key, depth, alpha, beta, best, best_move)
         return best
 
-    def _probcut(self, own: int, opp: int, depth: int, empties: int, alpha: int, beta: int) -> int | None:
-        """Multi-ProbCut: return ``beta`` (or ``alpha``) when a shallow search predicts the deep score is at or
-        above ``beta`` (at or below ``alpha``) with :data:`PROBCUT_T` deviations to spare, else ``None``.
-
-        The shallow searches do not cut themselves.
-
-        Raises:
-            OutOfBudget: when the budget runs out.
-        """
-        fit = self._cuts.get((empties, depth))
-        if fit is None:
-            return None
-        a, b, margin, shallow = fit
-        self._cutting = False
-        try:
-            if beta < LIMIT:
-                bound = -int((-beta - margin + b) // a)  # the shallow score from which deep >= beta + margin
-                if bound < LIMIT and self.search(own, opp, shallow, bound - 1, bound) >= bound:
-                    return beta
-            if alpha > -LIMIT:
-                bound = int((alpha - margin - b) // a)
-                if bound > -LIMIT and self.search(own, opp, shallow, bound, bound + 1) <= bound:
-                    return alpha
-        finally:
-            self._cutting = True
-        return None
-
     def _frontier(self, own: int, opp: int, moves: int, first: int, beta: int) -> tuple[int, int]:
         """Score a node one ply above the leaves: evaluate each child, stop at ``beta``.
 
@@ -368,18 +293,10 @@ class Searcher:
         return best, best_move
 
     def _store(self, key: tuple[int, int], depth: int, alpha: int, beta: int, score: int, move: int) -> None:
-        """Keep a search result as a (lower, upper) bound pair with its best move.
-
-        An entry searched deeper stays: ProbCut's shallow searches must not
-        overwrite what the previous iteration found.
-        """
+        """Keep a search result as a (lower, upper) bound pair with its best move."""
         table = self.table
         if len(table) >= TABLE_LIMIT:
             table.clear()
-        else:
-            entry = table.get(key)
-            if entry is not None and entry[0] > depth:
-                return
         if score <= alpha:
             table[key] = (depth, -INFINITY, score, move)
         elif score >= beta:

@@ -251,16 +251,3 @@ def test_the_training_script_fits_games_played_in_separate_runs_as_one_data_set(
         othello_train.load_labelled([first, second, first])
     with pytest.raises(SystemExit):
         othello_train.main(["--labelled", str(first), str(tmp_path / "absent.pkl"), *small])
-
-
-def test_the_probcut_fit_prints_a_line_per_stage_and_depth_pair_from_self_play(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    import othello_probcut_fit  # noqa: PLC0415
-
-    assert othello_probcut_fit.main(["--games", "2", "--nodes", "300", "--every", "2", "--max-depth", "4"]) == 0
-    lines = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("(")]
-    keys = {tuple(int(part) for part in line[1:line.index(")")].split(", ")) for line in lines}
-    assert {depth for _, depth in keys} == {3, 4}  # the pairs up to --max-depth only
-    assert {stage for stage, _ in keys} <= {0, 1, 2, 3} and len(keys) >= 4
-    assert all("from depth 1" in line for line in lines if line.startswith("(0, 3)"))
-    assert othello_probcut_fit.fit([(0, 10), (100, 110), (200, 210)]) == pytest.approx((1.0, 10.0, 0.0))

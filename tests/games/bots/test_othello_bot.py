@@ -298,31 +298,3 @@ def test_level_1_takes_a_corner_when_it_does_not_play_at_random() -> None:
     for seed in range(60):
         corner_taken += make_chooser(1).choose(state.view(0), Budget(nodes=1), random.Random(seed)) == "a1"
     assert 30 <= corner_taken < 60  # about 65 % plus a random share's hits
-
-
-def test_the_probcut_fit_covers_every_stage_and_depth_pair_with_sane_lines() -> None:
-    from games.bots.othello_search import PROBCUT_FIT, PROBCUT_PAIRS, PROBCUT_STAGES, probcut_stage  # noqa: PLC0415
-
-    depths = {depth for _, depth in PROBCUT_FIT}
-    assert depths and depths <= set(PROBCUT_PAIRS) and min(depths) == 3
-    assert set(PROBCUT_FIT) == {(stage, depth) for stage in range(len(PROBCUT_STAGES) + 1) for depth in depths}
-    for a, b, sigma in PROBCUT_FIT.values():  # deep = a * shallow + b: close to the identity, a few discs of error
-        assert 0.7 < a < 1.5 and abs(b) < 300 and 0 < sigma < 800
-    assert [probcut_stage(empties) for empties in (60, 46, 45, 36, 35, 26, 25, 1)] == [0, 0, 1, 1, 2, 2, 3, 3]
-
-
-def test_probcut_searches_to_the_same_depth_in_fewer_nodes_and_mostly_agrees() -> None:
-    rng = random.Random(22)
-    positions = [_sides(_random_position(8, empties, rng)) for empties in (44, 40, 36, 32, 28, 24) for _ in range(2)]
-    nodes, agreed = {True: 0, False: 0}, 0
-    for own, opp in positions:
-        moves = {}
-        for probcut in (True, False):
-            searcher = Searcher(8, Budget(nodes=10**9), probcut=probcut)
-            result = searcher.best_move(own, opp, max_depth=6)
-            assert result.depth == 6
-            nodes[probcut] += result.nodes
-            moves[probcut] = result.move
-        agreed += moves[True] == moves[False]
-    assert nodes[True] < 0.95 * nodes[False]
-    assert agreed >= len(positions) // 2
