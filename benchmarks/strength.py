@@ -55,6 +55,8 @@ Usage::
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
     python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
         --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
+    python benchmarks/strength.py --game othello --only previous --no-previous --levels 5 --games 100 \
+        --time-scale 0.1 --jobs 2 --against-commit main        # a change against main's level 5 head to head
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
