@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MODULES", "PREVIOUS_COMMIT", "PreviousPlayerUnavailable", "load", "source"]
+__all__ = ["MODULES", "PREVIOUS_COMMIT", "PreviousPlayerUnavailable", "load", "load_at", "source"]
 
 PREVIOUS_COMMIT = "b6b377b5893affa2c6f9c745568a0307b4c3912c"
 """main before issue 22 changed the Othello player."""
@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "othello_previous_player"
 
 _loaded: ModuleType | None = None
+_loaded_at: dict[str, ModuleType] = {}
 
 
 class PreviousPlayerUnavailable(RuntimeError):
@@ -86,6 +87,50 @@ def load() -> ModuleType:
         sys.path.insert(0, str(where))
         _loaded = importlib.import_module(f"{PACKAGE}.othello")
     return _loaded
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git -C ROOT ARGS``; raise :class:`PreviousPlayerUnavailable` when git is missing or fails."""
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, check=False)
+    except FileNotFoundError:
+        raise PreviousPlayerUnavailable("the Othello player of a commit is read from git, and git is not installed") from None
+    if done.returncode != 0:
+        raise PreviousPlayerUnavailable(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done
+
+
+def load_at(revision: str) -> ModuleType:
+    """Import (once per process and revision) the Othello player of any commit; return its ``othello`` module.
+
+    Unlike :func:`load` (four fixed modules), this takes every
+    ``games/bots/othello*.py`` of that commit and its ``games/bots/data``
+    files (pattern tables, opening book), so that a change can be matched
+    head to head against main as it was (``strength.py --against-commit``).
+
+    Raises:
+        PreviousPlayerUnavailable: git cannot resolve ``revision`` or show its files.
+    """
+    commit = _git("rev-parse", "--verify", f"{revision}^{{commit}}").stdout.decode().strip()
+    if commit not in _loaded_at:
+        name = f"othello_at_{commit[:12]}"
+        where = Path(tempfile.mkdtemp(prefix="parlour-commit-"))
+        atexit.register(shutil.rmtree, where, ignore_errors=True)
+        package = where / name
+        (package / "data").mkdir(parents=True)
+        (package / "__init__.py").write_text(f'"""games/bots/othello*.py at {commit[:12]} (benchmarks/othello_previous.py)."""\n')
+        listed = _git("ls-tree", "--name-only", commit, "games/bots/", "games/bots/data/").stdout.decode().split()
+        for path in listed:
+            file = Path(path)
+            if file.parent.name == "data" or (file.suffix == ".py" and file.name.startswith("othello")):
+                text = _git("show", f"{commit}:{path}").stdout
+                if file.suffix == ".py":
+                    for relative, absolute in SHARED.items():
+                        text = text.replace(relative.encode(), absolute.encode())
+                (package / file.relative_to("games/bots")).write_bytes(text)
+        sys.path.insert(0, str(where))
+        _loaded_at[commit] = importlib.import_module(f"{name}.othello")
+    return _loaded_at[commit]
 
 
 def __getattr__(name: str) -> Any:

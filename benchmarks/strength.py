@@ -14,7 +14,9 @@ seat's ``State.view(seat)``, as over the protocol. Per game it plays:
   :func:`othello_openings` (100 fixed random 4-8-ply starts), colours swapped;
   ``--tables FILE`` has that level evaluate with another pattern file, and
   ``--against-tables FILE`` adds a match against the same level evaluating
-  with FILE, from the same openings (comparing fitted tables);
+  with FILE, from the same openings (comparing fitted tables), and
+  ``--against-commit REV`` one against the same level as it was at git
+  revision REV (``othello_previous.load_at``: comparing a change with main);
 - the strongest level against OpenSpiel's MCTS (Othello also at 10,000
   simulations, and OpenSpiel's alpha-beta to depth 6), where an OpenSpiel
   opponent is available (below);
@@ -53,6 +55,8 @@ Usage::
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
     python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
         --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
+    python benchmarks/strength.py --game othello --only previous --no-previous --levels 5 --games 100 \
+        --time-scale 0.1 --jobs 2 --against-commit main        # a change against main's level 5 head to head
 
 Each job is a process playing whole games; give it a core of its own or
 the time budgets measure the competition for the cores, not the players.
@@ -100,6 +104,7 @@ class Player:
 
     ``kind`` is ``"level"``, ``"previous"`` (Othello: the player before
     issue 22, read from git by ``benchmarks/othello_previous.py``, at ``level``),
+    ``"commit"`` (Othello: the player of git revision ``commit``, at ``level``),
     ``"random"``, ``"greedy"`` or ``"openspiel"`` (``opponent`` says which
     OpenSpiel bot: ``"mcts"`` with ``strength`` simulations, or
     ``"alphabeta"`` to ``strength`` plies). ``tables`` (Othello levels): a
@@ -111,6 +116,7 @@ class Player:
     opponent: str = "mcts"
     strength: int = OPENSPIEL_SIMULATIONS
     tables: str = ""
+    commit: str = ""
 
     @property
     def label(self) -> str:
@@ -119,6 +125,8 @@ class Player:
             return f"level {self.level}" + (f" ({Path(self.tables).name})" if self.tables else "")
         if self.kind == "previous":
             return f"previous level {self.level}"
+        if self.kind == "commit":
+            return f"level {self.level} at {self.commit}"
         if self.kind == "openspiel":
             if self.opponent == "alphabeta":
                 return f"OpenSpiel alpha-beta depth {self.strength}"
@@ -145,6 +153,12 @@ class Player:
             import othello_previous  # noqa: PLC0415 (benchmarks/othello_previous.py)
 
             return othello_previous.make_chooser(self.level)
+        if self.kind == "commit":
+            if game != "othello":
+                raise LookupError("only Othello can play a player read from git")
+            import othello_previous  # noqa: PLC0415
+
+            return othello_previous.load_at(self.commit).make_chooser(self.level)
         if self.kind == "random":
             return RandomChooser()
         if self.kind == "greedy":
@@ -251,7 +265,7 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
     choosers = {seat: side.build(match.game) for seat, side in sides.items()}
     budgets_by_seat = {seat: budgets.for_player(side) for seat, side in sides.items()}
     state = games.get(match.game).new_state(dict(match.options), game_seed)
-    if match.game == "othello" and (match.opponent.kind == "previous" or match.opponent.tables):
+    if match.game == "othello" and (match.opponent.kind in ("previous", "commit") or match.opponent.tables):
         openings = othello_openings()
         for move in openings[(index // 2) % len(openings)]:
             state = state.play(move)
@@ -370,14 +384,16 @@ OPENSPIEL_OPPONENTS = (("mcts", 1000), ("mcts", 10000), ("alphabeta", 6))
 
 
 def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], openspiel: bool,
-                previous: bool = True, tables: str = "", against_tables: str = "") -> list[Match]:
+                previous: bool = True, tables: str = "", against_tables: str = "",
+                against_commit: str = "") -> list[Match]:
     """Every match of ``game``: each level against random and greedy, adjacent levels, the strongest against
     OpenSpiel, and (8x8 Othello, ``previous``) the strongest against the previous main's same level.
 
     8x8 Othello only: ``tables`` (a pattern data file) is what the strongest
     level evaluates with against the previous main; ``against_tables`` adds a
     match of the strongest level (with ``tables``) against the same level
-    evaluating with ``against_tables``, from the same openings.
+    evaluating with ``against_tables``, from the same openings, and
+    ``against_commit`` one against the same level at that git revision.
     """
     frozen = tuple(sorted(options.items()))
     found: list[Match] = []
@@ -386,11 +402,14 @@ def matches_for(game: str, options: dict[str, Any], levels: Sequence[int], opens
             found.append(Match(game, frozen, Player("level", level), Player(opponent)))
     for weaker, stronger in zip(levels, levels[1:]):
         found.append(Match(game, frozen, Player("level", stronger), Player("level", weaker)))
-    if previous and game == "othello" and options.get("size", 8) == 8:
+    if game == "othello" and options.get("size", 8) == 8:
         tested = Player("level", max(levels), tables=tables)
-        found.append(Match(game, frozen, tested, Player("previous", max(levels))))
+        if previous:
+            found.append(Match(game, frozen, tested, Player("previous", max(levels))))
         if against_tables:
             found.append(Match(game, frozen, tested, Player("level", max(levels), tables=against_tables)))
+        if against_commit:
+            found.append(Match(game, frozen, tested, Player("commit", max(levels), commit=against_commit)))
     if openspiel:
         bots = OPENSPIEL_OPPONENTS if game == "othello" else OPENSPIEL_OPPONENTS[:1]
         for kind, strength in bots:
@@ -517,6 +536,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--against-tables", type=_tables, default=None, metavar="PATH",
                         help="Othello: also play the strongest level against itself evaluating with these tables "
                              "(same openings as against the previous main; counts as --only previous)")
+    parser.add_argument("--against-commit", type=_commit, default=None, metavar="REV",
+                        help="Othello: also play the strongest level against itself at git revision REV (e.g. main)")
     parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
                         help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
     parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
@@ -554,6 +575,17 @@ def _tables(text: str) -> str:
         load_weights(Path(text))
     except (OSError, ValueError) as error:
         raise argparse.ArgumentTypeError(f"not a readable Othello pattern file: {error}") from None
+    return text
+
+
+def _commit(text: str) -> str:
+    """A git revision given on the command line, loaded now so that a bad one is named before any game."""
+    import othello_previous  # noqa: PLC0415
+
+    try:
+        othello_previous.load_at(text)
+    except othello_previous.PreviousPlayerUnavailable as error:
+        raise argparse.ArgumentTypeError(f"no Othello player at {text!r}: {error}") from None
     return text
 
 
@@ -601,11 +633,12 @@ def main(argv: list[str] | None = None) -> int:
         if why_not is not None and game in OPENSPIEL_GAMES:
             notes.append(f"{game}: no match against OpenSpiel: {why_not}")
         found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous,
-                            tables=args.tables or "", against_tables=args.against_tables or "")
+                            tables=args.tables or "", against_tables=args.against_tables or "",
+                            against_commit=args.against_commit or "")
         if args.only is not None:
             wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted
-                     or (args.only == "previous" and match.opponent.tables)]
+                     or (args.only == "previous" and (match.opponent.tables or match.opponent.kind == "commit"))]
         matches += [dataclasses.replace(match, opening_plies=args.opening_plies) for match in found]
     budget_text = (f"each level's default seconds x {args.time_scale:g}" if args.time_scale != 1 else
                    "each level's default seconds") if args.seconds is None else (

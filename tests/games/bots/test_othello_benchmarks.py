@@ -146,6 +146,29 @@ def test_strength_plays_level_5_with_given_tables_against_the_previous_and_again
     assert "not a readable Othello pattern file" in capsys.readouterr().err
 
 
+def test_strength_plays_level_5_against_itself_at_a_git_revision_with_that_commits_data(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    at_head = othello_previous.load_at("HEAD")
+    assert at_head is othello_previous.load_at("HEAD")  # once per process and commit
+    package = Path(at_head.__file__).parent
+    assert {path.name for path in (package / "data").iterdir()} >= {"othello_patterns.bin", "othello_book.json"}
+    assert (package / "othello_patterns.py").exists() and "from games.bots.base import" in (
+        package / "othello_search.py").read_text()
+    assert strength.main(["--game", "othello", "--only", "previous", "--games", "2", "--seconds", "0", "--nodes",
+                          "150", "--against-commit", "HEAD", "--markdown"]) == 0
+    rows = _rows(capsys.readouterr().out, "othello")
+    assert [(row[1], row[2], row[3]) for row in rows] == [
+        ("level 5", "previous level 5", "2"), ("level 5", "level 5 at HEAD", "2")]
+    alone = strength.matches_for("othello", {"size": 8}, [5], openspiel=False, previous=False, against_commit="HEAD")
+    assert [match.opponent for match in alone if match.opponent.kind not in ("random", "greedy")] == [
+        strength.Player("commit", 5, commit="HEAD")]  # --no-previous keeps the match against the revision
+    with pytest.raises(SystemExit):
+        strength.parse_args(["--against-commit", "no-such-revision"])
+    assert "no Othello player at 'no-such-revision'" in capsys.readouterr().err
+
+
 def test_strength_checks_the_solver_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
     import strength  # noqa: PLC0415
 
