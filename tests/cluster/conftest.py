@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import AsyncIterator, Iterator
 
 import pytest
 
 from .redis_server import RedisServer, find_redis_server
+from .test_cluster_identity import SharedNodes
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +28,13 @@ def redis_server(redis_server_session: RedisServer) -> Iterator[RedisServer]:
     yield redis_server_session
     if redis_server_session.process is None or redis_server_session.process.poll() is not None:
         redis_server_session.start()
+
+
+@pytest.fixture
+async def two(postgres_url: str, redis_server: RedisServer) -> AsyncIterator[SharedNodes]:
+    """Nodes ``a`` and ``b`` sharing the test's PostgreSQL database and Redis, closed after the test."""
+    nodes = SharedNodes(postgres_url, redis_server.url)
+    for name in ("a", "b"):
+        await nodes.start(name)
+    yield nodes
+    await nodes.close()

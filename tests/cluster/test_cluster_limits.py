@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -18,15 +18,6 @@ from ..server.conftest import Raw
 from .redis_server import RedisServer
 from .test_cluster_identity import SECRET, SharedNodes, _gone
 from .test_cluster_nodes import until
-
-
-@pytest.fixture
-async def two(postgres_url: str, redis_server: RedisServer) -> AsyncIterator[SharedNodes]:
-    nodes = SharedNodes(postgres_url, redis_server.url)
-    for name in ("a", "b"):
-        await nodes.start(name)
-    yield nodes
-    await nodes.close()
 
 
 @pytest.fixture

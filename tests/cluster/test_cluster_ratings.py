@@ -9,7 +9,7 @@ commits go. The second one must not overwrite the first.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -17,18 +17,8 @@ import pytest
 from server.ratings import glicko2
 
 from ..server.conftest import Raw
-from .redis_server import RedisServer
 from .test_cluster_identity import SharedNodes, _claimed
 from .test_cluster_nodes import _listed_all, until
-
-
-@pytest.fixture
-async def two(postgres_url: str, redis_server: RedisServer) -> AsyncIterator[SharedNodes]:
-    nodes = SharedNodes(postgres_url, redis_server.url)
-    for name in ("a", "b"):
-        await nodes.start(name)
-    yield nodes
-    await nodes.close()
 
 
 async def _play_two_plies(players: list[Raw], table: int) -> None:

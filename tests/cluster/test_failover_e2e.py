@@ -211,16 +211,6 @@ async def _offered(player: Player, table: int, ply: int) -> dict[str, Any] | Non
 # --- a relayed request whose node goes away unanswered ------------------------------------------
 
 
-async def _to_move(players: list[Player], table: int, ply: int) -> tuple[Player, str] | None:
-    """The player offered a move at ``ply`` and its first legal move, once one is offered."""
-    for player in players:
-        await player.sync()
-        view = latest_view(player, table, ply)
-        if view is not None and view.get("legal_moves"):
-            return player, view["legal_moves"][0]
-    return None
-
-
 def _answers(player: Player, request_id: int) -> list[dict[str, Any]]:
     """Every frame ``player`` was sent with ``id`` ``request_id``."""
     return [frame for frame in player.seen if frame.get("id") == request_id]
@@ -240,7 +230,7 @@ async def _unanswered_move(cluster: Cluster, stop: signal.Signals) -> tuple[int,
     table, players = await table_on(cluster, "a", {"ann": "b", "bob": "b"}, "b", None)
     acked: list[str] = []
     await play(players[:2], table, acked, 2)
-    mover, move = await until(lambda: _to_move(players[:2], table, len(acked)), "a player to be offered ply 3")
+    mover, move = await until(lambda: offered(players[:2], table, len(acked)), "a player to be offered ply 3")
     os.kill(cluster.nodes["a"][0].popen.pid, stop)
     request_id = next(mover.ids)
     await mover.send(type="move", id=request_id, table=table, move=move)  # relayed by node b to node a, which cannot answer
