@@ -517,8 +517,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--against-tables", type=_tables, default=None, metavar="PATH",
                         help="Othello: also play the strongest level against itself evaluating with these tables "
                              "(same openings as against the previous main; counts as --only previous)")
-    parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
-                        help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
+    parser.add_argument("--only", choices=("previous", "levels", "openspiel", "greedy"), default=None,
+                        help="only these matches: against the previous main, adjacent levels, OpenSpiel, or the "
+                             "greedy player")
     parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
                         help="also check the Othello endgame solver against brute force on this many positions "
                              "(benchmarks/othello_solver_check.py)")
@@ -603,7 +604,8 @@ def main(argv: list[str] | None = None) -> int:
         found = matches_for(game, options, args.levels, openspiel=why_not is None, previous=not args.no_previous,
                             tables=args.tables or "", against_tables=args.against_tables or "")
         if args.only is not None:
-            wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
+            wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",),
+                      "greedy": ("greedy",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted
                      or (args.only == "previous" and match.opponent.tables)]
         matches += [dataclasses.replace(match, opening_plies=args.opening_plies) for match in found]

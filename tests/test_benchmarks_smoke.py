@@ -112,6 +112,13 @@ def test_strength_plays_every_match_and_counts_each_game() -> None:
     assert [int(cells[i]) for i in (4, 5, 6) for cells in rows[8:9]] == [replayed.count(1), replayed.count(None), replayed.count(0)]
 
 
+def test_strength_only_greedy_plays_each_level_against_the_greedy_player_alone() -> None:
+    done = _strength("--games", "2", "--levels", "4,5", "--only", "greedy", "--markdown")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| nimble")]
+    assert [(cells[1].strip(), cells[2].strip()) for cells in rows] == [("level 4", "greedy"), ("level 5", "greedy")]
+
+
 def test_strength_with_node_budgets_is_reproducible() -> None:
     first, second = _strength("--games", "4"), _strength("--games", "4", "--jobs", "2")
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
