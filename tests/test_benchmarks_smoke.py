@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,7 +135,7 @@ def test_tactego_losses_classifies_the_games_strength_plays() -> None:
     assert int(counts.get("won", 0)) == scores.count(1) and sum(int(n) for n in counts.values()) == 2
     not_won = [index for index, score in zip((3, 4), scores) if score != 1]
     assert [line.split(" (")[0] for line in lines[:-1]] == [f"game {index}" for index in not_won]
-    assert all(" at ply " in line and ("by a " in line or " draw " in line) for line in lines[:-1])
+    assert all(re.search(r": (flag at ply \d+: by a \w+|draw at ply \d+|no-move at ply \d+)", line) for line in lines[:-1])
 
 
 def test_strength_with_node_budgets_is_reproducible() -> None:
