@@ -42,11 +42,6 @@ _UNGUARDED_APPROACH = 5.0
 within two squares of it can beat: one step more and the flag may fall."""
 
 
-_HUNT = 4.0
-"""The value of one's strongest piece two squares from the enemy's strongest when it is the
-stronger of the two (half at three squares): it may attack first, and nothing else can stop it."""
-
-
 class OutOfBudget(Exception):
     """The deadline expired in the middle of a search; its partial result is void."""
 
@@ -74,12 +69,11 @@ class SearchBoard:
     """
 
     __slots__ = ("board", "score", "flags", "ply", "max_plies", "unlimited", "_steps", "_value", "_placement",
-                 "_guard", "_flag_squares", "_near", "_deadline", "_cols")
+                 "_guard", "_flag_squares", "_near", "_deadline")
 
     def __init__(self, state: TactegoState, steps: Sequence[Sequence[int]], deadline: Deadline) -> None:
         cols, rows = state.options["cols"], state.options["rows"]
         self._steps = steps
-        self._cols = cols
         self._deadline = deadline
         self.unlimited = False
         self.board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in state.board]
@@ -233,24 +227,7 @@ class SearchBoard:
             threat = self._flag_threat(sign)
             if threat is not None:
                 return threat
-        return (sign * self.score + gain - self._approach(sign) + self._approach(-sign)
-                + self._hunt(sign))
-
-    def _hunt(self, sign: int) -> float:
-        """What the seat with ``sign`` gains when its strongest piece stalks a weaker enemy strongest.
-
-        The side whose strongest piece is stronger than every enemy piece gains :data:`_HUNT`
-        while that piece stands two squares from the enemy's strongest (one step more and whoever
-        moves first attacks), half at three squares; the other side loses as much. Nothing when
-        the two strongest pieces are of one strength (the first of each found, row-major).
-        """
-        board = self.board
-        red, blue = max(board), -min(board)
-        if red <= 1 or blue <= 1 or red == blue:
-            return 0.0
-        distance = _distance(board.index(red), board.index(-blue), self._cols)
-        value = _HUNT if distance == 2 else _HUNT / 2 if distance == 3 else 0.0
-        return value if (red > blue) == (sign > 0) else -value
+        return sign * self.score + gain - self._approach(sign) + self._approach(-sign)
 
     def _flag_threat(self, sign: int) -> float | None:
         """The leaf value when enemies stand next to the last flag of the seat to move, else ``None``.

@@ -93,33 +93,6 @@ def test_the_search_board_makes_and_unmakes_the_engines_moves() -> None:
         assert board.board == start and board.score == pytest.approx(start_score) and board.flags == [1, 1]
 
 
-def _leaf_value(picture: str) -> float:
-    """The search's value of a quiet Red-to-move position for Red (no move searched, no capture to make)."""
-    from games.bots.tactego import _steps
-
-    board = SearchBoard(position(picture), _steps(8, 8), Budget(nodes=10**6).start())
-    return board.negamax(1, 0, -1e9, 1e9)
-
-
-def test_the_stronger_strongest_piece_is_worth_more_two_squares_from_the_enemys_strongest() -> None:
-    # Red's 10 on d4 (two squares from Blue's 9) or h4 (six): both four squares from Blue's flag and
-    # more than two from Red's, so only the distance between the two strongest pieces differs
-    empty = [". " * 8] * 8
-
-    def picture(pieces: dict[str, str]) -> str:
-        rows = [row.split() for row in empty]
-        for square, token in pieces.items():
-            rows[int(square[1:]) - 1][ord(square[0]) - ord("a")] = token
-        return "\n".join(" ".join(row) for row in rows)
-
-    def value(red_square: str, red: str, blue: str) -> float:
-        return _leaf_value(picture({"a1": "rF", red_square: red, "b6": blue, "h8": "bF"}))
-
-    assert value("d4", "r10", "b9*") > value("h4", "r10", "b9*") + 1  # it may strike first
-    assert value("d4", "r9", "b10*") < value("h4", "r9", "b10*") - 1  # it may be struck first
-    assert value("d4", "r9", "b9*") == pytest.approx(value("h4", "r9", "b9*"))  # equals: whoever moves first
-
-
 # --------------------------------------------------------------------------
 # Capture-first
 # --------------------------------------------------------------------------
