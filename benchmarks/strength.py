@@ -51,6 +51,7 @@ Usage::
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
+    python benchmarks/strength.py --game tactego --levels 5 --only greedy --games 200 --time-scale 0.1   # capture-first
     python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
         --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
 
