@@ -53,6 +53,7 @@ Usage::
     python benchmarks/strength.py --quick                  # a few games, short budgets
     python benchmarks/strength.py --markdown > table.md    # for docs/BENCHMARKS.md
     python benchmarks/strength.py --game othello --only previous --games 200 --time-scale 0.1 --jobs 2
+    python benchmarks/strength.py --game tactego --levels 5 --only greedy --games 200 --time-scale 0.1   # capture-first
     python benchmarks/strength.py --game othello --only previous --levels 5 --games 60 --time-scale 0.1 --jobs 2 \
         --tables /tmp/new.bin --against-tables /tmp/main.bin   # fitted tables against both
     python benchmarks/strength.py --game othello --only previous --no-previous --levels 5 --games 100 \
@@ -538,8 +539,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "(same openings as against the previous main; counts as --only previous)")
     parser.add_argument("--against-commit", type=_commit, default=None, metavar="REV",
                         help="Othello: also play the strongest level against itself at git revision REV (e.g. main)")
-    parser.add_argument("--only", choices=("previous", "levels", "openspiel"), default=None,
-                        help="only these matches: against the previous main, adjacent levels, or OpenSpiel")
+    parser.add_argument("--only", choices=("previous", "levels", "openspiel", "greedy"), default=None,
+                        help="only these matches: against the previous main, adjacent levels, OpenSpiel, or the "
+                             "greedy player")
     parser.add_argument("--solver-check", type=int, default=0, metavar="POSITIONS",
                         help="also check the Othello endgame solver against brute force on this many positions "
                              "(benchmarks/othello_solver_check.py)")
@@ -636,7 +638,8 @@ def main(argv: list[str] | None = None) -> int:
                             tables=args.tables or "", against_tables=args.against_tables or "",
                             against_commit=args.against_commit or "")
         if args.only is not None:
-            wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",)}[args.only]
+            wanted = {"previous": ("previous",), "levels": ("level",), "openspiel": ("openspiel",),
+                      "greedy": ("greedy",)}[args.only]
             found = [match for match in found if match.opponent.kind in wanted
                      or (args.only == "previous" and (match.opponent.tables or match.opponent.kind == "commit"))]
         matches += [dataclasses.replace(match, opening_plies=args.opening_plies) for match in found]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,6 +111,31 @@ def test_strength_plays_every_match_and_counts_each_game() -> None:
     match = strength.Match("nimble", (), strength.Player("level", 5), strength.Player("random"))
     replayed = [strength.play_game(match, index, 1, strength.Budgets(seconds=0, nodes=500)).score for index in range(3)]
     assert [int(cells[i]) for i in (4, 5, 6) for cells in rows[8:9]] == [replayed.count(1), replayed.count(None), replayed.count(0)]
+
+
+def test_strength_only_greedy_plays_each_level_against_the_greedy_player_alone() -> None:
+    done = _strength("--games", "2", "--levels", "4,5", "--only", "greedy", "--markdown")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| nimble")]
+    assert [(cells[1].strip(), cells[2].strip()) for cells in rows] == [("level 4", "greedy"), ("level 5", "greedy")]
+
+
+def test_tactego_losses_classifies_the_games_strength_plays() -> None:
+    # games 3 and 4 from seed 1000 at 3,000 nodes (today level 5 wins the first and loses its flag in the second)
+    command = [sys.executable, str(BENCHMARKS / "tactego_losses.py"), "--first", "3", "--games", "2", "--nodes", "3000",
+               "--seed", "1000"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    import strength
+
+    match = strength.Match("tactego", (("max_plies", 400),), strength.Player("level", 5), strength.Player("greedy"))
+    scores = [strength.play_game(match, index, 1000, strength.Budgets(seconds=0, nodes=3000)).score for index in (3, 4)]
+    lines = done.stdout.splitlines()
+    counts = dict(part.rsplit(" ", 1) for part in lines[-1].removeprefix("counts: ").split(", "))
+    assert int(counts.get("won", 0)) == scores.count(1) and sum(int(n) for n in counts.values()) == 2
+    not_won = [index for index, score in zip((3, 4), scores) if score != 1]
+    assert [line.split(" (")[0] for line in lines[:-1]] == [f"game {index}" for index in not_won]
+    assert all(re.search(r": (flag at ply \d+: by a \w+|draw at ply \d+|no-move at ply \d+)", line) for line in lines[:-1])
 
 
 def test_strength_with_node_budgets_is_reproducible() -> None:

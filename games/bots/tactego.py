@@ -25,9 +25,10 @@ Measured on the default 8 x 8 board (level 5 against capture-first, seats
 alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
 3,000 nodes a move, 16 of 20 at 20,000, 14 of 20 at one second a move on a
 loaded machine; 19 of 20 against uniformly random moves. Again (issue 22):
-83 of 100 at 0.1 s a move, 68 of 80 at 5,000 nodes (docs/BENCHMARKS.md,
-with what was tried to reach 95 %). Every loss was a
-flag taken, mostly one set up in the front row. Level 3 wins 16 of 20
+169 of 200 at 0.1 s a move, 173 of 200 at 3,000 nodes on fresh seeds
+(docs/BENCHMARKS.md, with every game not won classified by
+``benchmarks/tactego_losses.py`` and what was tried to reach 95 %). Every
+loss was a flag taken, by the enemy's strongest pieces next to it. Level 3 wins 16 of 20
 against capture-first. ``benchmarks/strength.py`` holds
 the full measurement.
 """
