@@ -201,6 +201,7 @@ class Cluster:
             await pipe.execute()
         except (RedisError, OSError) as exc:
             log.info("cannot take this node out of Redis (its keys expire): %s", exc)
+        await self.names.close()  # the releases finish before the client they use closes
         await self.bus.close()
 
     def _node_value(self) -> str:

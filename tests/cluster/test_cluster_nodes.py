@@ -15,7 +15,7 @@ from protocol.messages import TableInfo, TableUpdated
 from server.app import Server, ServerConfig
 from server.bus.bus import LOBBY
 from server.bus.redis import channel
-from server.cluster.keys import tables_key
+from server.cluster.keys import name_key_of, tables_key
 from server.cluster.lobby import SEQ_FIELD
 from server.cluster.node import HEARTBEAT_S
 
@@ -231,3 +231,18 @@ async def test_a_lost_lobby_event_is_noticed_by_its_number_and_the_lobby_reloads
 
 async def _seated(conn: Raw, table_id: int, name: str) -> bool:
     return (await listed(conn)).get(table_id, {}).get("seats", [None])[0] == name
+
+
+async def test_a_node_that_closes_frees_its_players_names_in_redis_before_its_client_closes(nodes: Nodes, redis_server: RedisServer) -> None:
+    """Each name's release is a task of its own: the node waits for them before it closes its Redis client,
+    so none is cut off half-way (the names free now, not an expiry later, and no task dies with an unread error)."""
+    names = [f"player{number}" for number in range(8)]  # (under the admission burst of 10 from one address)
+    for name in names:
+        await nodes.connect("a", name)
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        assert len(await client.keys(name_key_of("*"))) == len(names)
+        await nodes.servers["a"].close()
+        assert await client.keys(name_key_of("*")) == []
+    finally:
+        await client.aclose()
