@@ -21,19 +21,9 @@ opens its link again with ``resume`` set: the authority gives the seats its
 session there holds to the new link and sends what a resume sends
 (``resumed``, and ``player_back`` to the others), as it would to its own connection.
 
-What one loop turn sends to one node goes as one message on that node's
-inbox (``parlour:node:NAME:all``): a *batch* (:class:`Mail`), the byte
-``B``, the sender's name (one length byte, then UTF-8), then records, each a
-header (:data:`RECORD`: kind, link, payload length) and its payload:
-``O`` open (payload: MessagePack ``[name, claimed, bot, token, resume, host]``), ``R`` a request
-(its MessagePack body, as the player sent it), ``C`` close (front to
-authority); ``F`` frames (whole frames as written to the player, headers
-included), ``G`` gone (authority to front); ``M`` a message of another layer
-(a MessagePack list, link 0), sent in order with the rest (:meth:`Mail.message`,
-handed to :func:`dispatch_inbox`'s ``other``). A table that another node takes over is followed there by
-the players of the fronts (:mod:`server.cluster.follow`). Every sender on a node shares
-that node's one :class:`Mail` (:meth:`Mail.of`). So a move's reply and both
-players' pushes cross in one Redis message, with no wrapper per frame. Each
+What one loop turn sends to one node goes as one message on that node's inbox:
+a batch (:mod:`server.cluster.relay_batch`). A table that another node takes over is followed there by
+the players of the fronts (:mod:`server.cluster.follow`). Each
 inbox message carries the bus's per-channel number: a front that sees a gap
 from an authority has lost frames of its links there, and ends those
 players' connections with an error that says so (they reconnect).
@@ -51,8 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import struct
-import weakref
 from typing import Any, Awaitable, Callable
 
 import msgpack
@@ -72,6 +60,7 @@ from ..core.session import Session, new_token
 from .follow import FOLLOWED, Following
 from .lobby import LobbyMirror
 from .players import node_topic
+from .relay_batch import BATCH, CLOSE, FRAMES, GONE, MESSAGE, OPEN, RECORD, REQUEST, Mail, read_batch
 
 __all__ = ["REPLY_LOST_MESSAGE", "Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
@@ -80,15 +69,6 @@ log = logging.getLogger(__name__)
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
 Holder = Callable[[str], Session | None]
 """``holder(token)``: the session of ``token`` seated at one of this node's tables, or ``None``."""
-
-BATCH = b"B"
-"""The first byte of a relay batch on a node's inbox (a MessagePack array, such as a forwarded tell, never starts so)."""
-RECORD = struct.Struct(">BII")
-"""A batch record's header: kind (:data:`OPEN` ... :data:`GONE`), link, payload length in bytes."""
-OPEN, REQUEST, CLOSE, FRAMES, GONE, MESSAGE = b"ORCFGM"
-"""The kinds of batch records (their first header byte): open, request, close (front to authority); frames, gone (back);
-a message of another layer (either way)."""
-
 
 REPLY_LOST_MESSAGE = (
     "the part of the server that held this table went away before answering; whether this was done is not known:"
@@ -112,81 +92,6 @@ def _reply_id(frame: bytes) -> int | None:
         return _read_reply(memoryview(frame)[HEADER_BYTES:]).id
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-
-
-class Mail:
-    """What this node sends to other nodes' inboxes, one bus message per node per loop turn.
-
-    Args:
-        bus: this node's bus.
-
-    Records are :meth:`put` as they come, in order, and the batch of each node
-    goes at the end of the turn (or at :meth:`flush`). Use :meth:`of`: one a bus.
-    """
-
-    _of: "weakref.WeakKeyDictionary[RedisBus, Mail]" = weakref.WeakKeyDictionary()
-
-    @classmethod
-    def of(cls, bus: RedisBus) -> "Mail":
-        """The one :class:`Mail` of ``bus`` (made at the first call)."""
-        mail = cls._of.get(bus)
-        if mail is None:
-            mail = cls._of[bus] = cls(bus)
-        return mail
-
-    def __init__(self, bus: RedisBus) -> None:
-        self._bus = bus
-        self._head = BATCH + bytes([len(bus.node.encode())]) + bus.node.encode()
-        self._pending: dict[str, list[bytes]] = {}  # node -> its batch so far
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def put(self, node: str, kind: int, link: int, payload: bytes = b"") -> None:
-        """Send ``node`` a record of ``kind`` about ``link`` (``payload``: bytes, up to 4 GiB) with this turn's batch."""
-        pending = self._pending
-        if not pending:
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            loop.call_soon(self.flush)
-        parts = pending.get(node)
-        if parts is None:
-            parts = pending[node] = [self._head]
-        parts.append(RECORD.pack(kind, link, len(payload)))
-        parts.append(payload)
-
-    def message(self, node: str, message: list[Any]) -> None:
-        """Send ``node`` a message of another layer (a MessagePack list), in order with this turn's records."""
-        self.put(node, MESSAGE, 0, msgpack.packb(message))
-
-    def flush(self) -> None:
-        """Publish every node's batch now."""
-        pending, self._pending = self._pending, {}
-        for node, parts in pending.items():
-            self._bus.publish_remote(node_topic(node), b"".join(parts))
-
-
-def read_batch(data: bytes) -> tuple[str, list[tuple[int, int, bytes]]]:
-    """The sender and the ``(kind, link, payload)`` records of a batch :class:`Mail` made.
-
-    Raises:
-        ValueError: ``data`` is cut short or is no batch.
-    """
-    if data[:1] != BATCH or len(data) < 2:
-        raise ValueError("not a relay batch")
-    end = 2 + data[1]
-    sender = data[2:end].decode()
-    records = []
-    at, size = end, len(data)
-    while at < size:
-        if at + RECORD.size > size:
-            raise ValueError("a relay batch cut short")
-        kind, link, length = RECORD.unpack_from(data, at)
-        at += RECORD.size
-        if at + length > size:
-            raise ValueError("a relay batch cut short")
-        records.append((kind, link, data[at : at + length]))
-        at += length
-    return sender, records
 
 
 class LinkTransport(asyncio.Transport):
