@@ -8,7 +8,7 @@
 - :mod:`server.cluster.names`: names in use, unique across the nodes.
 - :mod:`server.cluster.ids`: table, challenge and seek ids unique across the nodes.
 
-- :mod:`server.cluster.relay`: playing and watching another node's table;
+- :mod:`server.cluster.relay`: playing and watching another node's table.
 - :mod:`server.cluster.relay_batch`: the relay's wire format, one batch a node a loop turn.
 - :mod:`server.cluster.social_relay`: the relay's routes learned from frames, seek pairings, browsers' feeds.
 - :mod:`server.cluster.social`: challenges across nodes (held by the challenged player's node), wired in.

@@ -32,6 +32,9 @@ __all__ = ["ClusterLimits", "ClusterProof"]
 
 log = logging.getLogger(__name__)
 
+CLOSE_WAIT_S = 2.0
+"""How long a closing node waits for its proofs' refunds to reach Redis, in seconds."""
+
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
 
 _WINDOW = """
@@ -163,7 +166,18 @@ class ClusterLimits:
         """Run ``work`` as a task, logging (not raising) a Redis failure."""
         task = asyncio.get_running_loop().create_task(self._quietly(work))
         self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
+        task.add_done_callback(self._finished)
+
+    async def close(self) -> None:
+        """Wait (at most :data:`CLOSE_WAIT_S`) for the refunds under way: the node's Redis client closes next."""
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=CLOSE_WAIT_S)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        """Forget a refund that ended and read its error now (one nobody reads is logged later, by the collector)."""
+        self._pending.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("giving a right proof back in Redis failed (it counts until its window passes): %r", exc)
 
     async def _quietly(self, work: Coroutine[Any, Any, None]) -> None:
         try:

@@ -95,7 +95,7 @@ class Cluster:
         self._mutes = mutes
         self.players = players
         self.names = sessions.names = ClusterNames(bus.redis, bus.node)
-        sessions.accounts.shared = ClusterLimits(bus.redis)  # guesses and claims counted for the whole cluster
+        self.limits = sessions.accounts.shared = ClusterLimits(bus.redis)  # guesses and claims counted for the whole cluster
         sessions.node = bus.node
         self.mirror = LobbyMirror(bus, lobby)
         self.ids = TableIds(bus.redis, authority)
@@ -202,6 +202,7 @@ class Cluster:
         except (RedisError, OSError) as exc:
             log.info("cannot take this node out of Redis (its keys expire): %s", exc)
         await self.names.close()  # the releases finish before the client they use closes
+        await self.limits.close()
         await self.bus.close()
 
     def _node_value(self) -> str:
