@@ -318,13 +318,19 @@ class Server(Requests, Restoring):
         session = peer.session
         if session is None or session.peer is not peer:
             return  # never said hello, or already replaced by a resumed connection
+        moved = self._moved_away(session)
         session.peer = None
         log.info("%s (%s) disconnected", peer.address, session.name)
         if self._relay is not None:
             self._relay.disconnected(session)
         self.social.disconnected(session)
         if not self._closing:
-            self.authority.left(session)
+            self.authority.left(session, moved=moved)
+
+    def _moved_away(self, session: Session) -> bool:
+        """Whether ``session`` (its connection still set) went on at another node: a node of a cluster let it go
+        (:meth:`server.players.sessions.Sessions.let_go`), and it is no player of another node's relay link."""
+        return self.cluster is not None and self.handshake.by_token.get(session.token) is not session and not self.cluster.is_link(session)
 
     def _forget(self, session: Session) -> None:
         """Drop a session that holds nothing: its name is free again, its token dead."""

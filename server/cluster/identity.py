@@ -55,6 +55,8 @@ _UNFINISHED_SEAT_HOLDERS = (
     " WHERE tables.status <> 'over' AND (tables.seat0_token = ? OR tables.seat1_token = ?) ORDER BY tables.id"
 )
 """The unfinished tables seating a token, each with the node its lease names (``None``: no lease row yet)."""
+_FINISHED_SEATS = "SELECT id FROM tables WHERE status = 'over' AND (seat0_token = ? OR seat1_token = ?) AND id IN ({ids}) ORDER BY id"
+"""Which of some finished tables (``{ids}``: as many ``?``) seat a token."""
 
 
 def seat_holder(lobby: Lobby, token: str) -> Session | None:
@@ -212,12 +214,26 @@ class SharedIdentity:
         await self._names.take(key)
 
     def reattach(self, session: Session, then: list[Callable[[], None]]) -> None:
-        """After the ``welcome`` (``then``), have each other node at whose tables ``session`` holds a seat tell it so."""
+        """After the ``welcome`` (``then``), have each other node at whose tables ``session`` holds a seat tell it so:
+        its unfinished tables, and the finished ones another node still lists with the player seated (as one node
+        sends ``resumed`` for a finished table its player has not left)."""
         token = session.token
         rows = self._store.read(lambda db: db.execute(_UNFINISHED_SEAT_HOLDERS, (token, token)).fetchall())
         elsewhere = {int(row[0]): None if row[1] is None else str(row[1]) for row in rows if int(row[0]) not in self._lobby.tables}
+        elsewhere.update((table_id, None) for table_id in self._finished_seats(session))  # the mirror names their node
         if elsewhere:
             then.append(lambda: self._front.reattach(session, elsewhere))
+
+    def _finished_seats(self, session: Session) -> list[int]:
+        """The finished tables of other nodes whose lobby lines seat ``session``'s name and whose rows seat its token."""
+        key = name_key(session.name)
+        listed = [info.id for info in self._lobby.remote.values() if info.status == "over" and any(name is not None and name_key(name) == key for name in info.seats)]
+        if not listed:
+            return []
+        sql = _FINISHED_SEATS.format(ids=", ".join("?" * len(listed)))
+        token = session.token
+        rows = self._store.read(lambda db: db.execute(sql, (token, token, *listed)).fetchall())
+        return [int(row[0]) for row in rows]
 
     def forget_sql(self, token: str) -> Statement:
         """Delete the session row of ``token`` unless a seat at an unfinished table (of any node) still names it."""

@@ -41,8 +41,13 @@ DEFAULT_ABORT_AFTER_S = 30.0
 class Endings:
     """The authority's endings other than by a move: resign, abort, leave, grace, flag (a mixin of ``Authority``)."""
 
-    def left(self, session: Session) -> None:
-        """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others."""
+    def left(self, session: Session, moved: bool = False) -> None:
+        """The connection of ``session`` is gone: stop watching, hold its seats at running games, give up the others.
+
+        ``moved``: the session went on at another node of a cluster (it resumed there): its seats at finished
+        tables are held quietly for the grace period too, for that node to bring them back (``resumed``) as a
+        resume on one node does.
+        """
         for table_id in list(session.watching):
             table = self.tables.get(table_id)
             if table is not None:
@@ -51,6 +56,8 @@ class Endings:
             table = self.tables.get(table_id)
             if table is not None and table.outcome is None:
                 self.hold_seat(table, seat, session)
+            elif table is not None and moved:
+                self._hold_quietly(table, seat)
             elif table is not None:
                 self.vacate(session, table)
         if not session.seats:
@@ -69,6 +76,10 @@ class Endings:
         """Keep an absent player's seat for the grace period, then forfeit it."""
         self._lock_extended_s.pop((table.id, seat), None)
         self._hold_for(table, seat, session, self.grace_s)
+
+    def _hold_quietly(self, table: Table, seat: int) -> None:
+        """Keep a seat at a finished table for the grace period, telling nobody (its player went on at another node)."""
+        table.grace[seat] = asyncio.get_running_loop().call_later(self.grace_s, lambda: asyncio.ensure_future(self._grace_over(table, seat)))
 
     def _hold_for(self, table: Table, seat: int, session: Session, hold_s: float) -> None:
         loop = asyncio.get_running_loop()

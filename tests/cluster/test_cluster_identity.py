@@ -292,6 +292,59 @@ async def test_a_relayed_player_resumes_on_the_tables_own_node_and_a_connection_
     assert await play_out([ann, again], [], table, seen) >= 1
 
 
+async def test_a_player_who_resumes_on_another_node_after_the_game_ended_sees_its_result(shared: SharedNodes) -> None:
+    """As on one node: still seated at the finished table (her connection to node a not closed yet), ann resumes on
+    node b and gets ``resumed`` for it, with the outcome."""
+    ann, ann_welcome = await shared.hello("a", "ann")
+    bob = await shared.connect("a", "bob")
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    await _one_move(ann, table, {ann: []})
+    assert (await bob.request("resign", table=table))["type"] == "ok"
+    await until(lambda: _listed_over(shared, "b", table), "node b to list the finished table")
+    left_behind = asyncio.create_task(_close_when_closed(ann))  # as a client does: its old connection goes at once
+    again, welcome, resumed = await _resume(shared, "b", "ann", ann_welcome["token"])
+    assert welcome["node"] == "b"
+    assert resumed[0]["table"]["id"] == table and resumed[0]["seat"] == 0, resumed
+    assert resumed[0]["table"]["status"] == "over" and resumed[0]["table"]["outcome"]["winner"] == 0, resumed
+    assert any(frame.get("code") == "signed_in_elsewhere" for frame in await left_behind)
+
+
+async def test_a_finished_seat_kept_for_a_player_who_moved_is_given_up_when_no_node_brings_it_back(shared: SharedNodes) -> None:
+    node_a = shared.servers["a"]
+    node_a.config = dataclasses.replace(node_a.config, grace_s=0.5)
+    ann, ann_welcome = await shared.hello("a", "ann")
+    bob = await shared.connect("a", "bob")
+    table = (await ann.request("create_table", game="nimble", options=LASTS, seat=0))["table"]["id"]
+    assert (await bob.request("join_table", table=table, seat=1))["type"] == "table_joined"
+    assert (await bob.request("resign", table=table))["type"] == "ok"
+    cluster_b = shared.servers["b"].cluster
+    assert cluster_b is not None
+    cluster_b.mirror.forget_node("a")  # node b does not list the finished table: it asks node a for nothing
+    left_behind = asyncio.create_task(_close_when_closed(ann))
+    again, welcome = await shared.hello("b", "ann", token=ann_welcome["token"])
+    assert welcome["type"] == "welcome" and welcome["resumed"] is True, welcome
+    await left_behind
+
+    async def seat_given_up() -> bool:
+        return node_a.tables[table].seats[0] is None
+
+    await until(seat_given_up, "node a to give up ann's seat at the finished table once its grace ran out")
+    assert node_a.tables[table].seats[1] is not None  # bob is still there
+
+
+async def _close_when_closed(conn: Raw) -> list[dict[str, Any]]:
+    """Read ``conn`` until the server closes it, then close it; return the frames read."""
+    frames = await conn.expect_closed()
+    await conn.close()
+    return frames
+
+
+async def _listed_over(shared: SharedNodes, node: str, table: int) -> bool:
+    server = shared.servers[node]
+    return server.lobby.remote.get(table) is not None and server.lobby.remote[table].status == "over"
+
+
 async def test_a_wrong_or_dead_token_is_refused_on_every_node(shared: SharedNodes) -> None:
     ann, welcome = await shared.hello("a", "ann")
     token = welcome["token"]
