@@ -127,7 +127,7 @@ class PostgresStore(StoreOps):
         Args:
             url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``.
             commit_delay_s: how long the writer may wait for more writes before a commit
-                while recent commit cycles held more writes than are pending, or half a commit's
+                while recent commit cycles held more writes than are pending, or two commits'
                 duration if that is longer (:mod:`server.storage.pacing`); 0 never waits.
 
         Raises:
@@ -242,7 +242,7 @@ class PostgresStore(StoreOps):
         """While recent commit cycles held more writes than are pending, wait for the rest (:class:`server.storage.pacing.Pacing`).
 
         Fewer, larger transactions cost the server and PostgreSQL less per move (one WAL flush,
-        one round trip); the wait is at most half a commit's duration (or :attr:`commit_delay_s`
+        one round trip); the wait is at most two commits' duration, and 10 ms (or :attr:`commit_delay_s`
         if longer); a lone writer (one game) never waits.
         """
         wanted = self._pacing.wanted(len(self._pending))
