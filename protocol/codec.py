@@ -95,40 +95,12 @@ def _free_form_of(cls: type[Message]) -> tuple[str, ...] | None:
     return None if len(cls.__struct_fields__) >= 15 else _free_form_fields(cls)
 
 
-def _defaults_of(cls: type[Message]) -> tuple[int, tuple[tuple[str, Any], ...]] | None:
-    """The fixmap header byte of ``cls``'s messages with every default field left out, and its ``(name, default)`` pairs.
-
-    What :data:`ENCODER` writes for a message of ``cls``, worked out without
-    encoding it: ``type`` and every required field, plus each field whose value
-    is not its default (msgspec's ``omit_defaults`` compares by identity).
-    ``None`` if a field has a default factory (whose test is not identity), or
-    if ``cls`` has 15 fields or more (its map need not be a fixmap).
-    """
-    fields = msgspec.structs.fields(cls)
-    if len(fields) >= 15 or any(field.default_factory is not msgspec.NODEFAULT for field in fields):
-        return None
-    defaults = tuple((field.name, field.default) for field in fields if field.default is not msgspec.NODEFAULT)
-    return 0x80 | (1 + len(fields) - len(defaults)), defaults
-
-
-def _header_byte(message: Message, shape: tuple[int, tuple[tuple[str, Any], ...]] | None) -> int:
-    """The first byte :data:`ENCODER` writes for ``message`` (``shape``: :func:`_defaults_of` of its type)."""
-    if shape is None:
-        return _encode(message)[0]
-    header, defaults = shape
-    for name, default in defaults:
-        if getattr(message, name) is not default:
-            header += 1
-    return header
-
-
 class _UnionDecoder:
     """Decodes bodies into one union of message types; see the module's description."""
 
     def __init__(self, union: Any, types: tuple[type[Message], ...], judge: Callable[[dict[str, Any]], Any]) -> None:
         self._decoder = msgspec.msgpack.Decoder(union, ext_hook=_refuse_ext, dec_hook=wire_dec_hook)
         self._free_form = {cls: _free_form_of(cls) for cls in types}
-        self._shape = {cls: _defaults_of(cls) for cls in types}
         self._judge = judge
 
     def decode(self, body: bytes) -> Any:
@@ -136,21 +108,11 @@ class _UnionDecoder:
             message = self._decoder.decode(body)
         except Exception:  # malformed, invalid, refused extension, too deep: let the thorough path name it
             return self._judge(decode_body(body))
-        cls = type(message)
-        free_form = self._free_form[cls]
+        free_form = self._free_form[type(message)]
         # Whole when the body's map header is the one the message encodes to (a fixmap: at most 15 fields,
         # so the same number of entries) and its free-form values are plain.
-        if free_form is not None:
-            shape = self._shape[cls]
-            if shape is None:
-                header = _encode(message)[0]
-            else:  # _header_byte(), written out: every request
-                header, defaults = shape
-                for name, default in defaults:
-                    if getattr(message, name) is not default:
-                        header += 1
-            if header == body[0] and (not free_form or _plain(message, free_form)):
-                return message
+        if free_form is not None and _encode(message)[0] == body[0] and (not free_form or _plain(message, free_form)):
+            return message
         frame = decode_body(body)
         if len(frame) != _map_entries(body):  # a repeated key: the map's last value counts
             return self._judge(frame)

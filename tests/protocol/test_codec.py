@@ -32,7 +32,7 @@ from protocol import (
 from protocol import messages as m
 
 from .bodies import nested, packed, with_entry
-from protocol.codec import _REQUESTS, _SERVER_MESSAGES, ENCODER, SERVER_TAGS, _header_byte
+from protocol.codec import SERVER_TAGS
 from protocol.framing import MAX_NESTING, decode_body
 
 from .test_messages import REQUESTS, SERVER_MESSAGES, candidate_maps, mutated_requests, typed_maps, valid_requests
@@ -242,26 +242,3 @@ def test_frame_errors_keep_their_wording() -> None:
         decode_request(packed({"type": "ping", "id": 1, "x": nested(40)}))
     with pytest.raises(FrameError, match="not allowed for map key"):
         decode_request(packed({"type": "create_table", "id": 1, "game": "g", "options": {"a": {1: 2}}}))
-
-
-# --- the map header, worked out without encoding ---------------------------------------------
-
-
-@given(request=valid_requests)
-def test_the_header_worked_out_for_a_request_is_the_encoders(request: m.Message) -> None:
-    decoded = _REQUESTS._decoder.decode(encode_message(request)[4:])  # decoded values: equal, not always identical
-    for message in (request, decoded):
-        assert _header_byte(message, _REQUESTS._shape[type(message)]) == ENCODER.encode(message)[0]
-
-
-@pytest.mark.parametrize("message", SERVER_MESSAGES + REQUESTS, ids=lambda message: type(message).__name__)
-def test_the_header_worked_out_for_every_sample_is_the_encoders(message: m.Message) -> None:
-    union = _REQUESTS if type(message) in _REQUESTS._shape else _SERVER_MESSAGES
-    assert _header_byte(message, union._shape[type(message)]) == ENCODER.encode(message)[0]
-
-
-def test_a_default_equal_but_not_identical_counts_as_the_encoder_counts_it() -> None:
-    fmt = "".join(["te", "xt"])  # equal to GetRecord's default format, another object
-    request = m.GetRecord(id=1, table=3, format=fmt)
-    assert _header_byte(request, _REQUESTS._shape[m.GetRecord]) == ENCODER.encode(request)[0]
-    assert decode_request(packed(to_wire(request))) == request
