@@ -68,7 +68,13 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     current = state is table.state and not running  # the last ply of a game that may be over: Table.view_for folds that in
     frames: dict[View, tuple[bytes, Message]] = {}
     if table.game.public_views:
-        public = table.view_for(None, forced_pass) if current else view_of(state, None, forced_pass)
+        if current:
+            public = table.view_for(None, forced_pass)
+        else:  # view_of(state, None, forced_pass), written out: every move
+            public = state.view(None)
+            if forced_pass:
+                public.pop("legal_moves", None)
+                public["forced_pass"] = True
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
         chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
         shared = None  # the frame of every view but the chooser's
