@@ -186,7 +186,10 @@ class Authority(Seating, Endings, Offers):
             except FlagFell:
                 return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
         lapsed = self._apply_moves(table, played, final)
-        return self._moves_played(table, played, lapsed, request, then, running=True)
+        if lapsed:
+            return self._moves_played(table, played, lapsed, request, then, running=True)
+        then.append(partial(self._announce_moves, table, played, True))  # _moves_played(), written out: no offer lapsed
+        return Ok(id=request.id)
 
     def _moves_played(
         self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push], running: bool = False
