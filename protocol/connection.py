@@ -18,12 +18,15 @@ from __future__ import annotations
 import enum
 from typing import Iterator
 
-from .codec import decode_request, decode_server_message, encode_message
+from .codec import _REQUESTS, decode_server_message, encode_message
 from .errors import Code, FrameError, ProtocolError
 from .framing import _HEADER, DEFAULT_MAX_FRAME_BYTES, HEADER_BYTES, MAX_SERVER_FRAME_BYTES, FrameDecoder
 from .messages import Hello, Identify, Message, Request, ServerMessage
 
 __all__ = ["State", "ServerConnection", "ClientConnection"]
+
+_decode_request = _REQUESTS.decode
+"""The body of :func:`protocol.codec.decode_request`, bound once."""
 
 
 class State(enum.Enum):
@@ -129,7 +132,7 @@ class ServerConnection:
 
     def _parse(self, body: bytes) -> Request | ProtocolError:
         try:
-            request = decode_request(body)
+            request = _decode_request(body)  # decode_request(), without its call: every request
         except ProtocolError as exc:
             return exc
         is_hello = isinstance(request, Hello)

@@ -41,7 +41,11 @@ class Throttle:
         if now is None:
             now = time.monotonic()
         bucket = self._bucket
-        wait_s = bucket.take(now)
+        # TokenBucket.take(now), written out: every request of every connection passes here.
+        tokens = bucket._tokens + (now - bucket._at) * bucket.rate
+        bucket._tokens = tokens = (tokens if tokens < bucket.burst else bucket.burst) - 1.0
+        bucket._at = now
+        wait_s = 0.0 if tokens >= 0.0 else -tokens / bucket.rate
         if wait_s <= 0.0:
             if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:
                 self._since = None  # well below the rate for a while: the flood, if any, is over

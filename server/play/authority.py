@@ -186,11 +186,19 @@ class Authority(Seating, Endings, Offers):
             except FlagFell:
                 return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
         lapsed = self._apply_moves(table, played, final)
-        return self._moves_played(table, played, lapsed, request, then)
+        if lapsed:
+            return self._moves_played(table, played, lapsed, request, then, running=True)
+        then.append(partial(self._announce_moves, table, played, True))  # _moves_played(), written out: no offer lapsed
+        return Ok(id=request.id)
 
-    def _moves_played(self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push]) -> Message:
-        """Leave the announcement of applied plies (and of the offers they lapsed) in ``then``; return the mover's ``ok``."""
-        then.append(partial(self._announce_moves, table, played))  # a partial: no lambda frame per move
+    def _moves_played(
+        self, table: Table, played: list[Played], lapsed: Sequence[str], request: PlayMove, then: list[Push], running: bool = False
+    ) -> Message:
+        """Leave the announcement of applied plies (and of the offers they lapsed) in ``then``; return the mover's ``ok``.
+
+        ``running``: the caller knows the game goes on after them (as for :meth:`_announce_moves`).
+        """
+        then.append(partial(self._announce_moves, table, played, running))  # a partial: no lambda frame per move
         for kind in lapsed:
             then.append(lambda kind=kind: self.to_table(table, Answered(table=table.id, kind=kind, accepted=False, lapsed=True)))
         return Ok(id=request.id)
@@ -280,14 +288,20 @@ class Authority(Seating, Endings, Offers):
         ply, move = await self.computers.hint(table, seat)
         return Hint(id=request.id, table=table.id, ply=ply, move=move)
 
-    def _announce_moves(self, table: Table, played: list[Played]) -> None:
+    def _announce_moves(self, table: Table, played: list[Played], running: bool = False) -> None:
+        """Send everyone at ``table`` the ``moved`` of each applied ply, then the game's end or the computer's turn.
+
+        ``running``: the caller knows the game goes on after ``played`` (the table
+        started, has not ended, and the last position has no outcome), so
+        nobody asks the position again.
+        """
         clock = table.clock_snapshot() if table.clock is not None else None  # one snapshot for every moved of the request
         last = played[-1]
         for ply in played:
             if ply.forced:
                 log.info("table %d: %s must pass", table.id, table.game.seats[ply.seat])
-            send_moved(table, ply, ply is not last, clock)  # planning passed for every ply but the last
-        outcome = table.ended or table.state.outcome  # Table.outcome of a started game, one property call fewer
+            send_moved(table, ply, ply is not last, clock, running)  # planning passed for every ply but the last
+        outcome = None if running else table.ended or table.state.outcome  # Table.outcome of a started game, one property call fewer
         if outcome is not None:
             self._announce_outcome(table, outcome)
         elif table.computer != NO_COMPUTER:  # most tables have no computer seat: no call to wake none

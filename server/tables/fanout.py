@@ -48,7 +48,7 @@ def send_views(table: Table, make: Callable[[View], Message]) -> None:
     bus.publish_views(topic, frames)
 
 
-def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, Any] | None) -> None:
+def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, Any] | None, running: bool = False) -> None:
     """Publish the ``moved`` of ``ply`` to everyone at ``table``, each receiving the view of ``ply.state`` it may see.
 
     :func:`send_views` for the hot path of every move, written out (no
@@ -58,14 +58,23 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     choosing a move, which gets a copy with its ``legal_moves`` added.
     ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
     for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
-    (:meth:`Table.clock_snapshot`), or ``None``.
+    (:meth:`Table.clock_snapshot`), or ``None``; ``running``: the caller knows
+    the game goes on (the table started and has not ended, and the position
+    after the last ply has no outcome), so :meth:`Table.view_for` has nothing
+    to fold in and is skipped.
     """
     bus, topic, state = table.bus, table.topic, ply.state
     table_id, seat, move, number, forced = table.id, ply.seat, ply.move, ply.ply, ply.forced
-    current = state is table.state  # the last ply: a table-level outcome is folded in (Table.view_for)
+    current = state is table.state and not running  # the last ply of a game that may be over: Table.view_for folds that in
     frames: dict[View, tuple[bytes, Message]] = {}
     if table.game.public_views:
-        public = table.view_for(None, forced_pass) if current else view_of(state, None, forced_pass)
+        if current:
+            public = table.view_for(None, forced_pass)
+        else:  # view_of(state, None, forced_pass), written out: every move
+            public = state.view(None)
+            if forced_pass:
+                public.pop("legal_moves", None)
+                public["forced_pass"] = True
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
         chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
         shared = None  # the frame of every view but the chooser's

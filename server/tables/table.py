@@ -308,7 +308,7 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
         played = [Played(seat, state.last_move, state.ply, False, state)]  # type: ignore[arg-type]
-        while forced_pass_due(state):
+        while state.legal_moves() == _ONLY_PASS:  # forced_pass_due(state), written out: every move
             mover = state.to_move
             assert mover is not None
             state = state.play("pass")

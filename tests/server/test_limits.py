@@ -25,6 +25,7 @@ from protocol.messages import MAX_NAME_CHARS
 from server.net import peer as server_peer
 from server.app import Server
 from server.net.limits import AddressBuckets, LimitError, Limits, TokenBucket
+from server.net.throttle import Throttle
 
 from ..conftest import ConfiguredServer
 from .conftest import Raw, refused
@@ -77,6 +78,19 @@ def test_token_bucket_allows_a_burst_then_the_rate() -> None:
     assert bucket.take(0.0) == pytest.approx(0.1)  # the fourth waits for one token
     assert bucket.take(0.1) == pytest.approx(0.1)  # and the next one for the one after it
     assert bucket.take(10.0) == 0.0 and bucket.tokens(10.0) == 2.0  # refilled, never above the burst
+
+
+def test_the_throttle_holds_back_as_its_token_bucket_would_then_gives_up() -> None:
+    """Throttle.take writes the bucket's arithmetic out (issue 21): the same waits, request by request."""
+    limits = Limits(requests_per_s=10.0, request_burst=3, flood_timeout_s=1.0)
+    throttle, bucket = Throttle(limits, 0.0), TokenBucket(10.0, 3, 0.0)
+    bucket.take(0.0)  # the first request's token, as the throttle spends it at birth
+    for now in (0.0, 0.0, 0.0, 0.05, 0.3, 0.3, 0.3, 0.31, 5.0, 5.0):
+        assert throttle.take(now) == pytest.approx(bucket.take(now)), now
+    for now in [5.0] * 23 + [5.5, 6.0]:  # a flood from 5.0 on: held back until flood_timeout_s passes
+        wait_s = throttle.take(now)
+        assert wait_s is not None and wait_s == pytest.approx(bucket.take(now)), now
+    assert throttle.take(6.2) is None
 
 
 # --- sizes ------------------------------------------------------------------------------

@@ -126,3 +126,52 @@ async def test_tactego_seats_never_get_each_others_or_the_spectators_bytes(serve
         assert frames["fan"] == frames["fan2"], "spectators share one encoding"
         assert len({frames["red"], frames["blue"], frames["fan"]}) == 3, "a seat got bytes made for another view"
     assert turn == 5
+
+
+async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_frames(server: Server, raw: RawFactory, pure_engine: None) -> None:
+    """To its end: the plies after which the server plays a pass, the passes, and the last move (issue 21's running path)."""
+    ann, bob, fan = [await raw() for _ in range(3)]
+    for connection, name in ((ann, "ann"), (bob, "bob"), (fan, "fan")):
+        await connection.hello(name)
+    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    await fan.request("watch_table", table=table)
+    await bob.request("join_table", table=table)
+    for connection in (ann, bob, fan):
+        await connection.sync()
+    rng, moves, received = random.Random(1), [], {name: [] for name in ("ann", "bob", "fan")}
+    players, state = (ann, bob), server.tables[table].state
+    while state.outcome is None:
+        move = rng.choice(state.legal_moves())
+        mover = players[state.to_move]
+        await mover.send(type="move", id=3000 + len(moves), table=table, move=move)
+        for _ in range(1000):  # the server applies the plies before it sends their frames
+            if server.tables[table].state is not state:
+                break
+            await asyncio.sleep(0.005)
+        after = server.tables[table].state
+        count = after.ply - state.ply + (after.outcome is not None)  # each ply's moved, then game_over at the end
+        for connection, name in ((ann, "ann"), (bob, "bob"), (fan, "fan")):
+            bodies = await raw_frames(connection, count + (connection is mover))
+            received[name].extend(body for body in bodies if msgpack.unpackb(body)["type"] == "moved")
+        moves.append(move)
+        state = after
+    othello.use_accelerator(False)
+    pure, index = games.get("othello").new_state({"size": 6}), 0
+    for move in moves:
+        pure = pure.play(move)
+        plies = [pure]
+        while pure.outcome is None and pure.legal_moves() == ["pass"]:
+            pure = pure.play("pass")
+            plies.append(pure)
+        for ply, position in enumerate(plies):
+            view_of_seat = {seat: position.view(seat) for seat in (0, 1, None)}
+            if ply < len(plies) - 1:  # the server plays the pass next: nobody's to choose
+                for view in view_of_seat.values():
+                    view.pop("legal_moves", None)
+                    view["forced_pass"] = True
+            for name, seat in (("ann", 0), ("bob", 1), ("fan", None)):
+                body = received[name][index]
+                assert body == expected_moved(body, view_of_seat[seat]), (name, index, move)
+            index += 1
+    assert pure.outcome is not None and index == len(received["fan"])
+    assert sum(msgpack.unpackb(body).get("forced", False) for body in received["fan"]) == 2, "seed 1 holds two forced passes"
