@@ -10,6 +10,7 @@
 
 - :mod:`server.cluster.relay`: playing and watching another node's table.
 - :mod:`server.cluster.relay_batch`: the relay's wire format, one batch a node a loop turn.
+- :mod:`server.cluster.background`: Redis writes made in the background, finished before the client closes.
 - :mod:`server.cluster.social_relay`: the relay's routes learned from frames, seek pairings, browsers' feeds.
 - :mod:`server.cluster.social`: challenges across nodes (held by the challenged player's node), wired in.
 - :mod:`server.cluster.seeks`: every node's seeks listed and paired across nodes.

@@ -27,13 +27,11 @@ from redis.exceptions import RedisError
 
 from ..net.address_groups import address_group
 from ..players.account_limits import SOURCES_PER_NAME, AccountLimits, LimitReached, wait_message
+from .background import Background
 
 __all__ = ["ClusterLimits", "ClusterProof"]
 
 log = logging.getLogger(__name__)
-
-CLOSE_WAIT_S = 2.0
-"""How long a closing node waits for its proofs' refunds to reach Redis, in seconds."""
 
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
 
@@ -116,7 +114,7 @@ class ClusterLimits:
         self._proof = redis.register_script(_PROOF)
         self._claim = redis.register_script(_CLAIM)
         self._away = False  # Redis could not be reached at the last count (logged once)
-        self._pending: set[asyncio.Task[None]] = set()
+        self._background = Background(log, "giving a right proof back in Redis (it counts until its window passes)")
 
     async def reserve_proof(self, limits: AccountLimits, address: str, name_key: str) -> ClusterProof | None:
         """Count a proof of ``name_key`` from ``address`` cluster-wide, with ``limits``' window sizes.
@@ -164,20 +162,12 @@ class ClusterLimits:
 
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task, logging (not raising) a Redis failure."""
-        task = asyncio.get_running_loop().create_task(self._quietly(work))
-        self._pending.add(task)
-        task.add_done_callback(self._finished)
+        self._background.run(self._quietly(work))
 
     async def close(self) -> None:
-        """Wait (at most :data:`CLOSE_WAIT_S`) for the refunds under way: the node's Redis client closes next."""
-        if self._pending:
-            await asyncio.wait(set(self._pending), timeout=CLOSE_WAIT_S)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        """Forget a refund that ended and read its error now (one nobody reads is logged later, by the collector)."""
-        self._pending.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.warning("giving a right proof back in Redis failed (it counts until its window passes): %r", exc)
+        """Wait (at most :data:`server.cluster.background.CLOSE_WAIT_S`) for the refunds under way: the node's Redis
+        client closes next."""
+        await self._background.close()
 
     async def _quietly(self, work: Coroutine[Any, Any, None]) -> None:
         try:

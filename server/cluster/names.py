@@ -12,6 +12,7 @@ from redis.exceptions import RedisError
 from protocol import Code
 
 from ..core.errors import RequestError
+from .background import Background
 from .keys import name_key_of
 
 __all__ = ["ClusterNames", "NAME_TTL_S"]
@@ -21,8 +22,6 @@ log = logging.getLogger(__name__)
 NAME_TTL_S = 30
 """How long a name stays reserved after its node last renewed it, in seconds (a dead node's names free up then)."""
 
-RELEASE_WAIT_S = 2.0
-"""How long :meth:`ClusterNames.close` waits for the releases under way, in seconds (those left over expire)."""
 
 _RENEW = """
 local taken = {}
@@ -52,7 +51,7 @@ class ClusterNames:
         self._node = node
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
-        self._pending: set[asyncio.Task[None]] = set()
+        self._background = Background(log, "freeing a name key in Redis (it expires)")
 
     async def reserve(self, key: str, name: str) -> None:
         """Reserve the name whose name key is ``key`` for this node.
@@ -94,28 +93,18 @@ class ClusterNames:
 
     def release(self, key: str) -> None:
         """Free the name ``key`` if this node holds it (in the background; its expiry frees it anyway)."""
-        task = asyncio.get_running_loop().create_task(self._released(key))
-        self._pending.add(task)
-        task.add_done_callback(self._finished)
+        self._background.run(self._released(key))
 
     async def close(self) -> None:
-        """Wait (at most :data:`RELEASE_WAIT_S`) for the releases under way: the node's Redis client closes next."""
-        if self._pending:
-            await asyncio.wait(set(self._pending), timeout=RELEASE_WAIT_S)
+        """Wait (at most :data:`server.cluster.background.CLOSE_WAIT_S`) for the releases under way: the node's Redis
+        client closes next."""
+        await self._background.close()
 
     async def _released(self, key: str) -> None:
         try:
             await self._release(keys=[name_key_of(key)], args=[self._node])
         except (RedisError, OSError) as exc:
             log.info("cannot free the name key %r in Redis (it expires): %s", key, exc)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        """Forget a release that ended, and read its error now: an error nobody reads is logged when the task is
-        garbage-collected, from inside whatever code the collector interrupted (and its traceback formatting then
-        parses source, which can break an ``ast.parse`` it interrupted: CPython 3.11's SystemError, gh-106905)."""
-        self._pending.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.warning("freeing a name key in Redis failed (it expires): %r", exc)
 
     async def renew(self, keys: Iterable[str]) -> list[str]:
         """Renew (or take again, after Redis lost them) this node's names; return the keys another node holds now.
