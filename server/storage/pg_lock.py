@@ -74,15 +74,9 @@ class PostgresLock:
             StoreError: the database cannot be reached.
         """
         assert is_postgres_url(url)
-        from .postgres import connect  # only a server on PostgreSQL loads psycopg
+        from .postgres import connect_then  # only a server on PostgreSQL loads psycopg
 
-        connection = connect(url)
-        try:
-            _take(connection, url, node)
-        except BaseException:
-            connection.close()
-            raise
-        return cls(connection, url, node)
+        return cls(connect_then(url, lambda connection: _take(connection, url, node)), url, node)
 
     async def keep(self, interval_s: float = CHECK_S) -> None:
         """Check the locks every ``interval_s`` seconds (:meth:`check`, in a worker thread) until they are lost.

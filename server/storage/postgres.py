@@ -137,12 +137,7 @@ class PostgresStore(StoreOps):
         """
         if commit_delay_s < 0:
             raise ValueError(f"commit_delay_s must not be negative, not {commit_delay_s!r}")
-        reader = connect(url)
-        try:
-            _prepare(reader, url, PG_MIGRATIONS)
-        except BaseException:
-            reader.close()
-            raise
+        reader = connect_then(url, lambda reader: _prepare(reader, url, PG_MIGRATIONS))
         return cls(url, _for_reading(reader), True, commit_delay_s)
 
     @classmethod
@@ -153,12 +148,7 @@ class PostgresStore(StoreOps):
             NeedsUpgrade: its schema is older; :meth:`open` upgrades it.
             SchemaError, StoreError: as :meth:`open`.
         """
-        reader = connect(url)
-        try:
-            _check_schema(reader, url, PG_MIGRATIONS, read_only=True)
-        except BaseException:
-            reader.close()
-            raise
+        reader = connect_then(url, lambda reader: _check_schema(reader, url, PG_MIGRATIONS, read_only=True))
         return cls(url, _for_reading(reader), False)
 
     async def start(self) -> None:
@@ -402,6 +392,21 @@ def connect(url: str, *, unavailable: bool = False) -> psycopg.Connection[Any]:
         return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
         raise _connect_error(url, exc, unavailable) from exc
+
+
+def connect_then(url: str, setup: Callable[[psycopg.Connection[Any]], object]) -> psycopg.Connection[Any]:
+    """A connection to ``url`` (as :func:`connect`) on which ``setup(connection)`` has run; closed if ``setup`` raises.
+
+    Raises:
+        StoreError: it cannot be made; and whatever ``setup`` raises.
+    """
+    connection = connect(url)
+    try:
+        setup(connection)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
 async def _connect_async(url: str, *, unavailable: bool = False) -> psycopg.AsyncConnection[Any]:

@@ -230,14 +230,19 @@ async def test_a_player_seated_by_a_challenge_on_another_node_follows_the_table_
     assert table in leased.servers["b"].tables
     first = paired["view"]["legal_moves"][0]
     assert (await _moved(ann, table, first))["type"] == "ok"  # relayed by node a to node b
-    for node in ("a", "b"):  # node b hangs; node a claims nothing: node c takes the table
-        failover = leased.servers[node].failover
-        assert failover is not None
-        failover.paused = True
+    _pause_failover(leased, "a", "b")  # node b hangs; node a claims nothing: node c takes the table
     await until(lambda: _holds(node_c, table), "node c to claim the table once its lease expired")
     back = await until(lambda: _resumed(ann, table), "ann to see the table whole again, from node c")
     assert back["seat"] == 0 and back["moves"] == [first]
     await until(lambda: _listed_on(leased.servers["a"], table, "c"), "node a to know that node c holds the table")
+
+
+def _pause_failover(nodes: Nodes, *names: str) -> None:
+    """The named nodes hang as far as leases go: they renew nothing and claim nothing."""
+    for name in names:
+        failover = nodes.servers[name].failover
+        assert failover is not None
+        failover.paused = True
 
 
 async def _push(conn: Raw, kind: str) -> dict[str, Any] | None:
@@ -261,10 +266,7 @@ async def test_a_player_whose_link_to_the_claiming_node_is_open_already_gets_the
     assert (await ann.request("join_table", table=staying, seat=1))["type"] == "table_joined"  # ann's link to node c opens
     assert (await ann.request("join_table", table=moving, seat=0))["type"] == "table_joined"
     assert (await bob.request("join_table", table=moving, seat=1))["type"] == "table_joined"
-    for node in ("a", "b"):  # node b hangs; node a claims nothing: node c takes the table
-        failover = leased.servers[node].failover
-        assert failover is not None
-        failover.paused = True
+    _pause_failover(leased, "a", "b")  # node b hangs; node a claims nothing: node c takes the table
     await until(lambda: _holds(node_c, moving), "node c to claim the table once its lease expired")
     back = await until(lambda: _resumed(ann, moving), "ann to get her seat back from node c, through the link she had")
     assert back["seat"] == 0, back

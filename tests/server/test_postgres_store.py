@@ -307,3 +307,20 @@ async def test_two_cohorts_of_tables_merge_into_one_commit_a_cycle(postgres_url:
         assert writes == 300 and writes / commits >= 8, f"{commits} commits of 300 moves"
         assert all(len(store.load(table).moves) == 30 for table in range(1, 11))  # type: ignore[union-attr]
 
+
+
+def test_connect_then_closes_its_connection_when_the_setup_fails_and_keeps_it_when_it_succeeds(postgres_url: str) -> None:
+    seen: list[psycopg.Connection] = []
+
+    def refuses(connection: psycopg.Connection) -> None:
+        seen.append(connection)
+        raise SchemaError("not ours")
+
+    with pytest.raises(SchemaError, match="not ours"):
+        pg_module.connect_then(postgres_url, refuses)
+    assert seen and seen[0].closed
+    kept = pg_module.connect_then(postgres_url, lambda connection: connection.execute("SELECT 1"))
+    try:
+        assert not kept.closed and kept.execute("SELECT 2").fetchone() == (2,)
+    finally:
+        kept.close()
