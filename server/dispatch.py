@@ -61,7 +61,7 @@ from .storage.rows import archive_entry_map
 from .storage.schema import is_disk_full
 from .storage.store import Store
 from .tables.exports import ExportError, export_record
-from .tables.lobby import Lobby
+from .tables.lobby import MOVED_AWAY_MESSAGE, Lobby
 
 if TYPE_CHECKING:
     from .cluster.relay import RelayFront
@@ -73,7 +73,7 @@ log = logging.getLogger("server.app")  # the server's log lines keep the logger 
 STORAGE_FULL_MESSAGE = "the server cannot save moves right now: its disk is full. Nothing was changed; try again later"
 """The message of a ``storage_full`` error."""
 
-LEASE_LOST_MESSAGE = "this table moved to another node of the server just now; nothing was changed: send it again"
+LEASE_LOST_MESSAGE = MOVED_AWAY_MESSAGE
 """The ``storage_unavailable`` message of a write refused because another node took the table over (:class:`LeaseLost`)."""
 STORAGE_UNAVAILABLE_MESSAGE = "the server cannot save moves right now: its database cannot be reached. Nothing was changed; try again later"
 """The message of a ``storage_unavailable`` error."""

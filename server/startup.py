@@ -130,6 +130,7 @@ class Restoring:
             table = self.tables.pop(table_id, None)  # no table_closed: the table lives on, on the node that claimed it
             if table is None:
                 continue
+            self.lobby.moved_away(table_id)
             for timer in [*table.grace.values(), table.flag_timer, table.abort_timer]:
                 if timer is not None:
                     timer.cancel()

@@ -20,6 +20,11 @@ from .ticks import TickBatch
 from ..core.errors import RequestError
 from .table import Table
 
+MOVED_AWAY_MESSAGE = "this table moved to another node of the server just now; nothing was changed: send it again"
+"""The ``storage_unavailable`` message of a request about a table another node has just claimed from this one."""
+MOVED_AWAY_KEPT = 4096
+"""How many tables claimed away a lobby remembers (the oldest are forgotten first)."""
+
 __all__ = ["Lobby", "DEFAULT_TICK_S"]
 
 DEFAULT_TICK_S = 0.05
@@ -43,6 +48,7 @@ class Lobby:
         self.tables: dict[int, Table] = {}
         self.remote: Mapping[int, TableInfo] = {}
         """The other nodes' tables in a cluster (:class:`server.cluster.lobby.LobbyMirror`), listed with this node's."""
+        self._moved_away: dict[int, None] = {}  # tables another node claimed from this one, oldest first
         self._bus = self.bus = bus
         self._changed: TickBatch[int, None] = TickBatch(tick_s, self.flush)  # ids of tables changed within this tick
 
@@ -50,14 +56,25 @@ class Lobby:
         """The live table ``table_id``.
 
         Raises:
-            RequestError: ``no_such_table``.
+            RequestError: ``no_such_table``; ``storage_unavailable`` for a table another node has just claimed from
+                this one, until this node's lobby lists it there (its requests are relayed from then on).
         """
         table = self.tables.get(table_id)
         if table is None:
+            if table_id in self._moved_away and table_id not in self.remote:
+                raise RequestError(Code.STORAGE_UNAVAILABLE, MOVED_AWAY_MESSAGE)
             if table_id in self.remote:
                 raise RequestError(Code.NO_SUCH_TABLE, f"table {table_id} is held by another node of this server: connect to that node to join or watch it")
             raise RequestError(Code.NO_SUCH_TABLE, f"there is no table {table_id}")
         return table
+
+    def moved_away(self, table_id: int) -> None:
+        """Note that another node claimed ``table_id`` from this one (the caller took it out of :attr:`tables`): its
+        requests are answered "send it again" until the lobby lists the table on its new node, not "no such table".
+        Keeps the latest :data:`MOVED_AWAY_KEPT`."""
+        self._moved_away[table_id] = None
+        if len(self._moved_away) > MOVED_AWAY_KEPT:
+            del self._moved_away[next(iter(self._moved_away))]
 
     def page(self, after: int, limit: int) -> tuple[list[TableInfo], int | None]:
         """Up to ``limit`` tables with ids above ``after``, in id order, and the cursor of the next page (``None``: last page)."""
