@@ -6,7 +6,10 @@ import re
 
 from .store import StoreError
 
-__all__ = ["FENCE_ALL_SQL", "FENCE_SQL", "LeaseLost", "StorageUnavailable", "is_postgres_url", "lease_lost"]
+__all__ = ["FENCE_ALL_SQL", "FENCE_SQL", "LeaseLost", "StorageUnavailable", "UNREACHABLE", "is_postgres_url", "lease_lost"]
+
+UNREACHABLE = "the database cannot be reached"
+"""How the message of every :class:`StorageUnavailable` of a database that does not answer begins."""
 
 
 class StorageUnavailable(StoreError):

@@ -23,7 +23,7 @@ import logging
 import threading
 from typing import Any
 
-from .common import StorageUnavailable, is_postgres_url
+from .common import UNREACHABLE, StorageUnavailable, is_postgres_url
 from .dblock import DatabaseInUse
 from .schema import APPLICATION_ID
 from .store import StoreError
@@ -43,7 +43,8 @@ NODE_KEY = APPLICATION_ID + 1
 
 class DatabaseTaken(StorageUnavailable):
     """A write refused because this server does not hold its database's lock: PostgreSQL restarted and the lock is
-    not taken again yet, or another server took it meanwhile (then for good). Nothing of the write was kept."""
+    not taken again yet (the message then begins as every :class:`StorageUnavailable` does, "the database cannot be
+    reached"), or another server took it meanwhile (then for good). Nothing of the write was kept."""
 
 
 class PostgresLock:
@@ -101,7 +102,7 @@ class PostgresLock:
                 return
             if self.refusal is None:
                 log.warning("the connection holding this server's lock on %s ended (PostgreSQL restarted?): taking the lock again", _redact(self._url))
-                self.refusal = DatabaseTaken("the server's database restarted and its lock is not taken again yet")
+                self.refusal = DatabaseTaken(f"{UNREACHABLE}: the connection holding the server's lock ended, and the lock is not taken again yet")
             self._connection.close()
             self._take_again()
 
@@ -110,8 +111,9 @@ class PostgresLock:
 
         try:
             connection = connect(self._url)
-        except StoreError:
-            return  # still unreachable: the next check tries again
+        except StoreError as exc:  # still unreachable: the next check tries again
+            self.refusal = DatabaseTaken(f"{UNREACHABLE}: {exc}; the server's lock is not taken again yet")
+            return
         try:
             _take(connection, self._url, self._node)
         except DatabaseInUse as exc:

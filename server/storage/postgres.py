@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import select
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
@@ -40,7 +41,7 @@ from .schema import APPLICATION_ID, Migration
 from .store import NeedsUpgrade, SchemaError, Statement, StoreError, settled_at_once
 from .writer import COMMIT_DELAY_S, merged_statements, own_copy
 
-from .common import StorageUnavailable, is_postgres_url, lease_lost
+from .common import UNREACHABLE, StorageUnavailable, is_postgres_url, lease_lost
 from .dialect import pg_params, to_postgres
 from .pacing import Pacing
 from .pg_moves import MovesPath
@@ -300,6 +301,9 @@ class PostgresStore(StoreOps):
         """
         for attempt in (1, 2):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
+            if connection is not None and _ended_while_idle(connection):  # PostgreSQL restarted since: nothing was sent yet
+                await connection.close()
+                connection = self._writer = None
             if connection is None:
                 connection = self._writer = await _connect_async(self.url, unavailable=True)
             progress: list[int | None] = [0 if len(statements) == 1 or not pipelined else None]  # which statement failed, where known
@@ -357,6 +361,12 @@ class PostgresStore(StoreOps):
         return self._read(query)
 
 
+def _ended_while_idle(connection: psycopg.AsyncConnection[Any]) -> bool:
+    """Whether PostgreSQL said something on the writer's idle ``connection`` (one syscall): nothing is due there
+    between commits but a backend's goodbye (a restart), which the next commit would meet after sending itself."""
+    return bool(select.select([connection.pgconn.socket], [], [], 0)[0])
+
+
 def _settle(job: _Job, error: StoreError | None) -> None:
     if job.future.done():  # the caller was cancelled; the write stands
         return
@@ -364,10 +374,6 @@ def _settle(job: _Job, error: StoreError | None) -> None:
         job.future.set_result(None)
     else:
         job.future.set_exception(own_copy(error))
-
-
-UNREACHABLE = "the database cannot be reached"
-"""How every :class:`StorageUnavailable` message begins."""
 
 
 def _first_line(exc: BaseException) -> str:

@@ -7,10 +7,12 @@ A server that cannot use its PostgreSQL database says why in one line.
 
 from __future__ import annotations
 
+import time
 from typing import Iterator
 
 import pytest
 
+from server.storage.pg_lock import SERVER_KEY
 from tests.pgserver import PostgresServer, free_port, run_sql, running_cluster
 
 from .harness import assert_no_traceback_nor_error, othello_after_d3, refused_until_fixed, start_server
@@ -32,7 +34,8 @@ def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when
     try:
         stoppable_postgres.stop()
         refused_until_fixed(
-            server, address, ann, bob, code="storage_unavailable", logged=".*: the database cannot be reached: ", fix=stoppable_postgres.start,
+            server, address, ann, bob, code="storage_unavailable", logged=".*: the database cannot be reached: ",
+            fix=lambda: _start_until_the_server_holds_its_lock(stoppable_postgres, url),
             text=r"The server cannot save moves right now \(its database cannot be reached\); nothing was changed\. Try again later\.",
         )  # fmt: skip
     finally:
@@ -40,6 +43,17 @@ def test_postgresql_stopped_mid_game_refuses_moves_clearly_and_play_resumes_when
         bob.kill()
         server.kill()
     assert_no_traceback_nor_error(server, ann, bob)
+
+
+def _start_until_the_server_holds_its_lock(postgres: PostgresServer, url: str, timeout_s: float = 30.0) -> None:
+    """Start ``postgres`` again, then wait until the server has taken its database's lock again (it checks each
+    second, ``pg_lock.CHECK_S``: until then it refuses changes as while PostgreSQL was down)."""
+    postgres.start()
+    deadline = time.monotonic() + timeout_s
+    held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = %s AND objid = 0 AND granted"
+    while run_sql(url, held, (SERVER_KEY,)) != [(1,)]:
+        assert time.monotonic() < deadline, "the server did not take its lock again after PostgreSQL came back"
+        time.sleep(0.1)
 
 
 def test_an_unreachable_postgresql_is_refused_in_one_line_without_the_password(postgres_server: PostgresServer) -> None:

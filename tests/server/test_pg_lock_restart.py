@@ -129,3 +129,28 @@ async def _someone_waits(url: str) -> bool:
 
 async def _said(caplog: pytest.LogCaptureFixture, text: str) -> bool:
     return any(text in record.getMessage() and record.levelno == logging.ERROR for record in caplog.records)
+
+
+async def test_while_postgresql_is_down_a_change_refused_by_the_lock_says_the_database_cannot_be_reached(
+    lone: tuple[Server, str], own_postgres: PostgresServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server, url = lone
+    ann = await _player(server, "ann")
+    await asyncio.to_thread(own_postgres.stop)
+    try:
+        with caplog.at_level(logging.WARNING):
+            await until(lambda: _said_warning(caplog, "taking the lock again"), "the lock's check to see its connection end")
+            await asyncio.sleep(1.5)  # at least one more check, which finds PostgreSQL still down
+            refused = await ann.request("create_table", game="othello", options={"size": 6})
+        assert refused["type"] == "error" and refused["code"] == "storage_unavailable", refused
+        saved = [record.getMessage() for record in caplog.records if "cannot save" in record.getMessage()]
+        assert saved and all(": the database cannot be reached: " in line for line in saved), saved
+        assert any("the server's lock is not taken again yet" in line for line in saved), saved
+    finally:
+        await asyncio.to_thread(own_postgres.start)
+    await until(lambda: _held(url), "the server to take its lock again")
+    await ann.close()
+
+
+async def _said_warning(caplog: pytest.LogCaptureFixture, text: str) -> bool:
+    return any(text in record.getMessage() for record in caplog.records)

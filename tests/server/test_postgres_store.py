@@ -324,3 +324,14 @@ def test_connect_then_closes_its_connection_when_the_setup_fails_and_keeps_it_wh
         assert not kept.closed and kept.execute("SELECT 2").fetchone() == (2,)
     finally:
         kept.close()
+
+
+async def test_a_writer_connection_ended_while_idle_costs_no_write(own_postgres: PostgresServer) -> None:
+    url = own_postgres.create_database()
+    async with PostgresStore.open(url) as store:
+        await store.save_session("a", "ann")  # prepared on the writer's connection: the next goes straight to execution
+        others = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        run_sql(url, others)  # as a restart ends every connection: a goodbye, then the end
+        await asyncio.sleep(0.5)
+        await store.save_session("b", "bob")
+        assert store.sessions() == {"a": "ann", "b": "bob"}
