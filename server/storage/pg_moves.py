@@ -26,7 +26,7 @@ parlour_fence_all(...)) INSERT INTO moves (...) SELECT v.* FROM fence,
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import psycopg
 from psycopg import generators
@@ -37,7 +37,7 @@ from .common import FENCE_ALL_SQL, FENCE_SQL
 from .statements import APPEND_MOVES
 from .store import Statement
 
-__all__ = ["MovesPath", "text_params"]
+__all__ = ["MovesPath", "text_param"]
 
 
 def _numbered(sql: str) -> bytes:
@@ -93,21 +93,22 @@ _FENCED_GROUP: dict[str, tuple[bytes, bytes]] = {
 """Each move INSERT of a group commit -> the prepared statement that runs it behind the group's fences."""
 
 
-_TEXT: dict[type, Callable[[Any], bytes]] = {int: b"%d".__mod__, bool: b"%d".__mod__, float: b"%r".__mod__, str: str.encode}
-"""A move parameter's type -> its PostgreSQL text form, each a call into C (``repr`` for a float: the shortest exact form)."""
-
-
-def text_params(params: Sequence[Any]) -> list[bytes | None]:
-    """A move row's parameters in PostgreSQL's text format, in order (``None``: NULL).
+def text_param(value: Any) -> bytes | None:
+    """A move row's parameter in PostgreSQL's text format (``None``: NULL).
 
     Raises:
-        TypeError: a value is no int, float, str, bool or ``None`` (the message names it).
+        TypeError: ``value`` is no int, float, str, bool or ``None``.
     """
-    try:
-        return [None if value is None else _TEXT[type(value)](value) for value in params]
-    except KeyError:
-        bad = next(value for value in params if value is not None and type(value) not in _TEXT)
-        raise TypeError(f"a move's parameter cannot be {type(bad).__name__}: {bad!r}") from None
+    if value is None:
+        return None
+    kind = type(value)
+    if kind is int or kind is bool:
+        return b"%d" % value
+    if kind is float:
+        return repr(value).encode()
+    if kind is str:
+        return value.encode()
+    raise TypeError(f"a move's parameter cannot be {kind.__name__}: {value!r}")
 
 
 class MovesPath:
@@ -143,7 +144,7 @@ class MovesPath:
         if prepared is None:
             return False
         name, text = prepared
-        values = text_params(params)
+        values = [text_param(value) for value in params]
         if connection is not self._connection:  # a new writer connection: nothing prepared on it yet
             self._connection, self._prepared = connection, set()
         pgconn = connection.pgconn

@@ -26,9 +26,7 @@ from server.storage import postgres as pg_module
 from server.storage.common import StorageUnavailable
 from server.storage.dialect import pg_params, to_postgres
 from server.storage.pg_schema import PG_MIGRATIONS
-from server.storage.pg_moves import text_params
 from server.storage.postgres import PostgresStore, redact
-from server.storage.rows import MoveRow
 from tests.pgserver import PostgresServer, run_sql, running_cluster
 
 from .test_store import finished_games, games_args, move_row, table_row
@@ -88,15 +86,6 @@ def test_an_unreachable_server_is_a_clear_error_and_the_password_is_not_shown() 
     with pytest.raises(StoreError, match=r"cannot connect to postgresql://ann@127.0.0.1:1/parlour") as info:
         PostgresStore.open(url)
     assert "hunter2" not in str(info.value) and redact(url) == "postgresql://ann@127.0.0.1:1/parlour"
-
-
-def test_a_unix_socket_url_is_shown_as_the_socket_it_names_and_without_its_password() -> None:
-    assert redact("postgresql://ann:hunter2@/parlour?host=/run/postgresql&port=5433") == "postgresql://ann@/parlour?host=/run/postgresql&port=5433"
-    assert redact("postgresql://ann:hunter2@%2Frun%2Fpostgresql/parlour") == "postgresql://ann@/parlour?host=/run/postgresql"
-    assert redact("postgresql:///parlour") == "postgresql:///parlour"  # libpq's default socket
-    with pytest.raises(StoreError, match=r"cannot connect to postgresql://ann@/parlour\?host=/nonexistent&port=5433: ") as info:
-        PostgresStore.open("postgresql://ann:hunter2@/parlour?host=/nonexistent&port=5433")
-    assert "hunter2" not in str(info.value)
 
 
 # --- the server stopped, then back ------------------------------------------------------------
@@ -244,23 +233,6 @@ async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres
 
 
 # --- the moves' short way (server.storage.pg_moves) ----------------------------------------------
-
-
-def test_a_moves_parameters_go_as_postgresql_reads_them_and_another_type_is_named() -> None:
-    assert text_params((7, 12, 1, "d3", True, 1732860000.125, 5000, None, 0)) == [
-        b"7", b"12", b"1", b"d3", b"1", b"1732860000.125", b"5000", None, b"0"
-    ]
-    assert text_params((0.1, 1e-07, False, "é")) == [b"0.1", b"1e-07", b"0", "é".encode()]
-    with pytest.raises(TypeError, match=r"a move's parameter cannot be bytes: b'd3'"):
-        text_params((7, 12, 1, b"d3"))
-
-
-async def test_a_timed_move_and_its_exact_time_come_back_as_written(postgres_url: str) -> None:
-    async with PostgresStore.open(postgres_url) as store:
-        await store.create_table(table_row(1, status="playing"))
-        written = MoveRow(ply=1, seat=1, move="pass", at=1732860000.1234567, forced=True, clock_ms=299_999, other_ms=None, running=0)
-        await store.append_move(1, written)
-        assert store.load(1).moves == (written,)  # type: ignore[union-attr]
 
 
 async def _prepared_on_writer(store: PostgresStore) -> set[str]:
