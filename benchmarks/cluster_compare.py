@@ -1,17 +1,21 @@
 """Parlour across machines beside one machine and the floor echo: CPU per move and move round trip, in one run.
 
-Five setups, each freshly started, measured one after another by the same
+Six setups, each freshly started, measured one after another by the same
 load generator (``benchmarks/loadgen.py``, scenario ``play``: ``--games``
 Othello games at once, random legal moves, every move committed where there
 is a database):
 
 - **floor**: the cheapest echo that speaks the framing (``benchmarks/floor_echo.py``);
 - **sqlite**: one ``parlour serve --db FILE``;
-- **pg**: one ``parlour serve --db postgresql://...``;
+- **pg**: one ``parlour serve --db postgresql://...`` reaching PostgreSQL over its unix
+  socket (``postgresql://USER@/DB?host=SOCKETDIR&port=PORT``), as a one-machine operator would;
+- **pg, TCP**: the same over TCP on 127.0.0.1 (``postgresql://USER@127.0.0.1:PORT/DB``);
+  ``--no-pg-tcp`` leaves it out;
 - **2 nodes, local**: ``parlour serve --db <one PostgreSQL database> --bus <Redis> --node a`` and ``--node b``,
   players connected to node a, which holds their tables;
 - **2 nodes, relayed**: the same two nodes, every table created on node a and
   both its players connected to node b (every move relayed through Redis).
+  The nodes reach PostgreSQL over TCP, as nodes on several machines do.
 
 PostgreSQL (``tests/pgserver.py``: Debian's ``postgresql``, its defaults, so
 ``fsync`` and ``synchronous_commit`` are on) and ``redis-server``
@@ -20,7 +24,7 @@ CPU per move counts every server process: the node(s), PostgreSQL's
 postmaster and its children (backends, WAL writer ...) and Redis; not the load
 generator's. Server processes are pinned to core 0, the load generator to core 1
 (``taskset``, when the machine has two cores). Runs ``--rounds`` rounds of the
-five; prints each run and the ratios of the pooled runs: PostgreSQL ÷ SQLite
+six; prints each run and the ratios of the pooled runs: PostgreSQL ÷ SQLite
 CPU [target <= 1.5], relayed ÷ local CPU and p99 [<= 2], each ÷ floor.
 
 Usage::
@@ -53,7 +57,7 @@ from loadgen import children_of  # noqa: E402
 from roundtrip import ServerProcess  # noqa: E402
 from tests.cluster.redis_server import RedisServer  # noqa: E402
 
-SETUPS = ("floor", "sqlite", "pg", "2 nodes, local", "2 nodes, relayed")
+SETUPS = ("floor", "sqlite", "pg", "pg, TCP", "2 nodes, local", "2 nodes, relayed")
 LOADGEN_TIMEOUT_S = 300.0
 """Longest one load generator run may take before it is killed."""
 
@@ -93,8 +97,8 @@ class Cluster:
             self.nodes = [ServerProcess(launcher=self.servers.floor_launcher())]
         elif self.setup == "sqlite":
             self.nodes = [self._parlour(["--db", str(self.workdir / f"sqlite-{len(list(self.workdir.iterdir()))}.sqlite3")])]
-        elif self.setup == "pg":
-            self.nodes = [self._parlour(["--db", self.postgres.create_database()])]
+        elif self.setup in ("pg", "pg, TCP"):
+            self.nodes = [self._parlour(["--db", self.postgres.create_database(unix_socket=self.setup == "pg")])]
         else:
             binary = shutil.which("redis-server")
             if binary is None:
@@ -187,7 +191,7 @@ def pooled(runs: list[Run], setup: str) -> Run:
 
 def report(runs: list[Run], args: argparse.Namespace, load: str) -> Iterator[str]:
     """The Markdown lines of the report: one row per setup (pooled rounds), then the ratios the issue sets targets for."""
-    rows = {setup: pooled(runs, setup) for setup in SETUPS}
+    rows = {setup: pooled(runs, setup) for setup in SETUPS if any(run.setup == setup for run in runs)}
     floor = rows["floor"]
     yield f"{args.games} games at once, {args.rounds} round(s) of {args.seconds:g} s per setup; load average before: {load}"
     yield ""
@@ -200,9 +204,11 @@ def report(runs: list[Run], args: argparse.Namespace, load: str) -> Iterator[str
     yield ""
     yield "| ratio | CPU | p50 | p99 | target |"
     yield "|---|---|---|---|---|"
+    tcp = rows.get("pg, TCP")
     for label, top, bottom, target in (
         ("pg ÷ sqlite", rows["pg"], rows["sqlite"], "CPU <= 1.5"),
-        ("2 nodes local ÷ pg", local, rows["pg"], ""),
+        *([("pg, TCP ÷ sqlite", tcp, rows["sqlite"], ""), ("pg, TCP ÷ pg (socket)", tcp, rows["pg"], "")] if tcp else []),
+        ("2 nodes local ÷ pg" + (", TCP" if tcp else ""), local, tcp or rows["pg"], ""),
         ("relayed ÷ local", relayed, local, "CPU and p99 <= 2"),
     ):
         yield f"| {label} | {top.cpu_us / bottom.cpu_us:.2f} | {top.p50_ms / bottom.p50_ms:.2f} | {top.p99_ms / bottom.p99_ms:.2f} | {target} |"
@@ -210,11 +216,12 @@ def report(runs: list[Run], args: argparse.Namespace, load: str) -> Iterator[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of the five setups (default: 2)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the setups (default: 2)")
     parser.add_argument("--games", type=int, default=10, help="games at once (default: 10)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds measured per run (default: 5)")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of play before measuring (default: 1)")
     parser.add_argument("--min-games", type=int, default=0, help="measure until this many games ended (default: 0)")
+    parser.add_argument("--no-pg-tcp", action="store_true", help="leave out 'pg, TCP' (one node reaching PostgreSQL over TCP)")
     args = parser.parse_args(argv)
     from tests.pgserver import PostgresServer, missing_reason
 
@@ -232,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
             for number in range(1, args.rounds + 1):
                 print(f"round {number} of {args.rounds}", file=sys.stderr, flush=True)
                 for setup in SETUPS:
+                    if setup == "pg, TCP" and args.no_pg_tcp:
+                        continue
                     runs.append(measure(Cluster(setup, servers, Path(directory), postgres), args))
     except RuntimeError as exc:
         print(f"cluster_compare: {exc}", file=sys.stderr)

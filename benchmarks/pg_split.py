@@ -1,6 +1,7 @@
 """Where a durable move's CPU goes on PostgreSQL: the server, PostgreSQL's backends, its other processes; WAL a move.
 
-One ``parlour serve --db postgresql://...`` (and, beside it, one on SQLite) under the
+One ``parlour serve --db postgresql://...`` reaching PostgreSQL over its unix socket, as
+on one machine (``--tcp``: beside it, one over TCP on 127.0.0.1; and one on SQLite) under the
 load of ``benchmarks/cluster_compare.py`` (``loadgen.py --scenario play``: ``--games``
 Othello games at once, random legal moves, every move committed before its ``ok``),
 processes pinned as there (servers on core 0, the load on core 1). Around each run it
@@ -59,7 +60,8 @@ _TICK_NS = 10**9 // 100  # USER_HZ
 
 
 def role_of(pid: int) -> str:
-    """The role of PostgreSQL's process ``pid``, from its title (``postgres: walwriter``, ``postgres: USER DB HOST ...``)."""
+    """The role of PostgreSQL's process ``pid``, from its title (``postgres: walwriter``, ``postgres: USER DB HOST(PORT) ...``,
+    ``postgres: USER DB [local] ...``)."""
     try:
         title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
@@ -68,7 +70,7 @@ def role_of(pid: int) -> str:
                          ("autovacuum", "autovacuum")):  # fmt: skip
         if marker in title:
             return role
-    return "backend" if "(" in title else "other"
+    return "backend" if "(" in title or "[local]" in title else "other"  # a client over TCP (HOST(PORT)) or the unix socket
 
 
 def ended_children_ns(postmaster: int) -> int:
@@ -120,7 +122,7 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Split:
         parlour = cluster.nodes[0].proc
         assert parlour is not None
         url = cluster.nodes[0].storage[1]
-        postmaster = cluster.postgres.postmaster_pid() if cluster.setup == "pg" else None
+        postmaster = cluster.postgres.postmaster_pid() if cluster.setup != "sqlite" else None
         if postmaster:
             pin_postgres(cluster.postgres)
         before_stats = pg_stats(url) if postmaster else {}
@@ -160,11 +162,12 @@ def sqlite_moves(path: str) -> float:
         connection.close()
 
 
-def floor(postgres: PostgresServer, commits: int) -> list[str]:
-    """The bare durable PostgreSQL move: one move ``INSERT`` a commit, in a loop; lines of the report."""
+def floor(postgres: PostgresServer, commits: int, unix_socket: bool = True) -> list[str]:
+    """The bare durable PostgreSQL move: one move ``INSERT`` a commit, in a loop, over the unix socket or TCP; lines of the report."""
     from server.storage.postgres import PostgresStore
 
-    url = postgres.create_database()
+    url = postgres.create_database(unix_socket=unix_socket)
+    transport = "socket" if unix_socket else "TCP"
     PostgresStore.open(url).close_sync()  # the real schema
     lines = []
     with psycopg.connect(url, autocommit=True) as connection:
@@ -185,7 +188,7 @@ def floor(postgres: PostgresServer, commits: int) -> list[str]:
                 run(ply)
             own, theirs = time.process_time_ns() - own, server_cpu_ns(backend) - theirs
             wall = time.monotonic() - wall
-            lines.append(f"| {label} | {own / 1000 / commits:.1f} | {theirs / 1000 / commits:.1f} | "
+            lines.append(f"| {label}, {transport} | {own / 1000 / commits:.1f} | {theirs / 1000 / commits:.1f} | "
                          f"{(own + theirs) / 1000 / commits:.1f} | {wall * 1000 / commits:.2f} |")  # fmt: skip
     return lines
 
@@ -196,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10, help="games at once (default: 10)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds measured per run (default: 5)")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of play before measuring (default: 1)")
+    parser.add_argument("--tcp", action="store_true", help="also measure one node reaching PostgreSQL over TCP (its default: the unix socket)")
     parser.add_argument("--floor", action="store_true", help="also measure the bare INSERT-and-COMMIT loop")
     parser.add_argument("--commits", type=int, default=2000, help="--floor: commits per way (default: 2000)")
     parser.add_argument("--plain", action="store_true", help="PostgreSQL's own defaults, not tests/pgserver.py's SETTINGS")
@@ -216,11 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         pin_postgres(postgres)
         with tempfile.TemporaryDirectory(prefix="pg-split-") as directory:
             for _ in range(args.rounds):
-                for setup in ("sqlite", "pg"):
+                for setup in ("sqlite", "pg", *(("pg, TCP",) if args.tcp else ())):
                     splits.append(measure(Cluster(setup, servers, Path(directory), postgres), args))
                     print(f"  {splits[-1]}", file=sys.stderr, flush=True)
         if args.floor:
-            floor_lines = floor(postgres, args.commits)
+            floor_lines = floor(postgres, args.commits) + (floor(postgres, args.commits, unix_socket=False) if args.tcp else [])
     finally:
         postgres.destroy()
     print(f"load average after: {Path('/proc/loadavg').read_text().split()[:3]}")
@@ -233,9 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| pg run | moves a commit | WAL bytes a move | full-page images a move | WAL records a move | WAL syncs a move | checkpoints |")
     print("|---|---|---|---|---|---|---|")
     for split in splits:
-        if split.setup == "pg":
+        if split.setup != "sqlite":
             per = split.per_move
-            print(f"| {split.moves:.0f} moves | {1 / per['commits']:.2f} | {per['wal_bytes']:.0f} | {per['wal_fpi']:.3f} | "
+            print(f"| {split.setup}, {split.moves:.0f} moves | {1 / per['commits']:.2f} | {per['wal_bytes']:.0f} | {per['wal_fpi']:.3f} | "
                   f"{per['wal_records']:.2f} | {per['wal_sync']:.3f} | {per['checkpoints'] * split.moves:.0f} |")  # fmt: skip
     if floor_lines:
         print(f"\nThe bare durable move: one move INSERT a commit, {args.commits} commits a way")

@@ -124,18 +124,21 @@ class PostgresServer:
                 os.kill(self.postmaster_pid(), 9)
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def url(self, database: str = "postgres") -> str:
-        """The libpq URL of ``database`` on this server, over TCP."""
+    def url(self, database: str = "postgres", *, unix_socket: bool = False) -> str:
+        """The libpq URL of ``database`` on this server: over TCP on 127.0.0.1, or with ``unix_socket`` over its unix
+        socket (``postgresql://USER@/DB?host=DIRECTORY&port=PORT``: libpq's form for a socket in ``DIRECTORY``)."""
+        if unix_socket:
+            return f"postgresql://{SUPERUSER}@/{database}?host={self.directory}&port={self.port}"
         return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
 
-    def create_database(self) -> str:
-        """Create a fresh, empty database; return its URL."""
+    def create_database(self, *, unix_socket: bool = False) -> str:
+        """Create a fresh, empty database; return its URL (over the unix socket with ``unix_socket``, else over TCP)."""
         import psycopg
 
         name = f"t_{uuid.uuid4().hex[:16]}"
         with psycopg.connect(self.url(), autocommit=True) as admin:
             admin.execute(f"CREATE DATABASE {name}")
-        return self.url(name)
+        return self.url(name, unix_socket=unix_socket)
 
     def postmaster_pid(self) -> int:
         """The process id of the running server (its postmaster)."""

@@ -164,15 +164,16 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
-    for setup in ("floor", "sqlite", "pg", "2 nodes, local", "2 nodes, relayed"):
+    for setup in ("floor", "sqlite", "pg", "pg, TCP", "2 nodes, local", "2 nodes, relayed"):
         moves, cpu_us = int(rows[setup][0]), float(rows[setup][1])
         assert moves > 0 and cpu_us > 0, (setup, rows[setup])
-    for ratio in ("pg ÷ sqlite", "relayed ÷ local"):
+    for ratio in ("pg ÷ sqlite", "pg, TCP ÷ pg (socket)", "relayed ÷ local"):
         assert float(rows[ratio][0]) > 0, rows[ratio]
 
 
 def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None:
-    """One tiny round of ``benchmarks/pg_split.py``: both engines play, PostgreSQL's backend and commits are counted."""
+    """One tiny round of ``benchmarks/pg_split.py --tcp``: both engines play, PostgreSQL's backend (over its unix socket
+    and over TCP) and commits are counted."""
     from tests.pgserver import missing_reason
 
     reason = missing_reason()
@@ -181,13 +182,15 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
     command = [sys.executable, str(BENCHMARKS / "pg_split.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0",
-               "--floor", "--commits", "20"]  # fmt: skip
+               "--floor", "--commits", "20", "--tcp"]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
     assert float(rows["sqlite"][0]) > 0 and float(rows["sqlite"][1]) > 0, rows["sqlite"]
-    assert float(rows["pg"][0]) > 0 and float(rows["pg"][2]) > 0, rows["pg"]  # moves, PostgreSQL's backends
-    assert float(rows["libpq exec_prepared (pgconn)"][1]) > 0, rows
+    for setup in ("pg", "pg, TCP"):
+        assert float(rows[setup][0]) > 0 and float(rows[setup][2]) > 0, rows[setup]  # moves, PostgreSQL's backends
+    for transport in ("socket", "TCP"):
+        assert float(rows[f"libpq exec_prepared (pgconn), {transport}"][1]) > 0, rows
 
 
 def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Path) -> None:

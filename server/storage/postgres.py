@@ -59,13 +59,17 @@ CONNECT_TIMEOUT_S = 5
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for logs and messages."""
+    """``url`` without its password, for logs and messages: ``postgresql://USER@HOST:PORT/DB``, or for a unix
+    socket (a ``host`` that is a directory, or none: libpq's default socket) ``postgresql://USER@/DB?host=DIR&port=PORT``."""
     try:
         info = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError:
         return "the PostgreSQL URL given"
-    where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}"
-    return f"postgresql://{info.get('user', '')}@{where}/{info.get('dbname', '')}"
+    user, database, host = info.get("user", ""), info.get("dbname", ""), str(info.get("host") or "")
+    if not host or host.startswith("/"):
+        where = "&".join(f"{key}={value}" for key, value in (("host", host), ("port", info.get("port"))) if value)
+        return f"postgresql://{user + '@' if user else ''}/{database}" + (f"?{where}" if where else "")
+    return f"postgresql://{user}@{host}:{info.get('port', 5432)}/{database}"
 
 
 @dataclass(slots=True)
@@ -126,7 +130,8 @@ class PostgresStore(StoreOps):
         """Connect to the database at ``url`` and bring its schema up to date.
 
         Args:
-            url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``.
+            url: a libpq URL, ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``, or over a unix socket
+                ``postgresql://USER@/DB?host=SOCKETDIR`` (libpq's default socket directory without ``host``).
             commit_delay_s: how long the writer may wait for more writes before a commit
                 while recent commit cycles held more writes than are pending, or two commits'
                 duration if that is longer (:mod:`server.storage.pacing`); 0 never waits.

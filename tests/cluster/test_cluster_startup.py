@@ -7,8 +7,11 @@ import subprocess
 
 import pytest
 
-from ..e2e.harness import ROOT, start_server
+from tests.pgserver import PostgresServer, run_sql
+
+from ..e2e.harness import ROOT, othello_after_d3, start_server
 from .redis_server import RedisServer
+from ..e2e.test_postgres_e2e import SERVER_CONNECTIONS_SQL
 from ..e2e.test_startup_e2e import SERVE, serve_fails
 
 
@@ -81,3 +84,23 @@ def test_a_released_database_lock_is_free_at_once_for_a_server_started_again(pos
         lock.release()
         assert run_sql(postgres_url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == [(0,)]
         PostgresLock.acquire(postgres_url, "a").release()
+
+
+def test_a_node_on_the_same_machine_as_postgresql_uses_its_unix_socket_for_every_connection(
+    redis_server: RedisServer, postgres_server: PostgresServer
+) -> None:
+    """The leases, the node's lock, the writer and the reader all follow ``--db``'s unix socket; a fenced move is stored."""
+    socket_url = postgres_server.create_database(unix_socket=True)
+    node, port = start_server("--db", socket_url, "--bus", redis_server.url, "--node", "a")
+    ann, bob = othello_after_d3(f"127.0.0.1:{port}")
+    try:
+        over_tcp = postgres_server.url(socket_url.split("/")[3].split("?")[0])
+        assert run_sql(over_tcp, "SELECT ply, move FROM moves") == [(1, "d3")]
+        assert run_sql(over_tcp, "SELECT table_id, node FROM table_leases") == [(1, "a")]
+        [(socket_connections, tcp_connections)] = run_sql(over_tcp, SERVER_CONNECTIONS_SQL)
+    finally:
+        ann.kill()
+        bob.kill()
+        node.kill()
+    assert tcp_connections == 0
+    assert socket_connections >= 4  # the writer, the reader, the node's lock and the leases' connection

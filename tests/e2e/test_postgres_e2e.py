@@ -67,3 +67,31 @@ def test_a_database_of_another_program_is_refused_in_one_line(postgres_server: P
     url = postgres_server.create_database()
     run_sql(url, "CREATE TABLE invoices (id INTEGER)")
     assert "holds some other program's tables (invoices), not a Parlour database" in serve_fails("--db", url)
+
+
+SERVER_CONNECTIONS_SQL = """
+SELECT count(*) FILTER (WHERE client_addr IS NULL), count(*) FILTER (WHERE client_addr IS NOT NULL)
+FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+"""
+"""How many other connections to the database come over the unix socket (no client address), how many over TCP."""
+
+
+def test_a_server_on_the_same_machine_reaches_postgresql_over_its_unix_socket(postgres_server: PostgresServer) -> None:
+    """``--db 'postgresql://USER@/DB?host=SOCKETDIR&port=PORT'``: every connection of the server goes over the socket."""
+    socket_url = postgres_server.create_database(unix_socket=True)
+    database = socket_url.split("/")[3].split("?")[0]
+    server, port = start_server("--db", socket_url)
+    ann, bob = othello_after_d3(f"127.0.0.1:{port}")
+    try:
+        over_tcp = postgres_server.url(database)
+        assert run_sql(over_tcp, "SELECT ply, move FROM moves") == [(1, "d3")]
+        [(socket_connections, tcp_connections)] = run_sql(over_tcp, SERVER_CONNECTIONS_SQL)
+        where = f"postgresql://parlour@/{database}?host={postgres_server.directory}&port={postgres_server.port}"
+        assert server.expect(r"games kept in ([^;\s]+)")[1] == where
+    finally:
+        ann.kill()
+        bob.kill()
+        server.kill()
+    assert tcp_connections == 0
+    assert socket_connections >= 3  # the writer, the reader and the database lock's connection
+    assert_no_traceback_nor_error(server, ann, bob)

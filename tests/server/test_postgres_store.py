@@ -88,6 +88,15 @@ def test_an_unreachable_server_is_a_clear_error_and_the_password_is_not_shown() 
     assert "hunter2" not in str(info.value) and redact(url) == "postgresql://ann@127.0.0.1:1/parlour"
 
 
+def test_a_unix_socket_url_is_shown_as_the_socket_it_names_and_without_its_password() -> None:
+    assert redact("postgresql://ann:hunter2@/parlour?host=/run/postgresql&port=5433") == "postgresql://ann@/parlour?host=/run/postgresql&port=5433"
+    assert redact("postgresql://ann:hunter2@%2Frun%2Fpostgresql/parlour") == "postgresql://ann@/parlour?host=/run/postgresql"
+    assert redact("postgresql:///parlour") == "postgresql:///parlour"  # libpq's default socket
+    with pytest.raises(StoreError, match=r"cannot connect to postgresql://ann@/parlour\?host=/nonexistent&port=5433: ") as info:
+        PostgresStore.open("postgresql://ann:hunter2@/parlour?host=/nonexistent&port=5433")
+    assert "hunter2" not in str(info.value)
+
+
 # --- the server stopped, then back ------------------------------------------------------------
 
 
