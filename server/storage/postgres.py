@@ -47,6 +47,7 @@ from .pacing import Pacing
 from .pg_moves import MovesPath
 from .pg_pipeline import Pipeline, through_psycopg
 from .pg_schema import PG_MIGRATIONS, SCHEMA_TABLE
+from .pg_url import redact
 
 __all__ = ["PostgresStore", "StorageUnavailable", "CONNECT_TIMEOUT_S", "connect", "is_postgres_url", "redact"]
 
@@ -56,20 +57,6 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 5
 """How long (seconds, libpq's ``connect_timeout``) a connection attempt may take before the write or read fails."""
-
-
-def redact(url: str) -> str:
-    """``url`` without its password, for logs and messages: ``postgresql://USER@HOST:PORT/DB``, or for a unix
-    socket (a ``host`` that is a directory, or none: libpq's default socket) ``postgresql://USER@/DB?host=DIR&port=PORT``."""
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "the PostgreSQL URL given"
-    user, database, host = info.get("user", ""), info.get("dbname", ""), str(info.get("host") or "")
-    if not host or host.startswith("/"):
-        where = "&".join(f"{key}={value}" for key, value in (("host", host), ("port", info.get("port"))) if value)
-        return f"postgresql://{user + '@' if user else ''}/{database}" + (f"?{where}" if where else "")
-    return f"postgresql://{user}@{host}:{info.get('port', 5432)}/{database}"
 
 
 @dataclass(slots=True)
