@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 import msgpack
 import pytest
 
-from protocol import codec, encode_frame
+import games
+import server as server_package
+from protocol import codec, connection, encode_frame
 from server.tables import fanout
 from server.app import Server, ServerConfig
 
@@ -38,12 +43,12 @@ def server_transport(server: Server, name: str) -> int:
     return id(peer.transport)
 
 
-async def seated_pair(raw: RawFactory, names: tuple[str, str] = ("ann", "bob")) -> tuple[Raw, Raw, int, str]:
-    """Ann and Bob (or ``names``) at a new Othello table, play started; returns them, the table id and a legal first move."""
+async def seated_pair(raw: RawFactory, names: tuple[str, str] = ("ann", "bob"), size: int = 6) -> tuple[Raw, Raw, int, str]:
+    """Ann and Bob (or ``names``) at a new Othello table (``size``), play started; returns them, the table id and a legal first move."""
     ann, bob = await raw(), await raw()
     await ann.hello(names[0])
     await bob.hello(names[1])
-    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    table = (await ann.request("create_table", game="othello", options={"size": size}))["table"]["id"]
     await bob.request("join_table", table=table)
     started = [push for push in await ann.sync() if push["type"] == "game_started"]
     await bob.sync()
@@ -213,3 +218,44 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
 def test_a_lobby_tick_that_cannot_work_is_refused(tick_s: float) -> None:
     with pytest.raises(ValueError, match="lobby_tick_s must be more than 0 and at most 10 seconds"):
         ServerConfig(lobby_tick_s=tick_s)
+
+
+PROJECT_CODE = tuple(str(Path(package.__file__).parent) + os.sep for package in (server_package, games)) + (codec.__file__, connection.__file__)
+"""The server's own code a move runs (the test's clients use only ``protocol/framing.py``)."""
+
+
+async def moves_work(server: Server, raw: RawFactory, moves: int) -> tuple[collections.Counter[str], collections.Counter[str]]:
+    """Play ``moves`` Othello moves of a new game, each waited for; the server's Python calls and its ``isinstance`` calls meanwhile.
+
+    Counted with ``sys.setprofile`` (deterministic: the same moves make the same calls), by function name.
+    """
+    ann, bob, table, move = await seated_pair(raw, size=8)
+    players = {0: ann, 1: bob}
+    calls: collections.Counter[str] = collections.Counter()
+    checks: collections.Counter[str] = collections.Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(PROJECT_CODE):
+            calls[frame.f_code.co_qualname] += 1
+        elif event == "c_call" and arg is isinstance and frame.f_code.co_filename.startswith(PROJECT_CODE):
+            checks[frame.f_code.co_qualname] += 1
+
+    state = server.tables[table].state
+    for number in range(moves):
+        mover, other = players[state.to_move], players[1 - state.to_move]  # type: ignore[index]
+        move = state.legal_moves()[0]
+        sys.setprofile(profile)
+        try:
+            await mover.send(type="move", id=100 + number, table=table, move=move)
+            assert (await mover.recv())["type"] == "ok"
+            mine, theirs = await mover.recv(), await other.recv()
+        finally:
+            sys.setprofile(None)
+        assert mine["type"] == theirs["type"] == "moved" and not mine["view"].get("forced_pass")
+        state = server.tables[table].state
+    return calls, checks
+
+
+async def test_a_move_asks_no_isinstance(server: Server, raw: RawFactory) -> None:
+    _, checks = await moves_work(server, raw, 4)
+    assert sum(checks.values()) == 0, checks  # one that fails costs hundreds of instructions: a request is told by its type
