@@ -408,6 +408,15 @@ class State(abc.ABC):
             raise IllegalMove(move, "the game is over")
         return self._play(move)
 
+    def turn(self) -> tuple[int | None, Outcome | None, bool]:
+        """Return ``(to_move, outcome, only_pass)``: :attr:`to_move`, :attr:`outcome`, and whether the
+        side to move's only legal move is ``"pass"`` (``legal_moves() == ["pass"]``: a server plays it itself).
+
+        What a server asks of every position a move leads to, in one call; an
+        engine may answer without building the list of legal moves.
+        """
+        return self.to_move, self.outcome, self.legal_moves() == ["pass"]
+
     def children(self) -> list["State"]:
         """Return the state after each legal move, in :meth:`legal_moves` order.
 

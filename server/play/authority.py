@@ -176,8 +176,7 @@ class Authority(Seating, Endings, Offers):
             return None
         seats = table.seats  # Table.plan_move(), written out: one call fewer on every move
         seat = 0 if seats[0] is session else 1 if seats[1] is session else table.seat_of(session)  # seat_of() raises not_seated
-        played = table.plan_seat_move(seat, request.move, request.ply)
-        final = played[-1].state.outcome
+        played, final = table.plan_turn(seat, request.move, request.ply)
         if final is not None:
             return None  # play_move plans again and settles the game's end (server.ratings.rated.settle_ending)
         if table.clock is not None:

@@ -296,6 +296,14 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         Raises:
             RequestError: as :meth:`plan_move`, ``not_seated`` aside.
         """
+        return self.plan_turn(seat, move, ply)[0]
+
+    def plan_turn(self, seat: int, move: str, ply: int | None) -> tuple[list[Played], Outcome | None]:
+        """:meth:`plan_seat_move`, and the outcome of the last position planned (``None``: the game goes on).
+
+        Raises:
+            RequestError: as :meth:`plan_seat_move`.
+        """
         to_move = self.state.to_move  # None once the game is over
         if self.ended is not None or not self.started or to_move is None:
             self.check_running()  # raises game_over or not_started (the running game skips the call)
@@ -308,12 +316,13 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
         played = [Played(seat, state.last_move, state.ply, False, state)]  # type: ignore[arg-type]
-        while state.legal_moves() == _ONLY_PASS:  # forced_pass_due(state), written out: every move
-            mover = state.to_move
+        mover, outcome, only_pass = state.turn()  # forced_pass_due(state) and the outcome in one call: every move
+        while only_pass:
             assert mover is not None
             state = state.play("pass")
             played.append(Played(mover, "pass", state.ply, True, state))
-        return played
+            mover, outcome, only_pass = state.turn()
+        return played, outcome
 
     def apply(self, played: list[Played]) -> None:
         """Make planned plies the table's true state."""

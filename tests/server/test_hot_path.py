@@ -259,3 +259,11 @@ async def moves_work(server: Server, raw: RawFactory, moves: int) -> tuple[colle
 async def test_a_move_asks_no_isinstance(server: Server, raw: RawFactory) -> None:
     _, checks = await moves_work(server, raw, 4)
     assert sum(checks.values()) == 0, checks  # one that fails costs hundreds of instructions: a request is told by its type
+
+
+async def test_a_move_reads_no_property_of_the_position_it_made(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    # A property read is a Python call (hundreds of instructions): a played Othello position's last_move is a
+    # plain attribute, and one turn() tells planning its outcome and whether a pass is forced.
+    assert calls["OthelloState.last_move"] == calls["OthelloState.outcome"] == calls["_ShownState.legal_moves"] - 4 == 0, calls
+    assert calls["OthelloState.turn"] == 4, calls
