@@ -267,3 +267,11 @@ async def test_a_move_reads_no_property_of_the_position_it_made(server: Server, 
     # plain attribute, and one turn() tells planning its outcome and whether a pass is forced.
     assert calls["OthelloState.last_move"] == calls["OthelloState.outcome"] == calls["_ShownState.legal_moves"] - 4 == 0, calls
     assert calls["OthelloState.turn"] == 4, calls
+
+
+async def test_a_move_of_an_untimed_game_is_applied_and_announced_without_the_general_steps(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    # One ply, no clock, no offer, no computer: applied and announced in play_move_now itself, and each seat's
+    # frame queued by the bus itself (a call costs hundreds of instructions).
+    general = ("Authority._apply_moves", "Table.apply", "Authority._announce_moves", "TableLock.locked", "deliver")
+    assert [calls[name] for name in general] == [0, 0, 0, 0, 0] and calls["send_moved"] == 4, calls
