@@ -620,7 +620,11 @@ class OthelloState(State):
         """Return ``(to_move, outcome, only_pass)`` in one call (see :meth:`games.base.State.turn`), without naming the moves."""
         moves = self._moves
         if moves is None:
-            moves = self._placing()
+            geo = self._setup.geo
+            if _C is not None and geo.size <= 8 and self._siblings is None:  # _placing(), written out: every played position
+                moves = self._moves = _C.moves(self.black, self.white, geo.size) if self._side == BLACK else _C.moves(self.white, self.black, geo.size)
+            else:
+                moves = self._placing()
         if moves:
             return self._side, None, False
         ended = self._blocked_outcome()
@@ -960,12 +964,19 @@ class OthelloState(State):
         outcome = None if moves else self.outcome
         to_move = self._side if outcome is None else None
         last = self._last
+        geo = self._setup.geo
+        if _C is not None and geo.row_texts is not None and self.__class__ is _ShownState:
+            rows = self._rows  # _ShownState._board(), written out: the server shows every played position once at least
+            if rows is None:
+                rows = self._rows = _C.rows(self.black, self.white, geo.row_texts)
+        else:
+            rows = self._board()
         view = {
-            "size": self._setup.geo.size,
-            "board": list(self._board()),
+            "size": geo.size,
+            "board": list(rows),
             "discs": [self.black.bit_count(), self.white.bit_count()],
             "must_pass": outcome is None and not moves,
-            "last_move": None if last is None else self._setup.geo.names[last.bit_length() - 1] if last else _PASS,
+            "last_move": None if last is None else geo.names[last.bit_length() - 1] if last else _PASS,
             "game": Othello.name,
             "ply": self.ply,
             "to_move": to_move,

@@ -267,6 +267,7 @@ async def test_a_move_reads_no_property_of_the_position_it_made(server: Server, 
     # plain attribute, and one turn() tells planning its outcome and whether a pass is forced.
     assert calls["OthelloState.last_move"] == calls["OthelloState.outcome"] == calls["_ShownState.legal_moves"] - 4 == 0, calls
     assert calls["OthelloState.turn"] == 4, calls
+    assert calls["OthelloState._placing"] == calls["_ShownState._board"] == 0, calls  # turn() and view() call the accelerator
 
 
 async def test_a_move_of_an_untimed_game_is_applied_and_announced_without_the_general_steps(server: Server, raw: RawFactory) -> None:
