@@ -54,8 +54,9 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     :func:`send_views` for the hot path of every move, written out (no
     callback and no :class:`ViewCache` per view: a Python call costs hundreds
     of instructions). In a game that hides nothing (:attr:`games.Game.public_views`)
-    one view is made, and encoded once for every receiver but the seat
-    choosing a move, which gets a copy with its ``legal_moves`` added.
+    one view is made and encoded once for every receiver; the seat choosing a
+    move gets that frame with its ``legal_moves`` added to the view, spliced in
+    (:func:`_with_legal_moves`) where it can be, else encoded whole.
     ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
     for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
     (:meth:`Table.clock_snapshot`), or ``None``; ``running``: the caller knows
@@ -77,26 +78,62 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
                 public["forced_pass"] = True
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
         chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
-        shared = None  # the frame of every view but the chooser's
+        message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=public, clock=clock)
+        body = _encode(message)  # encode_message(), written out: once a move
+        shared = (_pack_header(len(body)) + body, message)  # the frame of every view but the chooser's
         for view in bus.views(topic):
-            if view is not None and view == chooser:
-                seen = {**public, "legal_moves": state.legal_moves()}  # the only difference, by the game's word
-            elif shared is not None:
+            if view is None or view != chooser:
                 frames[view] = shared
                 continue
-            else:
-                seen = public
-            message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
-            body = _encode(message)  # encode_message(), written out: twice a move
-            frames[view] = pair = (_pack_header(len(body)) + body, message)
-            if seen is public:
-                shared = pair
+            legal = state.legal_moves()  # the only difference, by the game's word
+            frame = _with_legal_moves(body, message, legal)
+            if frame is not None:
+                frames[view] = (frame, message)  # the shared message: an error report reads only its type and id
+                continue
+            seen = {**public, "legal_moves": legal}
+            chosen = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
+            frames[view] = (encode_message(chosen), chosen)
     else:
         for view in bus.views(topic):
             seen = table.view_for(view, forced_pass) if current else view_of(state, view, forced_pass)
             message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
             frames[view] = (encode_message(message), message)
     bus.publish_views(topic, frames)
+
+
+_VIEW_KEY = _encode("view")
+_LEGAL_MOVES_KEY = _encode("legal_moves")
+_ONE_MORE_ENTRY = [bytes((head + 1,)) if 0x80 <= head < 0x8F else b"" for head in range(256)]
+"""By a fixmap's first byte (fewer than 15 entries), the first byte of the same map with one entry more."""
+
+
+def _with_legal_moves(body: bytes, message: Moved, legal: list[str]) -> bytes | None:
+    """The frame of ``message`` (encoded: ``body``) with ``"legal_moves": legal`` added to its view, spliced, not encoded again.
+
+    The same bytes as ``encode_message(Moved(..., view={**message.view, "legal_moves": legal}))``:
+    when ``forced`` and ``clock`` are left out (their defaults) the view is the
+    body's last entry, so the new entry goes at the end and the view's map
+    header counts one entry more. The view's header is found after the fields
+    before it, whose encoded sizes follow from their values (MessagePack's
+    smallest forms, as msgspec writes them). ``None`` where that does not hold
+    (a forced ply, a clock, a view with ``legal_moves`` already or 15 entries
+    or more, a move name not short ASCII): encode it whole then.
+    """
+    if message.forced or message.clock is not None or "legal_moves" in message.view:
+        return None
+    move, table, ply = message.move, message.table, message.ply
+    if len(move) > 31 or not move.isascii() or not 0 <= message.seat < 128:
+        return None
+    # type, table, seat, move, ply, then "view": the map's header, the keys, "moved", the seat (< 128) and the
+    # move's header (< 32 bytes) take 39 bytes, the move, table and ply their own
+    start = 39 + len(move) + (1 if table < 128 else 2 if table < 256 else 3 if table < 65536 else 5 if table < 1 << 32 else 9) + (
+        1 if ply < 128 else 2 if ply < 256 else 3 if ply < 65536 else 5 if ply < 1 << 32 else 9
+    )  # fmt: skip
+    head = _ONE_MORE_ENTRY[body[start]] if start < len(body) else b""
+    if not head or body[start - 5:start] != _VIEW_KEY or table < 0 or ply < 0:
+        return None
+    tail = _encode(legal)
+    return b"".join((_pack_header(len(body) + len(_LEGAL_MOVES_KEY) + len(tail)), body[:start], head, body[start + 1:], _LEGAL_MOVES_KEY, tail))
 
 
 class ViewCache:

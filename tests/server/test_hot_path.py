@@ -208,10 +208,15 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
     for spectator in spectators:
         received.append(await spectator.recv())
     monkeypatch.undo()
-    moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
-    # Othello hides nothing (Game.public_views): one encoding for the seat to move, one for everyone else.
-    assert len(moved_encodings) == 2, "one encoding for the seat to move and one for the other seat and all spectators"
+    decoded = [msgpack.unpackb(body) for body in encoded]
+    moved_encodings = [body for body in decoded if isinstance(body, dict) and body["type"] == "moved"]
+    # Othello hides nothing (Game.public_views): one encoding for everyone; the seat to move gets that frame with
+    # its legal moves spliced in (only they are encoded again).
+    assert len(moved_encodings) == 1, "one encoding of the moved for both seats and all spectators"
     assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
+    chosen = await bob.recv()
+    assert chosen == {**received[0], "view": {**received[0]["view"], "legal_moves": chosen["view"]["legal_moves"]}}
+    assert chosen["view"]["legal_moves"] in decoded, "the legal moves encoded on their own"
 
 
 @pytest.mark.parametrize("tick_s", [0.0, -1.0, 11.0, float("nan")])
@@ -276,3 +281,4 @@ async def test_a_move_of_an_untimed_game_is_applied_and_announced_without_the_ge
     # frame queued by the bus itself (a call costs hundreds of instructions).
     general = ("Authority._apply_moves", "Table.apply", "Authority._announce_moves", "TableLock.locked", "deliver")
     assert [calls[name] for name in general] == [0, 0, 0, 0, 0] and calls["send_moved"] == 4, calls
+    assert sum(calls.values()) <= 4 * 22, sorted(calls.items())  # main before issue 21's third round: 33 a move
