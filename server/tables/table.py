@@ -102,6 +102,8 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         self.rated = False  # whether the game changes the players' ratings (server.ratings.rated)
         self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
         self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
+        self._planned: State | None = None  # the last position a plan led to, and its seat to move (a property
+        self._planned_to_move: int | None = None  # read saved on the next move, if that position is the table's then)
 
     @classmethod
     def create(
@@ -304,15 +306,17 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         Raises:
             RequestError: as :meth:`plan_seat_move`.
         """
-        to_move = self.state.to_move  # None once the game is over
+        state = self.state
+        # The seat to move (None once the game is over): the last plan's turn() told it, if that plan is the position now.
+        to_move = self._planned_to_move if self._planned is state else state.to_move
         if self.ended is not None or not self.started or to_move is None:
             self.check_running()  # raises game_over or not_started (the running game skips the call)
         if to_move != seat:
             raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
-        if ply is not None and ply != self.state.ply:
-            raise RequestError(Code.STALE_PLY, f"the game is at ply {self.state.ply}, not {ply}")
+        if ply is not None and ply != state.ply:
+            raise RequestError(Code.STALE_PLY, f"the game is at ply {state.ply}, not {ply}")
         try:
-            state = self.state.play(move)
+            state = state.play(move)
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
         played = [Played(seat, state.last_move, state.ply, False, state)]  # type: ignore[arg-type]
@@ -322,6 +326,7 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
             state = state.play("pass")
             played.append(Played(mover, "pass", state.ply, True, state))
             mover, outcome, only_pass = state.turn()
+        self._planned, self._planned_to_move = state, mover
         return played, outcome
 
     def apply(self, played: list[Played]) -> None:

@@ -15,7 +15,9 @@ import pytest
 import games
 import server as server_package
 from protocol import codec, connection, encode_frame
+from server.core.errors import RequestError
 from server.tables import fanout
+from server.tables.table import Table
 from server.app import Server, ServerConfig
 
 from .conftest import Raw, RawFactory
@@ -281,4 +283,27 @@ async def test_a_move_of_an_untimed_game_is_applied_and_announced_without_the_ge
     # frame queued by the bus itself (a call costs hundreds of instructions).
     general = ("Authority._apply_moves", "Table.apply", "Authority._announce_moves", "TableLock.locked", "deliver")
     assert [calls[name] for name in general] == [0, 0, 0, 0, 0] and calls["send_moved"] == 4, calls
-    assert sum(calls.values()) <= 4 * 22, sorted(calls.items())  # main before issue 21's third round: 33 a move
+    assert sum(calls.values()) <= 4 * 21 + 1, sorted(calls.items())  # main before issue 21's third round: 33 a move
+
+
+def test_planning_knows_the_seat_to_move_from_its_last_plan_only_while_that_plan_is_the_position() -> None:
+    table = Table.create(1, "othello", {"size": 6}, None)
+    table.started = True
+    start = table.state
+    planned, outcome = table.plan_turn(0, "c2", None)
+    assert outcome is None and planned[0].move == "c2"
+    assert table.plan_turn(0, "c2", None)[0][0].state.ply == 1, "a plan not applied leaves black to move"
+    table.apply(planned)
+    with pytest.raises(RequestError) as refused:
+        table.plan_turn(0, "b2", None)
+    assert refused.value.code == "not_your_turn"
+    white, _ = table.plan_turn(1, table.state.legal_moves()[0], None)
+    table.state = start  # replaced otherwise (a takeback): the last plan no longer tells who moves
+    with pytest.raises(RequestError) as refused:
+        table.plan_turn(1, "c2", None)
+    assert refused.value.code == "not_your_turn" and table.plan_turn(0, "c2", None)[0][0].move == "c2"
+
+
+async def test_a_move_asks_no_property_of_the_position_it_is_played_in(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    assert calls["OthelloState.to_move"] == 1, calls  # the game's first move only: the previous move's turn() told the rest
