@@ -102,7 +102,7 @@ class ServerConnection:
             if self.state is _CLOSED:
                 return
             event = self._parse(body)
-            if isinstance(event, FrameError):
+            if type(event) not in _REQUEST_CLASSES and isinstance(event, FrameError):
                 decoder.fail(event)
                 self._decoder = decoder  # broken for good
                 break
@@ -128,25 +128,34 @@ class ServerConnection:
         (length,) = _HEADER.unpack_from(data)
         if len(data) != HEADER_BYTES + length or length > limit:
             return None
-        event = self._parse(data[HEADER_BYTES:])
-        if type(event) not in _REQUEST_CLASSES and isinstance(event, FrameError):
-            broken = self._decoder = FrameDecoder(max_frame_bytes=limit)
-            broken.fail(event)  # broken for good, as receive_data leaves it
-            self.state = _CLOSED
-        return event
+        try:
+            request = _decode_request(data[HEADER_BYTES:])  # _parse(), written out: every request
+        except ProtocolError as exc:
+            if isinstance(exc, FrameError):
+                broken = self._decoder = FrameDecoder(max_frame_bytes=limit)
+                broken.fail(exc)  # broken for good, as receive_data leaves it
+                self.state = _CLOSED
+            return exc
+        kind = type(request)
+        if (kind is Hello) != (self.state is _AWAIT_HELLO) and kind is not Identify:
+            return self._out_of_turn(request)
+        return request
 
     def _parse(self, body: bytes) -> Request | ProtocolError:
         try:
             request = _decode_request(body)  # decode_request(), without its call: every request
         except ProtocolError as exc:
             return exc
-        is_hello = type(request) is Hello  # no subclass: see _REQUEST_CLASSES
-        if type(request) is Identify:
-            return request  # asked before or after hello alike
-        if is_hello != (self.state is _AWAIT_HELLO):
-            text = "hello was already received" if is_hello else "say hello first"
-            return ProtocolError(Code.HANDSHAKE_REQUIRED, text, request_id=request.id)
+        kind = type(request)  # no subclass: see _REQUEST_CLASSES
+        if (kind is Hello) != (self.state is _AWAIT_HELLO) and kind is not Identify:  # identify: before or after hello alike
+            return self._out_of_turn(request)
         return request
+
+    @staticmethod
+    def _out_of_turn(request: Request) -> ProtocolError:
+        """The error for a ``hello`` after the handshake, or another request (not ``identify``) before it."""
+        text = "hello was already received" if type(request) is Hello else "say hello first"
+        return ProtocolError(Code.HANDSHAKE_REQUIRED, text, request_id=request.id)
 
     def accept_hello(self) -> None:
         """Mark the handshake done: from now on, every request but ``hello`` is accepted."""
