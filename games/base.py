@@ -366,8 +366,8 @@ class State(abc.ABC):
     and provide ``game``, ``options``, ``ply``, ``to_move``, ``outcome`` and
     ``last_move`` (plain attributes, or properties that work a value out on
     first use); the base class refuses moves once the game is over and builds
-    the common part of :meth:`view`. :meth:`children` and :meth:`move_count`
-    have generic versions an engine may speed up.
+    the common part of :meth:`view`. :meth:`children`, :meth:`move_count`
+    and :meth:`turn` have generic versions an engine may speed up.
 
     Attributes:
         game: the :class:`Game` this is a position of.
