@@ -103,8 +103,11 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
 
 _VIEW_KEY = _encode("view")
 _LEGAL_MOVES_KEY = _encode("legal_moves")
-_ONE_MORE_ENTRY = [bytes((head + 1,)) if 0x80 <= head < 0x8F else b"" for head in range(256)]
-"""By a fixmap's first byte (fewer than 15 entries), the first byte of the same map with one entry more."""
+_ONE_MORE_ENTRY = [(_VIEW_KEY + bytes((head,)), _VIEW_KEY + bytes((head + 1,))) if 0x80 <= head < 0x8F else None for head in range(256)]
+"""By the first byte of a view's map: the view's key and that byte, and the same with one entry more (a fixmap of
+fewer than 15 entries); ``None`` for any other map."""
+_SMALL_INT = 1 << 32
+"""Integers below this take at most 5 bytes (a ``uint 32``): too few to hold the 5 bytes of the view's key."""
 
 
 def _with_legal_moves(body: bytes, message: Moved, legal: list[str]) -> bytes | None:
@@ -113,27 +116,23 @@ def _with_legal_moves(body: bytes, message: Moved, legal: list[str]) -> bytes | 
     The same bytes as ``encode_message(Moved(..., view={**message.view, "legal_moves": legal}))``:
     when ``forced`` and ``clock`` are left out (their defaults) the view is the
     body's last entry, so the new entry goes at the end and the view's map
-    header counts one entry more. The view's header is found after the fields
-    before it, whose encoded sizes follow from their values (MessagePack's
-    smallest forms, as msgspec writes them). ``None`` where that does not hold
-    (a forced ply, a clock, a view with ``legal_moves`` already or 15 entries
-    or more, a move name not short ASCII): encode it whole then.
+    header counts one entry more. That header follows the first ``view`` key
+    (``a4 76 69 65 77``) in the body: no field before it can hold those 5 bytes
+    followed by a map's first byte (the ints are below :data:`_SMALL_INT`; in the
+    move's text, which ends before ``ply``'s key, the byte after them is text
+    again or that key's ``a3``). ``None`` where it does not hold (a forced ply, a
+    clock, a view with ``legal_moves`` already or with 15 entries or more, a move
+    named ``view``, whose text is found first): encode it whole then.
     """
-    if message.forced or message.clock is not None or "legal_moves" in message.view:
+    if message.forced or message.clock is not None or message.table >= _SMALL_INT or message.ply >= _SMALL_INT or "legal_moves" in message.view:
         return None
-    move, table, ply = message.move, message.table, message.ply
-    if len(move) > 31 or not move.isascii() or not 0 <= message.seat < 128:
-        return None
-    # type, table, seat, move, ply, then "view": the map's header, the keys, "moved", the seat (< 128) and the
-    # move's header (< 32 bytes) take 39 bytes, the move, table and ply their own
-    start = 39 + len(move) + (1 if table < 128 else 2 if table < 256 else 3 if table < 65536 else 5 if table < 1 << 32 else 9) + (
-        1 if ply < 128 else 2 if ply < 256 else 3 if ply < 65536 else 5 if ply < 1 << 32 else 9
-    )  # fmt: skip
-    head = _ONE_MORE_ENTRY[body[start]] if start < len(body) else b""
-    if not head or body[start - 5:start] != _VIEW_KEY or table < 0 or ply < 0:
+    at = body.find(_VIEW_KEY) + 5  # the view's map header
+    splice = _ONE_MORE_ENTRY[body[at]] if 4 < at < len(body) else None
+    if splice is None:
         return None
     tail = _encode(legal)
-    return b"".join((_pack_header(len(body) + len(_LEGAL_MOVES_KEY) + len(tail)), body[:start], head, body[start + 1:], _LEGAL_MOVES_KEY, tail))
+    size = len(body) + len(_LEGAL_MOVES_KEY) + len(tail)
+    return b"".join((_pack_header(size), body.replace(splice[0], splice[1], 1), _LEGAL_MOVES_KEY, tail))
 
 
 class ViewCache:
