@@ -160,15 +160,22 @@ class Connections(Admission, Liveness):
         peer = inbox.peer
         event = peer.protocol.receive_frame(data)
         if event is None:  # not one whole frame: the general pump
-            serving = self._serve(inbox, data)
-        else:
-            try:
-                pending = self._serve_frame(inbox, peer, event)
-            except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
-                pending = _raise(exc)
-            if pending is None:
-                return  # handled without a coroutine at all: the usual request
-            serving = self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending)
+            self._drive(inbox, self._serve(inbox, data))
+            return
+        try:
+            pending = self._serve_frame(inbox, peer, event)
+        except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
+            pending = _raise(exc)
+        if pending is not None:
+            self.serve_pending(inbox, pending)
+        # else: handled without a coroutine at all: the usual request
+
+    def serve_pending(self, inbox: "PeerProtocol", pending: Awaitable[None]) -> None:
+        """Go on with the handling of a whole frame that :meth:`_serve_frame` returned ``pending`` for (as :meth:`serve_now`)."""
+        self._drive(inbox, self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending))
+
+    def _drive(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None]) -> None:
+        """Run ``serving`` until it ends or waits; then :meth:`_suspended` takes it over."""
         try:
             waiting_on = serving.send(None)
         except StopIteration:
@@ -412,10 +419,20 @@ class PeerProtocol(asyncio.Protocol):
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
-        if self.peer.closed or self.refused:
+        peer = self.peer
+        if peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
-        if self._task is None:
-            self._connections.serve_now(self, data)  # idle: nothing waits before this chunk
+        if self._task is None:  # idle: nothing waits before this chunk
+            event, connections = peer.protocol.receive_frame(data), self._connections  # Connections.serve_now(), written out
+            if event is None:  # not one whole frame: the general pump
+                connections._drive(self, connections._serve(self, data))
+                return
+            try:
+                pending = connections._serve_frame(self, peer, event)
+            except Exception as exc:  # noqa: BLE001 - ended by _serve, as in serve_now
+                pending = _raise(exc)
+            if pending is not None:
+                connections.serve_pending(self, pending)
             return
         chunks = self._chunks
         if chunks is None:
