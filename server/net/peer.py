@@ -329,7 +329,7 @@ class Peer:
 
 
 OK_FRAMES_KEPT = 4096
-"""Request ids whose ``ok`` frame is kept once made (:func:`ok_frame`): about 40 bytes each, 170 KiB at most."""
+"""Request ids whose ``ok`` frame is kept once made (:func:`ok_frame`): about 50 bytes each, 200 KiB at most."""
 
 _OK_FRAMES: list[bytes | None] = [None] * OK_FRAMES_KEPT
 
