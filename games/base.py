@@ -366,8 +366,8 @@ class State(abc.ABC):
     and provide ``game``, ``options``, ``ply``, ``to_move``, ``outcome`` and
     ``last_move`` (plain attributes, or properties that work a value out on
     first use); the base class refuses moves once the game is over and builds
-    the common part of :meth:`view`. :meth:`children` and :meth:`move_count`
-    have generic versions an engine may speed up.
+    the common part of :meth:`view`. :meth:`children`, :meth:`move_count`
+    and :meth:`turn` have generic versions an engine may speed up.
 
     Attributes:
         game: the :class:`Game` this is a position of.
@@ -407,6 +407,15 @@ class State(abc.ABC):
         if self.outcome is not None:
             raise IllegalMove(move, "the game is over")
         return self._play(move)
+
+    def turn(self) -> tuple[int | None, Outcome | None, bool]:
+        """Return ``(to_move, outcome, only_pass)``: :attr:`to_move`, :attr:`outcome`, and whether the
+        side to move's only legal move is ``"pass"`` (``legal_moves() == ["pass"]``: a server plays it itself).
+
+        What a server asks of every position a move leads to, in one call; an
+        engine may answer without building the list of legal moves.
+        """
+        return self.to_move, self.outcome, self.legal_moves() == ["pass"]
 
     def children(self) -> list["State"]:
         """Return the state after each legal move, in :meth:`legal_moves` order.

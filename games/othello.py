@@ -422,7 +422,7 @@ class Othello(Game):
         else:
             raise GameError(f"an othello view's last_move must be a square, 'pass' or None, not {last_move!r}")
         state = OthelloState.from_diagram("\n".join(board), BLACK if to_move is None else to_move, ply)
-        state._last = last  # from_diagram builds a position no move led to
+        state._last, state.last_move = last, last_move  # from_diagram builds a position no move led to
         return state
 
 
@@ -508,12 +508,14 @@ def _position(setup: _Setup, black: int, white: int, side: int, ply: int, last: 
     :class:`_ShownState`, whose lazily worked-out fields start as not known:
     ``_moves`` (the bitboard of placements), ``_legal`` (their names) and
     ``_rows`` (the board as text) as ``None``, ``_ended`` (the outcome of a
-    position where the side to move cannot place) as ``_UNKNOWN``.
+    position where the side to move cannot place) as ``_UNKNOWN``; its
+    ``last_move`` is named at once (a lookup).
     """
     state = _ShownState()
     state._setup = setup
     state.ply = ply
     state._last = last
+    state.last_move = None if last is None else setup.geo.names[last.bit_length() - 1] if last else _PASS
     state.black = black
     state.white = white
     state._side = side
@@ -613,6 +615,20 @@ class OthelloState(State):
         if moves:  # the usual case, without a second property call
             return self._side
         return None if self.outcome is not None else self._side
+
+    def turn(self) -> tuple[int | None, Outcome | None, bool]:
+        """Return ``(to_move, outcome, only_pass)`` in one call (see :meth:`games.base.State.turn`), without naming the moves."""
+        moves = self._moves
+        if moves is None:
+            geo = self._setup.geo
+            if _C is not None and geo.size <= 8 and self._siblings is None:  # _placing(), written out: every played position
+                moves = self._moves = _C.moves(self.black, self.white, geo.size) if self._side == BLACK else _C.moves(self.white, self.black, geo.size)
+            else:
+                moves = self._placing()
+        if moves:
+            return self._side, None, False
+        ended = self._blocked_outcome()
+        return (self._side, None, True) if ended is None else (None, ended, False)
 
     def _placing(self) -> int:
         """Return (and cache) the bitboard of squares the side due to move can place on."""
@@ -849,6 +865,7 @@ class OthelloState(State):
                         flips = _C.flips(index, white, black, geo.size)
                         state.black, state.white = black ^ flips, white | square | flips
                     state._setup, state.ply, state._last, state._side = setup, self.ply + 1, square, 1 - side
+                    state.last_move = geo.names[index]
                     state._moves = state._siblings = state._legal = state._rows = None
                     state._ended = _UNKNOWN
                     return state
@@ -947,12 +964,19 @@ class OthelloState(State):
         outcome = None if moves else self.outcome
         to_move = self._side if outcome is None else None
         last = self._last
+        geo = self._setup.geo
+        if _C is not None and geo.row_texts is not None and self.__class__ is _ShownState:
+            rows = self._rows  # _ShownState._board(), written out: the server shows every played position once at least
+            if rows is None:
+                rows = self._rows = _C.rows(self.black, self.white, geo.row_texts)
+        else:
+            rows = self._board()
         view = {
-            "size": self._setup.geo.size,
-            "board": list(self._board()),
+            "size": geo.size,
+            "board": list(rows),
             "discs": [self.black.bit_count(), self.white.bit_count()],
             "must_pass": outcome is None and not moves,
-            "last_move": None if last is None else self._setup.geo.names[last.bit_length() - 1] if last else _PASS,
+            "last_move": None if last is None else geo.names[last.bit_length() - 1] if last else _PASS,
             "game": Othello.name,
             "ply": self.ply,
             "to_move": to_move,
@@ -985,18 +1009,20 @@ class OthelloState(State):
 class _ShownState(OthelloState):
     """A position :meth:`OthelloState.play` (or the start, or a diagram) made: it keeps what it works out.
 
-    Besides the moves, the outcome of a position where the side to move
-    cannot place (``_ended``, ``_UNKNOWN`` until needed), the legal moves'
+    Its ``last_move`` is a plain attribute, set as it is made (the square's
+    name is one lookup; a property read costs a Python call). Besides the
+    moves, the outcome of a position where the side to move cannot place (``_ended``, ``_UNKNOWN`` until needed), the legal moves'
     names (``_legal``) and the board's rows (``_rows``) are built on first
     need and kept: a server reads and shows every played position several
     times.
     """
 
-    __slots__ = ("_ended", "_legal", "_rows")
+    __slots__ = ("_ended", "_legal", "_rows", "last_move")
 
     _ended: Outcome | None | object
     _legal: tuple[str, ...] | None
     _rows: tuple[str, ...] | None
+    last_move: str | None  # a plain attribute here, named as the position is made: a server reads it of every move
 
     def _blocked_outcome(self) -> Outcome | None:
         """:meth:`OthelloState._blocked_outcome`, worked out once and kept."""

@@ -88,7 +88,23 @@ class LocalBus:
             if len(group) == 1:  # a seat's group: its one session, without a list of peers (every move, twice)
                 (subscriber,) = group
                 if type(subscriber) is Session:
-                    deliver((subscriber.peer,), frame, message)
+                    peer = subscriber.peer
+                    if peer is not None and not peer.closed:
+                        # deliver((peer,), frame, message)'s two usual cases, written out: the first frame of this
+                        # turn (the other seat's moved) and the second (the mover's moved after its ok)
+                        size, outbox, pending = len(frame), peer._outbox, peer._pending
+                        if pending is None and size < outbox.flush_bytes:
+                            peer._pending, peer._pending_bytes = frame, size
+                            if outbox._peers:
+                                outbox._peers.append(peer)
+                            else:
+                                outbox.add(peer)
+                            continue
+                        if type(pending) is bytes and peer._pending_bytes + size < outbox.flush_bytes:
+                            peer._pending = [pending, frame]
+                            peer._pending_bytes += size
+                            continue
+                    deliver((peer,), frame, message)
                 else:
                     subscriber.send_frame(frame, message)
                 continue

@@ -44,7 +44,7 @@ import time
 from typing import Any, Awaitable, Callable, Coroutine, cast
 
 from protocol import Code, ProtocolError, ServerConnection
-from protocol.messages import Error, Request, Shutdown
+from protocol.messages import REQUEST_TYPES, Error, Request, Shutdown
 
 from .admission import Admission
 from .limits import AddressBuckets, Limits
@@ -64,6 +64,10 @@ INBOX_HIGH_BYTES = 256 * 1024
 """Received bytes not yet handled above which a connection stops reading its socket."""
 INBOX_LOW_BYTES = 64 * 1024
 """... and below which it reads again."""
+
+_REQUEST_CLASSES = frozenset(REQUEST_TYPES)
+"""What a decoded request is exactly an instance of: ``type(event) in`` it tells a request from a
+:class:`ProtocolError` for a tenth of a failing ``isinstance`` (every request asks)."""
 
 RequestHandler = Callable[[Peer, Request], "Awaitable[None] | None"]
 """Answers one request (it sends the reply itself): at once (returns ``None``), or by the awaitable it returns."""
@@ -156,15 +160,22 @@ class Connections(Admission, Liveness):
         peer = inbox.peer
         event = peer.protocol.receive_frame(data)
         if event is None:  # not one whole frame: the general pump
-            serving = self._serve(inbox, data)
-        else:
-            try:
-                pending = self._serve_frame(inbox, peer, event)
-            except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
-                pending = _raise(exc)
-            if pending is None:
-                return  # handled without a coroutine at all: the usual request
-            serving = self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending)
+            self._drive(inbox, self._serve(inbox, data))
+            return
+        try:
+            pending = self._serve_frame(inbox, peer, event)
+        except Exception as exc:  # noqa: BLE001 - ended by _serve, as an exception in its pump would be
+            pending = _raise(exc)
+        if pending is not None:
+            self.serve_pending(inbox, pending)
+        # else: handled without a coroutine at all: the usual request
+
+    def serve_pending(self, inbox: "PeerProtocol", pending: Awaitable[None]) -> None:
+        """Go on with the handling of a whole frame that :meth:`_serve_frame` returned ``pending`` for (as :meth:`serve_now`)."""
+        self._drive(inbox, self._serve(inbox, b"") if pending is _ENDED else self._serve(inbox, None, pending))
+
+    def _drive(self, inbox: "PeerProtocol", serving: Coroutine[Any, Any, None]) -> None:
+        """Run ``serving`` until it ends or waits; then :meth:`_suspended` takes it over."""
         try:
             waiting_on = serving.send(None)
         except StopIteration:
@@ -188,7 +199,7 @@ class Connections(Admission, Liveness):
             wait_s = throttle.take(now)
             if wait_s != 0.0:
                 return self._held_back(peer, event, throttle, wait_s)
-        if isinstance(event, ProtocolError):
+        if type(event) not in _REQUEST_CLASSES:  # a ProtocolError
             send_protocol_error(peer, event)
         else:
             answering = self._handle_request(peer, event)
@@ -408,10 +419,20 @@ class PeerProtocol(asyncio.Protocol):
         self._connections.accepted(self)
 
     def data_received(self, data: bytes) -> None:
-        if self.peer.closed or self.refused:
+        peer = self.peer
+        if peer.closed or self.refused:
             return  # closing: what the peer still sends is dropped
-        if self._task is None:
-            self._connections.serve_now(self, data)  # idle: nothing waits before this chunk
+        if self._task is None:  # idle: nothing waits before this chunk
+            event, connections = peer.protocol.receive_frame(data), self._connections  # Connections.serve_now(), written out
+            if event is None:  # not one whole frame: the general pump
+                connections._drive(self, connections._serve(self, data))
+                return
+            try:
+                pending = connections._serve_frame(self, peer, event)
+            except Exception as exc:  # noqa: BLE001 - ended by _serve, as in serve_now
+                pending = _raise(exc)
+            if pending is not None:
+                connections.serve_pending(self, pending)
             return
         chunks = self._chunks
         if chunks is None:

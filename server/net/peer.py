@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from protocol import Code, Message, ServerConnection, encode_message
 from protocol.codec import ENCODER
 from protocol.framing import _HEADER, HEADER_BYTES, MAX_SERVER_FRAME_BYTES
-from protocol.messages import Error
+from protocol.messages import Error, Ok
 
 log = logging.getLogger(__name__)
 
@@ -132,19 +132,26 @@ class Peer:
         """Send ``message`` to this peer; drop the peer if it stopped reading."""
         if self.closed:
             return
-        body = _encode(message)  # encode_message(), written out: this sends every reply (a move's ok)
-        body_size = len(body)
+        if message.__class__ is Ok:  # a move's reply: its frame kept by id (ok_frame)
+            request_id = message.id  # type: ignore[attr-defined]
+            frame = _OK_FRAMES[request_id] if type(request_id) is int and 0 <= request_id < OK_FRAMES_KEPT else None
+            if frame is None:
+                frame = ok_frame(request_id)
+        else:
+            body = _encode(message)  # encode_message(), written out: this sends every reply
+            frame = _pack_header(len(body)) + body
+        size = len(frame)
         outbox = self._outbox
-        if self._pending is None and body_size + HEADER_BYTES < outbox.flush_bytes and body_size <= MAX_SERVER_FRAME_BYTES:
+        if self._pending is None and size < outbox.flush_bytes and size - HEADER_BYTES <= MAX_SERVER_FRAME_BYTES:
             # send_frame()'s usual case, written out: the first frame of this turn (a reply), and not a big one.
-            self._pending = _pack_header(body_size) + body
-            self._pending_bytes = body_size + HEADER_BYTES
+            self._pending = frame
+            self._pending_bytes = size
             if outbox._peers:
                 outbox._peers.append(self)
             else:
                 outbox.add(self)
         else:
-            self.send_frame(_pack_header(body_size) + body, message)
+            self.send_frame(frame, message)
 
     def send_frame(self, frame: bytes, message: Message | None = None) -> None:
         """Send an already encoded frame (shared by a broadcast); ``message``, if given, is what it encodes.
@@ -319,6 +326,24 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<Peer {self._who()} {self.address}>"
+
+
+OK_FRAMES_KEPT = 4096
+"""Request ids whose ``ok`` frame is kept once made (:func:`ok_frame`): about 50 bytes each, 200 KiB at most."""
+
+_OK_FRAMES: list[bytes | None] = [None] * OK_FRAMES_KEPT
+
+
+def ok_frame(request_id: int) -> bytes:
+    """The frame of ``Ok(id=request_id)``: the same bytes every time, so kept for ids below :data:`OK_FRAMES_KEPT`.
+
+    Raises:
+        OverflowError: ``request_id`` is negative or too large for MessagePack (the protocol's ids are not).
+    """
+    frame = encode_message(Ok(id=request_id))
+    if type(request_id) is int and 0 <= request_id < OK_FRAMES_KEPT:
+        _OK_FRAMES[request_id] = frame
+    return frame
 
 
 def deliver(peers: Iterable[Peer | None], frame: bytes, message: Message | None = None) -> None:

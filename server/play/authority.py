@@ -172,12 +172,11 @@ class Authority(Seating, Endings, Offers):
         table = self.tables.get(request.table)  # self.table() only to refuse: one call fewer on the hot path
         if table is None:
             table = self.table(request.table)  # raises no_such_table
-        if self.durable or table.rated or table.lock.locked():
+        if self.durable or table.rated or table.lock._held:  # TableLock.locked(), written out
             return None
         seats = table.seats  # Table.plan_move(), written out: one call fewer on every move
         seat = 0 if seats[0] is session else 1 if seats[1] is session else table.seat_of(session)  # seat_of() raises not_seated
-        played = table.plan_seat_move(seat, request.move, request.ply)
-        final = played[-1].state.outcome
+        played, final = table.plan_turn(seat, request.move, request.ply)
         if final is not None:
             return None  # play_move plans again and settles the game's end (server.ratings.rated.settle_ending)
         if table.clock is not None:
@@ -185,6 +184,18 @@ class Authority(Seating, Endings, Offers):
                 table.press_clock(played)
             except FlagFell:
                 return None  # play_move plans again, finds the flag down (the clock is unchanged) and ends the game
+        if len(played) == 1 and table.clock is None and table.flag_timer is None and not table.offers:
+            # _apply_moves() and Table.apply() of one ply of an untimed game without offers, written out: most moves
+            ply = played[0]
+            table.moves.append(ply.move)
+            table.forced.append(False)
+            table.moved.add(seat)
+            table.state = ply.state
+            if table.computer == NO_COMPUTER:  # _announce_moves() of a game that goes on, written out: a send_moved
+                then.append(partial(send_moved, table, ply, False, None, True))
+            else:
+                then.append(partial(self._announce_moves, table, played, True))
+            return Ok(id=request.id)
         lapsed = self._apply_moves(table, played, final)
         if lapsed:
             return self._moves_played(table, played, lapsed, request, then, running=True)

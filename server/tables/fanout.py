@@ -54,8 +54,9 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     :func:`send_views` for the hot path of every move, written out (no
     callback and no :class:`ViewCache` per view: a Python call costs hundreds
     of instructions). In a game that hides nothing (:attr:`games.Game.public_views`)
-    one view is made, and encoded once for every receiver but the seat
-    choosing a move, which gets a copy with its ``legal_moves`` added.
+    one view is made and encoded once for every receiver; the seat choosing a
+    move gets that frame with its ``legal_moves`` added to the view, spliced in
+    (:func:`_with_legal_moves`) where it can be, else encoded whole.
     ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
     for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
     (:meth:`Table.clock_snapshot`), or ``None``; ``running``: the caller knows
@@ -77,26 +78,61 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
                 public["forced_pass"] = True
         # The seat whose view lists its legal moves, as Table.view_for and view_of decide it (None: nobody's).
         chooser = None if forced_pass or (current and (not table.started or table.ended is not None)) else public["to_move"]
-        shared = None  # the frame of every view but the chooser's
+        message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=public, clock=clock)
+        body = _encode(message)  # encode_message(), written out: once a move
+        shared = (_pack_header(len(body)) + body, message)  # the frame of every view but the chooser's
         for view in bus.views(topic):
-            if view is not None and view == chooser:
-                seen = {**public, "legal_moves": state.legal_moves()}  # the only difference, by the game's word
-            elif shared is not None:
+            if view is None or view != chooser:
                 frames[view] = shared
                 continue
-            else:
-                seen = public
-            message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
-            body = _encode(message)  # encode_message(), written out: twice a move
-            frames[view] = pair = (_pack_header(len(body)) + body, message)
-            if seen is public:
-                shared = pair
+            legal = state.legal_moves()  # the only difference, by the game's word
+            frame = _with_legal_moves(body, message, legal)
+            if frame is not None:
+                frames[view] = (frame, message)  # the shared message: an error report reads only its type and id
+                continue
+            seen = {**public, "legal_moves": legal}
+            chosen = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
+            frames[view] = (encode_message(chosen), chosen)
     else:
         for view in bus.views(topic):
             seen = table.view_for(view, forced_pass) if current else view_of(state, view, forced_pass)
             message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
             frames[view] = (encode_message(message), message)
     bus.publish_views(topic, frames)
+
+
+_VIEW_KEY = _encode("view")
+_LEGAL_MOVES_KEY = _encode("legal_moves")
+_ONE_MORE_ENTRY = [(_VIEW_KEY + bytes((head,)), _VIEW_KEY + bytes((head + 1,))) if 0x80 <= head < 0x8F else None for head in range(256)]
+"""By the first byte of a view's map: the view's key and that byte, and the same with one entry more (a fixmap of
+fewer than 15 entries); ``None`` for any other map."""
+_SMALL_INT = 1 << 32
+"""Integers below this take at most 5 bytes (a ``uint 32``): too few to hold the 5 bytes of the view's key."""
+
+
+def _with_legal_moves(body: bytes, message: Moved, legal: list[str]) -> bytes | None:
+    """The frame of ``message`` (encoded: ``body``) with ``"legal_moves": legal`` added to its view, spliced, not encoded again.
+
+    The same bytes as ``encode_message(Moved(..., view={**message.view, "legal_moves": legal}))``:
+    when ``forced`` and ``clock`` are left out (their defaults) the view is the
+    body's last entry, so the new entry goes at the end and the view's map
+    header counts one entry more. That header follows the first ``view`` key
+    (``a4 76 69 65 77``) in the body: no field before it can hold those 5 bytes
+    followed by a map's first byte (the ints are below :data:`_SMALL_INT`; in the
+    move's text, which ends before ``ply``'s key, the byte after them is text
+    again or that key's ``a3``). ``None`` where it does not hold (a forced ply, a
+    clock, a view with ``legal_moves`` already or with 15 entries or more, a move
+    named ``view``, whose text is found first): encode it whole then.
+    """
+    if message.forced or message.clock is not None or message.table >= _SMALL_INT or message.ply >= _SMALL_INT or "legal_moves" in message.view:
+        return None
+    at = body.find(_VIEW_KEY) + 5  # the view's map header
+    splice = _ONE_MORE_ENTRY[body[at]] if 4 < at < len(body) else None
+    if splice is None:
+        return None
+    tail = _encode(legal)
+    size = len(body) + len(_LEGAL_MOVES_KEY) + len(tail)
+    return b"".join((_pack_header(size), body.replace(splice[0], splice[1], 1), _LEGAL_MOVES_KEY, tail))
 
 
 class ViewCache:

@@ -102,6 +102,8 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         self.rated = False  # whether the game changes the players' ratings (server.ratings.rated)
         self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
         self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
+        self._planned: State | None = None  # the last position a plan led to, and its seat to move (a property
+        self._planned_to_move: int | None = None  # read saved on the next move, if that position is the table's then)
 
     @classmethod
     def create(
@@ -296,24 +298,36 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         Raises:
             RequestError: as :meth:`plan_move`, ``not_seated`` aside.
         """
-        to_move = self.state.to_move  # None once the game is over
+        return self.plan_turn(seat, move, ply)[0]
+
+    def plan_turn(self, seat: int, move: str, ply: int | None) -> tuple[list[Played], Outcome | None]:
+        """:meth:`plan_seat_move`, and the outcome of the last position planned (``None``: the game goes on).
+
+        Raises:
+            RequestError: as :meth:`plan_seat_move`.
+        """
+        state = self.state
+        # The seat to move (None once the game is over): the last plan's turn() told it, if that plan is the position now.
+        to_move = self._planned_to_move if self._planned is state else state.to_move
         if self.ended is not None or not self.started or to_move is None:
             self.check_running()  # raises game_over or not_started (the running game skips the call)
         if to_move != seat:
             raise RequestError(Code.NOT_YOUR_TURN, f"it is {self.game.seats[1 - seat]}'s turn, not yours")
-        if ply is not None and ply != self.state.ply:
-            raise RequestError(Code.STALE_PLY, f"the game is at ply {self.state.ply}, not {ply}")
+        if ply is not None and ply != state.ply:
+            raise RequestError(Code.STALE_PLY, f"the game is at ply {state.ply}, not {ply}")
         try:
-            state = self.state.play(move)
+            state = state.play(move)
         except IllegalMove as exc:
             raise RequestError(Code.ILLEGAL_MOVE, exc.reason) from None
         played = [Played(seat, state.last_move, state.ply, False, state)]  # type: ignore[arg-type]
-        while state.legal_moves() == _ONLY_PASS:  # forced_pass_due(state), written out: every move
-            mover = state.to_move
+        mover, outcome, only_pass = state.turn()  # forced_pass_due(state) and the outcome in one call: every move
+        while only_pass:
             assert mover is not None
             state = state.play("pass")
             played.append(Played(mover, "pass", state.ply, True, state))
-        return played
+            mover, outcome, only_pass = state.turn()
+        self._planned, self._planned_to_move = state, mover
+        return played, outcome
 
     def apply(self, played: list[Played]) -> None:
         """Make planned plies the table's true state."""

@@ -117,3 +117,20 @@ def test_unknown_game_lists_the_known_ones() -> None:
         games.get("chess")
     for name in games.names():
         assert name in str(raised.value)
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**32))
+def test_turn_says_what_to_move_outcome_and_legal_moves_say(name: str, options: dict[str, Any], seed: int) -> None:
+    states = _playout(name, options, random.Random(seed), str(seed))
+    expected = [(state.to_move, state.outcome, state.legal_moves() == ["pass"]) for state in states]
+    assert expected[-1][1] is not None and not expected[-1][2]
+    fresh = games.get(name).new_state(options, str(seed))  # the same game again, each position asked turn() first
+    for index, state in enumerate(states):
+        assert fresh.turn() == expected[index], f"ply {index}"
+        if index + 1 < len(states):
+            fresh = fresh.play(states[index + 1].last_move)  # type: ignore[arg-type]
+    some = states[len(states) // 2]
+    for child, move in zip(some.children(), some.legal_moves()):  # children() may be cheaper positions: the same answers
+        assert child.turn() == (lambda played: (played.to_move, played.outcome, played.legal_moves() == ["pass"]))(some.play(move))

@@ -331,6 +331,20 @@ PASS_SEQUENCE = """
     """
 
 
+def test_turn_names_a_forced_pass_and_the_end(generations: list[int]) -> None:
+    passing = OthelloState.from_diagram(PASS_SEQUENCE, to_move=1)
+    assert passing.turn() == (1, None, True) and passing.last_move is None
+    after = passing.play("pass")
+    assert after.last_move == "pass" and after.turn() == (0, None, False)
+    placed = after.play("c1")
+    assert placed.last_move == "c1" and placed.turn() == (1, None, True)
+    over = play_all(placed, "pass", "a3")
+    assert over.last_move == "a3" and over.turn() == (None, over.outcome, False) and over.outcome is not None
+    assert start().play("d3").turn() == (1, None, False) and start().play("d3").last_move == "d3"
+    rebuilt = GAME.state_from_view(placed.view(None))
+    assert rebuilt.last_move == "c1" and rebuilt.turn() == placed.turn()
+
+
 def test_pass_only_when_no_disc_can_be_placed() -> None:
     assert reason_of(start(), "pass") == "pass is allowed only when no disc can be placed"
     assert start().must_pass is False

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 import msgpack
 import pytest
 
-from protocol import codec, encode_frame
+import games
+import server as server_package
+from protocol import codec, connection, encode_frame
+from server.core.errors import RequestError
+from server.net import peer as peer_module
 from server.tables import fanout
+from server.tables.table import Table
 from server.app import Server, ServerConfig
 
 from .conftest import Raw, RawFactory
@@ -38,12 +46,12 @@ def server_transport(server: Server, name: str) -> int:
     return id(peer.transport)
 
 
-async def seated_pair(raw: RawFactory, names: tuple[str, str] = ("ann", "bob")) -> tuple[Raw, Raw, int, str]:
-    """Ann and Bob (or ``names``) at a new Othello table, play started; returns them, the table id and a legal first move."""
+async def seated_pair(raw: RawFactory, names: tuple[str, str] = ("ann", "bob"), size: int = 6) -> tuple[Raw, Raw, int, str]:
+    """Ann and Bob (or ``names``) at a new Othello table (``size``), play started; returns them, the table id and a legal first move."""
     ann, bob = await raw(), await raw()
     await ann.hello(names[0])
     await bob.hello(names[1])
-    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    table = (await ann.request("create_table", game="othello", options={"size": size}))["table"]["id"]
     await bob.request("join_table", table=table)
     started = [push for push in await ann.sync() if push["type"] == "game_started"]
     await bob.sync()
@@ -203,13 +211,122 @@ async def test_a_move_is_encoded_once_per_view_however_many_watch(server: Server
     for spectator in spectators:
         received.append(await spectator.recv())
     monkeypatch.undo()
-    moved_encodings = [body for body in encoded if msgpack.unpackb(body)["type"] == "moved"]
-    # Othello hides nothing (Game.public_views): one encoding for the seat to move, one for everyone else.
-    assert len(moved_encodings) == 2, "one encoding for the seat to move and one for the other seat and all spectators"
+    decoded = [msgpack.unpackb(body) for body in encoded]
+    moved_encodings = [body for body in decoded if isinstance(body, dict) and body["type"] == "moved"]
+    # Othello hides nothing (Game.public_views): one encoding for everyone; the seat to move gets that frame with
+    # its legal moves spliced in (only they are encoded again).
+    assert len(moved_encodings) == 1, "one encoding of the moved for both seats and all spectators"
     assert all(frame == received[0] and frame["type"] == "moved" for frame in received)
+    chosen = await bob.recv()
+    assert chosen == {**received[0], "view": {**received[0]["view"], "legal_moves": chosen["view"]["legal_moves"]}}
+    assert chosen["view"]["legal_moves"] in decoded, "the legal moves encoded on their own"
 
 
 @pytest.mark.parametrize("tick_s", [0.0, -1.0, 11.0, float("nan")])
 def test_a_lobby_tick_that_cannot_work_is_refused(tick_s: float) -> None:
     with pytest.raises(ValueError, match="lobby_tick_s must be more than 0 and at most 10 seconds"):
         ServerConfig(lobby_tick_s=tick_s)
+
+
+PROJECT_CODE = tuple(str(Path(package.__file__).parent) + os.sep for package in (server_package, games)) + (codec.__file__, connection.__file__)
+"""The server's own code a move runs (the test's clients use only ``protocol/framing.py``)."""
+
+
+async def moves_work(server: Server, raw: RawFactory, moves: int) -> tuple[collections.Counter[str], collections.Counter[str]]:
+    """Play ``moves`` Othello moves of a new game, each waited for; the server's Python calls and its ``isinstance`` calls meanwhile.
+
+    Counted with ``sys.setprofile`` (deterministic: the same moves make the same calls), by function name.
+    """
+    ann, bob, table, move = await seated_pair(raw, size=8)
+    players = {0: ann, 1: bob}
+    calls: collections.Counter[str] = collections.Counter()
+    checks: collections.Counter[str] = collections.Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(PROJECT_CODE):
+            calls[frame.f_code.co_qualname] += 1
+        elif event == "c_call" and arg is isinstance and frame.f_code.co_filename.startswith(PROJECT_CODE):
+            checks[frame.f_code.co_qualname] += 1
+
+    state = server.tables[table].state
+    for number in range(moves):
+        mover, other = players[state.to_move], players[1 - state.to_move]  # type: ignore[index]
+        move = state.legal_moves()[0]
+        sys.setprofile(profile)
+        try:
+            await mover.send(type="move", id=100 + number, table=table, move=move)
+            assert (await mover.recv())["type"] == "ok"
+            mine, theirs = await mover.recv(), await other.recv()
+        finally:
+            sys.setprofile(None)
+        assert mine["type"] == theirs["type"] == "moved" and not mine["view"].get("forced_pass")
+        state = server.tables[table].state
+    return calls, checks
+
+
+async def test_a_move_asks_no_isinstance(server: Server, raw: RawFactory) -> None:
+    calls, checks = await moves_work(server, raw, 4)
+    assert sum(checks.values()) == 0, checks  # one that fails costs hundreds of instructions: a request is told by its type
+    assert calls["ServerConnection._parse"] == 0 and calls["ServerConnection.receive_frame"] == 4, calls  # parsed in place
+    assert calls["Connections.serve_now"] == 0 and calls["Connections._serve_frame"] == 4, calls  # from data_received itself
+
+
+async def test_a_move_reads_no_property_of_the_position_it_made(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    # A property read is a Python call (hundreds of instructions): a played Othello position's last_move is a
+    # plain attribute, and one turn() tells planning its outcome and whether a pass is forced.
+    assert calls["OthelloState.last_move"] == calls["OthelloState.outcome"] == calls["_ShownState.legal_moves"] - 4 == 0, calls
+    assert calls["OthelloState.turn"] == 4, calls
+    assert calls["OthelloState._placing"] == calls["_ShownState._board"] == 0, calls  # turn() and view() call the accelerator
+
+
+async def test_a_move_of_an_untimed_game_is_applied_and_announced_without_the_general_steps(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    # One ply, no clock, no offer, no computer: applied and announced in play_move_now itself, and each seat's
+    # frame queued by the bus itself (a call costs hundreds of instructions).
+    general = ("Authority._apply_moves", "Table.apply", "Authority._announce_moves", "TableLock.locked", "deliver")
+    assert [calls[name] for name in general] == [0, 0, 0, 0, 0] and calls["send_moved"] == 4, calls
+    made_once = calls.pop("ok_frame", 0)  # an ok's frame is made once per request id, then kept (ids shared by every client)
+    assert made_once <= 4 and sum(calls.values()) <= 4 * 19 + 1, sorted(calls.items())  # main before issue 21's third round: 31 a move
+
+
+def test_planning_knows_the_seat_to_move_from_its_last_plan_only_while_that_plan_is_the_position() -> None:
+    table = Table.create(1, "othello", {"size": 6}, None)
+    table.started = True
+    start = table.state
+    planned, outcome = table.plan_turn(0, "c2", None)
+    assert outcome is None and planned[0].move == "c2"
+    assert table.plan_turn(0, "c2", None)[0][0].state.ply == 1, "a plan not applied leaves black to move"
+    table.apply(planned)
+    with pytest.raises(RequestError) as refused:
+        table.plan_turn(0, "b2", None)
+    assert refused.value.code == "not_your_turn"
+    white, _ = table.plan_turn(1, table.state.legal_moves()[0], None)
+    table.state = start  # replaced otherwise (a takeback): the last plan no longer tells who moves
+    with pytest.raises(RequestError) as refused:
+        table.plan_turn(1, "c2", None)
+    assert refused.value.code == "not_your_turn" and table.plan_turn(0, "c2", None)[0][0].move == "c2"
+
+
+async def test_a_move_asks_no_property_of_the_position_it_is_played_in(server: Server, raw: RawFactory) -> None:
+    calls, _ = await moves_work(server, raw, 4)
+    assert calls["OthelloState.to_move"] == 1, calls  # the game's first move only: the previous move's turn() told the rest
+
+
+async def test_an_ok_is_encoded_once_per_request_id(server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann = await raw()
+    await ann.hello("ann")
+    made: list[int] = []
+    original = peer_module.ok_frame
+
+    def counting_ok_frame(request_id: int) -> bytes:
+        made.append(request_id)
+        return original(request_id)
+
+    monkeypatch.setattr(peer_module, "ok_frame", counting_ok_frame)
+    kept, beyond = 3001, peer_module.OK_FRAMES_KEPT + 5
+    for request_id in (kept, kept, beyond, beyond):
+        await ann.send(type="watch_lobby", id=request_id)
+        assert await ann.reply(request_id) == {"type": "ok", "id": request_id}
+    assert made == [kept, beyond, beyond], "an ok's frame is kept for ids below OK_FRAMES_KEPT"
+    assert peer_module.ok_frame(kept) == encode_frame({"type": "ok", "id": kept})

@@ -15,12 +15,15 @@ from typing import Any, Iterator
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import games
 from games import othello
 from protocol.codec import ENCODER
 from protocol.messages import Moved
 from server.app import Server
+from server.tables import fanout
 
 from .conftest import Raw, RawFactory
 
@@ -175,3 +178,27 @@ async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_fra
             index += 1
     assert pure.outcome is not None and index == len(received["fan"])
     assert sum(msgpack.unpackb(body).get("forced", False) for body in received["fan"]) == 2, "seed 1 holds two forced passes"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    table=st.sampled_from([1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**40]),
+    seat=st.sampled_from([0, 1]),
+    ply=st.sampled_from([0, 1, 127, 128, 255, 256, 65535, 65536, 2**32]),
+    move=st.one_of(st.sampled_from(["d3", "pass", "a10", "", "view", "x" * 31, "x" * 32, "é4", "\xa4view", "\xa4view\x85", "view" * 41]), st.text(max_size=40)),
+    keys=st.integers(0, 16),
+    forced=st.booleans(),
+    clock=st.sampled_from([None, {"remaining_ms": [1000, 2000], "running": 0}]),
+    legal=st.lists(st.text(max_size=4), max_size=20),
+)
+def test_the_seat_to_moves_frame_is_the_shared_one_with_its_legal_moves_spliced_in(
+    table: int, seat: int, ply: int, move: str, keys: int, forced: bool, clock: Any, legal: list[str]
+) -> None:
+    view = {f"k{index}": index for index in range(keys)}
+    shared = Moved(table=table, seat=seat, move=move, ply=ply, view=view, forced=forced, clock=clock)
+    frame = fanout._with_legal_moves(ENCODER.encode(shared), shared, legal)
+    whole = ENCODER.encode(Moved(table=table, seat=seat, move=move, ply=ply, view={**view, "legal_moves": legal}, forced=forced, clock=clock))
+    ordinary = not forced and clock is None and keys < 15 and table < 2**32 and ply < 2**32 and b"\xa4view" not in ENCODER.encode(move)
+    assert (frame is not None) == ordinary, "spliced exactly where the view is the body's last entry and a small map"
+    if frame is not None:
+        assert frame == struct.pack(">I", len(whole)) + whole
