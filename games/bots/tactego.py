@@ -36,7 +36,9 @@ alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
 loaded machine; 19 of 20 against uniformly random moves. Again (issue 22):
 169 of 200 at 0.1 s a move, 173 of 200 at 3,000 nodes on fresh seeds
 (docs/BENCHMARKS.md, with every game not won classified by
-``benchmarks/tactego_losses.py`` and what was tried to reach 95 %). Every
+``benchmarks/tactego_losses.py`` and what was tried to reach 95 %); with
+the blind opponent, 179 of 200 at 0.1 s and 174 of 200 at 3,000 nodes on
+fresh seeds (the unchanged player 174 and 170 on the same seeds). Every
 loss was a flag taken, by the enemy's strongest pieces next to it. Level 3 wins 16 of 20
 against capture-first. ``benchmarks/strength.py`` holds
 the full measurement.
