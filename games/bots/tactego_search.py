@@ -105,6 +105,8 @@ class SearchBoard:
         """This board as the other seat may believe it, right after the seat with ``sign`` played origin-target.
 
         ``defender`` is what stood on ``target`` before the move (0: a step).
+        The move must be the only one made since this board was built (the
+        pieces that never fought are known as of the sampled position).
 
         The other seat sees where ``sign``'s pieces stand but not the ranks
         of those that never fought: their ranks are shuffled among them, a
