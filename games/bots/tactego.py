@@ -19,7 +19,16 @@ Levels:
 3. determinization, one ply and the opponent's best capture;
 4. determinization, two plies on the most promising moves;
 5. determinization, two plies on more candidates, as many samples as the
-   budget allows.
+   budget allows; and an opponent that cannot see our ranks where seeing
+   them would win: in a sample the opponent knows every rank, our flag
+   included, so every line with its strong piece two steps from our flag
+   is lost and every move looks alike. Such a move is valued again against
+   an opponent choosing its reply on a belief in which our never-fought
+   pieces' ranks are shuffled (a flag only where nothing moved,
+   ``SearchBoard.belief``); a move it does not lose to is worth that value
+   less :data:`BLIND_PENALTY`, and when every candidate is so valued all
+   legal moves are searched (a piece offered to the threat, away from the
+   flag, is a loss at depth 1).
 
 Measured on the default 8 x 8 board (level 5 against capture-first, seats
 alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
@@ -27,7 +36,9 @@ alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
 loaded machine; 19 of 20 against uniformly random moves. Again (issue 22):
 169 of 200 at 0.1 s a move, 173 of 200 at 3,000 nodes on fresh seeds
 (docs/BENCHMARKS.md, with every game not won classified by
-``benchmarks/tactego_losses.py`` and what was tried to reach 95 %). Every
+``benchmarks/tactego_losses.py`` and what was tried to reach 95 %); with
+the blind opponent, 179 of 200 at 0.1 s and 174 of 200 at 3,000 nodes on
+fresh seeds (the unchanged player 174 and 170 on the same seeds). Every
 loss was a flag taken, by the enemy's strongest pieces next to it. Level 3 wins 16 of 20
 against capture-first. ``benchmarks/strength.py`` holds
 the full measurement.
@@ -49,6 +60,10 @@ from .tactego_search import WIN, OutOfBudget, SearchBoard
 __all__ = ["DeterminizingChooser", "GreedyChooser", "LEVEL_1_RANDOM_SHARE", "greedy_chooser", "make_chooser"]
 
 
+BLIND_PENALTY = 50.0
+"""What a line costs that an opponent seeing every rank wins but one that cannot see ours does not
+(about four strong pieces): such moves rank below every move that holds against both."""
+
 LEVEL_1_RANDOM_SHARE = 0.75
 """The share of level 1's moves played at random (the others capture-first)."""
 
@@ -62,18 +77,28 @@ class _Plan:
         candidates: how many of the best depth-1 moves are searched deeper.
         depth: plies of the deeper search (before its one-capture quiescence).
         samples: at most this many determinizations for the deeper search.
+        blind: a move that loses against a sample's all-seeing opponent is
+            valued again against one that cannot see our hidden ranks (see
+            :func:`_score_moves`), so that a threatened flag is not given up
+            as if the opponent knew where it stands.
+        widen: when every candidate loses the game (or keeps the flag only
+            from a blind opponent) in the first deep sample, search
+            every legal move deeper instead (a move that gives a piece up at
+            depth 1 may be the one that keeps the flag).
     """
 
     first_samples: int
     candidates: int
     depth: int
     samples: int
+    blind: bool = False
+    widen: bool = False
 
 
 _PLANS = {
     3: _Plan(first_samples=4, candidates=0, depth=1, samples=0),
     4: _Plan(first_samples=6, candidates=5, depth=2, samples=40),
-    5: _Plan(first_samples=8, candidates=8, depth=2, samples=10_000),
+    5: _Plan(first_samples=8, candidates=8, depth=2, samples=10_000, blind=True, widen=True),
 }
 
 
@@ -216,7 +241,7 @@ class DeterminizingChooser(MoveChooser):
         shallow = _Tally(len(moves))
         for index in range(1 if known else plan.first_samples):
             try:
-                shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1))
+                shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1, rng=rng if plan.blind else None))
             except OutOfBudget:
                 if index == 0:  # the first pass is always finished: a move must come from somewhere
                     shallow.add(_score_moves(sample(), sign, moves, range(len(moves)), 1, ignore_budget=True))
@@ -228,9 +253,11 @@ class DeterminizingChooser(MoveChooser):
         deep = _Tally(len(moves))
         for _ in range(1 if known else plan.samples):  # with nothing hidden every sample is the same
             try:
-                deep.add(_score_moves(sample(), sign, moves, chosen, plan.depth))
+                deep.add(_score_moves(sample(), sign, moves, chosen, plan.depth, rng=rng if plan.blind else None))
             except OutOfBudget:
                 break
+            if plan.widen and len(chosen) < len(moves) and deep.count == 1 and deep.best(chosen) < -BLIND_PENALTY / 2:
+                chosen, deep = order, _Tally(len(moves))  # every candidate endangers the flag: the others may not
         if deep.count == 0:
             return legal[order[0]]
         return legal[deep.ranking(chosen)[0]]
@@ -248,6 +275,10 @@ class _Tally:
             self.sums[index] += value
         self.count += 1
 
+    def best(self, among: list[int]) -> float:
+        """The best mean value among the move indices ``among``."""
+        return max(self.sums[i] for i in among) / self.count
+
     def ranking(self, among: list[int] | None = None) -> list[int]:
         """Move indices best first (ties keep ``legal_moves`` order)."""
         indices = list(range(len(self.sums))) if among is None else list(among)
@@ -255,8 +286,15 @@ class _Tally:
 
 
 def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], which: Iterable[int], depth: int,
-                 ignore_budget: bool = False) -> dict[int, float]:
-    """Each chosen move's exact value on ``board`` (a full-window search under each)."""
+                 ignore_budget: bool = False, rng: random.Random | None = None) -> dict[int, float]:
+    """Each chosen move's value on ``board``: a full-window search under each.
+
+    With ``rng``, a move that loses the game against this sample's opponent
+    (who sees every rank, our flag included) is valued again against one who
+    cannot see our hidden ranks (:meth:`SearchBoard.blind_reply`, on a
+    belief drawn from ``rng``); if that one does not win, the move is worth
+    that value less :data:`BLIND_PENALTY` instead of a loss.
+    """
     if ignore_budget:
         board.unlimited = True
     enemy = 1 if sign > 0 else 0
@@ -271,6 +309,10 @@ def _score_moves(board: SearchBoard, sign: int, moves: list[tuple[int, int]], wh
             value = WIN - board.ply
         else:
             value = -board.negamax(-sign, depth - 1, -WIN - 1.0, WIN + 1.0)
+            if rng is not None and value < -WIN / 2:
+                blind = board.blind_reply(sign, board.belief(sign, origin, target, saved[0], rng))
+                if blind > -WIN / 2:
+                    value = blind - BLIND_PENALTY
         board.unmake(origin, target, attacker, saved)
         values[index] = value
     return values

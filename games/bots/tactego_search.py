@@ -19,6 +19,7 @@ enemy beats it is seen as lost one ply beyond the nominal depth.
 from __future__ import annotations
 
 import functools
+import random
 from typing import Sequence
 
 from ..tactego import FLAG, TactegoState
@@ -69,31 +70,73 @@ class SearchBoard:
     """
 
     __slots__ = ("board", "score", "flags", "ply", "max_plies", "unlimited", "_steps", "_value", "_placement",
-                 "_guard", "_flag_squares", "_near", "_deadline")
+                 "_guard", "_flag_squares", "_near", "_deadline", "_rows", "_cols", "_hidden")
 
     def __init__(self, state: TactegoState, steps: Sequence[Sequence[int]], deadline: Deadline) -> None:
-        cols, rows = state.options["cols"], state.options["rows"]
         self._steps = steps
         self._deadline = deadline
         self.unlimited = False
-        self.board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in state.board]
-        self.flags = [0, 0]
-        self._flag_squares: tuple[list[int], list[int]] = ([], [])
-        for i, p in enumerate(state.board):
-            if p is not None and p.rank == FLAG:
-                self.flags[p.owner] += 1
-                self._flag_squares[p.owner].append(i)
         self.ply = state.ply
         self.max_plies = state.options["max_plies"]
-        top = max(s for s in (abs(v) for v in self.board) if s) if any(self.board) else 1
+        self._hidden = tuple((i, p.moved) for i, p in enumerate(state.board) if p is not None and not p.revealed)
+        board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in state.board]
+        self._set_board(board, state.options["rows"], state.options["cols"])
+
+    def _set_board(self, board: list[int], rows: int, cols: int) -> None:
+        """Take ``board`` as the position: flags, tables and score follow from it."""
+        self.board = board
+        self._rows, self._cols = rows, cols
+        self.flags = [0, 0]
+        self._flag_squares: tuple[list[int], list[int]] = ([], [])
+        for i, v in enumerate(board):
+            if v == 1 or v == -1:
+                self.flags[0 if v > 0 else 1] += 1
+                self._flag_squares[0 if v > 0 else 1].append(i)
+        top = max(s for s in (abs(v) for v in board) if s) if any(board) else 1
         self._value = [0.0] + [piece_value(s) for s in range(0, top)]  # indexed by |square| (flag 0)
         self._value[1] = 0.0
         red_flags, blue_flags = tuple(self._flag_squares[0]), tuple(self._flag_squares[1])
         self._placement = (_placement_table(rows, cols, blue_flags), _placement_table(rows, cols, red_flags))
         self._guard = (_guard_table(rows, cols, red_flags), _guard_table(rows, cols, blue_flags))
         self._near = _within_two(rows, cols)
-        self.score = sum(self._contribution(v, i) for i, v in enumerate(self.board) if v)
+        self.score = sum(self._contribution(v, i) for i, v in enumerate(board) if v)
 
+    def belief(self, sign: int, origin: int, target: int, defender: int, rng: random.Random) -> "SearchBoard":
+        """This board as the other seat may believe it, right after the seat with ``sign`` played origin-target.
+
+        ``defender`` is what stood on ``target`` before the move (0: a step).
+        The move must be the only one made since this board was built (the
+        pieces that never fought are known as of the sampled position).
+
+        The other seat sees where ``sign``'s pieces stand but not the ranks
+        of those that never fought: their ranks are shuffled among them, a
+        flag only onto a piece that never moved (``has_moved`` is public).
+        The move's attacker, if it fought, is seen. The copy shares the
+        deadline; this board is unchanged.
+        """
+        board = self.board
+        unmoved, moved = [], []
+        for square, has_moved in self._hidden:
+            if square == origin:
+                if defender == 0:
+                    moved.append(target)
+            elif square != target and board[square] * sign > 0:  # the target held none of ours
+                (moved if has_moved else unmoved).append(square)
+        believed = list(board)
+        flags = [square for square in unmoved if board[square] == sign]
+        squares = unmoved + moved
+        if len(squares) > 1:
+            ranks = [board[square] for square in squares if board[square] != sign]
+            rng.shuffle(ranks)
+            flag_squares = set(rng.sample(unmoved, len(flags)))
+            rest = iter(ranks)
+            for square in squares:
+                believed[square] = sign if square in flag_squares else next(rest)
+        copy = SearchBoard.__new__(SearchBoard)
+        copy._steps, copy._deadline, copy.unlimited = self._steps, self._deadline, self.unlimited
+        copy.ply, copy.max_plies, copy._hidden = self.ply, self.max_plies, ()
+        copy._set_board(believed, self._rows, self._cols)
+        return copy
 
     def _contribution(self, v: int, square: int) -> float:
         """Seat 0's view of what piece ``v`` on ``square`` is worth."""
@@ -187,6 +230,50 @@ class SearchBoard:
                     if alpha >= beta:
                         break
         return best
+
+    def blind_reply(self, sign: int, belief: "SearchBoard") -> float:
+        """The value for the seat with ``sign`` when the opponent, to move, chooses its reply on ``belief``.
+
+        The opponent picks the reply that is best for it on ``belief`` (a
+        board of :meth:`belief`: what it may think ``sign``'s hidden pieces
+        are), looking one capture further; that reply is then played here,
+        on the real board, and valued after ``sign``'s best single capture.
+        So an opponent that cannot see the flag goes for it only where it
+        guesses it.
+
+        Raises:
+            OutOfBudget: when the deadline expires.
+        """
+        enemy, ours = -sign, (0 if sign > 0 else 1)
+        chosen, best = None, -WIN - 2.0
+        for origin, target in belief.moves(enemy):
+            self._tick()
+            attacker = belief.board[origin]
+            saved = belief.make(origin, target)
+            value = WIN - belief.ply if belief.flags[ours] == 0 else -belief._quiesce(sign)
+            belief.unmake(origin, target, attacker, saved)
+            if value > best:
+                chosen, best = (origin, target), value
+        if chosen is None:
+            return WIN - self.ply
+        origin, target = chosen
+        attacker = self.board[origin]
+        saved = self.make(origin, target)
+        if self.flags[ours] == 0:
+            value = -(WIN - self.ply)
+        elif self.max_plies is not None and self.ply >= self.max_plies:
+            value = 0.0
+        else:
+            value = self._quiesce(sign)
+        self.unmake(origin, target, attacker, saved)
+        return value
+
+    def _tick(self) -> None:
+        """Count one node; raise :class:`OutOfBudget` when the deadline has passed."""
+        deadline = self._deadline
+        deadline.nodes += 1
+        if not self.unlimited and (deadline.expired() or (deadline.nodes & 63 == 0 and self.out_of_time())):
+            raise OutOfBudget
 
     def unmake(self, origin: int, target: int, attacker: int, saved: tuple[int, float]) -> None:
         """Undo the move of ``attacker`` from origin to target (``saved``: what :meth:`make` returned)."""
