@@ -300,3 +300,15 @@ def test_the_training_script_bootstraps_rounds_of_tables_searching_their_predece
     again = tmp_path / "again.bin"
     assert othello_train.main([*small[:-1], str(again), "--bootstrap-rounds", "2", "--relabelled", str(kept)]) == 0
     assert again.read_bytes().split(b"\n", 1)[1] == out.read_bytes().split(b"\n", 1)[1]  # the labels reused
+
+
+def test_strength_reports_a_long_match_every_ten_games(capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    from games.bots.othello_patterns import DATA_FILE  # noqa: PLC0415
+
+    assert strength.main(["--game", "othello", "--only", "previous", "--no-previous", "--games", "11", "--seconds",
+                          "0", "--nodes", "30", "--against-tables", str(DATA_FILE)]) == 0
+    err = capsys.readouterr().err
+    tallies = [line.split(": ")[-1].split(" (")[0] for line in err.splitlines() if " vs " in line]
+    assert [sum(int(part[1:]) for part in tally.split()) for tally in tallies] == [10, 11], err
