@@ -44,7 +44,9 @@ Games can be played in several runs (``--first-game``, each run keeping its
 ``--labelled`` file) and fitted as one data set (several ``--labelled``
 files). The shipped tables: 6,398 games, 171,248 positions: the first 1,600
 games as one run (15 minutes with ``--jobs 2``), games 1,600-6,397 in two
-niced jobs in 31 minutes (load average 3-12), the fit 61 s. A
+niced jobs in 31 minutes (load average 3-12), the fit 61 s; then one
+bootstrapping round searching those tables (4 plies, exact to 12 empties,
+``--epochs 30``). A
 bootstrapping round costs a search of the tables per position: 6.0 ms of CPU
 at 4 plies (623 nodes), 22.5 ms at 5, 71 ms at 6 (6,844 nodes); a solve 44-49
 ms at 11-12 empties, 240 ms at 13, 520 ms at 14. One 4-ply round over the
@@ -59,10 +61,10 @@ Usage::
 
     nice -n 10 python benchmarks/othello_train.py --games 1600 --labelled a.pkl --out /tmp/p.bin
     nice -n 10 python benchmarks/othello_train.py --games 4800 --first-game 1600 --labelled b.pkl --out /tmp/p.bin
-    python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the shipped tables
+    python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the tables before them
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --alone --out /tmp/alone.bin
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --bootstrap-rounds 1 --exact-to 12 \
-        --relabelled c.pkl                                                     # bootstrapped tables
+        --bootstrap-from old.bin --epochs 30 --relabelled c.pkl                # the shipped tables
     python benchmarks/othello_train.py --games 20 --out /tmp/p.bin             # a smoke run
 """
 
