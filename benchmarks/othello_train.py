@@ -25,6 +25,12 @@ Four steps, each one function:
    to the labels themselves (no hand-weighted evaluation at play time).
 4. :func:`compare`: the held-out error of the fitted evaluation beside the
    hand-weighted one's.
+5. :func:`bootstrap` (``--bootstrap-rounds``): the same positions relabelled
+   by ``--bootstrap-depth``-ply searches of the tables just fitted (or of
+   ``--bootstrap-from``), exact up to ``--exact-to`` empties, and fitted
+   again; each round searches the previous round's tables, as TD-leaf and
+   Logistello's later rounds do, so the tables learn what their own search
+   knows rather than what a 4-ply search of the hand-weighted evaluation does.
 
 Writes ``games/bots/data/othello_patterns.bin`` (or ``--out``), with the data
 set's size and both errors in its header. Samples can be kept
@@ -38,14 +44,27 @@ Games can be played in several runs (``--first-game``, each run keeping its
 ``--labelled`` file) and fitted as one data set (several ``--labelled``
 files). The shipped tables: 6,398 games, 171,248 positions: the first 1,600
 games as one run (15 minutes with ``--jobs 2``), games 1,600-6,397 in two
-niced jobs in 31 minutes (load average 3-12), the fit 61 s.
+niced jobs in 31 minutes (load average 3-12), the fit 61 s; then one
+bootstrapping round searching those tables (4 plies, exact to 12 empties,
+``--epochs 30``). A
+bootstrapping round costs a search of the tables per position: 6.0 ms of CPU
+at 4 plies (623 nodes), 22.5 ms at 5, 71 ms at 6 (6,844 nodes); a solve 44-49
+ms at 11-12 empties, 240 ms at 13, 520 ms at 14. One 4-ply round over the
+shipped 171,248 positions, exact to 12 empties: some 14 minutes of CPU (49
+minutes of wall time for two jobs at load average 8-11), so the whole run from
+scratch (about 27 minutes of self-play, 4 of hand-weighted relabelling, 7 of
+bootstrapping and 2-4 of fitting with two jobs) stays under the hour on an
+idle 2-core machine; a 6-ply round (12 times the 4-ply one's CPU) does not:
+use ``--bootstrap-every``.
 
 Usage::
 
     nice -n 10 python benchmarks/othello_train.py --games 1600 --labelled a.pkl --out /tmp/p.bin
     nice -n 10 python benchmarks/othello_train.py --games 4800 --first-game 1600 --labelled b.pkl --out /tmp/p.bin
-    python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the shipped tables
+    python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the tables before them
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --alone --out /tmp/alone.bin
+    python benchmarks/othello_train.py --labelled a.pkl b.pkl --bootstrap-rounds 1 --exact-to 12 \
+        --bootstrap-from old.bin --epochs 30 --relabelled c.pkl                # the shipped tables
     python benchmarks/othello_train.py --games 20 --out /tmp/p.bin             # a smoke run
 """
 
@@ -66,7 +85,7 @@ if str(ROOT) not in sys.path:
 
 from games.bots import Budget  # noqa: E402
 from games.bots.othello_board import board  # noqa: E402
-from games.bots.othello_eval import LIMIT, evaluator, hand_terms  # noqa: E402
+from games.bots.othello_eval import LIMIT, evaluator, hand_terms, trained_evaluator  # noqa: E402
 from games.bots.othello_patterns import (  # noqa: E402
     DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights)
 from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: E402
@@ -136,15 +155,28 @@ def generate(games: int, seed: int, nodes: int, random_plies: int, epsilon: floa
     return samples
 
 
-def _search_label(task: tuple[int, int, int]) -> int:
-    """The hand-weighted evaluation searched ``depth`` plies from ``(own, opp)``.
+def _search_label(task: tuple[int, int, int, Path | None]) -> int:
+    """An evaluation searched ``depth`` plies from ``(own, opp)``: the hand-weighted one, or the tables at ``tables``.
 
     In the evaluation's own units, or (a game end within reach) the proven
     margin as ``margin * SCALE`` (see :mod:`games.bots.othello_search`).
+    A ``depth`` of ``EXACT`` solves the position (its margin times ``SCALE``).
+
+    Raises:
+        ValueError: if ``tables`` is not a pattern file that loads.
     """
-    own, opp, depth = task
-    searcher = Searcher(8, Budget(nodes=10**12), evaluate=evaluator(8))
+    own, opp, depth, tables = task
+    evaluate = evaluator(8) if tables is None else trained_evaluator(8, tables)
+    if evaluate is None:
+        raise ValueError(f"{tables} is not a pattern file that loads")
+    searcher = Searcher(8, Budget(nodes=10**12), evaluate=evaluate)
+    if depth == EXACT:
+        return searcher.solve(own, opp, -64, 64) * SCALE
     return searcher.search(own, opp, depth, -INFINITY, INFINITY)
+
+
+EXACT = 64
+"""A search depth that means: solve the position exactly."""
 
 
 def _to_hundredths(score: int, scale: float) -> float:
@@ -154,24 +186,32 @@ def _to_hundredths(score: int, scale: float) -> float:
     return scale * score
 
 
-def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs: int) -> list[Sample]:
-    """Blend each label with a ``depth``-ply search of the hand-weighted evaluation (share ``share``).
+def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs: int,
+            tables: Path | None = None, exact_to: int = 0) -> list[Sample]:
+    """Blend each label with a ``depth``-ply search (share ``share``) of the hand-weighted evaluation or ``tables``.
 
-    Positions with ``solve_at`` empties or fewer keep their exact label. The
-    search's units are turned into hundredths of a disc by the least-squares
-    factor between the hand-weighted evaluation and the labels. Search labels
-    are much less noisy than a game's outcome, which depends on every later
-    move of two weak players; the blend keeps some of what only the
+    Positions with ``solve_at`` empties or fewer keep their exact label;
+    those with up to ``exact_to`` empties are solved exactly instead of
+    searched. The hand-weighted search's units are turned into hundredths of
+    a disc by the least-squares factor between that evaluation and the
+    labels; the tables' scores are hundredths of a disc already. Search
+    labels are much less noisy than a game's outcome, which depends on every
+    later move of two weak players; the blend keeps some of what only the
     outcome knows.
     """
-    hand = evaluator(8)
-    static = [hand(own, opp) for own, opp, _, _ in samples]
-    scale = sum(h * label for h, (_, _, label, _) in zip(static, samples)) / max(1, sum(h * h for h in static))
+    if tables is None:
+        hand = evaluator(8)
+        static = [hand(own, opp) for own, opp, _, _ in samples]
+        scale = sum(h * label for h, (_, _, label, _) in zip(static, samples)) / max(1, sum(h * h for h in static))
+    else:
+        scale = 1.0
     todo = [i for i, (own, opp, _, _) in enumerate(samples) if 64 - (own | opp).bit_count() > solve_at]
     started = time.perf_counter()
     relabelled = list(samples)
     with multiprocessing.Pool(jobs) as pool:
-        tasks = [(samples[i][0], samples[i][1], depth) for i in todo]
+        tasks = [(samples[i][0], samples[i][1],
+                  EXACT if 64 - (samples[i][0] | samples[i][1]).bit_count() <= exact_to else depth, tables)
+                 for i in todo]
         for done, (i, score) in enumerate(zip(todo, pool.imap(_search_label, tasks, chunksize=64)), 1):
             own, opp, label, game = samples[i]
             relabelled[i] = (own, opp, round((1 - share) * label + share * _to_hundredths(score, scale)), game)
@@ -179,6 +219,22 @@ def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs
                 print(f"  relabelled {done} of {len(todo)}, {time.perf_counter() - started:.0f} s",
                       file=sys.stderr, flush=True)
     return relabelled
+
+
+def bootstrap(samples: list[Sample], tables: Path, depth: int, solve_at: int, exact_to: int, jobs: int,
+              every: int = 1) -> list[Sample]:
+    """Relabel ``samples`` by ``depth``-ply searches of the pattern evaluation in ``tables`` (one round of bootstrapping).
+
+    The labels a set of tables was fitted to (searches of the hand-weighted
+    evaluation) are replaced by searches of those tables themselves, exact
+    up to ``exact_to`` empties, as TD-leaf and Logistello's later rounds
+    relabel with their own evaluation; fitting again to them lets the tables
+    learn what their own deeper search knows. Only one position in ``every``
+    (by position in the list) before the exact endgame is kept and
+    relabelled, to bound the cost of deep searches; exact ones are all kept.
+    """
+    kept = [s for i, s in enumerate(samples) if i % every == 0 or 64 - (s[0] | s[1]).bit_count() <= solve_at]
+    return relabel(kept, depth, 1.0, solve_at, jobs, tables=tables, exact_to=exact_to)
 
 
 def load_labelled(paths: list[Path]) -> list[Sample]:
@@ -344,6 +400,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alone", action="store_true",
                         help="fit the tables and a mobility weight alone, not as a correction of the hand-weighted "
                              "evaluation (cheaper to evaluate: no hand-weighted terms)")
+    parser.add_argument("--bootstrap-rounds", type=int, default=0,
+                        help="then relabel the positions this many times by searches of the last fitted tables and "
+                             "refit (default 0)")
+    parser.add_argument("--bootstrap-depth", type=int, default=4, help="those searches' depth (default 4)")
+    parser.add_argument("--bootstrap-from", type=Path,
+                        help="the first bootstrapping round searches these tables (default: fit them first)")
+    parser.add_argument("--bootstrap-every", type=int, default=1,
+                        help="bootstrapping keeps one position in this many before the exact endgame (default 1)")
+    parser.add_argument("--exact-to", type=int, default=0,
+                        help="bootstrapping solves positions with this many empties or fewer (default: --solve-at)")
+    parser.add_argument("--relabelled", type=Path,
+                        help="keep the last bootstrapping round's labels here, or reuse them if the file exists")
     parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"the data file written (default {DATA_FILE})")
     args = parser.parse_args(argv)
     reuse = bool(args.labelled) and all(path.exists() for path in args.labelled)
@@ -368,6 +436,49 @@ def main(argv: list[str] | None = None) -> int:
             samples = relabel(samples, args.relabel_depth, args.relabel_share, args.solve_at, args.jobs)
         if args.labelled:
             args.labelled[0].write_bytes(pickle.dumps(samples))
+    args.seconds_playing = round(played)
+    final, depth = _bootstrap_rounds(samples, args)[-1] if args.bootstrap_rounds else (samples, 0)
+    _fit_and_save(final, args, args.out, started, depth)
+    return 0
+
+
+def _round_path(out: Path, number: int) -> Path:
+    """Where bootstrapping round ``number``'s intermediate tables are written (beside ``out``)."""
+    return out.with_name(f"{out.stem}.round{number}{out.suffix}")
+
+
+def _bootstrap_rounds(samples: list[Sample], args: argparse.Namespace) -> list[tuple[list[Sample], int]]:
+    """The data sets of ``--bootstrap-rounds`` rounds, each relabelled by the previous round's tables.
+
+    A round's tables are fitted and written (:func:`_round_path`) before the
+    next round searches them; the first round searches ``--bootstrap-from``
+    or the tables fitted to ``samples``. ``--relabelled`` keeps (or reuses)
+    the last round's labels.
+    """
+    if not args.bootstrap_rounds:
+        return []
+    if args.relabelled is not None and args.relabelled.exists():
+        return [(pickle.loads(args.relabelled.read_bytes()), args.bootstrap_depth)]
+    tables = args.bootstrap_from
+    if tables is None:
+        tables = _round_path(args.out, 0)
+        _fit_and_save(samples, args, tables, time.perf_counter(), 0)
+    rounds = []
+    for number in range(args.bootstrap_rounds):
+        relabelled = bootstrap(samples, tables, args.bootstrap_depth, args.solve_at,
+                               max(args.exact_to, args.solve_at), args.jobs, args.bootstrap_every)
+        rounds.append((relabelled, args.bootstrap_depth))
+        if number < args.bootstrap_rounds - 1:
+            tables = _round_path(args.out, number + 1)
+            _fit_and_save(relabelled, args, tables, time.perf_counter(), args.bootstrap_depth)
+    if args.relabelled is not None:
+        args.relabelled.write_bytes(pickle.dumps(rounds[-1][0]))
+    return rounds
+
+
+def _fit_and_save(samples: list[Sample], args: argparse.Namespace, out: Path, started: float,
+                  bootstrap_depth: int) -> PatternWeights:
+    """Fit tables to ``samples`` as ``args`` ask (correction or ``--alone``), record the run in their header, write ``out``."""
     if args.alone:
         permille = 0
         weights, info = fit(samples, args.epochs, args.seed, min_count=args.min_count, mobility_rate=MOBILITY_RATE)
@@ -378,11 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     info.update(compare(samples, weights))
     info.update({"games": len({s[3] for s in samples}), "nodes_per_move": args.nodes, "solve_at": args.solve_at,
                  "relabel_depth": args.relabel_depth, "relabel_share": args.relabel_share if args.relabel_depth else 0,
-                 "seconds_playing": round(played), "seconds_total": round(time.perf_counter() - started)})
+                 "seconds_playing": args.seconds_playing, "seconds_total": round(time.perf_counter() - started)})
+    if bootstrap_depth:
+        info.update({"bootstrap_depth": bootstrap_depth, "bootstrap_rounds": args.bootstrap_rounds,
+                     "exact_to": max(args.exact_to, args.solve_at), "bootstrap_every": args.bootstrap_every})
     weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
-    save_weights(weights, args.out)
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes): {info}")
-    return 0
+    save_weights(weights, out)
+    print(f"wrote {out} ({out.stat().st_size:,} bytes): {info}", flush=True)
+    return weights
 
 
 if __name__ == "__main__":

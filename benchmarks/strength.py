@@ -660,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
 
     def progress(match: Match, tally: Tally) -> None:
-        if tally.games == args.games:
+        if tally.games == args.games or tally.games % 10 == 0:
             print(f"  {match.game}: {match.player.label} vs {match.opponent.label}: "
                   f"+{tally.wins} ={tally.draws} -{tally.losses} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 

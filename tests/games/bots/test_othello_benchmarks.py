@@ -251,3 +251,64 @@ def test_the_training_script_fits_games_played_in_separate_runs_as_one_data_set(
         othello_train.load_labelled([first, second, first])
     with pytest.raises(SystemExit):
         othello_train.main(["--labelled", str(first), str(tmp_path / "absent.pkl"), *small])
+
+
+def test_bootstrapping_relabels_by_searches_of_the_given_tables_and_solves_up_to_exact_to(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots.othello_eval import trained_evaluator  # noqa: PLC0415
+    from games.bots.othello_patterns import DATA_FILE  # noqa: PLC0415
+    from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: PLC0415
+
+    samples = othello_train.play_game(0, 1, 40, 8, 0.1, 6)
+    assert min(64 - (own | opp).bit_count() for own, opp, _, _ in samples) <= 6
+    relabelled = othello_train.bootstrap(samples, DATA_FILE, 2, 6, 9, 1)
+    assert len(relabelled) == len(samples)
+    tables = trained_evaluator(8, DATA_FILE)
+    for (own, opp, label, game), after in zip(samples, relabelled):
+        empties = 64 - (own | opp).bit_count()
+        searcher = Searcher(8, Budget(nodes=10**12), evaluate=tables)
+        if empties <= 6:
+            assert after == (own, opp, label, game)  # the game's own exact label is kept
+        elif empties <= 9:
+            assert after == (own, opp, 100 * searcher.solve(own, opp, -64, 64), game)
+        else:
+            score = searcher.search(own, opp, 2, -INFINITY, INFINITY)
+            expected = score * 100 // SCALE if abs(score) > 9_999 else score
+            assert after[:2] == (own, opp) and after[3] == game and abs(after[2] - expected) <= 1
+    every_third = othello_train.bootstrap(samples, DATA_FILE, 1, 6, 6, 1, every=3)
+    assert len(every_third) == len([i for i, (own, opp, _, _) in enumerate(samples)
+                                    if i % 3 == 0 or 64 - (own | opp).bit_count() <= 6])
+
+
+def test_the_training_script_bootstraps_rounds_of_tables_searching_their_predecessors(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    out, kept = tmp_path / "tables.bin", tmp_path / "relabelled.pkl"
+    small = ["--games", "3", "--jobs", "1", "--nodes", "40", "--solve-at", "6", "--relabel-depth", "1", "--epochs", "2",
+             "--min-count", "1", "--exact-to", "8", "--bootstrap-depth", "2", "--out", str(out)]
+    assert othello_train.main([*small, "--bootstrap-rounds", "2", "--relabelled", str(kept)]) == 0
+    first, second = tmp_path / "tables.round0.bin", tmp_path / "tables.round1.bin"
+    assert "bootstrap_depth" not in othello_patterns.load_weights(first).info  # fitted to the 1-ply hand labels
+    info = othello_patterns.load_weights(out).info
+    assert (info["bootstrap_depth"], info["bootstrap_rounds"], info["exact_to"]) == (2, 2, 8)
+    assert othello_patterns.load_weights(second).info["bootstrap_depth"] == 2
+    labels = othello_train.load_labelled([kept])
+    assert labels == othello_train.bootstrap(othello_train.load_labelled([kept]), second, 2, 8, 8, 1)
+    again = tmp_path / "again.bin"
+    assert othello_train.main([*small[:-1], str(again), "--bootstrap-rounds", "2", "--relabelled", str(kept)]) == 0
+    assert again.read_bytes().split(b"\n", 1)[1] == out.read_bytes().split(b"\n", 1)[1]  # the labels reused
+
+
+def test_strength_reports_a_long_match_every_ten_games(capsys: pytest.CaptureFixture[str]) -> None:
+    import strength  # noqa: PLC0415
+
+    from games.bots.othello_patterns import DATA_FILE  # noqa: PLC0415
+
+    assert strength.main(["--game", "othello", "--only", "previous", "--no-previous", "--games", "11", "--seconds",
+                          "0", "--nodes", "30", "--against-tables", str(DATA_FILE)]) == 0
+    err = capsys.readouterr().err
+    tallies = [line.split(": ")[-1].split(" (")[0] for line in err.splitlines() if " vs " in line]
+    assert [sum(int(part[1:]) for part in tally.split()) for tally in tallies] == [10, 11], err

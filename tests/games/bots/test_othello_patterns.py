@@ -15,6 +15,7 @@ import pytest
 import games
 from games.bots import Budget
 from games.bots import othello_patterns as patterns
+from games.bots.othello_board import board
 from games.bots.othello_eval import LIMIT, best_evaluator, evaluator, hand_terms, trained_evaluator
 from games.bots.othello_search import Searcher
 from games.othello import OthelloState
@@ -99,17 +100,19 @@ def test_the_shipped_tables_load_with_the_right_shapes_and_are_small() -> None:
         assert all(-32767 <= value <= 32767 for table in stage_tables.values() for value in table)
     assert 300 <= weights.hand_permille <= 3000
     assert weights.info["games"] >= 6000 and weights.info["test_rmse_patterns"] < weights.info["test_rmse_hand_weighted"]
+    # fitted to 4-ply searches of the tables before them, exact to 12 empties (one bootstrapping round)
+    assert (weights.info["bootstrap_depth"], weights.info["exact_to"], weights.info["epoch"]) == (4, 12, 27)
     assert patterns.load_weights() is weights  # read once per process
 
 
 def test_known_positions_score_as_when_the_tables_were_fitted() -> None:
     evaluate = trained_evaluator(8)
     assert evaluate is not None
-    assert evaluate(*START) == -29  # the start, Black to move: about even (0.3 discs to White)
+    assert evaluate(*START) == 0  # the start, Black to move: even
     four_corners = OthelloState.from_diagram("\n".join(
         ["X......X", "........", "..XXO...", "...XO...", "...OX...", "..O.....", "........", "X......X"]), 0, 20)
-    assert evaluate(four_corners.black, four_corners.white) == 2096  # Black holds all four corners: +21 discs
-    assert evaluate(four_corners.white, four_corners.black) == -2323
+    assert evaluate(four_corners.black, four_corners.white) == 2312  # Black holds all four corners: +23 discs
+    assert evaluate(four_corners.white, four_corners.black) == -2233
 
 
 def test_the_search_uses_the_trained_tables_on_8x8_only() -> None:
@@ -130,7 +133,11 @@ def test_a_player_given_a_tables_file_evaluates_with_it_and_refuses_a_bad_one(tm
     state = OTHELLO.new_state({"size": 8})
     assert player.choose(state.view(0), Budget(nodes=300), random.Random(1)) in state.legal_moves()
     assert player._evaluate is trained_evaluator(8, path)
-    assert player._evaluate(*START) == 0 and make_chooser(5)._evaluate is None  # the shipped tables say -29
+    assert player._evaluate(*START) == 0 and make_chooser(5)._evaluate is None
+    four_corners = OthelloState.from_diagram("\n".join(
+        ["X......X", "........", "..XXO...", "...XO...", "...OX...", "..O.....", "........", "X......X"]), 0, 20)
+    mobility = board(8).mobility(four_corners.black, four_corners.white)
+    assert player._evaluate(four_corners.black, four_corners.white) == 100 * mobility  # the shipped tables: 2312
     bad = tmp_path / "bad.bin"
     bad.write_text("not tables")
     with pytest.raises(ValueError, match="JSON header"):
