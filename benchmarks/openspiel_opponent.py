@@ -397,8 +397,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def progress(number: int, result: GameResult) -> None:
         outcome = {1.0: "win", 0.5: "draw", 0.0: "loss"}[result.points]
+        ours, theirs = (result.plies + 1 - result.our_seat) // 2, (result.plies + result.our_seat) // 2
         print(f"game {number + 1}: we played {'first' if result.our_seat == 0 else 'second'}: {outcome} "
-              f"{result.score}, {result.plies} plies", flush=True)
+              f"{result.score}, {result.plies} plies; s/move ours {result.our_seconds / max(1, ours):.2f}, "
+              f"OpenSpiel {result.their_seconds / max(1, theirs):.2f}", flush=True)
 
     match = play_against_mcts(args.game, lambda: chooser(args.game, args.level), args.games, args.simulations,
                               args.seed, seconds, on_game=progress, opponent=args.opponent)
