@@ -17,7 +17,11 @@ and adds what the generic one lacks:
 - **move ordering**: the table move, captures by pawns taken, two killer
   moves per ply, then the history heuristic;
 - **iterative deepening** with a null-window search of every move after the
-  first (PVS); the deadline is polled every :data:`CLOCK_EVERY` nodes.
+  first (PVS); the deadline is polled every :data:`CLOCK_EVERY` nodes;
+- **null-move pruning** and **late move reductions** (quiet moves late in
+  the order searched a ply shallower first): a ply deeper for the same
+  positions in the middle game, so a deeper look at the threats that a
+  shallower opponent cannot see coming.
 
 Scores are for the seat to move, in hundredths of a pawn
 (:func:`evaluate_board`); a win ``n`` plies from the root is
