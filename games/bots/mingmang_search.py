@@ -289,7 +289,7 @@ class MingMangSearch:
             raise _OutOfTime
 
     def _negamax(self, depth: int, alpha: int, beta: int, height: int, me: int = 0, null_ok: bool = True) -> int:
-        """The score for the side to move (colour ``me``; by default ``self.side`` flipped every ply), ``depth`` plies deep.
+        """The score for the side to move, colour ``me`` (by default ``self.side`` flipped every ply), ``depth`` deep.
 
         Two selective steps cut the width of the tree (the searches below
         them are null-window, so a wrong guess costs a re-search, not a move):
