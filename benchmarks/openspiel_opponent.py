@@ -56,7 +56,8 @@ import games  # noqa: E402
 from games.bots import Budget, MoveChooser  # noqa: E402
 from games.morris import POINTS  # noqa: E402
 
-__all__ = ["AlphaBetaBot", "GameResult", "MatchResult", "available", "check_mapping", "play_against_mcts", "wilson_interval"]
+__all__ = ["AlphaBetaBot", "GameResult", "MatchResult", "available", "check_mapping", "game_line", "play_against_mcts",
+           "wilson_interval"]
 
 NOT_INSTALLED = "open_spiel is not installed: pip install open_spiel (benchmarks only; the product never needs it)"
 
@@ -371,6 +372,16 @@ def _play_one(mapping: _Mapping, spiel_game: Any, chooser: MoveChooser, bot: Any
     return GameResult(our_seat, points, ours.outcome.score, ours.ply, our_seconds, their_seconds)
 
 
+def game_line(number: int, result: GameResult) -> str:
+    """One finished game (``number`` from 0) as the command line prints it: who moved first, the result, the
+    score, the plies and each side's mean seconds a move (so that a match cut short still says how fast both played)."""
+    outcome = {1.0: "win", 0.5: "draw", 0.0: "loss"}[result.points]
+    ours, theirs = (result.plies + 1 - result.our_seat) // 2, (result.plies + result.our_seat) // 2
+    return (f"game {number + 1}: we played {'first' if result.our_seat == 0 else 'second'}: {outcome} "
+            f"{result.score}, {result.plies} plies; s/move ours {result.our_seconds / max(1, ours):.2f}, "
+            f"OpenSpiel {result.their_seconds / max(1, theirs):.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: check the mapping, or play a match and print the score with its interval."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -396,9 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = args.seconds if args.seconds is not None else default_seconds(args.level)
 
     def progress(number: int, result: GameResult) -> None:
-        outcome = {1.0: "win", 0.5: "draw", 0.0: "loss"}[result.points]
-        print(f"game {number + 1}: we played {'first' if result.our_seat == 0 else 'second'}: {outcome} "
-              f"{result.score}, {result.plies} plies", flush=True)
+        print(game_line(number, result), flush=True)
 
     match = play_against_mcts(args.game, lambda: chooser(args.game, args.level), args.games, args.simulations,
                               args.seed, seconds, on_game=progress, opponent=args.opponent)

@@ -17,7 +17,11 @@ and adds what the generic one lacks:
 - **move ordering**: the table move, captures by pawns taken, two killer
   moves per ply, then the history heuristic;
 - **iterative deepening** with a null-window search of every move after the
-  first (PVS); the deadline is polled every :data:`CLOCK_EVERY` nodes.
+  first (PVS); the deadline is polled every :data:`CLOCK_EVERY` nodes;
+- **null-move pruning** and **late move reductions** (quiet moves late in
+  the order searched a ply shallower first): a ply deeper for the same
+  positions in the middle game, so a deeper look at the threats that a
+  shallower opponent cannot see coming.
 
 Scores are for the seat to move, in hundredths of a pawn
 (:func:`evaluate_board`); a win ``n`` plies from the root is
@@ -49,6 +53,12 @@ QUIESCENCE_PLIES = 6
 """The most captures in a row the quiescence search follows beyond the nominal depth."""
 CLOCK_EVERY = 64
 """Nodes between two readings of the clock."""
+NULL_MOVE_REDUCTION, NULL_MOVE_MIN_DEPTH, NULL_MOVE_MIN_SLIDES = 2, 3, 12
+"""Null-move pruning: the pass is searched this many plies shallower (besides its own ply), from this depth, for a
+side with at least this many slides (with few, passing could be a real advantage: a side without a move loses)."""
+FULL_DEPTH_MOVES, REDUCE_MIN_DEPTH = 4, 3
+"""Late move reductions: the first moves searched at full depth (besides every non-quiet one), and the least depth
+at which the later quiet ones are reduced by a ply."""
 
 
 class _OutOfTime(Exception):
@@ -278,10 +288,21 @@ class MingMangSearch:
         if deadline.expired() or (deadline.nodes % CLOCK_EVERY == 0 and deadline.seconds_left() == 0.0):
             raise _OutOfTime
 
-    def _negamax(self, depth: int, alpha: int, beta: int, height: int) -> int:
-        """The score for the side to move (``self.side`` flips with every ply), ``depth`` plies deep."""
+    def _negamax(self, depth: int, alpha: int, beta: int, height: int, me: int = 0, null_ok: bool = True) -> int:
+        """The score for the side to move, colour ``me`` (by default ``self.side`` flipped every ply), ``depth`` deep.
+
+        Two selective steps cut the width of the tree (the searches below
+        them are null-window, so a wrong guess costs a re-search, not a move):
+        **null-move pruning** (with :data:`NULL_MOVE_MIN_SLIDES` or more slides
+        and ``depth`` >= :data:`NULL_MOVE_MIN_DEPTH`, pass: if the opponent,
+        moving twice, still cannot bring the score under ``beta`` the node
+        cuts off) and **late move reductions** (a quiet move after the first
+        :data:`FULL_DEPTH_MOVES` is searched one ply shallower first; one that
+        beats ``alpha`` there is searched again at full depth).
+        """
         self._tick()
-        me = ((self.side + height) & 1) + 1
+        if not me:
+            me = ((self.side + height) & 1) + 1
         if self.max_plies is not None and self.ply >= self.max_plies:
             moves = self._slides(me)
             return -(WIN - height) if not moves else 0
@@ -294,18 +315,26 @@ class MingMangSearch:
         moves = self._slides(me)
         if not moves:
             return -(WIN - height)
-        moves = self._ordered(moves, me, tt_move, height)
+        if (null_ok and depth >= NULL_MOVE_MIN_DEPTH and len(moves) >= NULL_MOVE_MIN_SLIDES
+                and abs(beta) < MATE_ZONE and beta - alpha == 1):
+            score = -self._negamax(depth - 1 - NULL_MOVE_REDUCTION, -beta, -beta + 1, height + 1, me ^ 3, False)
+            if score >= beta:
+                return beta
+        moves, tactical = self._ordered(moves, me, tt_move, height)
         original_alpha = alpha
         best, best_move = -WIN - 1, None
         for index, (start, to) in enumerate(moves):
             caught = self._make(start, to, me)
             try:
                 if index == 0:
-                    score = -self._negamax(depth - 1, -beta, -alpha, height + 1)
+                    score = -self._negamax(depth - 1, -beta, -alpha, height + 1, me ^ 3)
                 else:
-                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, height + 1)
+                    reduce = index >= max(tactical, FULL_DEPTH_MOVES) and depth >= REDUCE_MIN_DEPTH
+                    score = -self._negamax(depth - 1 - reduce, -alpha - 1, -alpha, height + 1, me ^ 3)
+                    if reduce and score > alpha:
+                        score = -self._negamax(depth - 1, -alpha - 1, -alpha, height + 1, me ^ 3)
                     if alpha < score < beta:
-                        score = -self._negamax(depth - 1, -beta, -score, height + 1)
+                        score = -self._negamax(depth - 1, -beta, -score, height + 1, me ^ 3)
             finally:
                 self._unmake(start, to, me, caught)
             if score > best:
@@ -329,8 +358,9 @@ class MingMangSearch:
         self._history[move] = self._history.get(move, 0) + depth * depth
 
     def _ordered(self, moves: list[tuple[int, int]], me: int, tt_move: tuple[int, int] | None, height: int
-                 ) -> list[tuple[int, int]]:
-        """The table move, captures (most pawns first), killers, then by history."""
+                 ) -> tuple[list[tuple[int, int]], int]:
+        """The table move, captures (most pawns first), killers, then by history; and how many lead that are not
+        quiet (the table move, captures and killers: never reduced)."""
         gains: dict[int, int] = {}
         killers = self._killers.get(height, ())
         history = self._history
@@ -349,7 +379,9 @@ class MingMangSearch:
                 return (-1, 0)
             return (0, -history.get(move, 0))
 
-        return sorted(moves, key=rank)
+        ranks = {move: rank(move) for move in moves}
+        ordered = sorted(moves, key=ranks.__getitem__)
+        return ordered, sum(1 for r in ranks.values() if r[0] < 0)
 
     def _quiesce(self, alpha: int, beta: int, height: int, plies_left: int, me: int) -> int:
         """Stand pat on the evaluation, or play on the captures of the side to move (``me``)."""

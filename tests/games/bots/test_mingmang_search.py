@@ -90,6 +90,22 @@ def test_it_takes_a_win_and_proves_it() -> None:
     assert found.move == "c3-a3" and found.proven
 
 
+def _middle_game(plies: int, seed: int):
+    """An 8x8 position after ``plies`` random moves (a running one)."""
+    state, rng = MINGMANG.new_state({"max_plies": 400}), random.Random(seed)
+    for _ in range(plies):
+        state = state.play(rng.choice(state.legal_moves()))
+    assert state.outcome is None
+    return state
+
+
+def test_null_moves_and_late_move_reductions_reach_a_ply_deeper_for_the_same_nodes() -> None:
+    # Searched full width, 20,000 positions finish 4 plies here; pruned, 5.
+    state = _middle_game(32, seed=3)
+    found = MingMangSearch(state, Budget(nodes=20_000).start()).run(random.Random(1))
+    assert found.depth >= 5 and found.move in state.legal_moves()
+
+
 def test_level_5_uses_this_search_and_superko_games_the_generic_one() -> None:
     state = MINGMANG.new_state({"size": 6})
     view = state.view(0)

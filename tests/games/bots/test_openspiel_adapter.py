@@ -28,6 +28,14 @@ def test_without_open_spiel_the_command_says_so_and_exits_2() -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_each_game_line_gives_both_sides_seconds_a_move() -> None:
+    # We moved second in a 61-ply game: 30 moves of ours (15 s), 31 of OpenSpiel's (62 s).
+    game = openspiel_opponent.GameResult(our_seat=1, points=1.0, score=(20, 44), plies=61, our_seconds=15.0,
+                                         their_seconds=62.0)
+    assert openspiel_opponent.game_line(2, game) == (
+        "game 3: we played second: win (20, 44), 61 plies; s/move ours 0.50, OpenSpiel 2.00")
+
+
 def test_the_wilson_interval_brackets_the_share() -> None:
     low, high = openspiel_opponent.wilson_interval(18, 20)
     assert 0.68 < low < 0.9 < high < 0.98
