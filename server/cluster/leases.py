@@ -42,9 +42,13 @@ CLAIM_BATCH = 100
 _UNTIL = "now() + %s * interval '1 second'"
 
 _RENEW = f"""
-UPDATE table_leases SET expires = {_UNTIL} FROM tables
-WHERE table_leases.run = %s AND tables.id = table_leases.table_id AND tables.status <> 'over'
-RETURNING table_leases.table_id"""
+UPDATE table_leases SET expires = {_UNTIL}
+WHERE table_id IN (
+    SELECT table_leases.table_id FROM table_leases JOIN tables ON tables.id = table_leases.table_id
+    WHERE table_leases.run = %s AND tables.status <> 'over'
+    ORDER BY table_leases.table_id FOR UPDATE OF table_leases)
+RETURNING table_id"""
+"""Locks its rows in table order, as the writer's fences do (``parlour_fence_all``): the two never deadlock."""
 
 _CLAIM_EXPIRED = f"""
 UPDATE table_leases SET node = %s, run = %s, expires = {_UNTIL}
@@ -71,7 +75,10 @@ DELETE FROM table_leases USING tables
 WHERE tables.id = table_leases.table_id AND tables.status = 'over' AND table_leases.expires < now() - interval '1 minute'
 RETURNING table_leases.table_id"""
 
-_RELEASE = "UPDATE table_leases SET expires = now() - interval '1 second' WHERE run = %s RETURNING table_id"
+_RELEASE = """
+UPDATE table_leases SET expires = now() - interval '1 second'
+WHERE table_id IN (SELECT table_id FROM table_leases WHERE run = %s ORDER BY table_id FOR UPDATE)
+RETURNING table_id"""
 
 
 class Leases:

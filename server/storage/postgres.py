@@ -291,7 +291,7 @@ class PostgresStore(StoreOps):
         Raises:
             StorageUnavailable: the server cannot be reached (nothing committed).
         """
-        for attempt in (1, 2):
+        for attempt in (1, 2, 3):
             connection = self._writer if self._writer is not None and not self._writer.closed else None
             if connection is not None and _ended_while_idle(connection):  # PostgreSQL restarted since: nothing was sent yet
                 await connection.close()
@@ -303,10 +303,13 @@ class PostgresStore(StoreOps):
                 if not await self._moves.execute(connection, statements) and not await self._pipeline.execute(connection, statements, progress):
                     await through_psycopg(connection, statements, pipelined, progress)
                 return None, None
+            except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:  # rolled back whole: again
+                if attempt == 3:
+                    return None, StoreError(f"the write failed: {_first_line(exc)}")
             except pg_errors.AdminShutdown as exc:  # a restart ended this connection before it ran anything: once more
                 await connection.close()
                 self._writer = None
-                if attempt == 2:
+                if attempt >= 2:
                     raise _unavailable(exc) from exc
             except Exception as exc:  # psycopg's errors, or a parameter it cannot send: that write fails, the writer goes on
                 if connection.broken or connection.closed or isinstance(exc, psycopg.OperationalError):

@@ -344,3 +344,20 @@ async def test_a_writer_connection_ended_while_idle_costs_no_write(own_postgres:
         await asyncio.sleep(0.5)
         await store.save_session("b", "bob")
         assert store.sessions() == {"a": "ann", "b": "bob"}
+
+
+async def test_a_write_that_postgresql_rolls_back_as_a_deadlock_victim_is_run_again(postgres_url: str) -> None:
+    mute = "INSERT INTO mutes (owner_key, muted_key) VALUES (?, ?)"
+    unmute = "DELETE FROM mutes WHERE owner_key = ? AND muted_key = ?"
+    async with PostgresStore.open(postgres_url) as store:
+        await store.write((mute, ("ann", "bob")), (mute, ("cat", "dan")))
+        other = psycopg.connect(postgres_url)  # another process's transaction, locking the same rows the other way round
+        other.execute("DELETE FROM mutes WHERE owner_key = 'cat'")  # holds cat's row
+        writing = asyncio.ensure_future(store.write((unmute, ("ann", "bob")), (unmute, ("cat", "dan"))))  # ann's, then waits for cat's
+        await asyncio.sleep(0.3)
+        blocked = asyncio.ensure_future(asyncio.to_thread(other.execute, "DELETE FROM mutes WHERE owner_key = 'ann'"))  # waits for ann's
+        await blocked  # PostgreSQL ended the first waiter's transaction (the writer's) after deadlock_timeout
+        other.commit()
+        other.close()
+        await writing  # run again once the other transaction is over: nothing of it was lost
+        assert store.read(lambda reader: reader.execute("SELECT count(*) FROM mutes").fetchone()) == (0,)
