@@ -14,7 +14,9 @@ import games.bots
 from games.bots import Budget, MoveChooser
 from games.bots.tactego import GreedyChooser, greedy_chooser, make_chooser, win_chance
 from games.bots.tactego_search import SearchBoard
-from games.tactego import Piece, TactegoState, _geometry
+from games.tactego import TactegoState
+
+from . import tactego_positions
 
 GAME = games.get("tactego")
 
@@ -99,19 +101,8 @@ def test_the_search_board_makes_and_unmakes_the_engines_moves() -> None:
 
 
 def position(picture: str, lost: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> TactegoState:
-    """A running Red-to-move position from rows of ``.``, ``r7``, ``b5``; ``*`` marks a revealed piece."""
-    rows = [line.split() for line in picture.strip().splitlines()]
-    board: list[Piece | None] = []
-    for token in (token for row in rows for token in row):
-        if token == ".":
-            board.append(None)
-            continue
-        rank = token[1:].rstrip("*")
-        board.append(Piece(0 if token[0] == "r" else 1, rank, 0 if rank == "F" else int(rank), token.endswith("*")))
-    options = GAME.resolve_options({"rows": len(rows), "cols": len(rows[0]), "pieces": "9 1\n5 1\nF 1"})
-    counts = tuple(sum(1 for p in board if p is not None and p.owner == s) for s in (0, 1))
-    return TactegoState(GAME, options, "test", _geometry(len(rows), len(rows[0])), tuple(board), 0, 0, None, None,
-                        counts, (1, 1), lost, None)
+    """A running Red-to-move position of a 9, a 5 and a flag a side, one flag each left (see :func:`tactego_positions.position`)."""
+    return tactego_positions.position(picture, "9 1\n5 1\nF 1", flags=(1, 1), lost=lost)
 
 
 def test_win_chance_counts_the_unseen_ranks_it_could_be() -> None:

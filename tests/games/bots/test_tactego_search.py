@@ -10,27 +10,16 @@ import games
 from games.bots import Budget
 from games.bots.tactego import _steps, make_chooser
 from games.bots.tactego_search import WIN, SearchBoard
-from games.tactego import Piece, TactegoState, _geometry
+from games.tactego import TactegoState
+
+from . import tactego_positions
 
 GAME = games.get("tactego")
 
 
 def position(picture: str, to_move: int = 0) -> TactegoState:
-    """A running position from rows of ``.``, ``r7``, ``b10``: ``*`` marks a revealed piece, ``+`` a moved one."""
-    rows = [line.split() for line in picture.strip().splitlines()]
-    board: list[Piece | None] = []
-    for token in (token for row in rows for token in row):
-        if token == ".":
-            board.append(None)
-            continue
-        rank = token[1:].rstrip("*+")
-        board.append(Piece(0 if token[0] == "r" else 1, rank, 0 if rank == "F" else int(rank), "*" in token,
-                           "+" in token))
-    options = GAME.resolve_options({"rows": len(rows), "cols": len(rows[0]), "pieces": "10 1\n7 1\n5 2\nF 1"})
-    counts = tuple(sum(1 for p in board if p is not None and p.owner == s) for s in (0, 1))
-    flags = tuple(sum(1 for p in board if p is not None and p.owner == s and p.is_flag) for s in (0, 1))
-    return TactegoState(GAME, options, "test", _geometry(len(rows), len(rows[0])), tuple(board), 0, to_move, None,
-                        None, counts, flags, ((), ()), None)
+    """A running position of a 10, a 7, two 5s and a flag a side (see :func:`tactego_positions.position`)."""
+    return tactego_positions.position(picture, "10 1\n7 1\n5 2\nF 1", to_move=to_move)
 
 
 def search_board(state: TactegoState) -> SearchBoard:
