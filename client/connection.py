@@ -43,6 +43,10 @@ PACING_BURST_SHARE = 0.5
 PACING_RATE_SHARE = 0.9
 """The share of the server's announced request rate (``welcome.requests_per_s``) a client keeps to."""
 
+CLOSE_TIMEOUT_S = 2.0
+"""How long :meth:`Client.close` waits for what was written to be delivered before it aborts the connection
+(a server that stopped reading must not hold a front end's exit for ever)."""
+
 
 class ServerError(Exception):
     """The server refused a request.
@@ -407,14 +411,20 @@ class Client:
         return f"http://{host}:{port}/" + ("" if table is None else f"table/{table}")
 
     async def close(self) -> None:
-        """Close the connection and wait for the reader to stop."""
+        """Close the connection and wait for the reader to stop.
+
+        What was written is given :data:`CLOSE_TIMEOUT_S` seconds to be
+        delivered; then the connection is aborted (the rest is dropped).
+        """
         self.close_reason = self.close_reason or "closed by this client"
         self.closed_by_us = True
         if self._keepalive_task is not None:
             self._keepalive_task.cancel()
         self._writer.close()
         try:
-            await self._writer.wait_closed()
+            await asyncio.wait_for(self._writer.wait_closed(), CLOSE_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            self._writer.transport.abort()
         except (ConnectionError, OSError):
             pass
         await asyncio.gather(self._reader_task, return_exceptions=True)

@@ -61,12 +61,14 @@ class Failover:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._handing_over = False
+        self._stopping = False
         self.paused = False
         """While true the upkeep does nothing (tests: a node that cannot renew, as if paused or cut off)."""
         bus.subscribe(HANDOVER, self)
 
     def start(self) -> None:
         """Start renewing and claiming."""
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._run(), name="parlour-leases")
 
     def send_frame(self, frame: bytes, message: Any = None) -> None:
@@ -96,9 +98,12 @@ class Failover:
         await self.leases.close()
 
     async def _stop(self) -> None:
+        self._stopping = True  # the loop also ends on this, should its cancellation be lost in a library's wait_for
         if self._task is not None:
             self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            _, running = await asyncio.wait([self._task], timeout=CLAIM_EVERY_S)
+            if running:
+                log.warning("the lease upkeep did not stop within %g s; left to end at its next round", CLAIM_EVERY_S)
             self._task = None
 
     async def upkeep(self, renew: bool = True) -> None:
@@ -124,13 +129,14 @@ class Failover:
     async def _run(self) -> None:
         renew_every = self.leases.lease_s / 3
         last_renewal = last_sweep = time.monotonic()
-        while True:
+        while not self._stopping:
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout=min(CLAIM_EVERY_S, renew_every))
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(min(CLAIM_EVERY_S, renew_every)):  # not wait_for: on 3.11 it can lose a cancellation
+                    await self._wake.wait()
+            except TimeoutError:
                 pass
             self._wake.clear()
-            if self.paused:
+            if self.paused or self._stopping:
                 continue
             now = time.monotonic()
             renew = now - last_renewal >= renew_every

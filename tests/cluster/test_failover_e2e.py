@@ -22,6 +22,7 @@ import pytest
 
 from server.cluster.relay import REPLY_LOST_MESSAGE
 from server.dispatch import STORAGE_UNAVAILABLE_MESSAGE
+from server.storage.pg_lock import NODE_KEY
 from tests.pgserver import PostgresServer, run_sql
 
 from ..e2e.harness import Process, start_server
@@ -184,6 +185,7 @@ async def test_with_postgresql_stopped_moves_are_refused_clearly_and_play_resume
         assert refused["message"] == STORAGE_UNAVAILABLE_MESSAGE
     finally:
         postgres_server.start()
+    await _until_the_nodes_hold_their_locks(cluster.db, 2)
 
     async def accepted() -> bool:
         for player in (ann, bob):
@@ -200,6 +202,20 @@ async def test_with_postgresql_stopped_moves_are_refused_clearly_and_play_resume
     await until(accepted, "a move to be accepted once PostgreSQL is back")
     await play([ann, bob], table, acked, 1)
     assert stored_moves(cluster.db, table) == acked
+
+
+async def _until_the_nodes_hold_their_locks(db: str, nodes: int) -> None:
+    """Wait until ``nodes`` nodes have taken their database locks again after PostgreSQL came back (each checks its lock
+    every second, ``pg_lock.CHECK_S``: one that has not noticed the restart yet may accept a move, then refuse the next
+    as while PostgreSQL was down, until it holds its lock again)."""
+    held = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = ? AND granted"
+        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    deadline = time.monotonic() + WAIT_S
+    while run_sql(db, held, (NODE_KEY,)) != [(nodes,)]:
+        assert time.monotonic() < deadline, f"the {nodes} nodes did not take their locks again after PostgreSQL came back"
+        await asyncio.sleep(0.1)
 
 
 async def _offered(player: Player, table: int, ply: int) -> dict[str, Any] | None:

@@ -81,9 +81,12 @@ class Raw:
             frames.extend(self.decoder.feed(data))
 
     async def close(self) -> None:
+        """Close; abort after ``TIMEOUT_S`` if what was written cannot leave (a server that stopped reading us)."""
         self.writer.close()
         try:
-            await self.writer.wait_closed()
+            await asyncio.wait_for(self.writer.wait_closed(), TIMEOUT_S)
+        except asyncio.TimeoutError:
+            self.writer.transport.abort()
         except (ConnectionError, OSError):
             pass
 
