@@ -33,7 +33,8 @@ Measurements (the issue's targets in brackets):
 
 ``--split`` (play) also prints, per move (per request for the floor), the
 server's user and system CPU, context switches, system calls by kind (with
-``perf``: ``epoll_wait`` calls are the loop's wake-ups), TCP segments sent,
+``perf``: ``epoll_wait`` calls are the loop's wake-ups), TCP segments sent
+in the server's context and how many of them are bare acknowledgements,
 and the bytes and reads the players' connections received
 (``benchmarks/kernel_split.py``). ``--against TREE`` (play) runs a second
 Parlour from another source tree (a checkout of main, its C accelerator
@@ -438,7 +439,8 @@ SPLIT_COLUMNS = (
     ("user µs", "user_ns", 1e-3), ("sys µs", "system_ns", 1e-3), ("sys share", None, 1.0),
     ("switches (vol/invol)", None, 1.0), ("syscalls", "syscalls", 1.0), ("epoll waits", "epoll_wait+epoll_pwait", 1.0),
     ("reads", "read+recvfrom+recvmsg", 1.0), ("writes", "write+writev+sendto+sendmsg", 1.0),
-    ("segments", "segments", 1.0), ("bytes to players", "client_bytes", 1.0), ("player reads", "client_reads", 1.0),
+    ("segments", "segments", 1.0), ("of them bare ACKs", "acks", 1.0), ("bytes to players", "client_bytes", 1.0),
+    ("player reads", "client_reads", 1.0),
 )  # fmt: skip
 """The columns of the ``--split`` table: header, the ``split`` key (``a+b``: summed; ``None``: worked out), scale."""
 

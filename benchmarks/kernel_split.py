@@ -16,8 +16,12 @@ floor), beside the total CPU:
   ``/proc/PID/task/*/status``;
 - **system calls by kind** (with ``perf``, when the kernel lets this user
   count tracepoints): ``perf stat -e raw_syscalls:sys_enter,syscalls:sys_enter_*``
-  on the server's threads over the window, and ``net:net_dev_queue`` (TCP
-  segments the server put on the loopback device). Counting adds a little
+  on the server's threads over the window, ``net:net_dev_queue`` (TCP
+  segments put on the loopback device in the server's context) and, of
+  those, the ones under :data:`ACK_BELOW_BYTES` bytes: bare acknowledgements
+  (on loopback a receiving socket that acknowledges at once does it inside
+  the sender's ``write``; the smallest frame a server sends makes a longer
+  segment). Counting adds a little
   CPU per system call to the measured server; the counts themselves do not
   depend on the machine's load.
 
@@ -43,6 +47,11 @@ SYSCALLS = (
 TOTAL_EVENT = "raw_syscalls:sys_enter"
 SEGMENTS_EVENT = "net:net_dev_queue"
 SWITCH_EVENT = "sched:sched_switch"
+
+ACK_BELOW_BYTES = 80
+"""A segment on the loopback device shorter than this carries no frame: Ethernet, IP and TCP headers with
+timestamps (and any SACK blocks) are 66 to 78 bytes, and the shortest frame (an ``ok``) is 17 bytes more."""
+ACK_FILTER = f"len < {ACK_BELOW_BYTES}"
 
 
 @dataclass(frozen=True)
@@ -93,16 +102,23 @@ class ProcessCounters:
 
 
 def perf_events() -> list[str]:
-    """The tracepoints :class:`SyscallCount` counts: the total, each of :data:`SYSCALLS`, segments, switches."""
+    """The tracepoints :class:`SyscallCount` counts: the total, each of :data:`SYSCALLS`, segments, switches
+    (the segments again, filtered to bare acknowledgements, are counted after them: :func:`perf_command`)."""
     return [TOTAL_EVENT, *(f"syscalls:sys_enter_{name}" for name in SYSCALLS), SEGMENTS_EVENT, SWITCH_EVENT]
 
 
-def event_key(event: str) -> str:
-    """The result key of a perf event: ``"syscalls"`` (the total), the system call's name, ``"segments"``, ``"switches"``."""
+def perf_command(pid: int) -> list[str]:
+    """``perf stat`` counting :func:`perf_events` and the bare acknowledgements of process ``pid``'s threads, CSV on stderr."""
+    return ["perf", "stat", "-x,", "-e", ",".join(perf_events()), "-e", SEGMENTS_EVENT, "--filter", ACK_FILTER, "-p", str(pid)]
+
+
+def event_key(event: str, again: bool = False) -> str:
+    """The result key of a perf event: ``"syscalls"`` (the total), the system call's name, ``"segments"``, ``"switches"``;
+    ``"acks"`` for the segments counted ``again`` (the filtered count)."""
     if event == TOTAL_EVENT:
         return "syscalls"
     if event == SEGMENTS_EVENT:
-        return "segments"
+        return "acks" if again else "segments"
     if event == SWITCH_EVENT:
         return "switches"
     return event.removeprefix("syscalls:sys_enter_")
@@ -129,8 +145,7 @@ class SyscallCount:
 
     def start(self) -> None:
         """Start counting (``perf stat -p``); returns once perf has attached."""
-        command = ["perf", "stat", "-x,", "-e", ",".join(perf_events()), "-p", str(self.pid)]
-        self._proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self._proc = subprocess.Popen(perf_command(self.pid), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # perf prints nothing until it stops; give it the moment it needs to open its counters
         try:
             self._proc.wait(timeout=0.3)
@@ -151,16 +166,21 @@ class SyscallCount:
         _, err = proc.communicate(timeout=30)
         self._proc = None
         counts = parse_perf_csv(err)
-        if TOTAL_EVENT not in counts:
+        if not any(event == TOTAL_EVENT for event, _ in counts):
             raise RuntimeError(f"perf stat printed no counts: {err.strip()[:300]}")
-        return {event_key(event): value for event, value in counts.items()}
+        keyed: dict[str, int] = {}
+        for event, value in counts:
+            key = event_key(event, again=event_key(event) in keyed)
+            keyed[key] = value
+        return keyed
 
 
-def parse_perf_csv(text: str) -> dict[str, int]:
-    """The counts of ``perf stat -x,`` output by event name (a line not counted, or not a count, is left out)."""
-    counts = {}
+def parse_perf_csv(text: str) -> list[tuple[str, int]]:
+    """The counts of ``perf stat -x,`` output, ``(event, count)`` in the order printed (an event counted twice,
+    as the segments are, appears twice); a line not counted, or not a count, is left out."""
+    counts = []
     for line in text.splitlines():
         fields = line.split(",")
         if len(fields) >= 3 and fields[0].strip().isdigit():
-            counts[fields[2].strip()] = int(fields[0])
+            counts.append((fields[2].strip(), int(fields[0])))
     return counts

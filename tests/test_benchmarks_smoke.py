@@ -105,6 +105,7 @@ def test_loadgen_split_counts_the_windows_cpu_writes_and_bytes(target: str) -> N
     assert per_move * moves <= writes <= (per_move + 0.25) * moves, calls
     assert moves <= reads <= 1.25 * moves, calls  # one read a request: each arrives alone
     assert calls["syscalls"] >= reads + writes
+    assert writes <= calls["segments"] and 0 <= calls["acks"] <= calls["segments"] - writes, calls  # each write makes a segment
 
 
 def test_report_prints_the_split_and_a_tree_beside(tmp_path: Path) -> None:

@@ -82,9 +82,11 @@ def test_parse_perf_csv_keeps_counts_and_names_events() -> None:
         "17,,syscalls:sys_enter_write,2000,100.00,,\n"
         "5,,net:net_dev_queue,2000,100.00,,\n"
     )
+    text += "2,,net:net_dev_queue,2000,100.00,,\n"  # the segments again, filtered to bare acknowledgements
     counts = parse_perf_csv(text)
-    assert counts == {"raw_syscalls:sys_enter": 1234, "syscalls:sys_enter_write": 17, "net:net_dev_queue": 5}
-    assert [event_key(event) for event in counts] == ["syscalls", "write", "segments"]
+    assert counts == [("raw_syscalls:sys_enter", 1234), ("syscalls:sys_enter_write", 17), ("net:net_dev_queue", 5), ("net:net_dev_queue", 2)]
+    assert [event_key(event) for event, _ in counts[:3]] == ["syscalls", "write", "segments"]
+    assert event_key("net:net_dev_queue", again=True) == "acks"
 
 
 def test_syscall_count_counts_a_childs_writes_by_kind() -> None:
