@@ -31,6 +31,16 @@ Measurements (the issue's targets in brackets):
 - **memory**: resident memory per greeted idle connection at 10,000
   connections [<= 1.2x the echo's].
 
+``--split`` (play) also prints, per move (per request for the floor), the
+server's user and system CPU, context switches, system calls by kind (with
+``perf``: ``epoll_wait`` calls are the loop's wake-ups), TCP segments sent
+in the server's context and how many of them are bare acknowledgements,
+and the bytes and reads the players' connections received
+(``benchmarks/kernel_split.py``). ``--against TREE`` (play) runs a second
+Parlour from another source tree (a checkout of main, its C accelerator
+built) in every round as well (floor, parlour, against), so a branch and main
+are measured in the same minutes.
+
 The open-file limit of every process is raised to its hard limit; when that
 is too low for the connections asked for, the counts are scaled down and the
 table says so. Prints Markdown tables (and the machine's load) and writes an
@@ -166,6 +176,8 @@ class Plan:
     memory_connections: int
     rounds: int
     servers: Servers = field(default_factory=Servers)
+    split: bool = False
+    against: Path | None = None
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -216,13 +228,14 @@ def pin(pid: int, core: int) -> None:
         subprocess.run(["taskset", "-a", "-p", "-c", str(core), str(pid)], check=True, capture_output=True)
 
 
-def start_server(kind: str, servers: Servers, db_path: Path | None = None) -> ServerProcess:
-    """Start the ``kind`` ("echo": the floor, or "parlour") server, pinned to core 0; Parlour with ``db_path`` if given."""
+def start_server(kind: str, servers: Servers, db_path: Path | None = None, tree: Path | None = None) -> ServerProcess:
+    """Start the ``kind`` ("echo": the floor, or "parlour") server, pinned to core 0; Parlour with ``db_path`` if given,
+    from source tree ``tree`` if given (default: this one)."""
     if kind == "echo":
         server = ServerProcess(launcher=servers.floor_launcher())
     else:
         storage = ["--no-db"] if db_path is None else ["--db", str(db_path)]
-        server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=servers.parlour_options())
+        server = ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=servers.parlour_options(), tree=tree or ROOT)
     server.start()
     assert server.proc is not None
     pin(server.proc.pid, 0)
@@ -230,14 +243,14 @@ def start_server(kind: str, servers: Servers, db_path: Path | None = None) -> Se
 
 
 def run_loadgen(
-    kind: str, servers: Servers, scenario: str, options: list[str], db_path: Path | None = None
+    kind: str, servers: Servers, scenario: str, options: list[str], db_path: Path | None = None, tree: Path | None = None
 ) -> dict[str, Any]:
-    """One measurement: a fresh ``kind`` server, ``loadgen.py --scenario scenario *options`` against it.
+    """One measurement: a fresh ``kind`` server (from source ``tree`` if given), ``loadgen.py --scenario scenario *options`` against it.
 
     Raises:
         RuntimeError: the load generator failed (its message included) or ran out of time.
     """
-    server = start_server(kind, servers, db_path)
+    server = start_server(kind, servers, db_path, tree)
     assert server.proc is not None
     command = [
         *taskset_prefix(1), sys.executable, str(LOADGEN), "--port", str(server.port), "--target", kind,
@@ -268,6 +281,8 @@ Results = dict[str, list[dict[str, Any]]]
 def interleaved(results: Results, plan: Plan, key: str, runs: dict[str, tuple[str, list[str], Path | None]]) -> None:
     """Run each of ``runs`` (label -> kind, scenario options, db) once per round of ``plan``, alternating.
 
+    The label ``"against"`` runs Parlour from ``plan.against``.
+
     Appends each result to ``results`` and each failed run's message to ``plan.failures``.
     """
     for _ in range(plan.rounds):
@@ -277,7 +292,7 @@ def interleaved(results: Results, plan: Plan, key: str, runs: dict[str, tuple[st
             if db_path is not None:
                 fresh_db = db_path / f"bench-{time.monotonic_ns()}.sqlite3"
             try:
-                result = run_loadgen(kind, plan.servers, scenario, rest, fresh_db)
+                result = run_loadgen(kind, plan.servers, scenario, rest, fresh_db, plan.against if label == "against" else None)
             except RuntimeError as exc:
                 plan.failures.append(f"{key}/{label}: {exc}")
                 print(f"  {kind:<8} {scenario:<8} FAILED: {exc}", file=sys.stderr, flush=True)
@@ -295,8 +310,11 @@ def measure(plan: Plan, only: set[str], workdir: Path) -> Results:
 
     if "play" in only:
         for games in plan.games:
-            play = ["play", "--games", str(games), *timing, *cycles(games)]
-            interleaved(results, plan, f"play/{games}", {"echo": ("echo", play, None), "parlour": ("parlour", play, None)})
+            play = ["play", "--games", str(games), *timing, *cycles(games), *(["--split"] if plan.split else [])]
+            runs = {"echo": ("echo", play, None), "parlour": ("parlour", play, None)}
+            if plan.against is not None:
+                runs["against"] = ("parlour", play, None)
+            interleaved(results, plan, f"play/{games}", runs)
     if "idle" in only:
         play = ["play", "--games", str(plan.idle_games), *timing, *cycles(plan.idle_games)]
         idle = [*play, "--idle", str(plan.idle)]
@@ -405,10 +423,93 @@ def report(results: Results, plan: Plan, load: str) -> str:
         lines.append(f"Flatness: parlour µs/move at {last.games} games / at {first.games} games = "
                      f"**{fmt(ratio(last.parlour_us, first.parlour_us), 2)}** (target ≤ 1.2); "
                      f"{plan.servers.label}: {fmt(ratio(last.echo_us, first.echo_us), 2)}.")  # fmt: skip
+    beside = against_rows(results, plan)
+    if beside:
+        lines += ["", *beside]
+    split = split_rows(results, plan)
+    if split:
+        lines += ["", *split]
     others = other_rows(results, plan)
     if others:
         lines += ["", f"| measure | {plan.servers.label} | parlour | ratio | target |", "|---|---|---|---|---|", *others]
     return "\n".join(lines)
+
+
+SPLIT_COLUMNS = (
+    ("user µs", "user_ns", 1e-3), ("sys µs", "system_ns", 1e-3), ("sys share", None, 1.0),
+    ("switches (vol/invol)", None, 1.0), ("syscalls", "syscalls", 1.0), ("epoll waits", "epoll_wait+epoll_pwait", 1.0),
+    ("reads", "read+recvfrom+recvmsg", 1.0), ("writes", "write+writev+sendto+sendmsg", 1.0),
+    ("segments", "segments", 1.0), ("of them bare ACKs", "acks", 1.0), ("bytes to players", "client_bytes", 1.0),
+    ("player reads", "client_reads", 1.0),
+)  # fmt: skip
+"""The columns of the ``--split`` table: header, the ``split`` key (``a+b``: summed; ``None``: worked out), scale."""
+
+
+def split_total(runs: list[dict[str, Any]], key: str) -> float | None:
+    """``key`` (``"a+b"`` sums several) of the runs' ``split`` results, summed over the runs; system calls
+    from its ``syscalls`` counts; ``None`` when a run has no split or no such count."""
+    total = 0.0
+    for run in runs:
+        split = run.get("split")
+        if not split:
+            return None
+        for part in key.split("+"):
+            if part in split and part != "syscalls":
+                total += split[part]
+            elif split.get("syscalls") is not None and part in split["syscalls"]:
+                total += split["syscalls"][part]
+            else:
+                return None
+    return total
+
+
+def split_cells(runs: list[dict[str, Any]]) -> list[str]:
+    """The ``--split`` table's cells for ``runs`` (one server at one games count), per accepted move."""
+    moves = sum(run["moves"] for run in runs)
+    cells = []
+    for _, key, scale in SPLIT_COLUMNS:
+        if key is None:
+            continue
+        total = split_total(runs, key)
+        cells.append(fmt(total / moves * scale, 2) if total is not None and moves else "n/a")
+    user, system = split_total(runs, "user_ns"), split_total(runs, "system_ns")
+    share = fmt(system / (user + system), 2) if user is not None and system is not None and user + system else "n/a"
+    voluntary, involuntary = split_total(runs, "voluntary_switches"), split_total(runs, "involuntary_switches")
+    switches = f"{fmt(voluntary / moves, 3)} / {fmt(involuntary / moves, 3)}" if voluntary is not None and involuntary is not None and moves else "n/a"
+    return [*cells[:2], share, switches, *cells[2:]]
+
+
+def against_rows(results: Results, plan: Plan) -> list[str]:
+    """``--against``: the Markdown table of this tree's Parlour beside the other tree's, per games count."""
+    rows = []
+    for games in plan.games:
+        echo, parlour, other = (results.get(f"play/{games}/{label}") for label in ("echo", "parlour", "against"))
+        if not (echo and parlour and other):
+            continue
+        p, o, e = us_per(parlour, "moves"), us_per(other, "moves"), us_per(echo, "moves")
+        rows.append(f"| {games} | {fmt(p)} | {fmt(o)} | **{fmt(ratio(p, o), 2)}** "
+                    f"({per_round_ratios(parlour, other, 'server_cpu_ns', 'moves')}) | {fmt(ratio(o, e), 2)} |")  # fmt: skip
+    if not rows:
+        return []
+    return [f"Beside `{plan.against}` (against), the same rounds:", "",
+            "| games | parlour µs/move | against µs/move | parlour / against (per round) | against / floor |",
+            "|---|---|---|---|---|", *rows]  # fmt: skip
+
+
+def split_rows(results: Results, plan: Plan) -> list[str]:
+    """The Markdown table of ``--split``: per move (floor: per request), each server at each games count."""
+    rows = []
+    names = {"echo": plan.servers.label, "parlour": "parlour", "against": "against"}
+    for games in plan.games:
+        for label, name in names.items():
+            runs = results.get(f"play/{games}/{label}")
+            if runs and all(run.get("split") for run in runs):
+                rows.append(f"| {games} | {name} | {fmt(us_per(runs, 'moves'))} | " + " | ".join(split_cells(runs)) + " |")
+    if not rows:
+        return []
+    header = " | ".join(column for column, _, _ in SPLIT_COLUMNS)
+    return [f"Per move (the floor: per request), over the same windows (`--split`; n/a: perf cannot count here):", "",
+            f"| games | server | CPU µs | {header} |", "|---" * (3 + len(SPLIT_COLUMNS)) + "|", *rows]  # fmt: skip
 
 
 def other_rows(results: Results, plan: Plan) -> list[str]:
@@ -486,6 +587,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", help="comma-separated games counts of play (default: 10,50,100,200; quick: 10,50)")
     parser.add_argument("--seconds", type=float, help="each play window's least length in seconds (default: 2; quick: 1)")
     parser.add_argument("--json", help="also write every run's raw result to this file")
+    parser.add_argument("--against", type=Path,
+                        help="play: also run Parlour from this source tree (e.g. a checkout of main) in every round")
+    parser.add_argument("--split", action="store_true",
+                        help="play: also print user/system CPU, context switches, system calls by kind (perf) "
+                        "and bytes per move (benchmarks/kernel_split.py)")
     parser.add_argument("--floor", choices=sorted(FLOORS), default="floor",
                         help="the server Parlour is compared with: floor (benchmarks/floor_echo.py, the cheapest; default) "
                         "or echo (benchmarks/echo_server.py, the first echo, asyncio only)")  # fmt: skip
@@ -515,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_for(args.quick, args.rounds, servers, games)
     if args.seconds is not None:
         plan.seconds = args.seconds
+    plan.split = args.split
+    plan.against = args.against.resolve() if args.against else None
     load = Path("/proc/loadavg").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="parlour-compare-") as workdir:
         results = measure(plan, only, Path(workdir))

@@ -49,6 +49,12 @@ Redis) and ``--count-children-of`` (PostgreSQL's postmaster: it and its
 children, listed at both ends of the window) count as the server's too
 (``counted_cpu_ns``; ``cpu_us_per_move`` includes them).
 
+``--split`` (``play``) also reads, over the same window, the server's user and
+system CPU, its context switches and (with ``perf``, where it may count
+tracepoints) its system calls by kind (``benchmarks/kernel_split.py``), and
+counts the bytes and the reads (``data_received`` calls) of the players'
+connections: the result's ``split``.
+
 ``--table-port`` (``play``, Parlour) opens each game's table from another
 connection, on that port (another node of a cluster): it creates the table
 without a seat, the two players (on ``--port``) join seats 0 and 1 once
@@ -78,6 +84,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import msgpack
+
+from kernel_split import ProcessCounters, SyscallCount
 
 _HEADER = struct.Struct(">I")
 PROTOCOL_VERSION = 2
@@ -194,6 +202,8 @@ class Conn(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.frames = 0
+        self.bytes_in = 0
+        self.reads = 0
         self.skim = False
         self.on_push: Callable[[dict[str, Any]], None] | None = None
         self._buffer = bytearray()
@@ -220,6 +230,8 @@ class Conn(asyncio.Protocol):
             self.closed.set_result(None)
 
     def data_received(self, data: bytes) -> None:
+        self.bytes_in += len(data)
+        self.reads += 1
         buffer = self._buffer
         buffer += data
         if self.skim:
@@ -532,6 +544,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         await _sleep_unless_failed(args.warmup, players)
         if args.callgrind:
             callgrind_window(args.server_pid, start=True)
+        split = WindowSplit(args.server_pid, pairs) if args.split else None
         counted_start = counted_cpu_ns(args.count_pid, args.count_children_of)
         cpu_start, wall_start, own_start = server_cpu_ns(args.server_pid), time.perf_counter(), time.process_time()
         idle_start = sum(conn.frames for conn in idle)
@@ -545,6 +558,7 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
             await _wait_window(window, 0.05, players)
         window.measuring = False
         cpu_ns, wall_s = server_cpu_ns(args.server_pid) - cpu_start, time.perf_counter() - wall_start
+        split_result = split.stop() if split is not None else None
         counted_ns = sum(ns - counted_start.get(pid, 0) for pid, ns in counted_cpu_ns(args.count_pid, args.count_children_of).items())
         if args.callgrind:
             callgrind_window(args.server_pid, start=False)
@@ -563,7 +577,42 @@ async def scenario_play(args: argparse.Namespace, target: ParlourTarget | EchoTa
         "cpu_us_per_move": (cpu_ns + counted_ns) / 1000 / window.moves if window.moves and args.server_pid else None,
         "p50_ms": percentile_ms(window.round_trips_s, 50), "p99_ms": percentile_ms(window.round_trips_s, 99),
         "idle_frames": idle_frames, "loadgen_cpu_share": own_s / wall_s if wall_s else None, "endings": window.endings,
+        "split": split_result,
     }  # fmt: skip
+
+
+class WindowSplit:
+    """``--split``: the server's CPU split, switches and system calls, and the players' bytes, over one window.
+
+    Made at the window's start (reads every counter, starts ``perf`` when it can count here);
+    :meth:`stop` at its end.
+
+    Args:
+        pid: the server's process id.
+        conns: the players' connections, whose received bytes and reads are counted.
+
+    Raises:
+        OSError: there is no process ``pid``.
+    """
+
+    def __init__(self, pid: int, conns: list[Conn]) -> None:
+        self.pid, self.conns = pid, conns
+        self.perf = SyscallCount(pid) if SyscallCount.available() else None
+        if self.perf is not None:
+            self.perf.start()
+        self.bytes_in, self.reads = self._client_counts()
+        self.start = ProcessCounters.read(pid)
+
+    def _client_counts(self) -> tuple[int, int]:
+        return sum(conn.bytes_in for conn in self.conns), sum(conn.reads for conn in self.conns)
+
+    def stop(self) -> dict[str, Any]:
+        """What changed since the start: ``user_ns``, ``system_ns``, switches, ``client_bytes``,
+        ``client_reads`` and ``syscalls`` (counts by kind; ``None`` without perf)."""
+        end = ProcessCounters.read(self.pid)
+        bytes_in, reads = self._client_counts()
+        syscalls = self.perf.stop() if self.perf is not None else None
+        return {**end.since(self.start), "client_bytes": bytes_in - self.bytes_in, "client_reads": reads - self.reads, "syscalls": syscalls}
 
 
 async def _all_started(started: list[int], games: int, limit_s: float, tasks: list[asyncio.Task[None]]) -> None:
@@ -771,6 +820,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds without a frame after which the server counts as quiet (default: 0.3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves (default: 1)")
     parser.add_argument("--time-control", help="Parlour: the time control of every table, e.g. 60+1 (default: untimed)")
+    parser.add_argument("--split", action="store_true",
+                        help="play: also measure the server's user/system CPU, context switches and system calls "
+                        "(perf), and the players' received bytes, over the window")
     parser.add_argument("--callgrind", action="store_true",
                         help="play, fanout: the server runs under callgrind; switch its counting on and off around the window")
     args = parser.parse_args(argv)
@@ -782,6 +834,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} must not be negative")
     if args.max_moves is not None and args.max_moves < 1:
         parser.error("--max-moves must be at least 1")
+    if args.split and args.server_pid is None:
+        parser.error("--split needs --server-pid")
     return args
 
 

@@ -74,6 +74,53 @@ def test_loadgen_counts_what_it_did(bench_server: tuple[str, ServerProcess]) -> 
     assert memory["connections"] == 5 and memory["rss_after"] > 0
 
 
+@pytest.mark.parametrize("target", ["floor-uvloop", "parlour"])
+def test_loadgen_split_counts_the_windows_cpu_writes_and_bytes(target: str) -> None:
+    """``--split``: user and system CPU, switches and (with perf) system calls over the window; a move's
+    frames to one connection leave in one write: Parlour writes twice a move (the mover's ``ok`` and ``moved``
+    together, the opponent's ``moved``), the floor once a request."""
+    kind = "parlour" if target == "parlour" else "echo"
+    if kind == "parlour":
+        server = ServerProcess(launcher=["-c", compare.PARLOUR_BOOT], options=compare.Servers("floor", "uvloop").parlour_options())
+    else:
+        server = ServerProcess(launcher=compare.Servers("floor", "uvloop").floor_launcher())
+    server.start()
+    try:
+        play = loadgen(kind, server, "--scenario", "play", "--games", "2", "--warmup", "0", "--seconds", "10",
+                       "--max-moves", "300", "--split")  # fmt: skip
+    finally:
+        server.stop()
+    split, moves = play["split"], play["moves"]
+    assert moves == 300
+    assert split["user_ns"] >= 0 and split["system_ns"] >= 0 and split["user_ns"] + split["system_ns"] <= 2 * play["server_cpu_ns"] + 2e7
+    assert split["voluntary_switches"] >= 0 and split["involuntary_switches"] >= 0
+    assert split["client_bytes"] >= 5 * moves, "at least an ok frame a move"
+    assert 1 <= split["client_reads"] <= split["client_bytes"]
+    if split["syscalls"] is None:
+        pytest.skip("perf cannot count tracepoints here: CPU and bytes checked, system calls not")
+    calls = split["syscalls"]
+    reads = calls["read"] + calls["recvfrom"] + calls["recvmsg"]
+    writes = calls["write"] + calls["writev"] + calls["sendto"] + calls["sendmsg"]
+    per_move = 2 if kind == "parlour" else 1
+    assert per_move * moves <= writes <= (per_move + 0.25) * moves, calls
+    assert moves <= reads <= 1.25 * moves, calls  # one read a request: each arrives alone
+    assert calls["syscalls"] >= reads + writes
+    assert writes <= calls["segments"] and 0 <= calls["acks"] <= calls["segments"] - writes, calls  # each write makes a segment
+
+
+def test_report_prints_the_split_and_a_tree_beside(tmp_path: Path) -> None:
+    """``--split`` and ``--against``: the per-move split of every server, and Parlour beside another tree's (here its own)."""
+    plan = compare.plan_for(quick=True, rounds=1)
+    plan.games, plan.warmup, plan.seconds, plan.split, plan.against = [2], 0.0, 0.2, True, compare.ROOT
+    results = compare.measure(plan, {"play"}, tmp_path)
+    assert [len(results[f"play/2/{kind}"]) for kind in ("echo", "parlour", "against")] == [1, 1, 1]
+    table = compare.report(results, plan, "0.00 0.00 0.00 1/1 1")
+    assert "| games | server | CPU µs | user µs | sys µs |" in table
+    for name in ("floor", "parlour", "against"):
+        assert re.search(rf"^\| 2 \| {name} \| [0-9.,]+ \| [0-9.,]+ \| [0-9.,]+ \|", table, re.MULTILINE), (name, table)
+    assert re.search(r"^\| 2 \| [0-9.,]+ \| [0-9.,]+ \| \*\*[0-9.]+\*\*", table.split("Beside")[1], re.MULTILINE), table
+
+
 def test_report_and_plot_from_runs(tmp_path: Path) -> None:
     plan = compare.plan_for(quick=True, rounds=1)
     plan.games, plan.warmup, plan.seconds = [2], 0.0, 0.2

@@ -35,7 +35,7 @@ class Seating:
         session.seats.pop(table.id, None)
         table.offers.pop("rematch", None)
         table.unseat(session)
-        if table.status == "waiting":
+        if table.status == "waiting" and self.durable:  # without a database no statement is even built
             self._persist_soon(seats_sql(table))
         self._close_if_empty(table)
 
@@ -49,7 +49,7 @@ class Seating:
         if table.is_empty() and table.status != "playing":
             if self.lobby.remove(table.id) is not None:
                 self._uncount(table)
-                if table.status == "waiting":
+                if table.status == "waiting" and self.durable:
                     self._persist_soon(delete_table_sql(table.id))
         else:
             self._table_changed(table)
@@ -96,8 +96,8 @@ class Seating:
             if deal is not None:
                 table.deal(*deal)
             table.started = True
-        statements = [create_table_sql(table_row(table))]
-        if starting and table.outcome is not None:
+        statements = [create_table_sql(table_row(table))] if self.durable else []  # without a database none is built
+        if starting and table.outcome is not None and self.durable:
             statements.append(ended_sql(table, table.outcome))
         self._bots_committing += len(computer)  # counted while the commit is in flight, so that no other table takes them
         try:
@@ -213,11 +213,12 @@ class Seating:
             show_ratings(self.ratings, table)
             starting = table.ready_to_start()
             deal = table.plan_deal() if starting else None
-            statements = [seats_sql(table, status="playing" if starting else "waiting")]
+            statements = [seats_sql(table, status="playing" if starting else "waiting")] if self.durable else []
             decided = None
             if starting:
-                more, decided = starting_sql(table, deal)
-                statements += more
+                decided = (deal[1] if deal is not None else table.state).outcome  # a starting position already decided
+                if self.durable:
+                    statements += starting_sql(table, deal, decided)
             try:
                 await self._persist(*self.fence(table.id), *statements)
             except BaseException:

@@ -62,18 +62,13 @@ def seats_sql(table: Table, status: str | None = None) -> Statement:
     return update_table_sql(table.id, **fields)
 
 
-def starting_sql(table: Table, deal: tuple[str, games.State] | None) -> tuple[list[Statement], games.Outcome | None]:
-    """What starting the game writes besides the seats and status, and the outcome it starts with.
-
-    Returns:
-        The statements (the seed of ``deal``, a setup dealt now; the outcome,
-        when the starting position is already decided) and that outcome or ``None``.
-    """
+def starting_sql(table: Table, deal: tuple[str, games.State] | None, decided: games.Outcome | None) -> list[Statement]:
+    """What starting the game writes besides the seats and status: the seed of ``deal`` (a setup dealt now) and the
+    outcome the game starts with, ``decided``, when the starting position is already decided."""
     statements = [update_table_sql(table.id, seed=deal[0])] if deal is not None else []
-    decided = (deal[1] if deal is not None else table.state).outcome
     if decided is not None:
         statements.append(ended_sql(table, decided))
-    return statements, decided
+    return statements
 
 
 def move_sql(table: Table, played: list[Played], final: games.Outcome | None) -> list[Statement]:

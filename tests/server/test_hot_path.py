@@ -330,3 +330,38 @@ async def test_an_ok_is_encoded_once_per_request_id(server: Server, raw: RawFact
         assert await ann.reply(request_id) == {"type": "ok", "id": request_id}
     assert made == [kept, beyond, beyond], "an ok's frame is kept for ids below OK_FRAMES_KEPT"
     assert peer_module.ok_frame(kept) == encode_frame({"type": "ok", "id": kept})
+
+
+STORAGE_CODE = tuple(str(Path(server_package.__file__).parent / name) for name in ("storage/statements.py", "play/stored.py"))
+"""Where the statements a database would commit are built."""
+
+
+async def test_a_server_without_a_database_builds_no_statement_in_a_games_whole_life(server: Server, raw: RawFactory) -> None:
+    """Without a database nothing is committed, so no statement is built: not for a move (as before), nor for a
+    table's creation, its seats, its start, its end or its players leaving (each game's ends cost every move a share)."""
+    assert server.store is None
+    built: collections.Counter[str] = collections.Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename in STORAGE_CODE:
+            built[frame.f_code.co_qualname] += 1
+
+    ann, bob = await raw(), await raw()
+    await ann.hello("ann")
+    await bob.hello("bob")
+    sys.setprofile(profile)
+    try:
+        table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+        await bob.request("join_table", table=table)
+        players = {0: ann, 1: bob} if server.tables[table].seat_names[0] == "ann" else {0: bob, 1: ann}
+        state = server.tables[table].state
+        while state.outcome is None:
+            assert (await players[state.to_move].request("move", table=table, move=state.legal_moves()[0]))["type"] == "ok"  # type: ignore[index]
+            state = server.tables[table].state
+        for player in (ann, bob):
+            assert (await player.request("leave_table", table=table))["type"] == "ok"
+        await ann.sync()
+    finally:
+        sys.setprofile(None)
+    assert table not in server.tables, "the game ended and both left: the table is gone"
+    assert not built, built  # main before this: create_table_sql, table_row, seats_sql, update_table_sql...
