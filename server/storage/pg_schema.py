@@ -178,5 +178,26 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        12,
+        "moves without the foreign key to tables (its check and row lock cost every move); a deleted table's moves go by a trigger",
+        (
+            # Why this is safe. The check the key made on every move is redundant: a table's row reaches the database
+            # before any of its moves, in the same or an earlier commit, because one writer commits in order
+            # (server.storage.writer.merged_statements keeps it) and a table is created before its first move is
+            # played; on a cluster the table's holder alone writes its moves, after its row exists. Nothing reads a
+            # move without its table: a restore joins moves to their tables, a load and the archive start from the
+            # table's row, so a moves row whose table is gone (which no Parlour writes) is ignored, never loaded.
+            # What the key's ON DELETE CASCADE did stays, by a trigger on the rare DELETE of a table.
+            "ALTER TABLE moves DROP CONSTRAINT IF EXISTS moves_table_id_fkey",
+            """CREATE FUNCTION parlour_delete_moves() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM moves WHERE table_id = OLD.id;
+                RETURN NULL;
+            END
+            $$""",
+            "CREATE TRIGGER tables_delete_moves AFTER DELETE ON tables FOR EACH ROW EXECUTE FUNCTION parlour_delete_moves()",
+        ),
+    ),
 )
 """Every PostgreSQL schema step in order; a new version appends one (never edit a released step)."""
