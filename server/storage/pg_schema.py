@@ -8,6 +8,15 @@ in the one row of ``parlour_schema``, with the application id SQLite keeps in it
 Versions follow SQLite's: PostgreSQL support began at version 10, whose step creates
 everything at once; a later SQLite step gets a PostgreSQL step of the same version
 (``tests/server/test_store.py`` checks that both lists end at the same version).
+
+Step 12 is PostgreSQL's alone: ``moves`` loses its foreign key to ``tables``, whose check
+ran a query and took a ``KEY SHARE`` lock on the table's row for every move (a WAL record
+of a move's three; docs/BENCHMARKS.md, *PostgreSQL beside SQLite*). It is safe because the
+server never writes a move before its table's row (one writer commits in order, and a table
+is created, its commit awaited, before anyone can play on it; on a cluster only the table's
+holder writes its moves), a deleted table's moves still go (a trigger, as the key's cascade
+did), and nothing reads a move without its table (a restore joins them, a load and the
+archive start from the table), so a moves row whose table is missing is never loaded.
 """
 
 from __future__ import annotations
