@@ -192,8 +192,8 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
     for transport in ("socket", "TCP"):
         assert float(rows[f"libpq exec_prepared (pgconn), {transport}"][1]) > 0, rows
     assert float(rows["`INSERT INTO moves (any rows)`"][0]) > 0, rows  # --statements: calls a move
-    assert float(rows["moves"][0]) == 1.0, rows["moves"]  # one row inserted a move, no update
-    assert float(rows["moves"][1].split()[0]) == 0.0, rows["moves"]
+    assert float(rows["tables"][0]) > 0, rows["tables"]  # the load's tables, created in the measured window
+    assert float(rows["moves"][1].split()[0]) == 0.0, rows["moves"]  # no move row is ever updated
 
 
 def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_version() -> None:

@@ -19,8 +19,8 @@ from server import archive_cli
 from server.players.mutes import stored_mutes
 from server.ratings.casual import CasualResult, casual_sql
 from server.storage.schema import MIGRATIONS, Migration
-from server.storage.statements import delete_table_sql
 from server.storage.sqlite import SQLiteStore
+from server.storage.statements import delete_table_sql
 from server.storage.store import NeedsUpgrade, SchemaError, StoreError
 from server.storage import copy as db_copy
 from server.storage import postgres as pg_module
