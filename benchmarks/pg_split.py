@@ -19,6 +19,11 @@ cursor and through libpq's prepared statement as the writer sends it
 (``server/storage/pg_moves.py``), with its CPU split between this process and
 PostgreSQL's.
 
+``--statements`` loads ``pg_stat_statements`` (which costs CPU itself: its runs' CPU figures are
+not comparable) and prints, for each ``pg`` run, the statements PostgreSQL ran a move (the
+move ``INSERT``s of every row count as one) and the rows of each table inserted, updated (HOT
+or not) and deleted a move (``pg_stat_user_tables``).
+
 PostgreSQL runs with the settings every private instance gets (``tests/pgserver.py``,
 :data:`tests.pgserver.SETTINGS`); ``--plain`` starts it with PostgreSQL's own defaults
 instead, ``--set NAME=VALUE`` adds one, to compare.
@@ -27,6 +32,7 @@ Usage::
 
     python benchmarks/pg_split.py                       # 10 games, 5 s a run, 2 rounds: about a minute
     python benchmarks/pg_split.py --floor --plain --rounds 1
+    python benchmarks/pg_split.py --statements --rounds 1  # what PostgreSQL runs, rows written, a move
 """
 
 from __future__ import annotations
@@ -105,6 +111,43 @@ def pg_stats(url: str) -> dict[str, float]:
     return dict(zip(STATS, (float(value) for value in row)))
 
 
+STATEMENTS_SQL = """
+SELECT CASE WHEN query LIKE 'INSERT INTO moves %' THEN 'INSERT INTO moves (any rows)' ELSE left(regexp_replace(query, '\\s+', ' ', 'g'), 70) END,
+       sum(calls)::float8, sum(rows)::float8
+FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+GROUP BY 1 ORDER BY 2 DESC
+"""
+"""What ``pg_stat_statements`` counted in this database: (statement, calls, rows), the move INSERTs as one."""
+
+TABLES_SQL = """
+SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables
+WHERE n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname
+"""
+"""Rows written by table since the statistics' reset: (table, inserted, updated, of which HOT, deleted)."""
+
+
+def reset_statements(url: str) -> None:
+    """Load ``pg_stat_statements`` into the database at ``url`` and zero it and the tables' statistics."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        connection.execute("SELECT pg_stat_statements_reset(), pg_stat_reset()")
+
+
+def statements_report(url: str, moves: float) -> list[str]:
+    """Lines of the report: statements a move (``moves`` counted in the table), rows a move by table (since
+    :func:`reset_statements`; the tables' counters per move of their own count of inserted moves, as PostgreSQL may
+    not have flushed the last second of them yet)."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        statements = connection.execute(STATEMENTS_SQL).fetchall()
+        tables = connection.execute(TABLES_SQL).fetchall()
+    counted = next((row[1] for row in tables if row[0] == "moves"), 0) or 1
+    lines = ["| statement | calls a move | rows a call |", "|---|---|---|"]
+    lines += [f"| `{query}` | {calls / moves:.3f} | {rows / calls:.2f} |" for query, calls, rows in statements if calls]
+    lines += ["", "| table | inserted a move | updated a move (HOT) | deleted a move |", "|---|---|---|---|"]
+    lines += [f"| {name} | {ins / counted:.3f} | {upd / counted:.3f} ({hot / counted:.3f}) | {gone / counted:.3f} |" for name, ins, upd, hot, gone in tables]
+    return lines
+
+
 @dataclass
 class Split:
     """One run's CPU per move (µs) by process group, and PostgreSQL's counters per move (``pg`` only)."""
@@ -113,6 +156,7 @@ class Split:
     moves: float
     cpu_us: dict[str, float] = field(default_factory=dict)
     per_move: dict[str, float] = field(default_factory=dict)
+    statements: list[str] = field(default_factory=list)
 
 
 def measure(cluster: Cluster, args: argparse.Namespace) -> Split:
@@ -125,6 +169,8 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Split:
         postmaster = cluster.postgres.postmaster_pid() if cluster.setup != "sqlite" else None
         if postmaster:
             pin_postgres(cluster.postgres)
+        if postmaster and args.statements:
+            reset_statements(url)
         before_stats = pg_stats(url) if postmaster else {}
         before_pg = postgres_cpu(postmaster) if postmaster else {}
         before_server = server_cpu_ns(parlour.pid)
@@ -137,9 +183,10 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Split:
         after_pg = postgres_cpu(postmaster) if postmaster else {}
         after_stats = pg_stats(url) if postmaster else {}
         moves = after_stats["moves"] - before_stats["moves"] if postmaster else sqlite_moves(url)
+        report = statements_report(url, moves) if postmaster and args.statements else []
     finally:
         cluster.stop()
-    split = Split(cluster.setup, moves, {"parlour": server_ns / 1000 / moves})
+    split = Split(cluster.setup, moves, {"parlour": server_ns / 1000 / moves}, statements=report)
     for role in ROLES:
         ns = sum(cpu - before_pg.get(key, 0) for key, cpu in after_pg.items() if key[0] == role)
         if postmaster:
@@ -203,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", action="store_true", help="also measure the bare INSERT-and-COMMIT loop")
     parser.add_argument("--commits", type=int, default=2000, help="--floor: commits per way (default: 2000)")
     parser.add_argument("--plain", action="store_true", help="PostgreSQL's own defaults, not tests/pgserver.py's SETTINGS")
+    parser.add_argument("--statements", action="store_true", help="load pg_stat_statements; print statements and rows written a move")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="one more PostgreSQL setting (repeatable)")
     args = parser.parse_args(argv)
     reason = missing_reason()
@@ -211,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[:3]}")
     settings = {} if args.plain else dict(SETTINGS)
     settings.update(item.split("=", 1) for item in args.set)
+    if args.statements:
+        settings.update({"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"})
     postgres = PostgresServer(settings=settings)
     postgres.start()
     servers = Servers("floor", default_loop())
@@ -241,6 +291,10 @@ def main(argv: list[str] | None = None) -> int:
             per = split.per_move
             print(f"| {split.setup}, {split.moves:.0f} moves | {1 / per['commits']:.2f} | {per['wal_bytes']:.0f} | {per['wal_fpi']:.3f} | "
                   f"{per['wal_records']:.2f} | {per['wal_sync']:.3f} | {per['checkpoints'] * split.moves:.0f} |")  # fmt: skip
+    for split in splits:
+        if split.statements:
+            print(f"\nWhat PostgreSQL ran, {split.setup} ({split.moves:.0f} moves; pg_stat_statements, pg_stat_user_tables)\n")
+            print("\n".join(split.statements))
     if floor_lines:
         print(f"\nThe bare durable move: one move INSERT a commit, {args.commits} commits a way")
         print("\n| way | client CPU µs | backend CPU µs | total µs | wall ms a commit |\n|---|---|---|---|---|")

@@ -229,7 +229,7 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
     command = [sys.executable, str(BENCHMARKS / "pg_split.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0",
-               "--floor", "--commits", "20", "--tcp"]  # fmt: skip
+               "--floor", "--commits", "20", "--tcp", "--statements"]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
@@ -238,6 +238,30 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
         assert float(rows[setup][0]) > 0 and float(rows[setup][2]) > 0, rows[setup]  # moves, PostgreSQL's backends
     for transport in ("socket", "TCP"):
         assert float(rows[f"libpq exec_prepared (pgconn), {transport}"][1]) > 0, rows
+    assert float(rows["`INSERT INTO moves (any rows)`"][0]) > 0, rows  # --statements: calls a move
+    assert float(rows["tables"][0]) > 0, rows["tables"]  # the load's tables, created in the measured window
+    assert float(rows["moves"][1].split()[0]) == 0.0, rows["moves"]  # no move row is ever updated
+
+
+def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_version() -> None:
+    """``benchmarks/pg_row_instructions.py`` at tiny counts: a positive count for each version asked."""
+    import shutil
+
+    from tests.pgserver import missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+    command = [sys.executable, str(BENCHMARKS / "pg_row_instructions.py"), "--versions", "11", "12", "--rows", "2", "--commits", "1", "3"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    for version in ("11", "12"):
+        assert float(rows[version][0].replace(",", "")) > 0, rows
 
 
 def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Path) -> None:

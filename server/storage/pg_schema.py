@@ -8,6 +8,15 @@ in the one row of ``parlour_schema``, with the application id SQLite keeps in it
 Versions follow SQLite's: PostgreSQL support began at version 10, whose step creates
 everything at once; a later SQLite step gets a PostgreSQL step of the same version
 (``tests/server/test_store.py`` checks that both lists end at the same version).
+
+Step 12 is PostgreSQL's alone: ``moves`` loses its foreign key to ``tables``, whose check
+ran a query and took a ``KEY SHARE`` lock on the table's row for every move (a WAL record
+of a move's three; docs/BENCHMARKS.md, *PostgreSQL beside SQLite*). It is safe because the
+server never writes a move before its table's row (one writer commits in order, and a table
+is created, its commit awaited, before anyone can play on it; on a cluster only the table's
+holder writes its moves), a deleted table's moves still go (a trigger, as the key's cascade
+did), and nothing reads a move without its table (a restore joins them, a load and the
+archive start from the table), so a moves row whose table is missing is never loaded.
 """
 
 from __future__ import annotations
@@ -176,6 +185,27 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
                 RETURN true;
             END
             $$""",
+        ),
+    ),
+    Migration(
+        12,
+        "moves without the foreign key to tables (its check and row lock cost every move); a deleted table's moves go by a trigger",
+        (
+            # Why this is safe. The check the key made on every move is redundant: a table's row reaches the database
+            # before any of its moves, in the same or an earlier commit, because one writer commits in order
+            # (server.storage.writer.merged_statements keeps it) and a table is created before its first move is
+            # played; on a cluster the table's holder alone writes its moves, after its row exists. Nothing reads a
+            # move without its table: a restore joins moves to their tables, a load and the archive start from the
+            # table's row, so a moves row whose table is gone (which no Parlour writes) is ignored, never loaded.
+            # What the key's ON DELETE CASCADE did stays, by a trigger on the rare DELETE of a table.
+            "ALTER TABLE moves DROP CONSTRAINT IF EXISTS moves_table_id_fkey",
+            """CREATE FUNCTION parlour_delete_moves() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM moves WHERE table_id = OLD.id;
+                RETURN NULL;
+            END
+            $$""",
+            "CREATE TRIGGER tables_delete_moves AFTER DELETE ON tables FOR EACH ROW EXECUTE FUNCTION parlour_delete_moves()",
         ),
     ),
 )

@@ -227,6 +227,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "nothing in SQLite: the leases of tables held by the nodes of a cluster live in PostgreSQL (server.storage.pg_schema)",
         (),
     ),
+    Migration(
+        12,
+        "nothing in SQLite: PostgreSQL's moves lose their foreign key to tables (server.storage.pg_schema), whose check locked a row a move",
+        (),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 

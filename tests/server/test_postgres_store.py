@@ -20,6 +20,7 @@ from server.players.mutes import stored_mutes
 from server.ratings.casual import CasualResult, casual_sql
 from server.storage.schema import MIGRATIONS, Migration
 from server.storage.sqlite import SQLiteStore
+from server.storage.statements import delete_table_sql
 from server.storage.store import NeedsUpgrade, SchemaError, StoreError
 from server.storage import copy as db_copy
 from server.storage import postgres as pg_module
@@ -79,6 +80,29 @@ def test_an_older_schema_is_upgraded_by_a_server_and_refused_read_only(postgres_
     PostgresStore.open(postgres_url).close_sync()
     assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(newest + 1,)]
     assert run_sql(postgres_url, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'note'") == [(1,)]
+
+
+MOVES_FOREIGN_KEYS = "SELECT count(*) FROM pg_constraint WHERE conrelid = 'moves'::regclass AND contype = 'f'"
+
+
+async def test_step_12_drops_the_foreign_key_of_moves_and_a_deleted_tables_moves_still_go(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:  # a database of schema version 11, with moves
+        patch.setattr(pg_module, "PG_MIGRATIONS", PG_MIGRATIONS[:-1])
+        async with PostgresStore.open(postgres_url) as store:
+            for table_id in (1, 2):
+                await store.create_table(table_row(table_id, status="playing"))
+                await store.append_move(table_id, move_row(1))
+    assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(1,)]
+    async with PostgresStore.open(postgres_url) as store:
+        assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(12,)]
+        assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(0,)]
+        await store.append_move(1, move_row(2))
+        await store.write(delete_table_sql(1))
+        assert run_sql(postgres_url, "SELECT table_id, ply FROM moves ORDER BY table_id, ply") == [(2, 1)], "the trigger deleted table 1's moves"
+        with pytest.raises(StoreError, match="violates unique constraint"):
+            await store.append_move(2, move_row(1))  # the primary key of moves is kept
+        loaded = store.load(2)
+        assert loaded is not None and [move.ply for move in loaded.moves] == [1]
 
 
 def test_an_unreachable_server_is_a_clear_error_and_the_password_is_not_shown() -> None:

@@ -112,6 +112,35 @@ async def test_damaged_tables_are_set_aside_and_the_others_play_on(any_db: str, 
         await again.close()
 
 
+async def test_a_move_whose_table_is_gone_takes_down_no_start_and_no_other_table(any_db: str, caplog: pytest.LogCaptureFixture) -> None:
+    """PostgreSQL's moves keep no foreign key (schema step 12): a moves row without its table is ignored, never loaded."""
+    db = any_db
+    tokens = await play_three_tables(db)
+    run_sql(db, "INSERT INTO moves (table_id, ply, seat, move, forced, at) VALUES (9, 1, 0, 'd3', 0, 1.0), (9, 2, 1, 'z9', 0, 2.0)")
+
+    caplog.set_level(logging.WARNING, logger="server.app")
+    server = Server(config(db))
+    await server.start()
+    try:
+        assert sorted(server.tables) == [1, 2, 3]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "nothing is set aside"
+        black = await Client.connect("127.0.0.1", server.port, name="black3", token=tokens["black3"])
+        white = await Client.connect("127.0.0.1", server.port, name="white3", token=tokens["white3"])
+        try:
+            assert (await black.next_event(m.Resumed, timeout_s=TIMEOUT_S)).moves == ["d3", "c3"]
+            await black.move(3, "c4")
+            assert (await white.next_event(m.Moved, timeout_s=TIMEOUT_S)).ply == 3
+            assert await black.list_archive() == []
+            with pytest.raises(Exception, match="no finished game 9"):
+                await black.get_record(9)
+        finally:
+            await black.close()
+            await white.close()
+    finally:
+        await server.close()
+    assert run_sql(db, "SELECT count(*) FROM moves WHERE table_id = 9") == [(2,)], "the row is left as it was"
+
+
 async def test_a_timed_game_resumes_with_the_clocks_of_its_last_move(any_db: str) -> None:
     db = any_db
     server = Server(config(db))
