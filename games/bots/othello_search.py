@@ -107,7 +107,8 @@ class Searcher:
 
     Args:
         size: squares per side (even, 6..16).
-        budget: how long to search; a :class:`Deadline` is started now.
+        budget: how long to search; a :class:`Deadline` is started now, before
+            the evaluation is built (a first search pays for reading its tables).
         evaluate: the evaluation at the leaves (default: the trained patterns on
             8x8, the hand-weighted one elsewhere: ``othello_eval.best_evaluator``).
 
@@ -116,6 +117,10 @@ class Searcher:
     """
 
     def __init__(self, size: int, budget: Budget, evaluate: Callable[[int, int], int] | None = None) -> None:
+        self.deadline: Deadline = budget.start()  # first: reading the evaluation's tables counts
+        self._clock = budget.clock
+        self._started = self._clock()
+        left = budget.seconds
         geometry = board(size)
         self.geometry = geometry
         self.moves: Callable[[int, int], int] = geometry.moves
@@ -125,10 +130,6 @@ class Searcher:
         self.table: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         self.solver_table: dict[tuple[int, int], tuple[int, int]] = {}
         self.nodes = 0
-        self.deadline: Deadline = budget.start()
-        self._clock = budget.clock
-        left = self.deadline.seconds_left()
-        self._started = self._clock()
         self._ends_at = None if left is None else self._started + left
         self._node_limit = budget.nodes
         self._reported = 0

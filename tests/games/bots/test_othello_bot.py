@@ -8,7 +8,10 @@ are played with node budgets so that they are fast and reproducible.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -195,6 +198,28 @@ def test_the_search_keeps_to_its_time_budget() -> None:
         make_chooser(5).choose(state.view(state.to_move), Budget(seconds=0.2), random.Random(1))
         # CPU time: a search that ignored its deadline spends it; one descheduled on a loaded machine does not
         assert time.process_time() - started < 0.2 + 0.1
+
+
+_FIRST_MOVE = """
+import random, time
+import games
+from games.bots import Budget
+from games.bots.othello import make_chooser
+state, rng = games.get("othello").new_state({"size": 8}), random.Random(3)
+for _ in range(20):
+    state = state.play(rng.choice(state.legal_moves()))
+started = time.process_time()
+make_chooser(5).choose(state.view(state.to_move), Budget(seconds=0.2, clock=time.process_time), random.Random(1))
+print(time.process_time() - started)
+"""
+
+
+def test_a_first_move_in_a_fresh_process_reads_the_tables_inside_its_budget() -> None:
+    # CPU seconds as the budget's clock: what a loaded machine does to the wall clock does not count
+    result = subprocess.run([sys.executable, "-c", _FIRST_MOVE], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[3], timeout=120)
+    # reading the pattern tables and building the evaluation takes some 0.03 CPU s; a search polls every ~1 ms
+    assert 0.2 <= float(result.stdout) < 0.2 + 0.01
 
 
 def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
