@@ -19,7 +19,7 @@ import games
 from games.bots import Budget, chooser, warm_up
 from games.bots.othello import greedy_chooser, make_chooser
 from games.bots.othello_board import board
-from games.bots.othello_search import INFINITY, SCALE, Searcher
+from games.bots.othello_search import ASPIRATION, INFINITY, SCALE, Searcher
 from games.bots.random_chooser import RandomChooser
 from games.othello import OthelloState
 
@@ -391,3 +391,20 @@ def test_fewer_nodes_to_the_same_depth_than_without_the_table_cutoffs_and_killer
         own, opp = _sides(state)
         nodes += Searcher(8, Budget(nodes=10**9), evaluate).best_move(own, opp, max_depth=6, solve_empties=0).nodes
     assert nodes < 43_413 * 0.96
+
+
+def test_an_iteration_whose_score_moved_less_than_the_aspiration_window_is_searched_once() -> None:
+    state = _random_position(8, 34, random.Random(31))
+    own, opp = _sides(state)
+
+    def roots(searcher: Searcher) -> list[tuple[int, int, int]]:
+        return [(index, o, p) for _, index, o, p in searcher._children(own, opp, searcher.moves(own, opp), -1)]
+
+    full = Searcher(8, Budget(nodes=10**9))
+    score, move = full._root(roots(full), 5, -INFINITY, INFINITY)
+    for off in (-450, 450):  # the previous iteration's score 4.5 discs off: inside a 6-disc window, no re-search
+        once = Searcher(8, Budget(nodes=10**9))
+        assert once._root(roots(once), 5, score + off - ASPIRATION, score + off + ASPIRATION) == (score, move)
+        aspiring = Searcher(8, Budget(nodes=10**9))
+        assert aspiring._aspiration(roots(aspiring), 5, score + off) == (score, move)
+        assert aspiring.nodes == once.nodes
