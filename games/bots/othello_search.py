@@ -32,7 +32,8 @@ every heuristic score and a proven draw is worth 0.
 The search polls its budget every :data:`POLL_EVERY` nodes and unwinds with
 :class:`OutOfBudget`; the root then plays the best move of the deepest
 finished iteration (or of the unfinished one once its first move is
-searched). With a node budget and no time limit it is deterministic.
+searched, or a later move has proved better than the first in its null-window
+search). With a node budget and no time limit it is deterministic.
 """
 
 from __future__ import annotations
@@ -503,7 +504,12 @@ class Searcher:
         return score, move
 
     def _root(self, roots: list[tuple[int, int, int]], depth: int, alpha: int, beta: int) -> tuple[int, int]:
-        """PVS over the root moves; remember the best one for an interrupted iteration."""
+        """PVS over the root moves; remember the best one for an interrupted iteration.
+
+        A move whose null-window search proves it better than the best so far
+        is remembered at once (its score a lower bound), before its re-search
+        with the full window: the budget often ends in that re-search.
+        """
         best, best_move, low = -INFINITY, roots[0][0], alpha
         self._partial = None
         for n, (index, child_own, child_opp) in enumerate(roots):
@@ -511,7 +517,8 @@ class Searcher:
                 score = -self.search(child_own, child_opp, depth - 1, -beta, -low)
             else:
                 score = -self.search(child_own, child_opp, depth - 1, -low - 1, -low)
-                if low < score < beta:
+                if low < score < beta:  # better than the best so far: played if the budget ends in the re-search
+                    self._partial = (index, score)
                     score = -self.search(child_own, child_opp, depth - 1, -beta, -score)
             if score > best:
                 best, best_move = score, index

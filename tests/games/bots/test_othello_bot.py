@@ -19,7 +19,7 @@ import games
 from games.bots import Budget, chooser, warm_up
 from games.bots.othello import greedy_chooser, make_chooser
 from games.bots.othello_board import board
-from games.bots.othello_search import ASPIRATION, INFINITY, SCALE, Searcher
+from games.bots.othello_search import ASPIRATION, INFINITY, SCALE, OutOfBudget, Searcher
 from games.bots.random_chooser import RandomChooser
 from games.othello import OthelloState
 
@@ -408,3 +408,36 @@ def test_an_iteration_whose_score_moved_less_than_the_aspiration_window_is_searc
         aspiring = Searcher(8, Budget(nodes=10**9))
         assert aspiring._aspiration(roots(aspiring), 5, score + off) == (score, move)
         assert aspiring.nodes == once.nodes
+
+
+def _first_fail_high(searcher: Searcher, roots: list[tuple[int, int, int]], depth: int) -> tuple[int, int] | None:
+    """Replay the root's first steps: the full search of the first move, then null windows on the others.
+
+    Returns ``(move, nodes so far)`` for the first later move that proves
+    better than the first, or ``None`` if none does.
+    """
+    (_, own, opp), *others = roots
+    low = -searcher.search(own, opp, depth - 1, -INFINITY, INFINITY)
+    for index, child_own, child_opp in others:
+        if -searcher.search(child_own, child_opp, depth - 1, -low - 1, -low) > low:
+            return index, searcher.nodes
+    return None
+
+
+def test_a_root_move_proved_better_is_played_when_the_budget_ends_in_its_re_search() -> None:
+    rng, depth, found = random.Random(37), 5, 0
+    for _ in range(12):
+        state = _random_position(8, 36, rng)
+        own, opp = _sides(state)
+        probe = Searcher(8, Budget(nodes=10**9))
+        roots = [(index, o, p) for _, index, o, p in probe._children(own, opp, probe.moves(own, opp), -1)]
+        fail_high = _first_fail_high(probe, roots, depth)
+        if fail_high is None:
+            continue
+        move, nodes = fail_high
+        searcher = Searcher(8, Budget(nodes=nodes + 20))  # the same steps, then 20 nodes into the re-search
+        with pytest.raises(OutOfBudget):
+            searcher._root(roots, depth, -INFINITY, INFINITY)
+        assert searcher._partial is not None and searcher._partial[0] == move, state.diagram()
+        found += 1
+    assert found >= 2  # the positions hold such a root
