@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", action="store_true", help="the search before issue 22 beside today's")
     parser.add_argument("--depth", type=int, default=6, help="with --compare: the fixed depth searched (default 6)")
     parser.add_argument("--against-commit", default=None, metavar="REV",
-                        help="compare with the search at git revision REV (e.g. main) instead of the one before issue 22")
+                        help="compare with the search at git revision REV (e.g. main), not the one before issue 22")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.against_commit is not None:

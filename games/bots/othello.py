@@ -117,7 +117,8 @@ class OthelloChooser(MoveChooser):
             move = _from_book(own, opp, plan.book_margin, rng)
             if move is not None:
                 return geometry.names[move]
-        searcher = Searcher(state.size, _budget_left(budget, asked_at), evaluate=self._evaluate if state.size == 8 else None)
+        evaluate = self._evaluate if state.size == 8 else None
+        searcher = Searcher(state.size, _budget_left(budget, asked_at), evaluate=evaluate)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
         result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)
