@@ -13,12 +13,17 @@ git history by ``benchmarks/othello_previous.py``) on the same positions, one af
 the other, and adds a fixed-depth row per stage: the CPU seconds and nodes
 each needs to finish ``--depth`` plies (a smaller tree and a faster node
 both count there; nodes per second alone rewards a search for wasting nodes).
+``--against-commit REV`` does the same with the search as it was at git
+revision REV (``othello_previous.load_at``: its own tables too) instead of
+the one before issue 22: node counts are exact whatever the machine's load,
+so they compare two versions of the search on any machine.
 
 Usage::
 
     python benchmarks/othello_search_speed.py                     # 8x8, 1 s, 5 positions per stage
     python benchmarks/othello_search_speed.py --sizes 6,8,16 --seconds 0.5 --positions 3
     python benchmarks/othello_search_speed.py --compare --depth 6   # previous beside new, 8x8
+    python benchmarks/othello_search_speed.py --against-commit main --depth 7 --positions 8   # main beside new
 """
 
 from __future__ import annotations
@@ -114,9 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--compare", action="store_true", help="the search before issue 22 beside today's")
     parser.add_argument("--depth", type=int, default=6, help="with --compare: the fixed depth searched (default 6)")
+    parser.add_argument("--against-commit", default=None, metavar="REV",
+                        help="compare with the search at git revision REV (e.g. main), not the one before issue 22")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    names = ("previous", "new") if args.compare else ("new",)
+    if args.against_commit is not None:
+        try:
+            SEARCHERS[args.against_commit] = othello_previous.load_at(args.against_commit).Searcher
+        except othello_previous.PreviousPlayerUnavailable as error:
+            parser.error(f"--against-commit {args.against_commit}: {error}")
+        args.compare = True
+    names = ((args.against_commit or "previous"), "new") if args.compare else ("new",)
     print(f"Othello level-5 search, {args.seconds} s per position, {args.positions} random-play positions per stage")
     print()
     print("| search | board | stage | nodes/s (wall) | nodes/s (CPU) | depth reached | proved exact |")

@@ -106,6 +106,7 @@ class OthelloChooser(MoveChooser):
             self._evaluate = trained_evaluator(8, tables)
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        asked_at = budget.clock()
         state = games.get("othello").state_from_view(view)
         own, opp = (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
         geometry = board(state.size)
@@ -116,11 +117,26 @@ class OthelloChooser(MoveChooser):
             move = _from_book(own, opp, plan.book_margin, rng)
             if move is not None:
                 return geometry.names[move]
-        searcher = Searcher(state.size, budget, evaluate=self._evaluate if state.size == 8 else None)
+        evaluate = self._evaluate if state.size == 8 else None
+        searcher = Searcher(state.size, _budget_left(budget, asked_at), evaluate=evaluate)
         if plan.noise:
             return geometry.names[_noisy(searcher, own, opp, plan, rng)]
         result = searcher.best_move(own, opp, max_depth=plan.max_depth, solve_empties=plan.solve_empties)
         return geometry.names[result.move]
+
+
+def _budget_left(budget: Budget, asked_at: float) -> Budget:
+    """Return what is left of ``budget`` since ``asked_at`` (its clock's reading when the move was asked for).
+
+    Rebuilding the position and reading the book count against the move's
+    time, so the search ends when the move is due, not that much later.
+    Node budgets are kept as they are; a spent time budget leaves a
+    microsecond (the search then plays its ordering's first move).
+    """
+    if budget.seconds is None:
+        return budget
+    left = budget.seconds - (budget.clock() - asked_at)
+    return Budget(seconds=max(left, 1e-6), nodes=budget.nodes, clock=budget.clock)
 
 
 def _from_book(own: int, opp: int, margin: int, rng: random.Random) -> int | None:

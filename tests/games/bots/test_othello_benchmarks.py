@@ -41,6 +41,19 @@ def test_the_speed_comparison_runs_the_previous_search_beside_the_new(capsys: py
         assert all(int(row[5].replace(",", "")) > 0 for row in fixed), out
 
 
+def test_the_speed_comparison_runs_the_search_of_any_commit_beside_the_new(capsys: pytest.CaptureFixture[str]) -> None:
+    assert othello_search_speed.main(["--against-commit", "HEAD", "--seconds", "0.02", "--positions", "1",
+                                      "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    for name in ("HEAD", "new"):
+        fixed = [row for row in _rows(out, name) if len(row) == 7 and row[3] == "2"]
+        assert [row[2] for row in fixed] == ["opening", "middle"], out
+        assert all(int(row[5].replace(",", "")) > 0 for row in fixed), out
+    with pytest.raises(SystemExit):
+        othello_search_speed.main(["--against-commit", "no-such-revision", "--positions", "1"])
+    assert "--against-commit no-such-revision" in capsys.readouterr().err
+
+
 def test_the_previous_player_is_main_before_issue_22_read_from_git_and_plays_legal_moves() -> None:
     for module in othello_previous.MODULES:  # the history's text, only the shared contract's imports made absolute
         text = othello_previous.source(module)

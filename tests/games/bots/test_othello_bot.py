@@ -8,7 +8,10 @@ are played with node budgets so that they are fast and reproducible.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +19,7 @@ import games
 from games.bots import Budget, chooser, warm_up
 from games.bots.othello import greedy_chooser, make_chooser
 from games.bots.othello_board import board
-from games.bots.othello_search import INFINITY, SCALE, Searcher
+from games.bots.othello_search import ASPIRATION, INFINITY, SCALE, OutOfBudget, Searcher
 from games.bots.random_chooser import RandomChooser
 from games.othello import OthelloState
 
@@ -197,6 +200,28 @@ def test_the_search_keeps_to_its_time_budget() -> None:
         assert time.process_time() - started < 0.2 + 0.1
 
 
+_FIRST_MOVE = """
+import random, time
+import games
+from games.bots import Budget
+from games.bots.othello import make_chooser
+state, rng = games.get("othello").new_state({"size": 8}), random.Random(3)
+for _ in range(20):
+    state = state.play(rng.choice(state.legal_moves()))
+started = time.process_time()
+make_chooser(5).choose(state.view(state.to_move), Budget(seconds=0.2, clock=time.process_time), random.Random(1))
+print(time.process_time() - started)
+"""
+
+
+def test_a_first_move_in_a_fresh_process_reads_the_tables_inside_its_budget() -> None:
+    # CPU seconds as the budget's clock: what a loaded machine does to the wall clock does not count
+    result = subprocess.run([sys.executable, "-c", _FIRST_MOVE], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[3], timeout=120)
+    # reading the pattern tables and building the evaluation takes some 0.03 CPU s; a search polls every ~1 ms
+    assert 0.2 <= float(result.stdout) < 0.2 + 0.01
+
+
 def test_board_primitives_agree_with_the_engine_on_every_size() -> None:
     for size in SIZES:
         geometry, rng = board(size), random.Random(size)
@@ -298,3 +323,121 @@ def test_level_1_takes_a_corner_when_it_does_not_play_at_random() -> None:
     for seed in range(60):
         corner_taken += make_chooser(1).choose(state.view(0), Budget(nodes=1), random.Random(seed)) == "a1"
     assert 30 <= corner_taken < 60  # about 65 % plus a random share's hits
+
+
+def _plain_evaluation(size: int):
+    """A test's own leaf evaluation: discs and mobility (so that the figures below do not move with the tables)."""
+    mobility = board(size).mobility
+    return lambda own, opp: (own.bit_count() - opp.bit_count()) * 7 + mobility(own, opp) * 13
+
+
+def _negamax(state: OthelloState, depth: int, evaluate) -> int:
+    """The fixed-depth negamax value the search must find: the engine's own children, no pruning, no table.
+
+    A pass keeps the depth; from ``depth`` at or past the empties the exact result (as the search hands over).
+    """
+    own, opp = _sides(state)
+    if state.outcome is not None or depth >= state.size ** 2 - sum(state.disc_counts()):
+        return _exact(state) * SCALE if state.outcome is None else (own.bit_count() - opp.bit_count()) * SCALE
+    if depth == 0:
+        return evaluate(own, opp)
+    if state.must_pass:
+        return -_negamax(state.play("pass"), depth, evaluate)
+    return max(-_negamax(child, depth - 1, evaluate) for child in state.children())
+
+
+def test_the_middle_game_search_finds_the_fixed_depth_negamax_value() -> None:
+    # the table's cutoffs (enhanced ones included) and the killer moves change how many nodes, never the value
+    rng, evaluate = random.Random(23), _plain_evaluation(6)
+    for empties, depth in ((24, 4), (20, 5), (14, 5), (10, 4)):
+        for _ in range(3):
+            state = _random_position(6, empties, rng)
+            own, opp = _sides(state)
+            assert Searcher(6, Budget(nodes=10**9), evaluate).search(own, opp, depth, -INFINITY, INFINITY) == (
+                _negamax(state, depth, evaluate)), state.diagram()
+
+
+def test_a_child_the_table_already_refutes_cuts_the_node_off_before_any_search() -> None:
+    state = _random_position(8, 40, random.Random(5))
+    own, opp = _sides(state)
+    geometry = board(8)
+    searcher = Searcher(8, Budget(nodes=10**9), _plain_evaluation(8))
+    moves = geometry.moves(own, opp)
+    last = moves.bit_length() - 1  # the table's proof is on the move the ordering would try last or so
+    flipped = geometry.flips(last, own, opp)
+    child = (opp ^ flipped, own | 1 << last | flipped)
+    searcher.table[child] = (5, -INFINITY, -300, -1)  # the child, 5 plies deep: at most -300 for its mover
+    assert searcher.search(own, opp, 6, -INFINITY, 250) == 300
+    assert searcher.nodes == 1  # nothing below the node was searched
+    assert searcher.table[(own, opp)][:2] == (6, 300)  # kept as a lower bound with that move
+    assert searcher.table[(own, opp)][3] == last
+
+
+def test_the_move_that_cut_off_is_tried_first_among_its_peers_near_the_leaves() -> None:
+    searcher = Searcher(8, Budget(nodes=10**9))
+    corner, plain, x_square = 0, 19, 9
+    moves = 1 << corner | 1 << plain | 1 << x_square
+    assert searcher._static_order(moves, -1) == [corner, plain, x_square]
+    assert searcher._static_order(moves, -1, x_square) == [x_square, corner, plain]
+    assert searcher._static_order(moves, plain, x_square) == [plain, x_square, corner]
+    assert searcher._static_order(moves, -1, 30) == [corner, plain, x_square]  # not a move here: left out
+
+
+def test_fewer_nodes_to_the_same_depth_than_without_the_table_cutoffs_and_killers() -> None:
+    # exact node counts (no clock): main before these changes needed 43,413 on these positions (now 40,496)
+    rng, evaluate, nodes = random.Random(29), _plain_evaluation(8), 0
+    for empties in (50, 44, 38, 32, 26):
+        state = _random_position(8, empties, rng)
+        own, opp = _sides(state)
+        nodes += Searcher(8, Budget(nodes=10**9), evaluate).best_move(own, opp, max_depth=6, solve_empties=0).nodes
+    assert nodes < 43_413 * 0.96
+
+
+def test_an_iteration_whose_score_moved_less_than_the_aspiration_window_is_searched_once() -> None:
+    state = _random_position(8, 34, random.Random(31))
+    own, opp = _sides(state)
+
+    def roots(searcher: Searcher) -> list[tuple[int, int, int]]:
+        return [(index, o, p) for _, index, o, p in searcher._children(own, opp, searcher.moves(own, opp), -1)]
+
+    full = Searcher(8, Budget(nodes=10**9))
+    score, move = full._root(roots(full), 5, -INFINITY, INFINITY)
+    for off in (-450, 450):  # the previous iteration's score 4.5 discs off: inside a 6-disc window, no re-search
+        once = Searcher(8, Budget(nodes=10**9))
+        assert once._root(roots(once), 5, score + off - ASPIRATION, score + off + ASPIRATION) == (score, move)
+        aspiring = Searcher(8, Budget(nodes=10**9))
+        assert aspiring._aspiration(roots(aspiring), 5, score + off) == (score, move)
+        assert aspiring.nodes == once.nodes
+
+
+def _first_fail_high(searcher: Searcher, roots: list[tuple[int, int, int]], depth: int) -> tuple[int, int] | None:
+    """Replay the root's first steps: the full search of the first move, then null windows on the others.
+
+    Returns ``(move, nodes so far)`` for the first later move that proves
+    better than the first, or ``None`` if none does.
+    """
+    (_, own, opp), *others = roots
+    low = -searcher.search(own, opp, depth - 1, -INFINITY, INFINITY)
+    for index, child_own, child_opp in others:
+        if -searcher.search(child_own, child_opp, depth - 1, -low - 1, -low) > low:
+            return index, searcher.nodes
+    return None
+
+
+def test_a_root_move_proved_better_is_played_when_the_budget_ends_in_its_re_search() -> None:
+    rng, depth, found = random.Random(37), 5, 0
+    for _ in range(12):
+        state = _random_position(8, 36, rng)
+        own, opp = _sides(state)
+        probe = Searcher(8, Budget(nodes=10**9))
+        roots = [(index, o, p) for _, index, o, p in probe._children(own, opp, probe.moves(own, opp), -1)]
+        fail_high = _first_fail_high(probe, roots, depth)
+        if fail_high is None:
+            continue
+        move, nodes = fail_high
+        searcher = Searcher(8, Budget(nodes=nodes + 20))  # the same steps, then 20 nodes into the re-search
+        with pytest.raises(OutOfBudget):
+            searcher._root(roots, depth, -INFINITY, INFINITY)
+        assert searcher._partial is not None and searcher._partial[0] == move, state.diagram()
+        found += 1
+    assert found >= 2  # the positions hold such a root
