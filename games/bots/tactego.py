@@ -64,11 +64,6 @@ BLIND_PENALTY = 50.0
 """What a line costs that an opponent seeing every rank wins but one that cannot see ours does not
 (about four strong pieces): such moves rank below every move that holds against both."""
 
-HUNT = 300.0
-"""What each square counts by which a move brings a piece that can take a threat to the last flag closer to it
-(:func:`hunt_bonus`): about a tenth of a game lost in three samples, so it orders moves the search values alike
-(every one lost against an all-seeing opponent, or none) and yields to any real difference."""
-
 LEVEL_1_RANDOM_SHARE = 0.75
 """The share of level 1's moves played at random (the others capture-first)."""
 
@@ -90,14 +85,6 @@ class _Plan:
             from a blind opponent) in the first deep sample, search
             every legal move deeper instead (a move that gives a piece up at
             depth 1 may be the one that keeps the flag).
-        emergency: when an enemy piece whose rank the seat has seen stands
-            within two squares of the seat's last flag and nothing of the
-            seat's next to it can take it (:func:`flag_threats`), every
-            legal move is searched deeper (not only the best depth-1 ones),
-            and a move that brings a piece able to take the threat closer
-            to it gains :data:`HUNT` a square (:func:`hunt_bonus`): the
-            seat's 10, say, goes for the enemy's 9 before it reaches the
-            flag, where two plies do not see that far.
     """
 
     first_samples: int
@@ -106,13 +93,12 @@ class _Plan:
     samples: int
     blind: bool = False
     widen: bool = False
-    emergency: bool = False
 
 
 _PLANS = {
     3: _Plan(first_samples=4, candidates=0, depth=1, samples=0),
     4: _Plan(first_samples=6, candidates=5, depth=2, samples=40),
-    5: _Plan(first_samples=8, candidates=8, depth=2, samples=10_000, blind=True, widen=True, emergency=True),
+    5: _Plan(first_samples=8, candidates=8, depth=2, samples=10_000, blind=True, widen=True),
 }
 
 
@@ -251,7 +237,6 @@ class DeterminizingChooser(MoveChooser):
         def sample() -> SearchBoard:
             return SearchBoard(game.sample_state(view, rng, seat), geometry_steps, deadline)
 
-        threats = flag_threats(view, seat) if plan.emergency else []
         known = not any(cell is not None and cell[1] == UNKNOWN for row in view["board"] for cell in row)
         shallow = _Tally(len(moves))
         for index in range(1 if known else plan.first_samples):
@@ -264,7 +249,7 @@ class DeterminizingChooser(MoveChooser):
         order = shallow.ranking()
         if not plan.candidates or deadline.expired():
             return legal[order[0]]
-        chosen = order if threats else order[: plan.candidates]
+        chosen = order[: plan.candidates]
         deep = _Tally(len(moves))
         for _ in range(1 if known else plan.samples):  # with nothing hidden every sample is the same
             try:
@@ -275,9 +260,6 @@ class DeterminizingChooser(MoveChooser):
                 chosen, deep = order, _Tally(len(moves))  # every candidate endangers the flag: the others may not
         if deep.count == 0:
             return legal[order[0]]
-        if threats:
-            bonus = hunt_bonus(view, moves, threats)
-            return legal[max(chosen, key=lambda i: deep.sums[i] / deep.count + bonus[i])]
         return legal[deep.ranking(chosen)[0]]
 
 
@@ -345,58 +327,3 @@ def _steps(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
         steps.append(tuple((r + dr) * cols + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
                            if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols))
     return tuple(steps)
-
-
-def flag_threats(view: Mapping[str, Any], seat: int, radius: int = 2) -> list[tuple[int, int]]:
-    """The enemy pieces endangering ``seat``'s last flag, from what its view shows, as (square, strength).
-
-    A threat is an enemy piece whose rank ``seat`` has seen (it fought)
-    standing at most ``radius`` squares (king moves) from ``seat``'s flag
-    when it has one flag left, with no piece of ``seat``'s next to it strong
-    enough to take it. Empty when ``seat`` has more than one flag.
-    """
-    cells, _ = _squares(view)
-    cols = view["cols"]
-    flags = [i for i, cell in enumerate(cells) if cell is not None and cell[0] == seat and cell[1] == FLAG]
-    if len(flags) != 1:
-        return []
-    (flag,) = flags
-    threats = []
-    for i, cell in enumerate(cells):
-        if cell is None or cell[0] == seat or cell[1] in (UNKNOWN, FLAG) or _distance(i, flag, cols) > radius:
-            continue
-        strength = int(cell[1])
-        if not any(other is not None and other[0] == seat and other[1] != FLAG and int(other[1]) >= strength
-                   and _distance(j, i, cols) == 1 for j, other in enumerate(cells)):
-            threats.append((i, strength))
-    return threats
-
-
-def hunt_bonus(view: Mapping[str, Any], moves: list[tuple[int, int]], threats: list[tuple[int, int]]) -> list[float]:
-    """Per move: how many squares it brings a piece that can take a threat closer to that threat, times :data:`HUNT`.
-
-    A piece can take a threat of equal or lower strength by attacking it;
-    a step that leaves a piece of exactly the threat's strength next to it
-    counts nothing (on the opponent's move the threat strikes first and
-    wins the tie). Capturing the threat counts its whole distance.
-    """
-    cells, _ = _squares(view)
-    cols = view["cols"]
-    bonus = []
-    for origin, target in moves:
-        strength = int(cells[origin][1])
-        best = 0
-        for square, threat in threats:
-            if strength < threat:
-                continue
-            before, after = _distance(origin, square, cols), _distance(target, square, cols)
-            if after == 1 and strength == threat:
-                continue
-            best = max(best, before - after)
-        bonus.append(HUNT * best)
-    return bonus
-
-
-def _distance(a: int, b: int, cols: int) -> int:
-    """King-move distance between squares ``a`` and ``b`` of a board ``cols`` wide."""
-    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))

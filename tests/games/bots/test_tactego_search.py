@@ -8,7 +8,7 @@ from collections import Counter
 
 import games
 from games.bots import Budget
-from games.bots.tactego import HUNT, _steps, flag_threats, hunt_bonus, make_chooser
+from games.bots.tactego import _steps, make_chooser
 from games.bots.tactego_search import WIN, SearchBoard
 from games.tactego import TactegoState
 
@@ -114,58 +114,9 @@ def test_level_5_offers_a_piece_to_a_threat_it_cannot_stop_rather_than_give_its_
     offers = {"d3-c2", "d3-c3", "d3-c4"}
     for seed in range(3):
         assert make_chooser(5).choose(view, Budget(nodes=20000), random.Random(seed)) in offers
-    # the blind opponent is needed: without it every move loses alike; and every move must be searched (the
-    # offers lose a piece at depth 1 and are not among the candidates): with Blue's seen 10 two squares from the
-    # flag (an emergency) from the start, or (widen) once every candidate is seen to lose
-    for blind, widen, emergency in ((False, True, True), (True, False, False)):
+    # both are needed: without the blind opponent every move loses alike; without searching every move, the
+    # offers (a piece lost at depth 1) are not among the candidates
+    for blind, widen in ((False, True), (True, False)):
         bot = make_chooser(5)
-        bot.plan = dataclasses.replace(bot.plan, blind=blind, widen=widen, emergency=emergency)
+        bot.plan = dataclasses.replace(bot.plan, blind=blind, widen=widen)
         assert not {bot.choose(view, Budget(nodes=20000), random.Random(seed)) for seed in range(3)} & offers
-    for widen, emergency in ((True, False), (False, True)):
-        bot = make_chooser(5)
-        bot.plan = dataclasses.replace(bot.plan, widen=widen, emergency=emergency)
-        assert all(bot.choose(view, Budget(nodes=20000), random.Random(seed)) in offers for seed in range(3))
-
-
-# Red (us) has its flag on a1; Blue's 9 fought (both see it) and stands two squares from it, so does Blue's 7
-# but next to Red's 8 (which takes it); Blue's 8 never fought; Blue's 10 fought and stands three squares away.
-THREATENED = """
-    rF  .   .   .   .   .
-    .   .   b8+ .   .   r10+
-    .   b7* b9* .   .   .
-    r8+ .   .   b10* .  r5+
-    .   .   .   .   .   .
-    bF  .   .   .   .   b5
-"""
-SIX = "10 1\n9 1\n8 1\n7 1\n5 1\nF 1"
-
-
-def test_a_flag_threat_is_a_seen_enemy_two_squares_from_the_last_flag_that_nothing_next_to_it_can_take() -> None:
-    state = tactego_positions.position(THREATENED, SIX)
-    # the 9 only: the 8 was never seen, the 7 stands next to Red's 8 (which takes it), the 10 is three squares away
-    assert flag_threats(state.view(0), 0) == [(square(state, "c3"), 9)]
-    assert flag_threats(state.view(0), 0, radius=3) == [(square(state, "c3"), 9), (square(state, "d4"), 10)]
-    # no Red piece Blue has seen stands near Blue's flag; with two flags left, nothing counts
-    assert flag_threats(state.view(1), 1) == []
-    two_flags = tactego_positions.position(THREATENED.replace("r5+", "rF "), "10 1\n9 1\n8 1\n7 1\n5 1\nF 2")
-    assert flag_threats(two_flags.view(0), 0) == []
-
-
-def test_the_hunt_counts_the_squares_a_piece_able_to_take_the_threat_comes_closer() -> None:
-    state = tactego_positions.position(THREATENED, SIX)
-    view = state.view(0)
-    nine, ten = (square(state, "c3"), 9), (square(state, "d4"), 10)
-
-    def bonus(move: str, threats: list[tuple[int, int]]) -> float:
-        (value,) = hunt_bonus(view, [(square(state, move[:2]), square(state, move[3:]))], threats)
-        return value
-
-    assert bonus("f2-e2", [nine]) == HUNT  # Red's 10, from three squares of the 9 to two
-    assert bonus("f2-e3", [nine]) == HUNT
-    assert bonus("f2-f1", [nine]) == 0.0 and bonus("f2-f3", [nine]) == 0.0  # away, or no closer
-    # next to Blue's 10 on Blue's move, Red's 10 would be taken first (the attacker wins the tie)
-    assert bonus("f2-e3", [ten]) == 0.0
-    assert bonus("f2-e3", [nine, ten]) == HUNT
-    assert bonus("f4-e3", [nine, ten]) == 0.0  # a 5 takes neither
-    assert bonus("a4-b4", [nine]) == 0.0  # an 8 does not take a 9
-    assert bonus("f2-e2", []) == 0.0
