@@ -16,6 +16,7 @@ Usage::
 
     python benchmarks/tactego_losses.py --games 200 --nodes 3000 --seed 3000
     python benchmarks/tactego_losses.py --games 100 --nodes 3000 --seed 3000 --first 100   # games 100-199
+    python benchmarks/tactego_losses.py --games 1 --first 18 --nodes 3000 --seed 9000 --before 10
 """
 
 from __future__ import annotations
@@ -105,6 +106,33 @@ def classify(index: int, seat: int, states: list[TactegoState]) -> Verdict | Non
     return Verdict(index, "flag", final.ply, detail)
 
 
+def picture(state: TactegoState, seat: int) -> str:
+    """The whole board, top row first, every rank shown: ``R10*`` a seat-0 piece of rank 10 that fought, ``b5+``
+    a seat-1 5 that moved; the pieces of ``seat`` (level 5's) in capitals, the other side's in lower case."""
+    cols, rows = state.options["cols"], state.options["rows"]
+    lines = []
+    for row in range(rows - 1, -1, -1):
+        cells = []
+        for piece in state.board[row * cols:(row + 1) * cols]:
+            if piece is None:
+                cells.append(".")
+                continue
+            side = "rb"[piece.owner]
+            cells.append((side.upper() if piece.owner == seat else side) + piece.rank
+                         + ("*" if piece.revealed else "+" if piece.moved else ""))
+        lines.append(f"{row + 1:>2} " + " ".join(cell.ljust(4) for cell in cells).rstrip())
+    lines.append("   " + " ".join(chr(ord("a") + col).ljust(4) for col in range(cols)).rstrip())
+    return "\n".join(lines)
+
+
+def going_back(states: list[TactegoState], seat: int, plies: int) -> str:
+    """The board ``plies`` plies before the game's end (:func:`picture`) and the moves played from there."""
+    start = max(0, len(states) - 1 - plies)
+    moves = " ".join(state.last_move for state in states[start + 1:])
+    return f"ply {states[start].ply}, {'Red' if states[start].to_move == 0 else 'Blue'} to move:\n" \
+           f"{picture(states[start], seat)}\nthen: {moves}"
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description="Classify every game Tactego level 5 does not win against capture-first.")
@@ -112,9 +140,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--first", type=int, default=0, help="the first game's index (default 0)")
     parser.add_argument("--nodes", type=int, default=3000, help="level 5's node budget a move (default 3000)")
     parser.add_argument("--seed", type=int, default=1, help="game i uses setup seed SEED + i (default 1)")
+    parser.add_argument("--before", type=int, default=0,
+                        help="after each game not won, the board this many plies before its end (default 0: none)")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.nodes < 1 or args.first < 0:
-        parser.error("--games and --nodes must be positive, --first not negative")
+    if args.games < 1 or args.nodes < 1 or args.first < 0 or args.before < 0:
+        parser.error("--games and --nodes must be positive, --first and --before not negative")
     return args
 
 
@@ -129,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if verdict is not None:
             print(f"game {index} (seed {args.seed + index}, level 5 {'Red' if seat == 0 else 'Blue'}): "
                   f"{verdict.kind} at ply {verdict.ply}: {verdict.detail}", flush=True)
+            if args.before:
+                print(going_back(states, seat, args.before), flush=True)
     print("counts: " + ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items())))
     return 0
 

@@ -185,6 +185,27 @@ def test_tactego_losses_classifies_the_games_strength_plays() -> None:
     assert all(re.search(r": (flag at ply \d+: by a \w+|draw at ply \d+|no-move at ply \d+)", line) for line in lines[:-1])
 
 
+def test_tactego_losses_goes_back_from_a_loss_to_the_board_before_it() -> None:
+    # game 4 from seed 1000 at 3,000 nodes: level 5 (Red) loses its flag at ply 90 (as the test above holds)
+    command = [sys.executable, str(BENCHMARKS / "tactego_losses.py"), "--first", "4", "--games", "1", "--nodes", "3000",
+               "--seed", "1000", "--before", "3"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    verdict = re.match(r"game 4 \(seed 1004, level 5 (Red|Blue)\): flag at ply (\d+)", lines[0])
+    assert verdict, lines[0]
+    last_ply = int(verdict.group(2))
+    assert lines[1] == f"ply {last_ply - 3}, {'Blue' if (last_ply - 3) % 2 else 'Red'} to move:"
+    board = lines[2:11]
+    assert [line.split()[0] for line in board[:8]] == [str(row) for row in range(8, 0, -1)]
+    assert board[8].split() == list("abcdefgh")
+    cells = [cell for line in board[:8] for cell in line.split()[1:]]
+    assert len(cells) == 64 and {"RF", "BF"} & set(cells)  # level 5's flag, in capitals, still on the board
+    then = lines[11].removeprefix("then: ").split()
+    assert lines[11].startswith("then: ") and len(then) == 3 and all(re.fullmatch(r"[a-h][1-8]-[a-h][1-8]", m) for m in then)
+    assert lines[-1] == "counts: flag 1"
+
+
 def test_strength_with_node_budgets_is_reproducible() -> None:
     first, second = _strength("--games", "4"), _strength("--games", "4", "--jobs", "2")
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
