@@ -119,6 +119,10 @@ GROUP BY 1 ORDER BY 2 DESC
 """
 """What ``pg_stat_statements`` counted in this database: (statement, calls, rows), the move INSERTs as one."""
 
+STATS_FLUSH_WAIT_S = 3.0
+"""How long :func:`statements_report` waits for the server's backends to have reported their tables' counts (they do
+as they end; an idle one may wait up to 10 s), until the counts hold every move row ``pg_stat_statements`` saw."""
+
 TABLES_SQL = """
 SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables
 WHERE n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname
@@ -139,7 +143,13 @@ def statements_report(url: str, moves: float) -> list[str]:
     not have flushed the last second of them yet)."""
     with psycopg.connect(url, autocommit=True) as connection:
         statements = connection.execute(STATEMENTS_SQL).fetchall()
-        tables = connection.execute(TABLES_SQL).fetchall()
+        inserted = sum(rows for query, _, rows in statements if query == "INSERT INTO moves (any rows)")
+        for _ in range(int(STATS_FLUSH_WAIT_S / 0.1)):  # a backend reports its tables' counts at most once a second
+            tables = connection.execute(TABLES_SQL).fetchall()
+            if next((row[1] for row in tables if row[0] == "moves"), 0) >= inserted:
+                break
+            time.sleep(0.1)
+            connection.execute("SELECT pg_stat_clear_snapshot()")
     counted = next((row[1] for row in tables if row[0] == "moves"), 0) or 1
     lines = ["| statement | calls a move | rows a call |", "|---|---|---|"]
     lines += [f"| `{query}` | {calls / moves:.3f} | {rows / calls:.2f} |" for query, calls, rows in statements if calls]
@@ -183,9 +193,10 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Split:
         after_pg = postgres_cpu(postmaster) if postmaster else {}
         after_stats = pg_stats(url) if postmaster else {}
         moves = after_stats["moves"] - before_stats["moves"] if postmaster else sqlite_moves(url)
-        report = statements_report(url, moves) if postmaster and args.statements else []
     finally:
         cluster.stop()
+    # Read once the server has gone: its backends report their tables' counts as they end (an idle one may wait 10 s).
+    report = statements_report(url, moves) if postmaster and args.statements else []
     split = Split(cluster.setup, moves, {"parlour": server_ns / 1000 / moves}, statements=report)
     for role in ROLES:
         ns = sum(cpu - before_pg.get(key, 0) for key, cpu in after_pg.items() if key[0] == role)
