@@ -222,7 +222,7 @@ def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs
 
 
 def bootstrap(samples: list[Sample], tables: Path, depth: int, solve_at: int, exact_to: int, jobs: int,
-              every: int = 1) -> list[Sample]:
+              every: int = 1, keep_rest: bool = False, limit: int | None = None) -> list[Sample]:
     """Relabel ``samples`` by ``depth``-ply searches of the pattern evaluation in ``tables`` (one round of bootstrapping).
 
     The labels a set of tables was fitted to (searches of the hand-weighted
@@ -230,11 +230,21 @@ def bootstrap(samples: list[Sample], tables: Path, depth: int, solve_at: int, ex
     up to ``exact_to`` empties, as TD-leaf and Logistello's later rounds
     relabel with their own evaluation; fitting again to them lets the tables
     learn what their own deeper search knows. Only one position in ``every``
-    (by position in the list) before the exact endgame is kept and
-    relabelled, to bound the cost of deep searches; exact ones are all kept.
+    (by position in the list) before the exact endgame is relabelled, and
+    of those only the first ``limit`` (``None``: all), to bound the cost of
+    deep searches. The others are left out, or with ``keep_rest`` kept with
+    the labels they had; the exact ones are all kept. The order is kept.
     """
-    kept = [s for i, s in enumerate(samples) if i % every == 0 or 64 - (s[0] | s[1]).bit_count() <= solve_at]
-    return relabel(kept, depth, 1.0, solve_at, jobs, tables=tables, exact_to=exact_to)
+    chosen = [i for i, (own, opp, _, _) in enumerate(samples)
+              if i % every == 0 and 64 - (own | opp).bit_count() > solve_at][:limit]
+    fresh = relabel([samples[i] for i in chosen], depth, 1.0, solve_at, jobs, tables=tables, exact_to=exact_to)
+    result = list(samples)
+    for i, sample in zip(chosen, fresh):
+        result[i] = sample
+    if keep_rest:
+        return result
+    searched = set(chosen)
+    return [s for i, s in enumerate(result) if i in searched or 64 - (s[0] | s[1]).bit_count() <= solve_at]
 
 
 def load_labelled(paths: list[Path]) -> list[Sample]:
@@ -408,6 +418,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the first bootstrapping round searches these tables (default: fit them first)")
     parser.add_argument("--bootstrap-every", type=int, default=1,
                         help="bootstrapping keeps one position in this many before the exact endgame (default 1)")
+    parser.add_argument("--bootstrap-keep-rest", action="store_true",
+                        help="the positions bootstrapping does not relabel keep their labels (default: left out)")
+    parser.add_argument("--bootstrap-limit", type=int, default=None,
+                        help="bootstrapping relabels at most this many positions, the first in the data set's "
+                             "order (default: all it keeps)")
     parser.add_argument("--exact-to", type=int, default=0,
                         help="bootstrapping solves positions with this many empties or fewer (default: --solve-at)")
     parser.add_argument("--relabelled", type=Path,
@@ -466,7 +481,8 @@ def _bootstrap_rounds(samples: list[Sample], args: argparse.Namespace) -> list[t
     rounds = []
     for number in range(args.bootstrap_rounds):
         relabelled = bootstrap(samples, tables, args.bootstrap_depth, args.solve_at,
-                               max(args.exact_to, args.solve_at), args.jobs, args.bootstrap_every)
+                               max(args.exact_to, args.solve_at), args.jobs, args.bootstrap_every,
+                               args.bootstrap_keep_rest, args.bootstrap_limit)
         rounds.append((relabelled, args.bootstrap_depth))
         if number < args.bootstrap_rounds - 1:
             tables = _round_path(args.out, number + 1)
@@ -493,6 +509,8 @@ def _fit_and_save(samples: list[Sample], args: argparse.Namespace, out: Path, st
     if bootstrap_depth:
         info.update({"bootstrap_depth": bootstrap_depth, "bootstrap_rounds": args.bootstrap_rounds,
                      "exact_to": max(args.exact_to, args.solve_at), "bootstrap_every": args.bootstrap_every})
+        if args.bootstrap_keep_rest or args.bootstrap_limit is not None:
+            info.update({"bootstrap_keep_rest": args.bootstrap_keep_rest, "bootstrap_limit": args.bootstrap_limit})
     weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
     save_weights(weights, out)
     print(f"wrote {out} ({out.stat().st_size:,} bytes): {info}", flush=True)
