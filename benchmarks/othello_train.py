@@ -67,7 +67,8 @@ Usage::
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --bootstrap-rounds 1 --exact-to 12 \
         --bootstrap-from old.bin --epochs 34 --min-count 0 --relabelled c.pkl  # the shipped tables
     python benchmarks/othello_train.py --labelled c.pkl --bootstrap-rounds 1 --bootstrap-depth 5 --exact-to 12 \
-        --bootstrap-from new.bin --bootstrap-every 3 --bootstrap-keep-rest --min-count 0 --out /tmp/d5.bin  # tried
+        --bootstrap-from e30.bin --bootstrap-every 3 --bootstrap-keep-rest --bootstrap-limit 33000 \
+        --min-count 0 --epochs 36 --out /tmp/d5.bin  # a second round on a share (e30.bin: c.pkl, --epochs 30); lost
     python benchmarks/othello_train.py --games 20 --out /tmp/p.bin             # a smoke run
 """
 
