@@ -45,8 +45,9 @@ Games can be played in several runs (``--first-game``, each run keeping its
 files). The shipped tables: 6,398 games, 171,248 positions: the first 1,600
 games as one run (15 minutes with ``--jobs 2``), games 1,600-6,397 in two
 niced jobs in 31 minutes (load average 3-12), the fit 61 s; then one
-bootstrapping round searching those tables (4 plies, exact to 12 empties,
-``--epochs 30``). A
+bootstrapping round searching those tables (4 plies, exact to 12 empties),
+fitted with ``--epochs 34 --min-count 0`` (the rare entries kept: 5.45 discs
+held out where zeroing those seen fewer than 20 times left 5.69). A
 bootstrapping round costs a search of the tables per position: 6.0 ms of CPU
 at 4 plies (623 nodes), 22.5 ms at 5, 71 ms at 6 (6,844 nodes); a solve 44-49
 ms at 11-12 empties, 240 ms at 13, 520 ms at 14. One 4-ply round over the
@@ -64,7 +65,10 @@ Usage::
     python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the tables before them
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --alone --out /tmp/alone.bin
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --bootstrap-rounds 1 --exact-to 12 \
-        --bootstrap-from old.bin --epochs 30 --relabelled c.pkl                # the shipped tables
+        --bootstrap-from old.bin --epochs 34 --min-count 0 --relabelled c.pkl  # the shipped tables
+    python benchmarks/othello_train.py --labelled c.pkl --bootstrap-rounds 1 --bootstrap-depth 5 --exact-to 12 \
+        --bootstrap-from e30.bin --bootstrap-every 3 --bootstrap-keep-rest --bootstrap-limit 33000 \
+        --min-count 0 --epochs 36 --out /tmp/d5.bin  # a second round on a share (e30.bin: c.pkl, --epochs 30); lost
     python benchmarks/othello_train.py --games 20 --out /tmp/p.bin             # a smoke run
 """
 
@@ -222,7 +226,7 @@ def relabel(samples: list[Sample], depth: int, share: float, solve_at: int, jobs
 
 
 def bootstrap(samples: list[Sample], tables: Path, depth: int, solve_at: int, exact_to: int, jobs: int,
-              every: int = 1) -> list[Sample]:
+              every: int = 1, keep_rest: bool = False, limit: int | None = None) -> list[Sample]:
     """Relabel ``samples`` by ``depth``-ply searches of the pattern evaluation in ``tables`` (one round of bootstrapping).
 
     The labels a set of tables was fitted to (searches of the hand-weighted
@@ -230,11 +234,21 @@ def bootstrap(samples: list[Sample], tables: Path, depth: int, solve_at: int, ex
     up to ``exact_to`` empties, as TD-leaf and Logistello's later rounds
     relabel with their own evaluation; fitting again to them lets the tables
     learn what their own deeper search knows. Only one position in ``every``
-    (by position in the list) before the exact endgame is kept and
-    relabelled, to bound the cost of deep searches; exact ones are all kept.
+    (by position in the list) before the exact endgame is relabelled, and
+    of those only the first ``limit`` (``None``: all), to bound the cost of
+    deep searches. The others are left out, or with ``keep_rest`` kept with
+    the labels they had; the exact ones are all kept. The order is kept.
     """
-    kept = [s for i, s in enumerate(samples) if i % every == 0 or 64 - (s[0] | s[1]).bit_count() <= solve_at]
-    return relabel(kept, depth, 1.0, solve_at, jobs, tables=tables, exact_to=exact_to)
+    chosen = [i for i, (own, opp, _, _) in enumerate(samples)
+              if i % every == 0 and 64 - (own | opp).bit_count() > solve_at][:limit]
+    fresh = relabel([samples[i] for i in chosen], depth, 1.0, solve_at, jobs, tables=tables, exact_to=exact_to)
+    result = list(samples)
+    for i, sample in zip(chosen, fresh):
+        result[i] = sample
+    if keep_rest:
+        return result
+    searched = set(chosen)
+    return [s for i, s in enumerate(result) if i in searched or 64 - (s[0] | s[1]).bit_count() <= solve_at]
 
 
 def load_labelled(paths: list[Path]) -> list[Sample]:
@@ -408,6 +422,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the first bootstrapping round searches these tables (default: fit them first)")
     parser.add_argument("--bootstrap-every", type=int, default=1,
                         help="bootstrapping keeps one position in this many before the exact endgame (default 1)")
+    parser.add_argument("--bootstrap-keep-rest", action="store_true",
+                        help="the positions bootstrapping does not relabel keep their labels (default: left out)")
+    parser.add_argument("--bootstrap-limit", type=int, default=None,
+                        help="bootstrapping relabels at most this many positions, the first in the data set's "
+                             "order (default: all it keeps)")
     parser.add_argument("--exact-to", type=int, default=0,
                         help="bootstrapping solves positions with this many empties or fewer (default: --solve-at)")
     parser.add_argument("--relabelled", type=Path,
@@ -466,7 +485,8 @@ def _bootstrap_rounds(samples: list[Sample], args: argparse.Namespace) -> list[t
     rounds = []
     for number in range(args.bootstrap_rounds):
         relabelled = bootstrap(samples, tables, args.bootstrap_depth, args.solve_at,
-                               max(args.exact_to, args.solve_at), args.jobs, args.bootstrap_every)
+                               max(args.exact_to, args.solve_at), args.jobs, args.bootstrap_every,
+                               args.bootstrap_keep_rest, args.bootstrap_limit)
         rounds.append((relabelled, args.bootstrap_depth))
         if number < args.bootstrap_rounds - 1:
             tables = _round_path(args.out, number + 1)
@@ -493,6 +513,8 @@ def _fit_and_save(samples: list[Sample], args: argparse.Namespace, out: Path, st
     if bootstrap_depth:
         info.update({"bootstrap_depth": bootstrap_depth, "bootstrap_rounds": args.bootstrap_rounds,
                      "exact_to": max(args.exact_to, args.solve_at), "bootstrap_every": args.bootstrap_every})
+        if args.bootstrap_keep_rest or args.bootstrap_limit is not None:
+            info.update({"bootstrap_keep_rest": args.bootstrap_keep_rest, "bootstrap_limit": args.bootstrap_limit})
     weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
     save_weights(weights, out)
     print(f"wrote {out} ({out.stat().st_size:,} bytes): {info}", flush=True)

@@ -6,6 +6,7 @@ second a search), and its printed table is read back.
 
 from __future__ import annotations
 
+import pickle
 import random
 import sys
 from pathlib import Path
@@ -293,6 +294,36 @@ def test_bootstrapping_relabels_by_searches_of_the_given_tables_and_solves_up_to
     assert len(every_third) == len([i for i, (own, opp, _, _) in enumerate(samples)
                                     if i % 3 == 0 or 64 - (own | opp).bit_count() <= 6])
 
+
+
+def test_bootstrapping_can_relabel_the_first_of_a_share_and_keep_the_other_labels(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+    from games.bots.othello_patterns import DATA_FILE  # noqa: PLC0415
+
+    samples = othello_train.play_game(0, 1, 40, 8, 0.1, 6)
+    empties = [64 - (own | opp).bit_count() for own, opp, _, _ in samples]
+    chosen = [i for i in range(len(samples)) if i % 3 == 0 and empties[i] > 6][:4]
+    mixed = othello_train.bootstrap(samples, DATA_FILE, 1, 6, 6, 1, every=3, keep_rest=True, limit=4)
+    assert len(mixed) == len(samples) and len(chosen) == 4
+    for i, (before, after) in enumerate(zip(samples, mixed)):
+        if i in chosen:
+            assert after == othello_train.bootstrap([before], DATA_FILE, 1, 6, 6, 1)[0]  # its 1-ply search label
+        else:
+            assert after == before
+    assert any(mixed[i] != samples[i] for i in chosen)
+    left_out = othello_train.bootstrap(samples, DATA_FILE, 1, 6, 6, 1, every=3, limit=4)
+    assert left_out == [mixed[i] for i in range(len(samples)) if i in chosen or empties[i] <= 6]
+    out, labelled, kept = tmp_path / "tables.bin", tmp_path / "labelled.pkl", tmp_path / "relabelled.pkl"
+    labelled.write_bytes(pickle.dumps(samples))
+    assert othello_train.main(["--labelled", str(labelled), "--epochs", "1", "--min-count", "1", "--solve-at", "6",
+                               "--jobs", "1", "--bootstrap-rounds", "1", "--bootstrap-from", str(DATA_FILE),
+                               "--bootstrap-depth", "1", "--bootstrap-every", "3", "--bootstrap-keep-rest",
+                               "--bootstrap-limit", "4", "--relabelled", str(kept), "--out", str(out)]) == 0
+    assert othello_train.load_labelled([kept]) == mixed
+    info = othello_patterns.load_weights(out).info
+    assert (info["bootstrap_every"], info["bootstrap_keep_rest"], info["bootstrap_limit"]) == (3, True, 4)
 
 def test_the_training_script_bootstraps_rounds_of_tables_searching_their_predecessors(tmp_path: Path) -> None:
     import othello_train  # noqa: PLC0415

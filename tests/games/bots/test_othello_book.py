@@ -1,12 +1,15 @@
 """The Othello opening book: the shipped file loads, its moves are legal in every symmetric copy, and it is used.
 
-Levels 4 and 5 play from it on 8x8 with variety; levels 1 to 3 do not.
+Levels 4 and 5 play from it on 8x8 with variety; levels 1 to 3 do not. The builder searches with
+the tables it is given and records which.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +92,28 @@ def test_a_broken_book_file_is_refused_with_what_is_wrong(tmp_path: Path) -> Non
     path.write_text(json.dumps({"format": "parlour-othello-book-1", "positions": {"zz:1": [[19, 0]]}}))
     with pytest.raises(ValueError, match="bad book entry 'zz:1'"):
         load_book(path)
+
+
+def test_the_book_builder_scores_with_the_tables_it_is_given_and_records_them(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+    import othello_book_build  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+    from games.bots.othello_eval import trained_evaluator  # noqa: PLC0415
+    from games.bots.othello_search import Searcher  # noqa: PLC0415
+
+    flat = tmp_path / "flat.bin"
+    tables = tuple({name: [0] * size for name, size in othello_patterns.TABLE_SIZES.items()}
+                   for _ in range(othello_patterns.STAGES))
+    othello_patterns.save_weights(othello_patterns.PatternWeights(tables, (100,) * 8, (0,) * 8, {}), flat)
+    out = tmp_path / "book.json"
+    assert othello_book_build.main(["--plies", "2", "--depth", "2", "--jobs", "1", "--tables", str(flat),
+                                    "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["tables"] == hashlib.sha256(flat.read_bytes()).hexdigest()
+    evaluate = trained_evaluator(8, flat)
+    for key, stored in data["positions"].items():
+        own, opp = (int(part, 16) for part in key.split(":"))
+        scores = Searcher(8, Budget(nodes=10**12), evaluate=evaluate).move_scores(own, opp, 2)
+        best = max(score for _, score in scores)
+        assert sorted(map(tuple, stored)) == sorted((move, score) for move, score in scores if score >= best - 150)
