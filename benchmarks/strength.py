@@ -459,15 +459,21 @@ def missing_players(game: str) -> str | None:
 
 
 def run(matches: list[Match], games_per_match: int, seed: int, budgets: Budgets, jobs: int,
-        progress: Any = None) -> dict[Match, Tally]:
-    """Play every match; return each one's tally (in the order given)."""
+        progress: Any = None, first_game: int = 0) -> dict[Match, Tally]:
+    """Play every match; return each one's tally (in the order given).
+
+    Games ``first_game`` to ``first_game + games_per_match - 1`` of each match
+    are played, so a long match can be split over several runs (game ``i``
+    always has the same seed, opening and colours).
+    """
     tallies = {match: Tally() for match in matches}
     tasks: list[tuple[Match, int | None, int, Budgets, int]] = []
     for match in matches:
         if match.opponent.kind == "openspiel":
             tasks.append((match, None, seed, budgets, games_per_match))
         else:
-            tasks += [(match, index, seed, budgets, 1) for index in range(games_per_match)]
+            tasks += [(match, index, seed, budgets, 1)
+                      for index in range(first_game, first_game + games_per_match)]
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
     try:
         done: Iterable[tuple[Match, list[GameResult]]] = (
@@ -529,6 +535,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a quick look: 4 games a match, 0.02 s a move")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing games at once (default 1; each wants a core)")
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="play games N to N+GAMES-1 of each match (default 0): game i keeps its seed, opening and "
+                             "colours, so a long match can be split over runs")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the matches against OpenSpiel")
     parser.add_argument("--no-previous", action="store_true", help="skip Othello's match against the previous main")
     parser.add_argument("--tables", type=_tables, default=None, metavar="PATH",
@@ -650,7 +659,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.opening_plies:
         nodes_text += f", {args.opening_plies} random opening plies per pair of games"
     print(f"strength: {args.games} games a match, colours alternating, {budget_text} a move{nodes_text}, "
-          f"seed {args.seed}, {args.jobs} job(s), {os.cpu_count()} cores", file=sys.stderr)
+          f"seed {args.seed}, games from {args.first_game}, {args.jobs} job(s), {os.cpu_count()} cores", file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.solver_check:
@@ -664,7 +673,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {match.game}: {match.player.label} vs {match.opponent.label}: "
                   f"+{tally.wins} ={tally.draws} -{tally.losses} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
-    tallies = run(matches, args.games, args.seed, budgets, args.jobs, progress)
+    tallies = run(matches, args.games, args.seed, budgets, args.jobs, progress, args.first_game)
     print(table(tallies, args.markdown))
     print(f"({time.monotonic() - started:.0f} s; win % is the tested player's, with its 95 % Wilson interval; "
           "score counts a draw as one half)")

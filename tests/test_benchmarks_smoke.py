@@ -167,6 +167,17 @@ def test_strength_plays_every_match_and_counts_each_game() -> None:
     assert [int(cells[i]) for i in (4, 5, 6) for cells in rows[8:9]] == [replayed.count(1), replayed.count(None), replayed.count(0)]
 
 
+def test_strength_first_game_plays_the_later_games_of_a_match_as_a_whole_run_would() -> None:
+    import strength
+
+    match = strength.Match("nimble", (), strength.Player("level", 2), strength.Player("random"))
+    budgets = strength.Budgets(seconds=0, nodes=200)
+    whole = [strength.play_game(match, index, 7, budgets).score for index in range(6)]
+    tail = strength.run([match], 3, 7, budgets, jobs=1, first_game=3)[match]
+    assert tail.games == 3
+    assert (tail.wins, tail.draws, tail.losses) == (whole[3:].count(1), whole[3:].count(None), whole[3:].count(0))
+
+
 def test_strength_only_greedy_plays_each_level_against_the_greedy_player_alone() -> None:
     done = _strength("--games", "2", "--levels", "4,5", "--only", "greedy", "--markdown")
     assert done.returncode == 0, done.stderr
