@@ -82,20 +82,28 @@ def test_an_older_schema_is_upgraded_by_a_server_and_refused_read_only(postgres_
     assert run_sql(postgres_url, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'note'") == [(1,)]
 
 
+def _up_to(version: int) -> tuple[Migration, ...]:
+    """The PostgreSQL schema steps up to ``version``: a database as that version of Parlour left it."""
+    return tuple(step for step in PG_MIGRATIONS if step.version <= version)
+
+
 MOVES_FOREIGN_KEYS = "SELECT count(*) FROM pg_constraint WHERE conrelid = 'moves'::regclass AND contype = 'f'"
 
 
 async def test_step_12_drops_the_foreign_key_of_moves_and_a_deleted_tables_moves_still_go(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patch:  # a database of schema version 11, with moves
-        patch.setattr(pg_module, "PG_MIGRATIONS", PG_MIGRATIONS[:-1])
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(11))
         async with PostgresStore.open(postgres_url) as store:
             for table_id in (1, 2):
                 await store.create_table(table_row(table_id, status="playing"))
                 await store.append_move(table_id, move_row(1))
     assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(1,)]
+    with monkeypatch.context() as patch:
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(12))
+        PostgresStore.open(postgres_url).close_sync()
+    assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(12,)]
+    assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(0,)]
     async with PostgresStore.open(postgres_url) as store:
-        assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(12,)]
-        assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(0,)]
         await store.append_move(1, move_row(2))
         await store.write(delete_table_sql(1))
         assert run_sql(postgres_url, "SELECT table_id, ply FROM moves ORDER BY table_id, ply") == [(2, 1)], "the trigger deleted table 1's moves"
@@ -263,6 +271,28 @@ async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres
         assert isinstance(results[0], StoreError) and "cannot adapt" in str(results[0]) and results[1] is None
         await store.save_session("c", "cy")  # the writer lives on
         assert store.sessions() == {"b": "bob", "c": "cy"}
+
+
+MOVES_CHECKS = "SELECT count(*) FROM pg_constraint WHERE conrelid = 'moves'::regclass AND contype = 'c'"
+
+
+async def test_step_13_drops_the_check_on_seat_of_moves_and_keeps_their_other_rules(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:  # a database of schema version 12, with a move
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(12))
+        async with PostgresStore.open(postgres_url) as store:
+            await store.create_table(table_row(1, status="playing"))
+            await store.append_move(1, move_row(1))
+    assert run_sql(postgres_url, MOVES_CHECKS) == [(1,)]
+    async with PostgresStore.open(postgres_url) as store:
+        assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(13,)]
+        assert run_sql(postgres_url, MOVES_CHECKS) == [(0,)]
+        await store.append_move(1, move_row(2))
+        with pytest.raises(StoreError, match="violates unique constraint"):
+            await store.append_move(1, move_row(2))  # the primary key of moves is kept
+        with pytest.raises(StoreError, match="violates not-null constraint"):
+            await store.write(("INSERT INTO moves (table_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)", (1, 3, None, "d3", 1.0)))
+        loaded = store.load(1)
+        assert loaded is not None and [(move.ply, move.seat) for move in loaded.moves] == [(1, move_row(1).seat), (2, move_row(2).seat)]
 
 
 # --- the moves' short way (server.storage.pg_moves) ----------------------------------------------
