@@ -167,7 +167,8 @@ class MovesPath:
 
     def __init__(self) -> None:
         self._connection: psycopg.AsyncConnection[Any] | None = None
-        self._prepared: dict[bytes, _Shape] = {}
+        self._prepared: set[bytes] = set()  # names prepared on _connection
+        self._shapes: dict[bytes, _Shape] = {}  # ... and described there
 
     async def execute(self, connection: psycopg.AsyncConnection[Any], statements: list[Statement]) -> bool:
         """Run ``statements`` (SQLite's dialect) as one prepared statement in autocommit, if they are one move INSERT,
@@ -196,16 +197,18 @@ class MovesPath:
             return False
         name, text = prepared
         if connection is not self._connection:  # a new writer connection: nothing prepared on it yet
-            self._connection, self._prepared = connection, {}
+            self._connection, self._prepared, self._shapes = connection, set(), {}
         pgconn = connection.pgconn
-        shape = self._prepared.get(name)
-        if shape is None:
+        if name not in self._prepared:
             pgconn.send_prepare(name, text)
             _check(await connection.wait(generators.execute(pgconn)))
+            self._prepared.add(name)
+        shape = self._shapes.get(name)
+        if shape is None:
             pgconn.send_describe_prepared(name)
             [described] = await connection.wait(generators.execute(pgconn))
             _check([described])
-            shape = self._prepared[name] = _Shape([described.param_type(index) for index in range(described.nparams)])
+            shape = self._shapes[name] = _Shape([described.param_type(index) for index in range(described.nparams)])
         pgconn.send_query_prepared(name, shape.values(params), shape.formats)
         _check(await connection.wait(generators.execute(pgconn)))
         return True
