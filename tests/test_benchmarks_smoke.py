@@ -295,6 +295,49 @@ def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_vers
         assert float(rows[version][0].replace(",", "")) > 0, rows
 
 
+def test_pg_row_instructions_over_the_wire_counts_the_writers_backend() -> None:
+    """``benchmarks/pg_row_instructions.py --wire`` at tiny counts: PostgreSQL under callgrind as a server, the writer's
+    own path; a positive count for each version, and fewer instructions without the CHECK on seat (schema step 13)."""
+    import shutil
+
+    from tests.pgserver import missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+    command = [sys.executable, str(BENCHMARKS / "pg_row_instructions.py"), "--wire", "--versions", "12", "13", "--rows", "4", "--commits", "2", "6"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "the writer's MovesPath over the unix socket" in done.stdout
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    counts = {version: float(rows[version][0].replace(",", "")) for version in ("12", "13")}
+    assert 0 < counts["13"] < counts["12"], rows
+
+
+def test_pg_writer_instructions_counts_the_servers_side_of_a_group_commit() -> None:
+    """``benchmarks/pg_writer_instructions.py`` at tiny counts: every cycle's moves in one commit, a positive count."""
+    import shutil
+
+    from tests.pgserver import missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+    command = [sys.executable, str(BENCHMARKS / "pg_writer_instructions.py"), "--rows", "3", "--commits", "2", "5"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    [row] = [[c.strip() for c in line.strip("|").split("|")] for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| moves")]
+    assert float(row[0]) == 3.0 and float(row[1].replace(",", "")) > 0, row
+
+
 def test_move_profile_counts_the_same_bytecodes_for_the_same_moves(tmp_path: Path) -> None:
     figures = []
     for run in ("first", "second"):

@@ -6,8 +6,8 @@ psycopg's cursor (each parameter adapted, its own bookkeeping of prepared
 statements, a cursor and a result object a call) such a commit cost the server
 about 235 µs of CPU on the development machine; sent here as a prepared
 statement of libpq's through psycopg's lower-level API (``pgconn``, parameters
-as text, typed by their columns) and awaited through psycopg's own generator,
-about 150 µs (``benchmarks/cluster_compare.py``, docs/BENCHMARKS.md). Every
+typed by their columns, in binary: :class:`MovesPath`) and awaited through
+psycopg's own generator, about 150 µs (``benchmarks/cluster_compare.py``, docs/BENCHMARKS.md). Every
 other statement goes through psycopg's cursor as before. Durability is the
 same: one statement in autocommit is one transaction, and its ``COMMIT`` has
 returned (``synchronous_commit`` left on) when :meth:`MovesPath.execute` does.
@@ -26,7 +26,8 @@ parlour_fence_all(...)) INSERT INTO moves (...) SELECT v.* FROM fence,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import struct
+from typing import Any, Callable, Sequence
 
 import psycopg
 from psycopg import generators
@@ -111,12 +112,63 @@ def text_param(value: Any) -> bytes | None:
     raise TypeError(f"a move's parameter cannot be {kind.__name__}: {value!r}")
 
 
+Packer = Callable[[Any], "bytes | None"]
+"""A parameter's value -> its bytes as its statement takes them (binary or text); raises TypeError or struct.error."""
+
+_BINARY: dict[int, Packer] = {
+    20: struct.Struct(">q").pack,  # bigint
+    23: struct.Struct(">i").pack,  # integer
+    701: struct.Struct(">d").pack,  # double precision
+    25: str.encode,  # text: UTF-8, as text_param writes it
+}
+"""PostgreSQL's binary form of each type a move's column has, by type OID (``pg_type``); any other goes as text."""
+
+
+class _Shape:
+    """How one prepared statement's parameters go: a packer and a format (1 binary, 0 text) each, from its described types."""
+
+    __slots__ = ("formats", "packers")
+
+    def __init__(self, types: Sequence[int]) -> None:
+        self.packers: tuple[Packer, ...] = tuple(_BINARY.get(oid, text_param) for oid in types)
+        self.formats: tuple[int, ...] = tuple(1 if oid in _BINARY else 0 for oid in types)
+
+    def values(self, params: Sequence[Any]) -> list[bytes | None]:
+        """``params`` as the statement takes them (``None``: NULL).
+
+        Raises:
+            TypeError: not as many as the statement has, or one of a type its column cannot take (a text for a
+                bigint, an int beyond 64 bits ...), named by its position.
+        """
+        if len(params) != len(self.packers):
+            raise TypeError(f"a move INSERT takes {len(self.packers)} parameters, not {len(params)}")
+        try:
+            return [pack(value) for pack, value in zip(self.packers, params)]
+        except (TypeError, struct.error):  # a NULL (a timed move's clock), or a value of the wrong type
+            return [None if value is None else _packed(pack, index, value) for index, (pack, value) in enumerate(zip(self.packers, params), 1)]
+
+
+def _packed(pack: Packer, index: int, value: Any) -> bytes | None:
+    """``pack(value)``, or a TypeError naming the parameter ``$index`` and the value it could not take."""
+    try:
+        return pack(value)
+    except (TypeError, struct.error) as exc:
+        raise TypeError(f"a move's parameter ${index} cannot be {type(value).__name__} {value!r}: {exc}") from None
+
+
 class MovesPath:
-    """Runs move INSERTs on the writer's connection as libpq prepared statements, each prepared at its first use there."""
+    """Runs move INSERTs on the writer's connection as libpq prepared statements, each prepared at its first use there.
+
+    Parameters go in PostgreSQL's binary form where their type is a move column's (``bigint``, ``integer``, ``double
+    precision``, ``text``): PostgreSQL then reads no digits (``float8in`` alone was 3 % of the backend's instructions
+    a move row, ``benchmarks/pg_row_instructions.py --wire``), and packing them costs the server a third of writing
+    them as text. The types are those PostgreSQL inferred when it prepared the statement (described once).
+    """
 
     def __init__(self) -> None:
         self._connection: psycopg.AsyncConnection[Any] | None = None
-        self._prepared: set[bytes] = set()
+        self._prepared: set[bytes] = set()  # names prepared on _connection
+        self._shapes: dict[bytes, _Shape] = {}  # ... and described there
 
     async def execute(self, connection: psycopg.AsyncConnection[Any], statements: list[Statement]) -> bool:
         """Run ``statements`` (SQLite's dialect) as one prepared statement in autocommit, if they are one move INSERT,
@@ -144,15 +196,20 @@ class MovesPath:
         if prepared is None:
             return False
         name, text = prepared
-        values = [text_param(value) for value in params]
         if connection is not self._connection:  # a new writer connection: nothing prepared on it yet
-            self._connection, self._prepared = connection, set()
+            self._connection, self._prepared, self._shapes = connection, set(), {}
         pgconn = connection.pgconn
         if name not in self._prepared:
             pgconn.send_prepare(name, text)
             _check(await connection.wait(generators.execute(pgconn)))
             self._prepared.add(name)
-        pgconn.send_query_prepared(name, values)
+        shape = self._shapes.get(name)
+        if shape is None:
+            pgconn.send_describe_prepared(name)
+            [described] = await connection.wait(generators.execute(pgconn))
+            _check([described])
+            shape = self._shapes[name] = _Shape([described.param_type(index) for index in range(described.nparams)])
+        pgconn.send_query_prepared(name, shape.values(params), shape.formats)
         _check(await connection.wait(generators.execute(pgconn)))
         return True
 

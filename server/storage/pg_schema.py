@@ -208,5 +208,17 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TRIGGER tables_delete_moves AFTER DELETE ON tables FOR EACH ROW EXECUTE FUNCTION parlour_delete_moves()",
         ),
     ),
+    Migration(
+        13,
+        "moves without the CHECK on seat (PostgreSQL reads and plans a table's CHECK expression again for every statement)",
+        (
+            # Why this is safe. Only the server writes moves, and a move's seat is never a client's word: it is the
+            # seat whose turn the game's state says it is (server.play), 0 or 1 by construction, as the SQLite schema
+            # (which keeps its CHECK) and every restore expect. The CHECK cost each multi-row INSERT a stringToNode of
+            # its expression and its planning (docs/BENCHMARKS.md, *PostgreSQL beside SQLite*: 11 % of the backend's
+            # instructions a move row); NOT NULL and the primary key stay.
+            "ALTER TABLE moves DROP CONSTRAINT IF EXISTS moves_seat_check",
+        ),
+    ),
 )
 """Every PostgreSQL schema step in order; a new version appends one (never edit a released step)."""

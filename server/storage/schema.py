@@ -232,6 +232,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "nothing in SQLite: PostgreSQL's moves lose their foreign key to tables (server.storage.pg_schema), whose check locked a row a move",
         (),
     ),
+    Migration(
+        13,
+        "nothing in SQLite: PostgreSQL's moves lose their CHECK on seat (server.storage.pg_schema), read and planned again a statement",
+        (),
+    ),
 )
 """Every schema step in order; a new version appends one (never edit a released step)."""
 

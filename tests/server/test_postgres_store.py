@@ -20,7 +20,7 @@ from server.players.mutes import stored_mutes
 from server.ratings.casual import CasualResult, casual_sql
 from server.storage.schema import MIGRATIONS, Migration
 from server.storage.sqlite import SQLiteStore
-from server.storage.statements import delete_table_sql
+from server.storage.statements import append_ply_sql, delete_table_sql
 from server.storage.store import NeedsUpgrade, SchemaError, StoreError
 from server.storage import copy as db_copy
 from server.storage import postgres as pg_module
@@ -82,20 +82,28 @@ def test_an_older_schema_is_upgraded_by_a_server_and_refused_read_only(postgres_
     assert run_sql(postgres_url, "SELECT count(*) FROM information_schema.columns WHERE column_name = 'note'") == [(1,)]
 
 
+def _up_to(version: int) -> tuple[Migration, ...]:
+    """The PostgreSQL schema steps up to ``version``: a database as that version of Parlour left it."""
+    return tuple(step for step in PG_MIGRATIONS if step.version <= version)
+
+
 MOVES_FOREIGN_KEYS = "SELECT count(*) FROM pg_constraint WHERE conrelid = 'moves'::regclass AND contype = 'f'"
 
 
 async def test_step_12_drops_the_foreign_key_of_moves_and_a_deleted_tables_moves_still_go(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patch:  # a database of schema version 11, with moves
-        patch.setattr(pg_module, "PG_MIGRATIONS", PG_MIGRATIONS[:-1])
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(11))
         async with PostgresStore.open(postgres_url) as store:
             for table_id in (1, 2):
                 await store.create_table(table_row(table_id, status="playing"))
                 await store.append_move(table_id, move_row(1))
     assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(1,)]
+    with monkeypatch.context() as patch:
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(12))
+        PostgresStore.open(postgres_url).close_sync()
+    assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(12,)]
+    assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(0,)]
     async with PostgresStore.open(postgres_url) as store:
-        assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(12,)]
-        assert run_sql(postgres_url, MOVES_FOREIGN_KEYS) == [(0,)]
         await store.append_move(1, move_row(2))
         await store.write(delete_table_sql(1))
         assert run_sql(postgres_url, "SELECT table_id, ply FROM moves ORDER BY table_id, ply") == [(2, 1)], "the trigger deleted table 1's moves"
@@ -265,6 +273,28 @@ async def test_a_parameter_postgresql_cannot_take_fails_its_write_alone(postgres
         assert store.sessions() == {"b": "bob", "c": "cy"}
 
 
+MOVES_CHECKS = "SELECT count(*) FROM pg_constraint WHERE conrelid = 'moves'::regclass AND contype = 'c'"
+
+
+async def test_step_13_drops_the_check_on_seat_of_moves_and_keeps_their_other_rules(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:  # a database of schema version 12, with a move
+        patch.setattr(pg_module, "PG_MIGRATIONS", _up_to(12))
+        async with PostgresStore.open(postgres_url) as store:
+            await store.create_table(table_row(1, status="playing"))
+            await store.append_move(1, move_row(1))
+    assert run_sql(postgres_url, MOVES_CHECKS) == [(1,)]
+    async with PostgresStore.open(postgres_url) as store:
+        assert run_sql(postgres_url, "SELECT version FROM parlour_schema") == [(13,)]
+        assert run_sql(postgres_url, MOVES_CHECKS) == [(0,)]
+        await store.append_move(1, move_row(2))
+        with pytest.raises(StoreError, match="violates unique constraint"):
+            await store.append_move(1, move_row(2))  # the primary key of moves is kept
+        with pytest.raises(StoreError, match="violates not-null constraint"):
+            await store.write(("INSERT INTO moves (table_id, ply, seat, move, at) VALUES (?, ?, ?, ?, ?)", (1, 3, None, "d3", 1.0)))
+        loaded = store.load(1)
+        assert loaded is not None and [(move.ply, move.seat) for move in loaded.moves] == [(1, move_row(1).seat), (2, move_row(2).seat)]
+
+
 # --- the moves' short way (server.storage.pg_moves) ----------------------------------------------
 
 
@@ -287,6 +317,44 @@ async def test_a_move_commit_is_a_prepared_statement_from_its_first_use_and_grou
         assert "parlour_moves_0_3" in await _prepared_on_writer(store)
         assert store.commits == 4  # two tables, the first move, then one commit of three moves
         assert [m.ply for m in store.load(1).moves] == [1, 2] and [m.ply for m in store.load(2).moves] == [1, 2]  # type: ignore[union-attr]
+
+
+async def test_a_move_whose_parameter_its_column_cannot_take_fails_alone_and_names_it(postgres_url: str) -> None:
+    """Move parameters go in PostgreSQL's binary form, typed by their columns: a text where a bigint belongs is refused by
+    the server before it is sent (as text PostgreSQL would have read ``'1'`` as 1), and its group's other moves go."""
+    async with PostgresStore.open(postgres_url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.create_table(table_row(2, status="playing"))
+        for statement in (append_ply_sql("1", 1, 0, "d3", 1.5), append_ply_sql(1, 1, 0, "d3", 1.5, clock_ms=2**63)):  # type: ignore[arg-type]
+            with pytest.raises(StoreError, match=r"the write failed: a move's parameter \$[17] cannot be (str '1'|int 9223372036854775808)"):
+                await store.write(statement)
+        async with store._writer_gate:  # one group: the bad move among good ones
+            writes = [
+                asyncio.ensure_future(store.write(statement))
+                for statement in (append_ply_sql(1, 1, 0, "d3", 1.5), append_ply_sql(2, "x", 0, "d3", 1.5), append_ply_sql(2, 1, 1, "e6", 2.5))  # type: ignore[arg-type]
+            ]
+            await asyncio.sleep(0.05)
+        results = await asyncio.gather(*writes, return_exceptions=True)
+        assert results[0] is None and results[2] is None, results
+        # found again statement by statement, where PostgreSQL's own reading of the text refuses it
+        assert isinstance(results[1], StoreError) and "bigint" in str(results[1]) and "$2" in str(results[1]), results[1]
+        assert run_sql(postgres_url, "SELECT table_id, ply, seat, move, at FROM moves ORDER BY table_id") == [(1, 1, 0, "d3", 1.5), (2, 1, 1, "e6", 2.5)]
+
+
+async def test_moves_go_exactly_in_binary_and_a_timed_moves_missing_clocks_as_null(postgres_url: str) -> None:
+    at = 1764400000.123456789  # every bit of a double, which binary keeps as it is
+    async with PostgresStore.open(postgres_url) as store:
+        await store.create_table(table_row(1, status="playing"))
+        await store.append_move(1, move_row(1, "é5", at=at, forced=True))
+        await store.append_move(1, move_row(2, at=at + 1, clock_ms=59_000, other_ms=2**40, running=None))
+        await store.append_move(1, move_row(3, at=-0.0, clock_ms=None, other_ms=1, running=1))
+        assert run_sql(postgres_url, "SELECT ply, seat, move, forced, at, clock_ms, other_ms, running FROM moves ORDER BY ply") == [
+            (1, 0, "é5", 1, at, None, None, None),
+            (2, 1, "d3", 0, at + 1, 59_000, 2**40, None),
+            (3, 0, "d3", 0, -0.0, None, 1, 1),
+        ]
+        loaded = store.load(1)
+        assert loaded is not None and [(m.move, m.at, m.forced, m.clock_ms) for m in loaded.moves] == [("é5", at, True, None), ("d3", at + 1, False, 59_000), ("d3", -0.0, False, None)]
 
 
 async def test_a_duplicate_ply_in_a_group_of_moves_fails_only_its_own_write(postgres_url: str) -> None:

@@ -601,7 +601,7 @@ async def test_wal_and_schema_version_are_set(sqlite_store: SQLiteStore) -> None
     store = sqlite_store
     await store.save_session("t", "ann")
     assert pragma(store.path, "journal_mode") == "wal"
-    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 12
+    assert pragma(store.path, "user_version") == SCHEMA_VERSION == 13
     assert pragma(store.path, "application_id") == APPLICATION_ID
     assert store.synchronous == "FULL"
     assert store._writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
