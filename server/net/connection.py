@@ -196,9 +196,14 @@ class Connections(Admission, Liveness):
         if throttle.__class__ is not Throttle:  # not made yet (see PeerProtocol.throttle)
             throttle = inbox.throttle(now)
         if throttle is not None:
-            wait_s = throttle.take(now)
-            if wait_s != 0.0:
-                return self._held_back(peer, event, throttle, wait_s)
+            bucket = throttle._bucket  # Throttle.take(now), written out: every request of every connection
+            tokens = bucket._tokens + (now - bucket._at) * bucket.rate
+            bucket._tokens = tokens = (tokens if tokens < bucket.burst else bucket.burst) - 1.0
+            bucket._at = now
+            if tokens < 0.0 or throttle._since is not None:  # in debt, or a flood was under way: the whole verdict
+                wait_s = throttle.verdict(now, tokens)
+                if wait_s != 0.0:
+                    return self._held_back(peer, event, throttle, wait_s)
         if type(event) not in _REQUEST_CLASSES:  # a ProtocolError
             send_protocol_error(peer, event)
         else:
