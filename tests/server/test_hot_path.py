@@ -290,6 +290,20 @@ async def test_a_move_spends_its_token_and_joins_its_movers_frames_without_a_cal
     assert c_calls["Encoder.encode"] - calls["ok_frame"] == 4 * 2, (c_calls, calls["ok_frame"])
 
 
+async def test_a_moves_announcement_is_called_by_the_dispatcher_not_through_a_partial(
+    server: Server, raw: RawFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.play import authority
+
+    made: list[Any] = []
+    real_partial = authority.partial
+    monkeypatch.setattr(authority, "partial", lambda *args: made.append(args[0]) or real_partial(*args))
+    calls, _ = await moves_work(server, raw, 4)
+    # A partial costs its creation and a call through C into a new interpreter frame (about 2,600 instructions):
+    # play_move_now leaves (table, ply) and Requests._request calls send_moved itself.
+    assert made == [] and calls["send_moved"] == 4 and calls["Requests._request"] == 4, (made, calls)
+
+
 async def test_a_move_reads_no_property_of_the_position_it_made(server: Server, raw: RawFactory) -> None:
     calls, _ = await moves_work(server, raw, 4)
     # A property read is a Python call (hundreds of instructions): a played Othello position's last_move is a
