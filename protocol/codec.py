@@ -95,12 +95,27 @@ def _free_form_of(cls: type[Message]) -> tuple[str, ...] | None:
     return None if len(cls.__struct_fields__) >= 15 else _free_form_fields(cls)
 
 
+def _header_of(cls: type[Message]) -> tuple[int, tuple[str, ...]] | None:
+    """The first byte of ``cls``'s encoded map (a fixmap) with only its required fields, and the fields that add an
+    entry each when not ``None``; ``None`` unless every default is ``None`` and no field is free-form or a struct.
+
+    :data:`ENCODER` omits a field whose value is its default (``omit_defaults``): for such a type that is exactly
+    a ``None``, so the header is counted from the values without encoding the message.
+    """
+    fields = msgspec.structs.fields(cls)
+    if _free_form_of(cls) != () or any(not field.required and field.default is not None for field in fields):
+        return None
+    optional = tuple(field.name for field in fields if not field.required)
+    return 0x80 + 1 + len(fields) - len(optional), optional  # the type tag, then each required field
+
+
 class _UnionDecoder:
     """Decodes bodies into one union of message types; see the module's description."""
 
     def __init__(self, union: Any, types: tuple[type[Message], ...], judge: Callable[[dict[str, Any]], Any]) -> None:
         self._decoder = msgspec.msgpack.Decoder(union, ext_hook=_refuse_ext, dec_hook=wire_dec_hook)
         self._free_form = {cls: _free_form_of(cls) for cls in types}
+        self._headers = {cls: header for cls in types if (header := _header_of(cls)) is not None}
         self._judge = judge
 
     def decode(self, body: bytes) -> Any:
@@ -108,11 +123,24 @@ class _UnionDecoder:
             message = self._decoder.decode(body)
         except Exception:  # malformed, invalid, refused extension, too deep: let the thorough path name it
             return self._judge(decode_body(body))
+        header = self._headers.get(type(message))
+        if header is not None:  # the map header it encodes to, counted without encoding it (every move)
+            head, optional = header
+            for name in optional:
+                if getattr(message, name) is not None:
+                    head += 1
+            if head == body[0]:
+                return message
+            return self._thorough(body, message)
         free_form = self._free_form[type(message)]
         # Whole when the body's map header is the one the message encodes to (a fixmap: at most 15 fields,
         # so the same number of entries) and its free-form values are plain.
         if free_form is not None and _encode(message)[0] == body[0] and (not free_form or _plain(message, free_form)):
             return message
+        return self._thorough(body, message)
+
+    def _thorough(self, body: bytes, message: Any) -> Any:
+        """``message``, decoded from ``body``, if the whole map holds no repeated key; else the judge's verdict on the map."""
         frame = decode_body(body)
         if len(frame) != _map_entries(body):  # a repeated key: the map's last value counts
             return self._judge(frame)

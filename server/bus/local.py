@@ -101,7 +101,7 @@ class LocalBus:
                                 outbox.add(peer)
                             continue
                         if type(pending) is bytes and peer._pending_bytes + size < outbox.flush_bytes:
-                            peer._pending = [pending, frame]
+                            peer._pending = pending + frame  # one bytes: no list to make now, nor to join at the flush
                             peer._pending_bytes += size
                             continue
                     deliver((peer,), frame, message)

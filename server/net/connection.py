@@ -7,26 +7,20 @@ throttles flooders, and enforces the deadlines (hello, stalled frames,
 silence) while sending heartbeats. It knows nothing of tables or sessions:
 what a request means is the handler's business.
 
-Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`:
-the transport hands it each chunk it reads. A chunk that reaches an idle
-connection is decoded and answered at once, in the transport's callback, as
-far as its requests go without waiting; the first request that must wait (a
-commit, a busy table, the throttle, another connection's turn) leaves the rest
-to the callback of the future it waits on (:class:`Waiting`) or, if it waits
-on anything else, to a task; either also handles the chunks that arrive
-meanwhile, in order, and ends once they are handled
-(:meth:`Connections.serve_now`). The usual chunk, one whole frame, is
-handled without even a coroutine unless its request must wait
-(:meth:`Connections._serve_frame`). So an idle connection holds no task, a
-request that never waits costs none, and a durable move waits for its commit
-without one.
-Every frame a connection gets during one turn of the event loop (the
-replies to the chunks it sent, and every push other connections' requests
-caused) leaves in one write at the end of that turn
-(:class:`server.net.peer.Outbox`): a turn that handles many connections
-writes to each once, after all of them were handled. A connection whose unhandled input grows past
-:data:`INBOX_HIGH_BYTES` is paused until its task catches up, so a flooder's
-bytes wait in its own socket buffer.
+Sockets are driven by :class:`PeerProtocol`, an :class:`asyncio.Protocol`: the transport hands it each chunk
+it reads. A chunk that reaches an idle connection is decoded and answered at once, in the transport's
+callback, as far as its requests go without waiting; the first request that must wait (a commit, a busy table,
+the throttle, another connection's turn) leaves the rest to the callback of the future it waits on
+(:class:`Waiting`) or, if it waits on anything else, to a task; either also handles the chunks that arrive
+meanwhile, in order, and ends once they are handled (:meth:`Connections.serve_now`). The usual chunk, one
+whole frame, is handled without even a coroutine unless its request must wait
+(:meth:`Connections._serve_frame`). So an idle connection holds no task, a request that never waits costs
+none, and a durable move waits for its commit without one.
+Every frame a connection gets during one turn of the event loop (the replies to the chunks it sent, and every
+push other connections' requests caused) leaves in one write at the end of that turn
+(:class:`server.net.peer.Outbox`): a turn that handles many connections writes to each once, after all of them
+were handled. A connection whose unhandled input grows past :data:`INBOX_HIGH_BYTES` is paused until its task
+catches up, so a flooder's bytes wait in its own socket buffer.
 
 This module holds that pump (:class:`Connections`, :class:`PeerProtocol`); the rest of the connection layer is in its parts:
 :mod:`server.net.admission` (who may connect: descriptors, limits, refusals),
@@ -196,8 +190,12 @@ class Connections(Admission, Liveness):
         if throttle.__class__ is not Throttle:  # not made yet (see PeerProtocol.throttle)
             throttle = inbox.throttle(now)
         if throttle is not None:
-            wait_s = throttle.take(now)
-            if wait_s != 0.0:
+            bucket = throttle._bucket  # Throttle.take(now), written out: every request of every connection
+            tokens = bucket._tokens + (now - bucket._at) * bucket.rate
+            bucket._tokens = tokens = (tokens if tokens < bucket.burst else bucket.burst) - 1.0
+            bucket._at = now
+            # In debt, or a flood was under way: the whole verdict.
+            if (tokens < 0.0 or throttle._since is not None) and (wait_s := throttle.verdict(now, tokens)) != 0.0:
                 return self._held_back(peer, event, throttle, wait_s)
         if type(event) not in _REQUEST_CLASSES:  # a ProtocolError
             send_protocol_error(peer, event)

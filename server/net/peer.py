@@ -97,8 +97,9 @@ class Peer:
         self._waiters: list[asyncio.Future[None] | None] | None = None
         self._outbox = outbox if outbox is not None else Outbox(send_buffer_bytes)
         # Frames waiting for this turn's single write: None while none wait, the frame itself while one
-        # waits (the usual case: no list to make), a list from the second on. A peer is in its outbox's
-        # list of peers to flush once for each time its first frame came.
+        # waits (the usual case: no list to make), the two joined in one bytes when a second comes by the
+        # fan-out's usual path (a mover's ok and moved), else a list. A peer is in its outbox's list of
+        # peers to flush once for each time its first frame came.
         self._pending: bytes | list[bytes] | None = None
         self._pending_bytes = 0
         sock = transport.get_extra_info("socket")
@@ -373,8 +374,8 @@ def deliver(peers: Iterable[Peer | None], frame: bytes, message: Message | None 
             else:
                 outbox.add(peer)
         elif type(pending) is bytes and peer._pending_bytes + size < outbox.flush_bytes and not peer.closed:
-            # The second frame, written out too: a mover's moved after its ok.
-            peer._pending = [pending, frame]
+            # The second frame, written out too: a mover's moved after its ok, joined to it (no list to make or join).
+            peer._pending = pending + frame
             peer._pending_bytes += size
         else:
             peer.send_frame(frame, message)

@@ -45,6 +45,15 @@ class Throttle:
         tokens = bucket._tokens + (now - bucket._at) * bucket.rate
         bucket._tokens = tokens = (tokens if tokens < bucket.burst else bucket.burst) - 1.0
         bucket._at = now
+        return self.verdict(now, tokens)
+
+    def verdict(self, now: float, tokens: float) -> float | None:
+        """What :meth:`take` returns, the token spent at ``now`` leaving ``tokens`` in the bucket (negative: owed).
+
+        :meth:`server.net.connection.Connections._serve_frame` spends the token itself (a call fewer on every
+        request) and asks this only when the bucket is in debt or a flood was under way (``_since`` set).
+        """
+        bucket = self._bucket
         wait_s = 0.0 if tokens >= 0.0 else -tokens / bucket.rate
         if wait_s <= 0.0:
             if self._since is not None and bucket.tokens(now) >= bucket.burst / 2:

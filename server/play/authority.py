@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 import games
 from protocol import Code, Message
@@ -158,8 +158,11 @@ class Authority(Seating, Endings, Offers):
             lapsed = await self._commit_moves(table, played)
         return self._moves_played(table, played, lapsed, request, then)
 
-    def play_move_now(self, session: Session, request: PlayMove, then: list[Push]) -> Message | None:
+    def play_move_now(self, session: Session, request: PlayMove, then: list[Any]) -> Message | None:
         """:meth:`play_move` without waiting, or ``None`` if it must wait (call :meth:`play_move` then).
+
+        What follows the reply is left in ``then`` as :data:`server.dispatch.AtOnceHandler` says: the ``(table,
+        ply)`` of a game that goes on without a computer seat (every move), else a push.
 
         Nothing waits without a database, a rating, a game's end or a flag that fell, with
         the table's lock free: so no other action can come between plan and
@@ -191,8 +194,8 @@ class Authority(Seating, Endings, Offers):
             table.forced.append(False)
             table.moved.add(seat)
             table.state = ply.state
-            if table.computer == NO_COMPUTER:  # _announce_moves() of a game that goes on, written out: a send_moved
-                then.append(partial(send_moved, table, ply, False, None, True))
+            if table.computer == NO_COMPUTER:  # _announce_moves() of a game that goes on, written out: its moved
+                then.append((table, ply))  # send_moved(table, ply, False, None, True), called by the dispatcher itself
             else:
                 then.append(partial(self._announce_moves, table, played, True))
             return Ok(id=request.id)

@@ -242,3 +242,42 @@ def test_frame_errors_keep_their_wording() -> None:
         decode_request(packed({"type": "ping", "id": 1, "x": nested(40)}))
     with pytest.raises(FrameError, match="not allowed for map key"):
         decode_request(packed({"type": "create_table", "id": 1, "game": "g", "options": {"a": {1: 2}}}))
+
+
+# --- what decoding costs ---------------------------------------------------------------------------------------
+
+
+def test_a_request_whose_defaults_are_none_is_decoded_without_encoding_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map header a move encodes to is counted from its values (every move comes here); any request, counted or
+    encoded, is still judged whole by that header: an extra entry sends it the thorough way."""
+    from protocol import codec
+
+    encoded: list[Any] = []
+    monkeypatch.setattr(codec, "_encode", lambda message: encoded.append(message) or codec.ENCODER.encode(message))
+    for move in (m.PlayMove(id=7, table=2, move="d3"), m.PlayMove(id=7, table=2, move="d3", ply=0)):
+        body = packed(to_wire(move))
+        assert decode_request(body) == move and encoded == []
+        repeated = assert_same_request(with_entry(body, "move", packed("e6")))  # the map path's verdict: its last value
+        assert repeated != ("message", move), repeated
+    assert decode_request(packed(to_wire(m.ListTables(id=1)))) == m.ListTables(id=1)
+    assert encoded == [m.ListTables(id=1)], "a request with a default other than None is still encoded to be judged"
+
+
+@pytest.mark.parametrize("request_", REQUESTS, ids=lambda r: type(r).__name__)
+def test_the_counted_map_header_is_the_encoded_one_for_every_request_that_has_one(request_: m.Message) -> None:
+    from protocol import codec
+
+    header = codec._REQUESTS._headers.get(type(request_))
+    if header is None:
+        return
+    head, optional = header
+    for present in range(1 << len(optional)):  # every combination of the optional fields left out or given
+        values = {name: getattr(request_, name) for name in request_.__struct_fields__}
+        for index, name in enumerate(optional):
+            if not present >> index & 1:
+                values[name] = None
+            elif values[name] is None:
+                values[name] = 1 if name in ("seat", "ply", "table", "seek") else "x"
+        message = type(request_)(**values)
+        counted = head + sum(1 for name in optional if getattr(message, name) is not None)
+        assert counted == codec.ENCODER.encode(message)[0], (message, hex(counted))
