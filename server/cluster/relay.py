@@ -58,6 +58,7 @@ from ..net.peer import Outbox, Peer
 from ..core.names import name_key
 from ..core.session import Session, new_token
 from .follow import FOLLOWED, Following
+from .in_turn import InTurn
 from .lobby import LobbyMirror
 from .players import node_topic
 from .relay_batch import BATCH, CLOSE, FRAMES, GONE, MESSAGE, OPEN, RECORD, REQUEST, Mail, read_batch
@@ -165,7 +166,7 @@ class RelayHost:
         self.rewatch: Callable[[Session, int], None] | None = None
         """Set by the cluster: has a session watch this node's table of that id again and sends it ``resumed``."""
         self._peers: dict[tuple[str, int], Peer] = {}
-        self._busy: dict[Peer, asyncio.Future[None]] = {}  # a link's request in progress: the next waits for it
+        self._in_turn = InTurn()  # each link's requests one after another, none in a task of its own
         self._outbox = Outbox()  # one flush a turn for every link's frames
 
     def open(
@@ -217,27 +218,16 @@ class RelayHost:
         except Exception as exc:  # the front checked it already; a garbled one is refused, never raised
             peer.send(Error(code=Code.BAD_REQUEST, message=f"the relayed request could not be read: {exc}"))
             return
-        before = self._busy.get(peer)
-        if before is None:
-            try:
-                answering = self._handle(peer, request)
-            except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
-                log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
-                peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
-                return
-            if answering is None:
-                return  # answered now, as the server answers most moves
-            task = asyncio.ensure_future(answering)
-        else:
-            task = asyncio.get_running_loop().create_task(self._answer(peer, request, before))
-        self._busy[peer] = task
-        task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
+        self._in_turn.run(peer, self._answer, peer, request, front)
 
-    async def _answer(self, peer: Peer, request: Request, before: asyncio.Future[None]) -> None:
-        await asyncio.wait([before])
-        answering = self._handle(peer, request)
-        if answering is not None:
-            await answering
+    def _answer(self, peer: Peer, request: Request, front: str) -> Awaitable[None] | None:
+        """Begin answering ``request`` of ``peer``: ``None`` once answered, else what answers it (the pipeline's own)."""
+        try:
+            return self._handle(peer, request)
+        except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
+            log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
+            peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
+            return None
 
     def close(self, front: str, link: int) -> None:
         """The player's connection to the front is gone: the seats held over this link run their grace period."""
