@@ -145,6 +145,20 @@ class LinkTransport(asyncio.Transport):
         pass
 
 
+class _LinkOutbox(Outbox):
+    """The links' outbox: its flush at the end of the turn publishes the frames it writes at once (one bus write,
+    no loop turn more for the bus's own flush)."""
+
+    __slots__ = ("_mail",)
+
+    def __init__(self, mail: Mail) -> None:
+        super().__init__()
+        self._mail = mail
+
+    def flush(self) -> None:
+        self._mail.flush_after(super().flush)
+
+
 class RelayHost:
     """The authority's side: links of players connected to other nodes.
 
@@ -167,7 +181,7 @@ class RelayHost:
         """Set by the cluster: has a session watch this node's table of that id again and sends it ``resumed``."""
         self._peers: dict[tuple[str, int], Peer] = {}
         self._in_turn = InTurn()  # each link's requests one after another, none in a task of its own
-        self._outbox = Outbox()  # one flush a turn for every link's frames
+        self._outbox = _LinkOutbox(self._mail)  # one flush a turn for every link's frames, and at once to the bus
 
     def open(
         self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False, host: str | None = None
