@@ -33,7 +33,8 @@ each loop turn's messages go as one write of ``PUBLISH`` commands with no
 reply to read, written by a callback at the end of the turn (or at once,
 :meth:`RedisBus.publish_remote_now`), not by a task woken for it; and a
 *receiver*, subscribed to the channels this node
-needs, whose messages are read as they come, without polling (changed
+needs, whose messages are handled as they arrive, in the read's own
+callback (:class:`server.bus.redis_inbox.RedisInbox`; changed
 subscriptions are sent on it by a task of their own). The client for keys
 (:attr:`RedisBus.redis`) is redis-py's usual one.
 """
@@ -54,6 +55,7 @@ from protocol import Message
 
 from .bus import Subscriber, View
 from .local import LocalBus
+from .redis_inbox import RedisInbox
 
 __all__ = ["RedisBus", "channel", "GapListener", "RemoteListener", "BusUnavailable"]
 
@@ -138,6 +140,7 @@ class RedisBus(LocalBus):
         self._connections = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=2, socket_timeout=None, socket_keepalive=True, protocol=2)
         self._publisher: aioredis.Connection | None = None
         self._receiver: aioredis.Connection | None = None
+        self._inbox: RedisInbox | None = None  # reads the receiver
         self.connected = False
         self.on_gap: list[GapListener] = []
         self.on_remote: list[RemoteListener] = []
@@ -212,6 +215,7 @@ class RedisBus(LocalBus):
         await publisher.send_packed_command(_REPLY_OFF, check_health=False)
         receiver = self._receiver = self._connections.make_connection()
         await receiver.connect()
+        self._inbox = RedisInbox.take_over(receiver, self._reply)  # read in the transport's callback from now on
         self.confirmed = set()
         self._subscribed = set()
         await receiver.send_packed_command(_pack(("SUBSCRIBE", f"{PREFIX}__node__:{self.node}")), check_health=False)  # a channel of its own: the connection is always a subscriber
@@ -349,22 +353,16 @@ class RedisBus(LocalBus):
     # --- receiving ----------------------------------------------------------------
 
     async def _receive_loop(self) -> None:
+        """Reconnect whenever the receiver's connection is lost (its messages are handled by :class:`RedisInbox`)."""
         while not self._closing:
-            try:
-                receiver = self._receiver
-                if receiver is None:
-                    raise RedisConnectionError("not connected")
-                while True:
-                    reply = await receiver.read_response()
-                    try:
-                        self._reply(reply)
-                    except Exception:  # a subscriber's bug: logged, and the receiver goes on for every other
-                        log.exception("delivering a message from Redis failed")
-            except (RedisError, OSError) as exc:
-                if self._closing:
-                    return
-                log.warning("lost Redis at %s: %s; reconnecting", self.url, exc)
-                await self._reconnect()
+            inbox = self._inbox
+            exc: BaseException | None = RedisConnectionError("not connected")
+            if inbox is not None:
+                exc = await inbox.lost
+            if self._closing:
+                return
+            log.warning("lost Redis at %s: %s; reconnecting", self.url, exc or "the connection was closed")
+            await self._reconnect()
 
     def _reply(self, reply: list[bytes]) -> None:
         """One push of the receiver: a message, or Redis confirming a (un)subscription."""
