@@ -46,8 +46,8 @@ from typing import Any, Awaitable, Callable
 import msgpack
 import msgspec
 
-from protocol import Code, encode_message
-from protocol.codec import decode_request
+from protocol import Code
+from protocol.codec import ENCODER, decode_request
 from protocol.connection import ServerConnection
 from protocol.framing import HEADER_BYTES
 from protocol.messages import Error, Request
@@ -66,6 +66,8 @@ from .relay_batch import BATCH, CLOSE, FRAMES, GONE, MESSAGE, OPEN, RECORD, REQU
 __all__ = ["REPLY_LOST_MESSAGE", "Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
+
+_encode_body = ENCODER.encode
 
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
 Holder = Callable[[str], Session | None]
@@ -305,7 +307,7 @@ class RelayFront:
         link = self.link(session, node)
         if request.id is not None:
             self._waiting.setdefault(link, {})[request.id] = getattr(request, "table", None)
-        self._mail.put(node, REQUEST, link, encode_message(request)[HEADER_BYTES:])
+        self._mail.put(node, REQUEST, link, _encode_body(request))  # its body: no frame header to make and cut off
 
     def link(self, session: Session, node: str) -> int:
         """The link of ``session`` to node ``node``, opened now if there is none."""
