@@ -185,6 +185,8 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Run:
     if done.returncode != 0:
         raise RuntimeError(f"{cluster.label}: {done.stderr.strip() or f'loadgen exited with status {done.returncode}'}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not result["moves"]:
+        raise RuntimeError(f"{cluster.label}: no move was measured in {args.seconds:g} s (a loaded machine: give more --seconds)")
     run = Run(cluster.label, result["moves"], result["cpu_us_per_move"], result["p50_ms"], result["p99_ms"])
     print(f"  {run.setup:<28} {run.moves:6} moves {run.cpu_us:8.1f} µs/move  p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms", file=sys.stderr, flush=True)
     return run

@@ -260,7 +260,7 @@ def test_cluster_compare_measures_only_the_setups_asked_beside_another_checkout(
         if os.environ.get("CI"):
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
-    command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0",
+    command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "2", "--seconds", "1", "--warmup", "0",
                "--only", "2 nodes, local", "--only", "2 nodes, relayed", "--against", str(ROOT)]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
