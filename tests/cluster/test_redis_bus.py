@@ -12,10 +12,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol import Message
+from protocol.framing import HEADER_BYTES, decode_body
+from protocol.messages import Pong
 from server.bus.bus import LOBBY, table_topic
 from server.bus.redis import BusUnavailable, RedisBus, channel
 from server.cluster.players import node_topic
-from server.cluster.relay_batch import REQUEST, Mail, read_batch
+from server.cluster.relay import RelayHost
+from server.cluster.relay_batch import FRAMES, REQUEST, Mail, read_batch
+from server.net.peer import Peer
 
 from .redis_server import RedisServer
 
@@ -221,3 +225,25 @@ async def test_what_a_turn_puts_in_the_mail_is_written_to_redis_by_the_end_of_th
     assert (kind, name) == (b"message", channel(node_topic("b")).encode())
     origin, _, batch = msgpack.unpackb(data)
     assert origin == "a" and read_batch(batch)[1] == [(REQUEST, 7, b"\x81\xa4type\xa4ping")]
+
+
+async def test_a_reply_written_to_a_link_reaches_redis_by_the_end_of_the_turn_after_it(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, _ = nodes
+
+    def answer(peer: Peer, request: Any) -> None:
+        peer.send(Pong(id=request.id))  # as the pipeline answers a ping: the frame waits for the end of the turn
+
+    host = RelayHost(a, answer, lambda peer: None, lambda token: None, lambda session: None)
+    host.open("b", 7, "ann", False, False)
+    parser = hiredis.Reader()
+    with socket.create_connection(("127.0.0.1", redis_server.port), timeout=TIMEOUT_S) as sock:
+        sock.sendall(hiredis.pack_command(("SUBSCRIBE", channel(node_topic("b")))))
+        assert _read_redis(sock, parser)[0] == b"subscribe"
+        host.request("b", 7, b"\x82\xa4type\xa4ping\xa2id\x05")
+        await asyncio.sleep(0)  # the turn ends: the links' frames are flushed, and published with them
+        sock.settimeout(1.0)  # the loop is blocked meanwhile; main needed two turns more (the batch's flush, the publishing task)
+        kind, _, data = _read_redis(sock, parser)
+    assert kind == b"message"
+    _, _, batch = msgpack.unpackb(data)
+    ((record, link, frames),) = read_batch(batch)[1]
+    assert (record, link) == (FRAMES, 7) and decode_body(frames[HEADER_BYTES:]) == {"type": "pong", "id": 5}
