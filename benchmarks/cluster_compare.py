@@ -26,11 +26,16 @@ generator's. Server processes are pinned to core 0, the load generator to core 1
 (``taskset``, when the machine has two cores). Runs ``--rounds`` rounds of the
 six; prints each run and the ratios of the pooled runs: PostgreSQL ÷ SQLite
 CPU [target <= 1.5], relayed ÷ local CPU and p99 [<= 2], each ÷ floor.
+``--only`` measures some of the setups (the ratios of those measured);
+``--against TREE`` also runs the two-node setups from another checkout
+(``TREE``, say a detached checkout of main) in every round, right after this
+tree's, as ``2 nodes, local (against)`` and ``2 nodes, relayed (against)``.
 
 Usage::
 
     python benchmarks/cluster_compare.py                          # 2 rounds, 10 games, 5 s a run
     python benchmarks/cluster_compare.py --rounds 1 --games 2 --seconds 1 --warmup 0.2
+    python benchmarks/cluster_compare.py --only "2 nodes, local" --only "2 nodes, relayed" --against ../main
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ from roundtrip import ServerProcess  # noqa: E402
 from tests.cluster.redis_server import RedisServer  # noqa: E402
 
 SETUPS = ("floor", "sqlite", "pg", "pg, TCP", "2 nodes, local", "2 nodes, relayed")
+AGAINST = " (against)"
+"""The suffix of a setup run from ``--against TREE``."""
 LOADGEN_TIMEOUT_S = 300.0
 """Longest one load generator run may take before it is killed."""
 
@@ -83,7 +90,9 @@ class Cluster:
         postgres: the private PostgreSQL (``tests.pgserver.PostgresServer``), for ``pg`` and the two-node setups.
     """
 
-    def __init__(self, setup: str, servers: Servers, workdir: Path, postgres: Any) -> None:
+    def __init__(self, setup: str, servers: Servers, workdir: Path, postgres: Any, tree: Path | None = None) -> None:
+        self.label = setup + (AGAINST if tree is not None else "")
+        self.tree = tree or ROOT
         self.setup = setup
         self.servers = servers
         self.workdir = workdir
@@ -116,7 +125,7 @@ class Cluster:
             pin(node.proc.pid, 0)
 
     def _parlour(self, storage: list[str], more: list[str] | None = None) -> ServerProcess:
-        return ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=self.servers.parlour_options() + (more or []))
+        return ServerProcess(launcher=["-c", PARLOUR_BOOT], storage=storage, options=self.servers.parlour_options() + (more or []), tree=self.tree)
 
     def loadgen_options(self) -> list[str]:
         """``loadgen.py`` flags: where the players connect, where tables are made, which processes' CPU counts."""
@@ -174,10 +183,12 @@ def measure(cluster: Cluster, args: argparse.Namespace) -> Run:
     finally:
         cluster.stop()
     if done.returncode != 0:
-        raise RuntimeError(f"{cluster.setup}: {done.stderr.strip() or f'loadgen exited with status {done.returncode}'}")
+        raise RuntimeError(f"{cluster.label}: {done.stderr.strip() or f'loadgen exited with status {done.returncode}'}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    run = Run(cluster.setup, result["moves"], result["cpu_us_per_move"], result["p50_ms"], result["p99_ms"])
-    print(f"  {run.setup:<18} {run.moves:6} moves {run.cpu_us:8.1f} µs/move  p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms", file=sys.stderr, flush=True)
+    if not result["moves"]:
+        raise RuntimeError(f"{cluster.label}: no move was measured in {args.seconds:g} s (a loaded machine: give more --seconds)")
+    run = Run(cluster.label, result["moves"], result["cpu_us_per_move"], result["p50_ms"], result["p99_ms"])
+    print(f"  {run.setup:<28} {run.moves:6} moves {run.cpu_us:8.1f} µs/move  p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms", file=sys.stderr, flush=True)
     return run
 
 
@@ -190,28 +201,33 @@ def pooled(runs: list[Run], setup: str) -> Run:
 
 
 def report(runs: list[Run], args: argparse.Namespace, load: str) -> Iterator[str]:
-    """The Markdown lines of the report: one row per setup (pooled rounds), then the ratios the issue sets targets for."""
-    rows = {setup: pooled(runs, setup) for setup in SETUPS if any(run.setup == setup for run in runs)}
-    floor = rows["floor"]
+    """The Markdown lines of the report: one row per setup (pooled rounds), then the ratios the issue sets targets for
+    (those whose setups were measured)."""
+    labels = [label for setup in SETUPS for label in (setup, setup + AGAINST)]
+    rows = {label: pooled(runs, label) for label in labels if any(run.setup == label for run in runs)}
+    floor = rows.get("floor")
     yield f"{args.games} games at once, {args.rounds} round(s) of {args.seconds:g} s per setup; load average before: {load}"
     yield ""
     yield "| setup | moves | CPU µs/move (all server processes) | × floor CPU | p50 ms | p99 ms | × floor p99 |"
     yield "|---|---|---|---|---|---|---|"
     for setup, row in rows.items():
-        yield (f"| {setup} | {row.moves} | {row.cpu_us:.1f} | {row.cpu_us / floor.cpu_us:.2f} | {row.p50_ms:.2f} | "
-               f"{row.p99_ms:.2f} | {row.p99_ms / floor.p99_ms:.2f} |")  # fmt: skip
-    local, relayed = rows["2 nodes, local"], rows["2 nodes, relayed"]
+        times_floor = (f"{row.cpu_us / floor.cpu_us:.2f}", f"{row.p99_ms / floor.p99_ms:.2f}") if floor else ("—", "—")
+        yield f"| {setup} | {row.moves} | {row.cpu_us:.1f} | {times_floor[0]} | {row.p50_ms:.2f} | {row.p99_ms:.2f} | {times_floor[1]} |"
     yield ""
     yield "| ratio | CPU | p50 | p99 | target |"
     yield "|---|---|---|---|---|"
-    tcp = rows.get("pg, TCP")
+    tcp = "pg, TCP" if "pg, TCP" in rows else "pg"
     for label, top, bottom, target in (
-        ("pg ÷ sqlite", rows["pg"], rows["sqlite"], "CPU <= 1.5"),
-        *([("pg, TCP ÷ sqlite", tcp, rows["sqlite"], ""), ("pg, TCP ÷ pg (socket)", tcp, rows["pg"], "")] if tcp else []),
-        ("2 nodes local ÷ pg" + (", TCP" if tcp else ""), local, tcp or rows["pg"], ""),
-        ("relayed ÷ local", relayed, local, "CPU and p99 <= 2"),
+        ("pg ÷ sqlite", "pg", "sqlite", "CPU <= 1.5"),
+        ("pg, TCP ÷ sqlite", "pg, TCP", "sqlite", ""),
+        ("pg, TCP ÷ pg (socket)", "pg, TCP", "pg", ""),
+        ("2 nodes local ÷ " + tcp, "2 nodes, local", tcp, ""),
+        ("relayed ÷ local", "2 nodes, relayed", "2 nodes, local", "CPU and p99 <= 2"),
+        ("relayed ÷ local" + AGAINST, "2 nodes, relayed" + AGAINST, "2 nodes, local" + AGAINST, "CPU and p99 <= 2"),
     ):
-        yield f"| {label} | {top.cpu_us / bottom.cpu_us:.2f} | {top.p50_ms / bottom.p50_ms:.2f} | {top.p99_ms / bottom.p99_ms:.2f} | {target} |"
+        if top in rows and bottom in rows:
+            high, low = rows[top], rows[bottom]
+            yield f"| {label} | {high.cpu_us / low.cpu_us:.2f} | {high.p50_ms / low.p50_ms:.2f} | {high.p99_ms / low.p99_ms:.2f} | {target} |"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of play before measuring (default: 1)")
     parser.add_argument("--min-games", type=int, default=0, help="measure until this many games ended (default: 0)")
     parser.add_argument("--no-pg-tcp", action="store_true", help="leave out 'pg, TCP' (one node reaching PostgreSQL over TCP)")
+    parser.add_argument("--only", action="append", choices=SETUPS, help="measure only this setup (repeat for several; default: all)")
+    parser.add_argument("--against", type=Path, metavar="TREE", help="also run the two-node setups from this checkout, after this tree's")
     args = parser.parse_args(argv)
+    if args.against is not None and not (args.against / "server").is_dir():
+        parser.error(f"--against {args.against}: no Parlour checkout there (no server/)")
     from tests.pgserver import PostgresServer, missing_reason
 
     reason = missing_reason()
@@ -239,9 +259,11 @@ def main(argv: list[str] | None = None) -> int:
             for number in range(1, args.rounds + 1):
                 print(f"round {number} of {args.rounds}", file=sys.stderr, flush=True)
                 for setup in SETUPS:
-                    if setup == "pg, TCP" and args.no_pg_tcp:
+                    if (setup == "pg, TCP" and args.no_pg_tcp) or (args.only and setup not in args.only):
                         continue
                     runs.append(measure(Cluster(setup, servers, Path(directory), postgres), args))
+                    if args.against is not None and setup.startswith("2 nodes"):
+                        runs.append(measure(Cluster(setup, servers, Path(directory), postgres, args.against.resolve()), args))
     except RuntimeError as exc:
         print(f"cluster_compare: {exc}", file=sys.stderr)
         return 1

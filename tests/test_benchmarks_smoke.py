@@ -249,6 +249,30 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
         assert float(rows[ratio][0]) > 0, rows[ratio]
 
 
+def test_cluster_compare_measures_only_the_setups_asked_beside_another_checkout() -> None:
+    """``cluster_compare.py --only ... --against TREE``: the two-node setups of both checkouts (here this one twice), nothing else."""
+    from tests.cluster.redis_server import find_redis_server
+    from tests.pgserver import missing_reason
+
+    find_redis_server()  # without redis-server: fails in CI, else skips
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "2", "--seconds", "1", "--warmup", "0",
+               "--only", "2 nodes, local", "--only", "2 nodes, relayed", "--against", str(ROOT)]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    setups = ["2 nodes, local", "2 nodes, local (against)", "2 nodes, relayed", "2 nodes, relayed (against)"]
+    assert [row for row in rows if row in (*setups, "floor", "sqlite", "pg")] == setups, rows
+    for setup in setups:
+        assert int(rows[setup][0]) > 0 and float(rows[setup][1]) > 0, (setup, rows[setup])
+    for ratio in ("relayed ÷ local", "relayed ÷ local (against)"):
+        assert float(rows[ratio][0]) > 0, rows[ratio]
+
+
 def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None:
     """One tiny round of ``benchmarks/pg_split.py --tcp``: both engines play, PostgreSQL's backend (over its unix socket
     and over TCP) and commits are counted."""

@@ -30,8 +30,11 @@ Two connections of redis-py's lower-level API (``redis.asyncio.Connection``,
 hiredis's parser and command packer) carry the events, as a relayed move
 costs three of them: a *publisher*, told ``CLIENT REPLY OFF``, to which
 each loop turn's messages go as one write of ``PUBLISH`` commands with no
-reply to read; and a *receiver*, subscribed to the channels this node
-needs, whose messages are read as they come, without polling (changed
+reply to read, written by a callback at the end of the turn (or at once,
+:meth:`RedisBus.publish_remote_now`), not by a task woken for it; and a
+*receiver*, subscribed to the channels this node
+needs, whose messages are handled as they arrive, in the read's own
+callback (:class:`server.bus.redis_inbox.RedisInbox`; changed
 subscriptions are sent on it by a task of their own). The client for keys
 (:attr:`RedisBus.redis`) is redis-py's usual one.
 """
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable, Mapping
+from typing import Awaitable, Callable, Iterable, Mapping
 
 import hiredis
 import msgpack
@@ -52,6 +55,7 @@ from protocol import Message
 
 from .bus import Subscriber, View
 from .local import LocalBus
+from .redis_inbox import RedisInbox
 
 __all__ = ["RedisBus", "channel", "GapListener", "RemoteListener", "BusUnavailable"]
 
@@ -67,6 +71,8 @@ CLOSE_TIMEOUT_S = 2.0
 """How long :meth:`RedisBus.close` waits for the last messages to be published, and then for its tasks to end, in seconds."""
 MAX_OUTBOX = 100_000
 """Messages waiting to be published at most; more are dropped (receivers see a gap)."""
+MAX_UNSENT_BYTES = 64 * 1024 * 1024
+"""Bytes written to the publisher that Redis has not taken yet, at most; a turn's messages beyond are dropped (receivers see a gap)."""
 
 GapListener = Callable[[str, View, str], None]
 """``listener(topic, view, origin)``: messages of ``topic`` (``view``; ``"all"`` as ``None`` too) from node ``origin`` were lost."""
@@ -134,6 +140,7 @@ class RedisBus(LocalBus):
         self._connections = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=2, socket_timeout=None, socket_keepalive=True, protocol=2)
         self._publisher: aioredis.Connection | None = None
         self._receiver: aioredis.Connection | None = None
+        self._inbox: RedisInbox | None = None  # reads the receiver
         self.connected = False
         self.on_gap: list[GapListener] = []
         self.on_remote: list[RemoteListener] = []
@@ -146,8 +153,9 @@ class RedisBus(LocalBus):
         """The channels Redis confirmed this node subscribes to (events published after that reach it)."""
         self._seq: dict[str, int] = {}  # channel -> the last number this node published on it
         self._last: dict[tuple[str, str], int] = {}  # (channel, origin) -> the last number received
-        self._outbox: list[bytes] = []  # packed PUBLISH commands waiting for the publisher
-        self._wake = asyncio.Event()
+        self._outbox: list[bytes] = []  # packed PUBLISH commands waiting for the end of the turn
+        self._flush_due = False  # a flush of the outbox is scheduled
+        self._loop: asyncio.AbstractEventLoop | None = None  # looked up once: get_running_loop() costs a getpid() call
         self._resubscribe = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
@@ -167,8 +175,8 @@ class RedisBus(LocalBus):
             await self._disconnect()
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {exc}") from None
         self.connected = True
+        self._loop = asyncio.get_running_loop()
         self._tasks = [
-            asyncio.create_task(self._publish_loop()),
             asyncio.create_task(self._receive_loop()),
             asyncio.create_task(self._subscription_loop()),
         ]
@@ -176,13 +184,16 @@ class RedisBus(LocalBus):
     async def close(self) -> None:
         """Publish what waits to be published, stop publishing and receiving, and close the connections to Redis."""
         self._closing = True
-        self._wake.set()
-        publisher, *others = self._tasks or [None]
-        if publisher is not None:
+        self.flush()
+        publisher = self._publisher
+        writer = getattr(publisher, "_writer", None) if publisher is not None else None
+        if writer is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(publisher), CLOSE_TIMEOUT_S)  # it ends by itself once the outbox is empty
+                await asyncio.wait_for(writer.drain(), CLOSE_TIMEOUT_S)
             except asyncio.TimeoutError:
                 log.info("could not publish the last messages within %g s", CLOSE_TIMEOUT_S)
+            except (RedisError, OSError):
+                pass  # Redis is gone: what is left is lost, as a gap
         for task in self._tasks:
             task.cancel()
         # A cancellation can be lost: redis-py writes under asyncio.wait_for, which on Python 3.11 returns the
@@ -204,6 +215,7 @@ class RedisBus(LocalBus):
         await publisher.send_packed_command(_REPLY_OFF, check_health=False)
         receiver = self._receiver = self._connections.make_connection()
         await receiver.connect()
+        self._inbox = RedisInbox.take_over(receiver, self._reply)  # read in the transport's callback from now on
         self.confirmed = set()
         self._subscribed = set()
         await receiver.send_packed_command(_pack(("SUBSCRIBE", f"{PREFIX}__node__:{self.node}")), check_health=False)  # a channel of its own: the connection is always a subscriber
@@ -285,57 +297,72 @@ class RedisBus(LocalBus):
         return self._seq.get(channel(topic), 0)
 
     def publish_remote(self, topic: str, frame: bytes) -> None:
-        """Publish ``frame`` to ``topic``'s subscribers on the other nodes only."""
+        """Publish ``frame`` to ``topic``'s subscribers on the other nodes only (with this turn's messages)."""
         self._send(channel(topic), frame)
+
+    def publish_remote_now(self, messages: Iterable[tuple[str, bytes]]) -> None:
+        """Publish each ``(topic, frame)`` to the topic's subscribers on the other nodes only, written now with any
+        messages waiting for the end of the turn (the caller is the end of its turn: no callback is scheduled for them)."""
+        due, self._flush_due = self._flush_due, True
+        try:
+            for topic, frame in messages:
+                self._send(channel(topic), frame)
+        finally:
+            self._flush_due = due
+        self.flush()
 
     def _send(self, name: str, frame: bytes) -> None:
         seq = self._seq[name] = self._seq.get(name, 0) + 1  # counted even when dropped: receivers see the gap
         if not self.connected or len(self._outbox) >= MAX_OUTBOX:
             self.dropped += 1
             return
-        if not self._outbox:
-            self._wake.set()
+        if not self._flush_due:
+            self._flush_due = True
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self.flush)
         self._outbox.append(_pack(("PUBLISH", name, msgpack.packb((self.node, seq, frame)))))
 
-    async def _publish_loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            if not self._outbox:
-                if self._closing:
-                    return
-                continue
-            batch, self._outbox = self._outbox, []
-            try:
-                publisher = self._publisher
-                if publisher is None or not publisher.is_connected:
-                    raise RedisConnectionError("not connected")  # never reconnected here: replies would be on again
-                await publisher.send_packed_command(batch, check_health=False)  # one write; no reply comes
-            except (RedisError, OSError) as exc:
-                self.dropped += len(batch)
-                log.warning("cannot publish %d messages to Redis: %s", len(batch), exc)
-            if self._closing:
-                self._wake.set()  # once more: publish what came meanwhile, or end
+    def flush(self) -> None:
+        """Write the messages waiting to be published to the publisher now, in one write (no reply comes).
+
+        Nothing waits here for Redis to take them: the connection's transport
+        buffers what the socket does not take at once. Messages that cannot be
+        written (not connected, or more than :data:`MAX_UNSENT_BYTES` not taken
+        yet) are dropped and counted in :attr:`dropped`; receivers see the gap.
+        """
+        self._flush_due = False
+        batch = self._outbox
+        if not batch:
+            return
+        self._outbox = []
+        publisher = self._publisher
+        writer: asyncio.StreamWriter | None = getattr(publisher, "_writer", None) if publisher is not None else None  # redis-py's stream
+        transport = writer.transport if writer is not None else None
+        if transport is None or transport.is_closing() or not publisher.is_connected:  # type: ignore[union-attr]
+            self.dropped += len(batch)
+            log.warning("cannot publish %d messages to Redis: not connected", len(batch))
+            return
+        if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+            self.dropped += len(batch)
+            log.warning("cannot publish %d messages to Redis: %d bytes written before are not taken yet", len(batch), transport.get_write_buffer_size())
+            return
+        transport.write(batch[0] if len(batch) == 1 else b"".join(batch))
 
     # --- receiving ----------------------------------------------------------------
 
     async def _receive_loop(self) -> None:
+        """Reconnect whenever the receiver's connection is lost (its messages are handled by :class:`RedisInbox`)."""
         while not self._closing:
-            try:
-                receiver = self._receiver
-                if receiver is None:
-                    raise RedisConnectionError("not connected")
-                while True:
-                    reply = await receiver.read_response()
-                    try:
-                        self._reply(reply)
-                    except Exception:  # a subscriber's bug: logged, and the receiver goes on for every other
-                        log.exception("delivering a message from Redis failed")
-            except (RedisError, OSError) as exc:
-                if self._closing:
-                    return
-                log.warning("lost Redis at %s: %s; reconnecting", self.url, exc)
-                await self._reconnect()
+            inbox = self._inbox
+            exc: BaseException | None = RedisConnectionError("not connected")
+            if inbox is not None:
+                exc = await inbox.lost
+            if self._closing:
+                return
+            log.warning("lost Redis at %s: %s; reconnecting", self.url, exc or "the connection was closed")
+            await self._reconnect()
 
     def _reply(self, reply: list[bytes]) -> None:
         """One push of the receiver: a message, or Redis confirming a (un)subscription."""

@@ -46,8 +46,8 @@ from typing import Any, Awaitable, Callable
 import msgpack
 import msgspec
 
-from protocol import Code, encode_message
-from protocol.codec import decode_request
+from protocol import Code
+from protocol.codec import ENCODER, decode_request
 from protocol.connection import ServerConnection
 from protocol.framing import HEADER_BYTES
 from protocol.messages import Error, Request
@@ -58,6 +58,7 @@ from ..net.peer import Outbox, Peer
 from ..core.names import name_key
 from ..core.session import Session, new_token
 from .follow import FOLLOWED, Following
+from .in_turn import InTurn
 from .lobby import LobbyMirror
 from .players import node_topic
 from .relay_batch import BATCH, CLOSE, FRAMES, GONE, MESSAGE, OPEN, RECORD, REQUEST, Mail, read_batch
@@ -65,6 +66,8 @@ from .relay_batch import BATCH, CLOSE, FRAMES, GONE, MESSAGE, OPEN, RECORD, REQU
 __all__ = ["REPLY_LOST_MESSAGE", "Mail", "RelayFront", "RelayHost", "LinkTransport", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "BATCH", "dispatch_inbox", "read_batch"]
 
 log = logging.getLogger(__name__)
+
+_encode_body = ENCODER.encode
 
 HandleRequest = Callable[[Peer, Request], Awaitable[None] | None]
 Holder = Callable[[str], Session | None]
@@ -144,6 +147,20 @@ class LinkTransport(asyncio.Transport):
         pass
 
 
+class _LinkOutbox(Outbox):
+    """The links' outbox: its flush at the end of the turn publishes the frames it writes at once (one bus write,
+    no loop turn more for the bus's own flush)."""
+
+    __slots__ = ("_mail",)
+
+    def __init__(self, mail: Mail) -> None:
+        super().__init__()
+        self._mail = mail
+
+    def flush(self) -> None:
+        self._mail.flush_after(super().flush)
+
+
 class RelayHost:
     """The authority's side: links of players connected to other nodes.
 
@@ -165,8 +182,8 @@ class RelayHost:
         self.rewatch: Callable[[Session, int], None] | None = None
         """Set by the cluster: has a session watch this node's table of that id again and sends it ``resumed``."""
         self._peers: dict[tuple[str, int], Peer] = {}
-        self._busy: dict[Peer, asyncio.Future[None]] = {}  # a link's request in progress: the next waits for it
-        self._outbox = Outbox()  # one flush a turn for every link's frames
+        self._in_turn = InTurn()  # each link's requests one after another, none in a task of its own
+        self._outbox = _LinkOutbox(self._mail)  # one flush a turn for every link's frames, and at once to the bus
 
     def open(
         self, front: str, link: int, name: str, claimed: bool, bot: bool, token: str | None = None, resume: bool = False, host: str | None = None
@@ -217,27 +234,16 @@ class RelayHost:
         except Exception as exc:  # the front checked it already; a garbled one is refused, never raised
             peer.send(Error(code=Code.BAD_REQUEST, message=f"the relayed request could not be read: {exc}"))
             return
-        before = self._busy.get(peer)
-        if before is None:
-            try:
-                answering = self._handle(peer, request)
-            except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
-                log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
-                peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
-                return
-            if answering is None:
-                return  # answered now, as the server answers most moves
-            task = asyncio.ensure_future(answering)
-        else:
-            task = asyncio.get_running_loop().create_task(self._answer(peer, request, before))
-        self._busy[peer] = task
-        task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
+        self._in_turn.run(peer, self._answer, peer, request, front)
 
-    async def _answer(self, peer: Peer, request: Request, before: asyncio.Future[None]) -> None:
-        await asyncio.wait([before])
-        answering = self._handle(peer, request)
-        if answering is not None:
-            await answering
+    def _answer(self, peer: Peer, request: Request, front: str) -> Awaitable[None] | None:
+        """Begin answering ``request`` of ``peer``: ``None`` once answered, else what answers it (the pipeline's own)."""
+        try:
+            return self._handle(peer, request)
+        except Exception:  # the pipeline answers its own errors; this is a bug, and the bus's receiver must go on
+            log.exception("relayed %s from %s on node %s failed", type(request).__name__, peer.session.name, front)
+            peer.send(Error(id=request.id, code=Code.INTERNAL_ERROR, message="the server failed to handle this request"))
+            return None
 
     def close(self, front: str, link: int) -> None:
         """The player's connection to the front is gone: the seats held over this link run their grace period."""
@@ -301,7 +307,7 @@ class RelayFront:
         link = self.link(session, node)
         if request.id is not None:
             self._waiting.setdefault(link, {})[request.id] = getattr(request, "table", None)
-        self._mail.put(node, REQUEST, link, encode_message(request)[HEADER_BYTES:])
+        self._mail.put(node, REQUEST, link, _encode_body(request))  # its body: no frame header to make and cut off
 
     def link(self, session: Session, node: str) -> int:
         """The link of ``session`` to node ``node``, opened now if there is none."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 
@@ -61,12 +61,14 @@ class Mail:
         self._bus = bus
         self._head = BATCH + bytes([len(bus.node.encode())]) + bus.node.encode()
         self._pending: dict[str, list[bytes]] = {}  # node -> its batch so far
+        self._flush_due = False  # a flush is scheduled, or comes once the caller's writing ends (flush_after)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def put(self, node: str, kind: int, link: int, payload: bytes = b"") -> None:
         """Send ``node`` a record of ``kind`` about ``link`` (``payload``: bytes, up to 4 GiB) with this turn's batch."""
         pending = self._pending
-        if not pending:
+        if not self._flush_due:
+            self._flush_due = True
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
@@ -81,11 +83,24 @@ class Mail:
         """Send ``node`` a message of another layer (a MessagePack list), in order with this turn's records."""
         self.put(node, MESSAGE, 0, msgpack.packb(message))
 
+    def flush_after(self, write: Callable[[], None]) -> None:
+        """Call ``write``, then publish every node's batch at once: what ``write`` puts schedules no flush of its own
+        (the end of a turn that writes to many links: one bus write, no further loop turn)."""
+        due, self._flush_due = self._flush_due, True
+        try:
+            write()
+        finally:
+            self._flush_due = due
+        self.flush()
+
     def flush(self) -> None:
-        """Publish every node's batch now."""
-        pending, self._pending = self._pending, {}
-        for node, parts in pending.items():
-            self._bus.publish_remote(node_topic(node), b"".join(parts))
+        """Publish every node's batch now (one write to Redis for all of them)."""
+        self._flush_due = False
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = {}
+        self._bus.publish_remote_now([(node_topic(node), b"".join(parts)) for node, parts in pending.items()])
 
 
 def read_batch(data: bytes) -> tuple[str, list[tuple[int, int, bytes]]]:

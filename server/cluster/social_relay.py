@@ -264,14 +264,9 @@ class SocialHost(RelayHost):
         if peer is None:
             Mail.of(self._social_bus).message(front, ["paired", number, False])
             return
-        before = self._busy.get(peer)
-        task = asyncio.get_running_loop().create_task(self._pair(peer, front, number, seek_id, body, quiet, before))
-        self._busy[peer] = task
-        task.add_done_callback(lambda done: self._busy.pop(peer, None) if self._busy.get(peer) is done else None)
+        self._in_turn.run(peer, self._pair, peer, front, number, seek_id, body, quiet)
 
-    async def _pair(self, peer: Peer, front: str, number: int, seek_id: int, body: bytes, quiet: bool, before: asyncio.Task[None] | None) -> None:
-        if before is not None:
-            await asyncio.wait([before])
+    async def _pair(self, peer: Peer, front: str, number: int, seek_id: int, body: bytes, quiet: bool) -> None:
         answered = False
         try:
             answered = await self._pairing(peer, decode_request(body), seek_id, quiet)

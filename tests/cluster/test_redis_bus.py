@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any, AsyncIterator, Callable
 
+import hiredis
 import msgpack
 import pytest
 import redis.asyncio as aioredis
 
 from protocol import Message
+from protocol.framing import HEADER_BYTES, decode_body
+from protocol.messages import Pong
 from server.bus.bus import LOBBY, table_topic
 from server.bus.redis import BusUnavailable, RedisBus, channel
+from server.cluster.players import node_topic
+from server.cluster.relay import RelayHost
+from server.cluster.relay_batch import FRAMES, REQUEST, Mail, read_batch
+from server.net.peer import Peer
 
 from .redis_server import RedisServer
 
@@ -172,3 +180,70 @@ async def test_a_subscriber_that_raises_does_not_stop_the_node_receiving(nodes: 
     await until(lambda: faulty.frames == [b"one"], "the first frame")
     a.publish(LOBBY, b"two")
     await until(lambda: faulty.frames == [b"one", b"two"], "the frame after the failed delivery")
+
+
+class TaskInbox:
+    """A bus subscriber that notes, for each frame, the task it was delivered in (``None``: in a plain callback)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[asyncio.Task[Any] | None] = []
+
+    def send_frame(self, frame: bytes, message: Message | None = None) -> None:
+        self.tasks.append(asyncio.current_task())
+
+
+async def test_a_message_from_redis_is_handled_in_the_read_callback_not_in_a_task(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, b = nodes
+    there = TaskInbox()
+    b.subscribe(LOBBY, there)
+    await subscribed(b, redis_server.url)
+    for number in range(3):
+        a.publish(LOBBY, b"frame-%d" % number)
+    await until(lambda: len(there.tasks) == 3, "node b to get the events")
+    assert there.tasks == [None, None, None]  # main woke its receiving task for each message
+
+
+def _read_redis(sock: socket.socket, parser: hiredis.Reader) -> Any:
+    """The next reply Redis sent on the blocking socket ``sock`` (``socket.timeout`` if none comes in time)."""
+    while (reply := parser.gets()) is False:
+        data = sock.recv(65536)
+        assert data, "Redis closed the connection"
+        parser.feed(data)
+    return reply
+
+
+async def test_what_a_turn_puts_in_the_mail_is_written_to_redis_by_the_end_of_that_turn(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, _ = nodes
+    parser = hiredis.Reader()
+    with socket.create_connection(("127.0.0.1", redis_server.port), timeout=TIMEOUT_S) as sock:  # a plain subscriber: no event loop
+        sock.sendall(hiredis.pack_command(("SUBSCRIBE", channel(node_topic("b")))))
+        assert _read_redis(sock, parser)[0] == b"subscribe"
+        Mail.of(a).put("b", REQUEST, 7, b"\x81\xa4type\xa4ping")
+        await asyncio.sleep(0)  # this turn ends: the callbacks it scheduled run, and nothing after them
+        sock.settimeout(1.0)  # the loop is blocked meanwhile: only what that turn wrote can arrive
+        kind, name, data = _read_redis(sock, parser)  # main left it to a task woken for a later turn
+    assert (kind, name) == (b"message", channel(node_topic("b")).encode())
+    origin, _, batch = msgpack.unpackb(data)
+    assert origin == "a" and read_batch(batch)[1] == [(REQUEST, 7, b"\x81\xa4type\xa4ping")]
+
+
+async def test_a_reply_written_to_a_link_reaches_redis_by_the_end_of_the_turn_after_it(nodes: tuple[RedisBus, RedisBus], redis_server: RedisServer) -> None:
+    a, _ = nodes
+
+    def answer(peer: Peer, request: Any) -> None:
+        peer.send(Pong(id=request.id))  # as the pipeline answers a ping: the frame waits for the end of the turn
+
+    host = RelayHost(a, answer, lambda peer: None, lambda token: None, lambda session: None)
+    host.open("b", 7, "ann", False, False)
+    parser = hiredis.Reader()
+    with socket.create_connection(("127.0.0.1", redis_server.port), timeout=TIMEOUT_S) as sock:
+        sock.sendall(hiredis.pack_command(("SUBSCRIBE", channel(node_topic("b")))))
+        assert _read_redis(sock, parser)[0] == b"subscribe"
+        host.request("b", 7, b"\x82\xa4type\xa4ping\xa2id\x05")
+        await asyncio.sleep(0)  # the turn ends: the links' frames are flushed, and published with them
+        sock.settimeout(1.0)  # the loop is blocked meanwhile; main needed two turns more (the batch's flush, the publishing task)
+        kind, _, data = _read_redis(sock, parser)
+    assert kind == b"message"
+    _, _, batch = msgpack.unpackb(data)
+    ((record, link, frames),) = read_batch(batch)[1]
+    assert (record, link) == (FRAMES, 7) and decode_body(frames[HEADER_BYTES:]) == {"type": "pong", "id": 5}

@@ -15,6 +15,7 @@ import msgpack
 import pytest
 import redis.asyncio as aioredis
 
+from protocol import encode_frame
 from server.bus.redis import RedisBus, channel
 from server.cluster.players import node_topic
 from server.cluster.relay import FRAMES, MESSAGE, OPEN, REQUEST, Mail, read_batch
@@ -194,3 +195,72 @@ async def _confirmed(bus: RedisBus) -> bool:
 
 async def _arrived(inbox: Inbox) -> bool:
     return bool(inbox.frames)
+
+
+def _server_coroutine(coro: object) -> str | None:
+    """The qualified name of ``coro`` if it is a coroutine of the server's own code, else ``None``."""
+    code = getattr(coro, "cr_code", None)
+    return code.co_qualname if code is not None and "/server/" in code.co_filename else None
+
+
+async def test_relayed_moves_are_answered_on_the_tables_node_without_a_task_each(three: Nodes) -> None:
+    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
+    table = (await ann.request("create_table", game="othello", seat=None))["table"]["id"]
+    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
+    for seat, player in enumerate((bob, carol)):
+        assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
+    views = await _started_views([bob, carol], table)
+    loop = asyncio.get_running_loop()
+    started: list[str] = []  # the server's coroutines made tasks while the moves are played
+
+    def counting(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        name = _server_coroutine(coro)
+        if name is not None:
+            started.append(name)
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    loop.set_task_factory(counting)  # type: ignore[arg-type]
+    moves = 0
+    try:
+        while moves < 6:
+            mover = next((p for p in (bob, carol) if views.get(p, {}).get("legal_moves")), None)
+            assert mover is not None, views
+            reply = await mover.request("move", table=table, move=views[mover]["legal_moves"][0])
+            assert reply["type"] == "ok", reply  # committed to PostgreSQL on node a, relayed both ways
+            moves += 1
+            views = {}
+            for player in (bob, carol):
+                while player not in views:
+                    push = await player.recv()
+                    if push["type"] == "moved" and push.get("table") == table:
+                        views[player] = push["view"]
+    finally:
+        loop.set_task_factory(None)
+    assert moves == 6
+    assert [name for name in started if name.endswith("_answer")] == []  # main made a task of each relayed move's handling
+
+
+async def test_a_links_requests_are_answered_in_the_order_sent_even_while_a_move_waits_for_its_commit(three: Nodes) -> None:
+    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
+    table = (await ann.request("create_table", game="othello", seat=None))["table"]["id"]
+    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
+    for seat, player in enumerate((bob, carol)):
+        assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
+    views = await _started_views([bob, carol], table)
+    mover = bob if views[bob].get("legal_moves") else carol
+    frames = b"".join(
+        encode_frame(request)
+        for request in (
+            {"type": "move", "id": 101, "table": table, "move": views[mover]["legal_moves"][0]},  # waits for its commit
+            {"type": "say", "id": 102, "table": table, "text": "then this"},  # answered at once, but only after the move
+            {"type": "move", "id": 103, "table": table, "move": views[mover]["legal_moves"][0]},  # not this seat's turn any more
+        )
+    )
+    await mover.send_bytes(frames)
+    replies = []
+    while len(replies) < 3:
+        frame = await mover.recv()
+        if frame.get("id") is not None:
+            replies.append((frame["id"], frame["type"], frame.get("code")))
+    assert [(request_id, kind) for request_id, kind, _ in replies] == [(101, "ok"), (102, "ok"), (103, "error")], replies
+    assert replies[2][2] == "not_your_turn", replies
