@@ -112,6 +112,10 @@ def make_chooser(level: int) -> MoveChooser:
         return GreedyChooser(level, random_share=LEVEL_1_RANDOM_SHARE)
     if level == 2:
         return GreedyChooser(level)
+    if level == 5:
+        from .tactego_playout import PlayoutChooser  # noqa: PLC0415 (it builds on this module)
+
+        return PlayoutChooser(level)
     return DeterminizingChooser(level)
 
 

@@ -1,0 +1,291 @@
+"""Tactego by determinized Monte Carlo playouts: a longer horizon than a two-ply search.
+
+Today's search (:class:`~games.bots.tactego.DeterminizingChooser`) sees two
+plies and one capture; its losses come from an enemy 10 or 9 that walks up to
+the last flag over several moves. Here every candidate root move is instead
+played out many times:
+
+1. every legal move is scored at depth 1 on a few determinizations (the
+   existing search: :func:`~games.bots.tactego._score_moves`); a move that
+   wins in every sample (a flag taken) is played at once, and the best
+   :attr:`PlayoutPlan.candidates` go on;
+2. each round draws one determinization (``Tactego.sample_state``: the
+   opponent's hidden ranks drawn from what the seat sees, no flag on a
+   moved piece) and plays every candidate out from it with the same random
+   stream (common random numbers, so the candidates differ only where their
+   moves do), up to :attr:`PlayoutPlan.horizon` plies, both sides playing
+   :func:`PlayoutBoard.policy_move`, which uses only what *that side* could
+   see: its own ranks, the enemy's ranks that fought, and which enemy
+   pieces moved;
+3. a playout ends in a win (+1), a loss (-1) or, at the horizon, the
+   material balance squashed into (-1, 1); the candidate with the best mean
+   over complete rounds is played.
+
+A playout ply counts as one node of the budget, so ``Budget(nodes=N)`` is
+deterministic for a given random generator. The playouts run on one flat
+list of integers per round (no game states), with the search's neighbour
+tables.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import games
+
+from ..tactego import Tactego, TactegoState
+from .base import Budget, Deadline, MoveChooser
+from .tactego import _move_squares, _score_moves, _squares, _steps, _Tally
+from .tactego_search import WIN, OutOfBudget, SearchBoard, piece_value
+
+__all__ = ["PlayoutBoard", "PlayoutChooser", "PlayoutPlan"]
+
+
+@dataclass(frozen=True)
+class PlayoutPlan:
+    """How the playout chooser spends its budget.
+
+    Attributes:
+        first_samples: determinizations every legal move is scored on at depth 1.
+        candidates: how many of the best depth-1 moves are played out.
+        horizon: plies a playout runs after the root move, at most.
+        attack_threshold: a side attacks an enemy piece when its view's
+            chance of winning that fight is at least this (0 to 1).
+        material_scale: material difference (in :func:`piece_value` units)
+            that a horizon position maps to about 0.76 (``tanh(1)``).
+    """
+
+    first_samples: int = 6
+    candidates: int = 6
+    horizon: int = 30
+    attack_threshold: float = 0.5
+    material_scale: float = 20.0
+
+
+class PlayoutBoard:
+    """One determinization as flat lists that a playout changes in place.
+
+    ``board`` squares hold ``0`` or ``±(strength + 1)`` (a flag ``±1``; seat 0
+    positive) as in :class:`SearchBoard`; ``revealed[i]`` and ``moved[i]``
+    say what both seats know of the piece on square ``i``; ``hidden[seat]``
+    counts that seat's never-fought pieces by ``strength + 1``, which is
+    exactly the pool of ranks the other seat cannot place.
+    """
+
+    __slots__ = ("board", "revealed", "moved", "hidden", "steps", "cols", "_chance")
+
+    def __init__(self, state: TactegoState, steps: tuple[tuple[int, ...], ...]) -> None:
+        cells = state.board
+        self.board = [0 if p is None else (p.strength + 1) * (1 if p.owner == 0 else -1) for p in cells]
+        self.revealed = [p is not None and p.revealed for p in cells]
+        self.moved = [p is not None and p.moved for p in cells]
+        top = max((abs(v) for v in self.board), default=1)
+        self.hidden = [[0] * (top + 1), [0] * (top + 1)]
+        for v, seen in zip(self.board, self.revealed):
+            if v and not seen:
+                self.hidden[0 if v > 0 else 1][abs(v)] += 1
+        self.steps = steps
+        self.cols = state.options["cols"]
+        self._chance: list[list[list[float]]] = [[], []]
+        self._refresh_chances()
+
+    def copy_lists(self) -> tuple[list[int], list[bool], list[bool], list[list[int]]]:
+        """Fresh copies of the mutable lists (a playout changes them)."""
+        return list(self.board), list(self.revealed), list(self.moved), [list(self.hidden[0]), list(self.hidden[1])]
+
+    def _refresh_chances(self, hidden: list[list[int]] | None = None) -> None:
+        """Recompute, per seat and attacker ``strength + 1``, the chance of beating an unseen enemy piece.
+
+        ``_chance[seat][a]`` is ``(if it may be a flag, if it has moved)``
+        against the other seat's never-fought pieces (:attr:`hidden`).
+        """
+        counts = self.hidden if hidden is None else hidden
+        self._chance = [self._chances(counts[1]), self._chances(counts[0])]
+
+    @staticmethod
+    def _chances(enemy: list[int]) -> list[list[float]]:
+        total = sum(enemy)
+        flags = enemy[1] if len(enemy) > 1 else 0
+        table = []
+        beaten = 0
+        for a in range(len(enemy)):
+            if a >= 1:
+                beaten += enemy[a]
+            unmoved = beaten / total if total else 0.0
+            moved = (beaten - flags) / (total - flags) if total > flags else 0.0
+            table.append([unmoved, moved])
+        return table
+
+    def playout(self, sign: int, origin: int, target: int, horizon: int, plan: PlayoutPlan,
+                rng: random.Random) -> tuple[float, int]:
+        """Play ``origin``-``target`` for the seat with ``sign``, then both seats' policy for up to ``horizon`` plies.
+
+        Returns:
+            ``(value, plies)``: the value for ``sign``'s seat in [-1, 1]
+            (win 1, loss -1, else the squashed material balance) and the
+            plies played (the root move included).
+        """
+        board, revealed, moved, hidden = self.copy_lists()
+        chance = self._chance
+        steps, threshold = self.steps, plan.attack_threshold
+        mover = sign
+        plies = 0
+        while True:
+            if plies:
+                move = _policy(board, revealed, moved, chance, steps, mover, threshold, self.cols, rng)
+                if move is None:
+                    return (-1.0 if mover == sign else 1.0), plies
+                origin, target = move
+            plies += 1
+            a, d = board[origin], board[target]
+            board[origin] = 0
+            seen, was_moved = revealed[origin], True
+            revealed[origin] = moved[origin] = False
+            if d == 0:
+                board[target], revealed[target], moved[target] = a, seen, was_moved
+            else:
+                if not seen:
+                    hidden[0 if a > 0 else 1][abs(a)] -= 1
+                if not revealed[target]:
+                    hidden[0 if d > 0 else 1][abs(d)] -= 1
+                if d == 1 or d == -1:
+                    board[target], revealed[target], moved[target] = a, True, True
+                    return (1.0 if mover == sign else -1.0), plies
+                if abs(a) >= abs(d):
+                    board[target], revealed[target], moved[target] = a, True, True
+                else:
+                    revealed[target] = True
+                chance = [self._chances(hidden[1]), self._chances(hidden[0])]
+            if plies > horizon:
+                break
+            mover = -mover
+        return _squash(_material(board) * sign / plan.material_scale), plies
+
+
+def _squash(x: float) -> float:
+    """``x`` mapped into (-1, 1), about linear near 0 (a rational tanh)."""
+    return x / (1.0 + abs(x))
+
+
+_VALUES = [0.0, 0.0] + [piece_value(s) for s in range(1, 40)]
+
+
+def _material(board: list[int]) -> float:
+    """Seat 0's material less seat 1's (flags count nothing)."""
+    total = 0.0
+    values = _VALUES
+    for v in board:
+        if v > 1:
+            total += values[v]
+        elif v < -1:
+            total -= values[-v]
+    return total
+
+
+def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: list[list[list[float]]],
+            steps: tuple[tuple[int, ...], ...], sign: int, threshold: float, cols: int,
+            rng: random.Random) -> tuple[int, int] | None:
+    """The default policy's move for the seat with ``sign``, from what that seat sees; ``None`` without a move.
+
+    Attack the enemy piece with the best chance of winning from this seat's
+    view (a fought piece's rank is known; an unseen one is any of the
+    enemy's never-fought ranks, a flag only if it never moved) when that
+    chance is at least ``threshold``, ties broken at random; otherwise a
+    random step towards the enemy's side, or any step.
+    """
+    table = chance[0 if sign > 0 else 1]
+    best, attacks, forward, other = -1.0, [], [], []
+    ahead = 1 if sign > 0 else -1
+    for i, v in enumerate(board):
+        a = v * sign
+        if a <= 1:
+            continue
+        row = i // cols
+        for j in steps[i]:
+            w = board[j] * sign
+            if w < 0:
+                if revealed[j]:
+                    p = 1.0 if (w == -1 or a >= -w) else 0.0
+                else:
+                    p = table[a][1 if moved[j] else 0] if a < len(table) else 1.0
+                if p > best:
+                    best, attacks = p, [(i, j)]
+                elif p == best:
+                    attacks.append((i, j))
+            elif w == 0:
+                if j // cols - row == ahead:
+                    forward.append((i, j))
+                else:
+                    other.append((i, j))
+    if attacks and best >= threshold:
+        return attacks[int(rng.random() * len(attacks))]
+    pool = forward or other or attacks
+    if not pool:
+        return None
+    return pool[int(rng.random() * len(pool))]
+
+
+class PlayoutChooser(MoveChooser):
+    """Level 5 by determinized playouts (see the module docstring).
+
+    Deterministic for a given view, node budget and random generator: every
+    random choice comes from the generator given to :meth:`choose`.
+    """
+
+    game = "tactego"
+
+    def __init__(self, level: int = 5, plan: PlayoutPlan | None = None) -> None:
+        super().__init__(level)
+        self.plan = plan or PlayoutPlan()
+
+    def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        game: Tactego = games.get("tactego")  # type: ignore[assignment]
+        seat = view["to_move"]
+        sign = 1 if seat == 0 else -1
+        _, names = _squares(view)
+        moves = [_move_squares(move, names) for move in legal]
+        steps = _steps(view["rows"], view["cols"])
+        deadline = budget.start()
+        plan = self.plan
+        shallow = _Tally(len(moves))
+        for index in range(plan.first_samples):
+            board = SearchBoard(game.sample_state(view, rng, seat), steps, deadline)
+            try:
+                shallow.add(_score_moves(board, sign, moves, range(len(moves)), 1, ignore_budget=index == 0, rng=rng))
+            except OutOfBudget:
+                break
+        order = shallow.ranking()
+        if shallow.best(order) > WIN / 2 or deadline.expired():
+            return legal[order[0]]
+        chosen = order[: plan.candidates]
+        means = _play_out(game, view, seat, sign, [moves[i] for i in chosen], steps, deadline, plan, rng)
+        if means is None:
+            return legal[order[0]]
+        best = max(range(len(chosen)), key=lambda k: (means[k], -k))
+        return legal[chosen[best]]
+
+
+def _play_out(game: Tactego, view: Mapping[str, Any], seat: int, sign: int, moves: list[tuple[int, int]],
+              steps: tuple[tuple[int, ...], ...], deadline: Deadline, plan: PlayoutPlan,
+              rng: random.Random) -> list[float] | None:
+    """Each move's mean playout value over complete rounds (``None`` when no round finished)."""
+    sums = [0.0] * len(moves)
+    rounds = 0
+    while not deadline.expired():
+        board = PlayoutBoard(game.sample_state(view, rng, seat), steps)
+        stream = rng.random()
+        values = []
+        for origin, target in moves:
+            value, plies = board.playout(sign, origin, target, plan.horizon, plan, random.Random(stream))
+            deadline.nodes += plies
+            values.append(value)
+        if deadline.expired() and rounds:
+            break
+        for k, value in enumerate(values):
+            sums[k] += value
+        rounds += 1
+    if not rounds:
+        return None
+    return [s / rounds for s in sums]
