@@ -53,6 +53,9 @@ class PlayoutPlan:
         horizon: plies a playout runs after the root move, at most.
         attack_threshold: a side attacks an enemy piece when its view's
             chance of winning that fight is at least this (0 to 1).
+        chase: how often the seat choosing (when it does not attack)
+            steps towards the nearest enemy piece that fought and that it beats.
+        opponent_chase: the same for the other seat.
         material_scale: material difference (in :func:`piece_value` units)
             that a horizon position maps to about 0.76 (``tanh(1)``).
     """
@@ -61,6 +64,8 @@ class PlayoutPlan:
     candidates: int = 6
     horizon: int = 30
     attack_threshold: float = 0.5
+    chase: float = 0.5
+    opponent_chase: float = 0.5
     material_scale: float = 20.0
 
 
@@ -134,7 +139,8 @@ class PlayoutBoard:
         plies = 0
         while True:
             if plies:
-                move = _policy(board, revealed, moved, chance, steps, mover, threshold, self.cols, rng)
+                move = _policy(board, revealed, moved, chance, steps, mover, threshold, self.cols, rng,
+                               plan.chase if mover == sign else plan.opponent_chase)
                 if move is None:
                     return (-1.0 if mover == sign else 1.0), plies
                 origin, target = move
@@ -186,22 +192,28 @@ def _material(board: list[int]) -> float:
 
 def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: list[list[list[float]]],
             steps: tuple[tuple[int, ...], ...], sign: int, threshold: float, cols: int,
-            rng: random.Random) -> tuple[int, int] | None:
+            rng: random.Random, chase: float = 0.0) -> tuple[int, int] | None:
     """The default policy's move for the seat with ``sign``, from what that seat sees; ``None`` without a move.
 
     Attack the enemy piece with the best chance of winning from this seat's
     view (a fought piece's rank is known; an unseen one is any of the
     enemy's never-fought ranks, a flag only if it never moved) when that
-    chance is at least ``threshold``, ties broken at random; otherwise a
-    random step towards the enemy's side, or any step.
+    chance is at least ``threshold``, ties broken at random. Otherwise, with
+    probability ``chase``, step a piece towards the nearest enemy piece that
+    fought and that it beats (ranks that fought are known to both seats);
+    else a random step towards the enemy's side, or any step.
     """
     table = chance[0 if sign > 0 else 1]
     best, attacks, forward, other = -1.0, [], [], []
+    mine, known = [], []
     ahead = 1 if sign > 0 else -1
     for i, v in enumerate(board):
         a = v * sign
         if a <= 1:
+            if a < -1 and revealed[i]:
+                known.append((i, -a))
             continue
+        mine.append((i, a))
         row = i // cols
         for j in steps[i]:
             w = board[j] * sign
@@ -221,10 +233,41 @@ def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: l
                     other.append((i, j))
     if attacks and best >= threshold:
         return attacks[int(rng.random() * len(attacks))]
+    if known and chase and rng.random() < chase:
+        step = _chase(board, mine, known, cols, rng)
+        if step is not None:
+            return step
     pool = forward or other or attacks
     if not pool:
         return None
     return pool[int(rng.random() * len(pool))]
+
+
+def _chase(board: list[int], mine: list[tuple[int, int]], known: list[tuple[int, int]], cols: int,
+           rng: random.Random) -> tuple[int, int] | None:
+    """A step of one of ``mine`` towards the nearest of ``known`` it beats, onto an empty square; ``None`` if none.
+
+    ``mine`` and ``known`` are (square, strength + 1) pairs; distance is in king moves.
+    """
+    nearest, found = 1 << 30, []
+    for i, a in mine:
+        r, c = divmod(i, cols)
+        for j, w in known:
+            if a < w:
+                continue
+            dr, dc = j // cols - r, j % cols - c
+            distance = max(abs(dr), abs(dc))
+            if distance > nearest:
+                continue
+            target = (r + (dr > 0) - (dr < 0)) * cols + c + (dc > 0) - (dc < 0)
+            if board[target]:
+                continue
+            if distance < nearest:
+                nearest, found = distance, []
+            found.append((i, target))
+    if not found:
+        return None
+    return found[int(rng.random() * len(found))]
 
 
 class PlayoutChooser(MoveChooser):
@@ -239,6 +282,8 @@ class PlayoutChooser(MoveChooser):
     def __init__(self, level: int = 5, plan: PlayoutPlan | None = None) -> None:
         super().__init__(level)
         self.plan = plan or PlayoutPlan()
+        self.last_nodes = 0
+        """Nodes (search nodes and playout plies) the last choice spent (for benchmarks)."""
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
         game: Tactego = games.get("tactego")  # type: ignore[assignment]
@@ -257,10 +302,12 @@ class PlayoutChooser(MoveChooser):
             except OutOfBudget:
                 break
         order = shallow.ranking()
+        self.last_nodes = deadline.nodes
         if shallow.best(order) > WIN / 2 or deadline.expired():
             return legal[order[0]]
         chosen = order[: plan.candidates]
         means = _play_out(game, view, seat, sign, [moves[i] for i in chosen], steps, deadline, plan, rng)
+        self.last_nodes = deadline.nodes
         if means is None:
             return legal[order[0]]
         best = max(range(len(chosen)), key=lambda k: (means[k], -k))
