@@ -57,7 +57,7 @@ class PlayoutPlan:
             steps towards the nearest enemy piece that fought and that it beats.
         opponent_chase: the same for the other seat.
         material_scale: material difference (in :func:`piece_value` units)
-            that a horizon position maps to about 0.76 (``tanh(1)``).
+            that a horizon position maps to 0.5 (``x / (1 + |x|)``).
     """
 
     first_samples: int = 6
@@ -76,10 +76,11 @@ class PlayoutBoard:
     positive) as in :class:`SearchBoard`; ``revealed[i]`` and ``moved[i]``
     say what both seats know of the piece on square ``i``; ``hidden[seat]``
     counts that seat's never-fought pieces by ``strength + 1``, which is
-    exactly the pool of ranks the other seat cannot place.
+    exactly the pool of ranks the other seat cannot place; ``values`` is
+    each ``strength + 1``'s material (:func:`piece_value`; a flag nothing).
     """
 
-    __slots__ = ("board", "revealed", "moved", "hidden", "steps", "cols", "_chance")
+    __slots__ = ("board", "revealed", "moved", "hidden", "steps", "cols", "values", "_chance")
 
     def __init__(self, state: TactegoState, steps: tuple[tuple[int, ...], ...]) -> None:
         cells = state.board
@@ -93,6 +94,7 @@ class PlayoutBoard:
                 self.hidden[0 if v > 0 else 1][abs(v)] += 1
         self.steps = steps
         self.cols = state.options["cols"]
+        self.values = [0.0, 0.0] + [piece_value(s) for s in range(1, top)]
         self._chance: list[list[list[float]]] = [[], []]
         self._refresh_chances()
 
@@ -133,6 +135,7 @@ class PlayoutBoard:
             plies played (the root move included).
         """
         board, revealed, moved, hidden = self.copy_lists()
+        flags = [board.count(1), board.count(-1)]
         chance = self._chance
         steps, threshold = self.steps, plan.attack_threshold
         mover = sign
@@ -158,7 +161,9 @@ class PlayoutBoard:
                     hidden[0 if d > 0 else 1][abs(d)] -= 1
                 if d == 1 or d == -1:
                     board[target], revealed[target], moved[target] = a, True, True
-                    return (1.0 if mover == sign else -1.0), plies
+                    flags[0 if d > 0 else 1] -= 1
+                    if not flags[0 if d > 0 else 1]:
+                        return (1.0 if mover == sign else -1.0), plies
                 if abs(a) >= abs(d):
                     board[target], revealed[target], moved[target] = a, True, True
                 else:
@@ -167,7 +172,7 @@ class PlayoutBoard:
             if plies > horizon:
                 break
             mover = -mover
-        return _squash(_material(board) * sign / plan.material_scale), plies
+        return _squash(_material(board, self.values) * sign / plan.material_scale), plies
 
 
 def _squash(x: float) -> float:
@@ -175,13 +180,9 @@ def _squash(x: float) -> float:
     return x / (1.0 + abs(x))
 
 
-_VALUES = [0.0, 0.0] + [piece_value(s) for s in range(1, 40)]
-
-
-def _material(board: list[int]) -> float:
-    """Seat 0's material less seat 1's (flags count nothing)."""
+def _material(board: list[int], values: list[float]) -> float:
+    """Seat 0's material less seat 1's, ``values`` indexed by ``strength + 1`` (a flag, 1, counts nothing)."""
     total = 0.0
-    values = _VALUES
     for v in board:
         if v > 1:
             total += values[v]
