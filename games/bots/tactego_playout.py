@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 import games
 
-from ..tactego import Tactego, TactegoState
+from ..tactego import FLAG, UNKNOWN, Tactego, TactegoState
 from .base import Budget, Deadline, MoveChooser
 from .tactego import _move_squares, _score_moves, _squares, _steps, _Tally
 from .tactego_search import WIN, OutOfBudget, SearchBoard, piece_value
@@ -56,6 +56,11 @@ class PlayoutPlan:
         chase: how often the seat choosing (when it does not attack)
             steps towards the nearest enemy piece that fought and that it beats.
         opponent_chase: the same for the other seat.
+        defences: at most this many moves are played out besides the
+            candidates: those bringing a piece closer to a seen enemy piece
+            it beats that stands within ``threat_distance`` of one of our
+            flags (:func:`_defences`), best depth-1 value first.
+        threat_distance: see ``defences`` (king moves).
         material_scale: material difference (in :func:`piece_value` units)
             that a horizon position maps to 0.5 (``x / (1 + |x|)``).
     """
@@ -67,6 +72,8 @@ class PlayoutPlan:
     chase: float = 0.5
     opponent_chase: float = 0.5
     material_scale: float = 20.0
+    defences: int = 4
+    threat_distance: int = 3
 
 
 class PlayoutBoard:
@@ -307,12 +314,41 @@ class PlayoutChooser(MoveChooser):
         if shallow.best(order) > WIN / 2 or deadline.expired():
             return legal[order[0]]
         chosen = order[: plan.candidates]
+        defences = _defences(view, seat, moves, plan.threat_distance)
+        chosen += [i for i in order if i in defences][: plan.defences]
+        chosen = list(dict.fromkeys(chosen))
         means = _play_out(game, view, seat, sign, [moves[i] for i in chosen], steps, deadline, plan, rng)
         self.last_nodes = deadline.nodes
         if means is None:
             return legal[order[0]]
         best = max(range(len(chosen)), key=lambda k: (means[k], -k))
         return legal[chosen[best]]
+
+
+def _defences(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]], reach: int = 3) -> set[int]:
+    """Indices of ``moves`` that bring one of ``seat``'s pieces closer to a seen enemy piece it beats
+    standing within ``reach`` king moves of one of ``seat``'s flags (taking it included).
+
+    Everything here is in ``seat``'s view: its own flags and ranks, and enemy ranks that fought.
+    """
+    cells, _ = _squares(view)
+    cols = view["cols"]
+    flags = [i for i, cell in enumerate(cells) if cell is not None and cell[0] == seat and cell[1] == FLAG]
+    threats = [(i, int(cell[1])) for i, cell in enumerate(cells)
+               if cell is not None and cell[0] != seat and cell[1] not in (UNKNOWN, FLAG)
+               and any(_distance(i, flag, cols) <= reach for flag in flags)]
+    found = set()
+    for index, (origin, target) in enumerate(moves):
+        strength = int(cells[origin][1])
+        for square, rank in threats:
+            if strength >= rank and _distance(target, square, cols) < _distance(origin, square, cols):
+                found.add(index)
+    return found
+
+
+def _distance(a: int, b: int, cols: int) -> int:
+    """King-move distance between squares ``a`` and ``b`` of a board ``cols`` wide."""
+    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))
 
 
 def _play_out(game: Tactego, view: Mapping[str, Any], seat: int, sign: int, moves: list[tuple[int, int]],
