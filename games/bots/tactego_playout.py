@@ -29,6 +29,7 @@ tables.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -144,13 +145,13 @@ class PlayoutBoard:
         board, revealed, moved, hidden = self.copy_lists()
         flags = [board.count(1), board.count(-1)]
         chance = self._chance
-        steps, threshold = self.steps, plan.attack_threshold
+        steps, threshold, forward = self.steps, plan.attack_threshold, _forward(self.steps, self.cols)
         mover = sign
         plies = 0
         while True:
             if plies:
-                move = _policy(board, revealed, moved, chance, steps, mover, threshold, self.cols, rng,
-                               plan.chase if mover == sign else plan.opponent_chase)
+                move = _policy(board, revealed, moved, chance, steps, mover, threshold, forward[mover > 0], rng,
+                               plan.chase if mover == sign else plan.opponent_chase, self.cols)
                 if move is None:
                     return (-1.0 if mover == sign else 1.0), plies
                 origin, target = move
@@ -182,6 +183,13 @@ class PlayoutBoard:
         return _squash(_material(board, self.values) * sign / plan.material_scale), plies
 
 
+@functools.lru_cache(maxsize=64)
+def _forward(steps: tuple[tuple[int, ...], ...], cols: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per square, its steps one row towards the enemy's side: ``[0]`` for seat 1 (up), ``[1]`` for seat 0 (down)."""
+    return tuple(tuple(tuple(j for j in steps[i] if j // cols - i // cols == direction) for i in range(len(steps)))
+                 for direction in (-1, 1))
+
+
 def _squash(x: float) -> float:
     """``x`` mapped into (-1, 1), about linear near 0 (a rational tanh)."""
     return x / (1.0 + abs(x))
@@ -199,8 +207,8 @@ def _material(board: list[int], values: list[float]) -> float:
 
 
 def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: list[list[list[float]]],
-            steps: tuple[tuple[int, ...], ...], sign: int, threshold: float, cols: int,
-            rng: random.Random, chase: float = 0.0) -> tuple[int, int] | None:
+            steps: tuple[tuple[int, ...], ...], sign: int, threshold: float, forward: tuple[tuple[int, ...], ...],
+            rng: random.Random, chase: float = 0.0, cols: int = 8) -> tuple[int, int] | None:
     """The default policy's move for the seat with ``sign``, from what that seat sees; ``None`` without a move.
 
     Attack the enemy piece with the best chance of winning from this seat's
@@ -209,12 +217,12 @@ def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: l
     chance is at least ``threshold``, ties broken at random. Otherwise, with
     probability ``chase``, step a piece towards the nearest enemy piece that
     fought and that it beats (ranks that fought are known to both seats);
-    else a random step towards the enemy's side, or any step.
+    else a random piece steps to a random empty square of ``forward`` (its
+    steps towards the enemy's side; a few pieces are tried), or any step.
     """
     table = chance[0 if sign > 0 else 1]
-    best, attacks, forward, other = -1.0, [], [], []
+    best, attacks = -1.0, []
     mine, known = [], []
-    ahead = 1 if sign > 0 else -1
     for i, v in enumerate(board):
         a = v * sign
         if a <= 1:
@@ -222,30 +230,32 @@ def _policy(board: list[int], revealed: list[bool], moved: list[bool], chance: l
                 known.append((i, -a))
             continue
         mine.append((i, a))
-        row = i // cols
         for j in steps[i]:
             w = board[j] * sign
             if w < 0:
                 if revealed[j]:
                     p = 1.0 if (w == -1 or a >= -w) else 0.0
                 else:
-                    p = table[a][1 if moved[j] else 0] if a < len(table) else 1.0
+                    p = table[a][1 if moved[j] else 0]
                 if p > best:
                     best, attacks = p, [(i, j)]
                 elif p == best:
                     attacks.append((i, j))
-            elif w == 0:
-                if j // cols - row == ahead:
-                    forward.append((i, j))
-                else:
-                    other.append((i, j))
     if attacks and best >= threshold:
         return attacks[int(rng.random() * len(attacks))]
+    if not mine:
+        return None
     if known and chase and rng.random() < chase:
         step = _chase(board, mine, known, cols, rng)
         if step is not None:
             return step
-    pool = forward or other or attacks
+    for _ in range(4):
+        i = mine[int(rng.random() * len(mine))][0]
+        free = [j for j in forward[i] if not board[j]]
+        if free:
+            return i, free[int(rng.random() * len(free))]
+    quiet = [(i, j) for i, _ in mine for j in steps[i] if not board[j]]
+    pool = quiet or attacks
     if not pool:
         return None
     return pool[int(rng.random() * len(pool))]

@@ -7,7 +7,7 @@ import random
 import games
 from games.bots import Budget
 from games.bots.tactego import _steps, make_chooser
-from games.bots.tactego_playout import PlayoutBoard, PlayoutChooser, PlayoutPlan, _play_out, _policy
+from games.bots.tactego_playout import PlayoutBoard, PlayoutChooser, PlayoutPlan, _forward, _play_out, _policy
 from games.tactego import TactegoState
 
 from . import tactego_positions
@@ -93,12 +93,14 @@ def test_the_default_policy_chooses_from_its_own_sides_view() -> None:
     assert first.view(0) == second.view(0) and first.board != second.board
     boards = [playout_board(first), playout_board(second)]
     for seed in range(40):
-        red = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, 1, 0.5, 5, random.Random(seed)) for b in boards]
+        red = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, 1, 0.5, _forward(b.steps, 5)[1], random.Random(seed),
+                       0.5, 5) for b in boards]
         assert red[0] == red[1]
     # Blue's 7 and 5 beside Red's unseen 7 and 10: against an unseen Red piece that never moved (a flag, a 5,
     # a 5, a 7 or a 10) a 7 wins 4 times in 5, a 5 3 in 5; with a threshold of 0.7 only the 7 attacks, and
     # it stands on c3 in one position and on d3 in the other
-    blue = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, -1, 0.7, 5, random.Random(0)) for b in boards]
+    blue = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, -1, 0.7, _forward(b.steps, 5)[0], random.Random(0))
+            for b in boards]
     assert blue[0][0] == 12 and blue[1][0] == 13
 
 
