@@ -17,7 +17,7 @@ PIECES = "10 1\n7 1\n5 2\nF 1"
 
 
 def position(picture: str, lost: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> TactegoState:
-    """A running Red-to-move position of a 10, a 7, two 5s and a flag a side (see :func:`tactego_positions.position`)."""
+    """A running Red-to-move position of a 10, a 7, two 5s and a flag a side (:func:`tactego_positions.position`)."""
     state = tactego_positions.position(picture, PIECES, lost=lost)
     counts = tuple(5 - len(lost[seat]) for seat in (0, 1))
     return TactegoState(GAME, state.options, "test", state._geometry, state.board, 0, 0, None, None, counts,
@@ -93,14 +93,14 @@ def test_the_default_policy_chooses_from_its_own_sides_view() -> None:
     assert first.view(0) == second.view(0) and first.board != second.board
     boards = [playout_board(first), playout_board(second)]
     for seed in range(40):
-        red = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, 1, 0.5, _forward(b.steps, 5)[1], random.Random(seed),
-                       0.5, 5) for b in boards]
+        red = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, 1, 0.5, _forward(b.steps, 5)[1],
+                       random.Random(seed), 0.5, 5) for b in boards]
         assert red[0] == red[1]
     # Blue's 7 and 5 beside Red's unseen 7 and 10: against an unseen Red piece that never moved (a flag, a 5,
     # a 5, a 7 or a 10) a 7 wins 4 times in 5, a 5 3 in 5; with a threshold of 0.7 only the 7 attacks, and
     # it stands on c3 in one position and on d3 in the other
-    blue = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, -1, 0.7, _forward(b.steps, 5)[0], random.Random(0))
-            for b in boards]
+    blue = [_policy(b.board, b.revealed, b.moved, b._chance, b.steps, -1, 0.7, _forward(b.steps, 5)[0],
+                    random.Random(0)) for b in boards]
     assert blue[0][0] == 12 and blue[1][0] == 13
 
 
