@@ -7,7 +7,9 @@ with ``--player KIND:NODES`` in turn (``search``: the determinizing chooser,
 ``games.bots.tactego.DeterminizingChooser(5)``; ``playout``: the playout
 chooser, ``games.bots.tactego_playout.PlayoutChooser``), so a change in the
 machine's load falls on all of them alike. It prints each player's mean CPU
-seconds a move (``time.process_time``), their ratio to the first player's, and,
+seconds a move (``time.process_time``), their ratio to the first player's, the
+nodes a CPU second buys (the budget over that time: what a quiet core's second
+of wall clock gives), and,
 with ``--seconds S``, the nodes the playout chooser reaches in S seconds of
 wall clock (mean and median over the positions; quote the load beside it).
 
@@ -85,9 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             bot.choose(view, Budget(nodes=nodes), random.Random(index))
             spent[label] += time.process_time() - started
     first = spent[players[0][0]]
-    for label, _, _ in players:
-        print(f"{label}: {1000 * spent[label] / len(views):.1f} ms CPU a move over {len(views)} positions, "
-              f"{spent[label] / first:.2f}x the first")
+    for label, _, nodes in players:
+        per_move = spent[label] / len(views)
+        print(f"{label}: {1000 * per_move:.1f} ms CPU a move over {len(views)} positions, "
+              f"{spent[label] / first:.2f}x the first; about {nodes / per_move:,.0f} nodes a CPU second")
     if args.seconds:
         bot, reached = PlayoutChooser(5), []
         for index, view in enumerate(views):
