@@ -18,13 +18,7 @@ Levels:
 2. capture-first (:func:`greedy_chooser`);
 3. determinization, one ply and the opponent's best capture;
 4. determinization, two plies on the most promising moves;
-5. determinized Monte Carlo playouts (:mod:`.tactego_playout`,
-   :class:`~.tactego_playout.PlayoutChooser`): the best moves of a depth-1
-   pass of this module's search are each played out, many times, for some
-   30 plies by a fast policy that sees what each side's view shows (issue
-   22, fifth session; docs/BENCHMARKS.md). :class:`DeterminizingChooser`
-   at level 5 (its plan below, kept for comparison) is the fourth session's
-   level 5: determinization, two plies on more candidates, as many samples as the
+5. determinization, two plies on more candidates, as many samples as the
    budget allows; and an opponent that cannot see our ranks where seeing
    them would win: in a sample the opponent knows every rank, our flag
    included, so every line with its strong piece two steps from our flag
@@ -118,10 +112,6 @@ def make_chooser(level: int) -> MoveChooser:
         return GreedyChooser(level, random_share=LEVEL_1_RANDOM_SHARE)
     if level == 2:
         return GreedyChooser(level)
-    if level == 5:
-        from .tactego_playout import PlayoutChooser  # noqa: PLC0415 (it builds on this module)
-
-        return PlayoutChooser(level)
     return DeterminizingChooser(level)
 
 

@@ -28,10 +28,6 @@ def playout_board(state: TactegoState) -> PlayoutBoard:
     return PlayoutBoard(state, _steps(state.options["rows"], state.options["cols"]))
 
 
-def test_level_5_is_the_playout_chooser() -> None:
-    assert isinstance(make_chooser(5), PlayoutChooser)
-
-
 def test_a_flag_that_can_only_be_the_last_unmoved_piece_is_taken() -> None:
     # Blue's only never-moved piece on a1's row is c5: everything else of Blue's moved or fought, so it is the
     # flag. Taking Blue's 10 with Red's 10 (the attacker wins ties) is worth more material, but the flag ends it.
@@ -45,7 +41,7 @@ def test_a_flag_that_can_only_be_the_last_unmoved_piece_is_taken() -> None:
     view = state.view(0)
     assert view["board"][4][2] == [1, "?"]
     for seed in range(4):
-        assert make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) == "b5-c5"
+        assert PlayoutChooser().choose(view, Budget(nodes=3000), random.Random(seed)) == "b5-c5"
 
 
 def test_an_enemy_next_to_the_last_flag_is_taken_when_it_can_be() -> None:
@@ -59,7 +55,7 @@ def test_an_enemy_next_to_the_last_flag_is_taken_when_it_can_be() -> None:
         .  .  .  b5* .
         .  b7 .  b5 bF
     """, lost=(("5",), ()))
-    moves = {make_chooser(5).choose(state.view(0), Budget(nodes=3000), random.Random(seed)) for seed in range(4)}
+    moves = {PlayoutChooser().choose(state.view(0), Budget(nodes=3000), random.Random(seed)) for seed in range(4)}
     assert moves == {"b2-a2"}
 
 
@@ -127,3 +123,20 @@ def test_playout_plies_are_the_node_budget() -> None:
     tiny = Budget(nodes=1).start()
     assert _play_out(GAME, view, 0, 1, moves, steps, tiny, PlayoutPlan(), random.Random(2)) is not None
     assert tiny.nodes >= 3
+
+
+def test_positions_that_look_the_same_to_the_playout_player_get_the_same_move() -> None:
+    from .test_tactego import _replay, _twin_setup, play_game
+
+    real = play_game(make_chooser(3), make_chooser(2), 21, 300)[:80]
+    twin = _replay(_twin_setup(real, 0), [s.last_move for s in real[1:]])
+    compared = 0
+    for ply in range(10, len(real), 8):
+        state, other = real[ply], twin[ply]
+        if state.outcome is not None or state.to_move != 0:
+            continue
+        assert other.view(0) == state.view(0) and other.board != state.board
+        moves = {PlayoutChooser().choose(v, Budget(nodes=900), random.Random(ply)) for v in (state.view(0), other.view(0))}
+        assert len(moves) == 1
+        compared += 1
+    assert compared >= 3
