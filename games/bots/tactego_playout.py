@@ -8,13 +8,15 @@ played out many times:
 1. every legal move is scored at depth 1 on a few determinizations (the
    existing search: :func:`~games.bots.tactego._score_moves`); a move that
    wins in every sample (a flag taken) is played at once, and the best
-   :attr:`PlayoutPlan.candidates` go on;
+   :attr:`PlayoutPlan.candidates` go on, with up to
+   :attr:`PlayoutPlan.defences` moves towards a seen enemy piece that
+   threatens one of our flags (:func:`_defences`);
 2. each round draws one determinization (``Tactego.sample_state``: the
    opponent's hidden ranks drawn from what the seat sees, no flag on a
    moved piece) and plays every candidate out from it with the same random
    stream (common random numbers, so the candidates differ only where their
    moves do), up to :attr:`PlayoutPlan.horizon` plies, both sides playing
-   :func:`PlayoutBoard.policy_move`, which uses only what *that side* could
+   the default policy :func:`_policy`, which uses only what *that side* could
    see: its own ranks, the enemy's ranks that fought, and which enemy
    pieces moved;
 3. a playout ends in a win (+1), a loss (-1) or, at the horizon, the
@@ -24,7 +26,15 @@ played out many times:
 A playout ply counts as one node of the budget, so ``Budget(nodes=N)`` is
 deterministic for a given random generator. The playouts run on one flat
 list of integers per round (no game states), with the search's neighbour
-tables.
+tables: about 10 µs a ply, some 90,000 nodes a CPU second, and 3,000 nodes
+cost 1.03x the CPU of today's level 5 at 3,000 (``benchmarks/tactego_move_cost.py``).
+
+Not level 5 (issue 22, fifth session; docs/BENCHMARKS.md): against
+capture-first it won 94 of the first 100 games it played on fresh seeds at
+3,000 nodes a move, where today's level 5 won 84 of the same 100; at 0.1 s
+a move on a machine at load 13-19 (a few hundred to a thousand nodes a
+move) it won 78.5 % of 200, today's level 5 78.0 %; and it lost to level 4
+(8 won, 5 drawn, 17 lost of 30 at 0.1 s a move): levels must stay ordered.
 """
 
 from __future__ import annotations
@@ -103,24 +113,17 @@ class PlayoutBoard:
         self.steps = steps
         self.cols = state.options["cols"]
         self.values = [0.0, 0.0] + [piece_value(s) for s in range(1, top)]
-        self._chance: list[list[list[float]]] = [[], []]
-        self._refresh_chances()
+        self._chance = [self._chances(self.hidden[1]), self._chances(self.hidden[0])]
+        """Per seat, per attacker ``strength + 1``: its chance of beating an unseen enemy piece (:meth:`_chances`)."""
 
     def copy_lists(self) -> tuple[list[int], list[bool], list[bool], list[list[int]]]:
         """Fresh copies of the mutable lists (a playout changes them)."""
         return list(self.board), list(self.revealed), list(self.moved), [list(self.hidden[0]), list(self.hidden[1])]
 
-    def _refresh_chances(self, hidden: list[list[int]] | None = None) -> None:
-        """Recompute, per seat and attacker ``strength + 1``, the chance of beating an unseen enemy piece.
-
-        ``_chance[seat][a]`` is ``(if it may be a flag, if it has moved)``
-        against the other seat's never-fought pieces (:attr:`hidden`).
-        """
-        counts = self.hidden if hidden is None else hidden
-        self._chance = [self._chances(counts[1]), self._chances(counts[0])]
-
     @staticmethod
     def _chances(enemy: list[int]) -> list[list[float]]:
+        """Per attacker ``strength + 1`` (the index): ``[chance if it may be a flag, chance if it moved]``
+        of beating one of the never-fought pieces counted in ``enemy`` (by ``strength + 1``), all alike likely."""
         total = sum(enemy)
         flags = enemy[1] if len(enemy) > 1 else 0
         table = []
