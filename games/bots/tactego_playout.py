@@ -30,11 +30,12 @@ tables: about 10 µs a ply, some 90,000 nodes a CPU second, and 3,000 nodes
 cost 1.03x the CPU of today's level 5 at 3,000 (``benchmarks/tactego_move_cost.py``).
 
 Not level 5 (issue 22, fifth session; docs/BENCHMARKS.md): against
-capture-first it won 94 of the first 100 games it played on fresh seeds at
-3,000 nodes a move, where today's level 5 won 84 of the same 100; at 0.1 s
-a move on a machine at load 13-19 (a few hundred to a thousand nodes a
-move) it won 78.5 % of 200, today's level 5 78.0 %; and it lost to level 4
-(8 won, 5 drawn, 17 lost of 30 at 0.1 s a move): levels must stay ordered.
+capture-first it won 186 of 200 games on fresh seeds at 3,000 nodes a move
+(93.0 %), where today's level 5 won 167 of the same 200 (83.5 %); at 0.1 s
+a move on a machine at load 13-19 (some hundreds of nodes a move) it won
+78.5 % of 200, today's level 5 78.0 %; and it loses to level 4 (8 won, 5
+drawn, 17 lost of 30 at 0.1 s a move; 8 won, 11 drawn, 11 lost of 30 at 3,000 nodes): levels must stay
+ordered.
 """
 
 from __future__ import annotations
