@@ -60,7 +60,7 @@ class HybridPlan:
 
     search: _Plan = field(default_factory=lambda: _PLANS[5])
     search_share: float = 0.5
-    margin: float = 1.0
+    margin: float = 3.0
     finalists: int = 4
     playout: PlayoutPlan = field(default_factory=PlayoutPlan)
 
