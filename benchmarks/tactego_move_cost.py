@@ -5,7 +5,9 @@ Positions come from games of capture-first against itself (setup seeds
 alternately as Red and Blue). Each position is searched by every player named
 with ``--player KIND:NODES`` in turn (``search``: the determinizing chooser,
 ``games.bots.tactego.DeterminizingChooser(5)``; ``playout``: the playout
-chooser, ``games.bots.tactego_playout.PlayoutChooser``), so a change in the
+chooser, ``games.bots.tactego_playout.PlayoutChooser``; ``hybrid``: the
+search, then playouts among its near-equal moves,
+``games.bots.tactego_hybrid.HybridChooser``), so a change in the
 machine's load falls on all of them alike. It prints each player's mean CPU
 seconds a move (``time.process_time``), their ratio to the first player's, the
 nodes a CPU second buys (the budget over that time: what a quiet core's second
@@ -17,6 +19,7 @@ Usage::
 
     python benchmarks/tactego_move_cost.py --positions 60 --player search:3000 --player playout:2500
     python benchmarks/tactego_move_cost.py --positions 20 --player playout:2500 --seconds 1
+    python benchmarks/tactego_move_cost.py --positions 40 --player search:3000 --player hybrid:3000
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if str(ROOT) not in sys.path:
 import games  # noqa: E402
 from games.bots import Budget, MoveChooser  # noqa: E402
 from games.bots.tactego import DeterminizingChooser, greedy_chooser  # noqa: E402
+from games.bots.tactego_hybrid import HybridChooser  # noqa: E402
 from games.bots.tactego_playout import PlayoutChooser  # noqa: E402
 
 
@@ -59,9 +63,10 @@ def positions(count: int, seed: int) -> list[dict]:
 def player(spec: str) -> tuple[str, MoveChooser, int]:
     """``KIND:NODES`` as (label, chooser, nodes); raise ValueError for a bad one."""
     kind, _, nodes = spec.partition(":")
-    choosers = {"search": lambda: DeterminizingChooser(5), "playout": lambda: PlayoutChooser(5)}
+    choosers = {"search": lambda: DeterminizingChooser(5), "playout": lambda: PlayoutChooser(5),
+                "hybrid": lambda: HybridChooser(5)}
     if kind not in choosers or not nodes.isdigit() or int(nodes) < 1:
-        raise ValueError(f"a player is search:NODES or playout:NODES, not {spec!r}")
+        raise ValueError(f"a player is search:NODES, playout:NODES or hybrid:NODES, not {spec!r}")
     return spec, choosers[kind](), int(nodes)
 
 
@@ -70,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="CPU a Tactego level-5 move costs, side by side.")
     parser.add_argument("--positions", type=int, default=40, help="positions to search (default 40)")
     parser.add_argument("--seed", type=int, default=60000, help="the first capture-first game's setup seed")
-    parser.add_argument("--player", action="append", default=[], help="KIND:NODES (search or playout), repeatable")
+    parser.add_argument("--player", action="append", default=[], help="KIND:NODES (search, playout or hybrid), repeatable")
     parser.add_argument("--seconds", type=float, default=0.0, help="also: nodes the playout chooser reaches in S s")
     args = parser.parse_args(argv)
     try:
