@@ -27,15 +27,16 @@ A playout ply counts as one node of the budget, so ``Budget(nodes=N)`` is
 deterministic for a given random generator. The playouts run on one flat
 list of integers per round (no game states), with the search's neighbour
 tables: about 10 µs a ply, some 90,000 nodes a CPU second, and 3,000 nodes
-cost 1.03x the CPU of today's level 5 at 3,000 (``benchmarks/tactego_move_cost.py``).
+cost 1.03x the CPU of the two-ply search at 3,000 (``benchmarks/tactego_move_cost.py``).
 
-Not level 5 (issue 22, fifth session; docs/BENCHMARKS.md): against
+Not level 5 by itself (issue 22, fifth session; docs/BENCHMARKS.md): against
 capture-first it won 186 of 200 games on fresh seeds at 3,000 nodes a move
-(93.0 %), where today's level 5 won 167 of the same 200 (83.5 %); at 0.1 s
+(93.0 %), where the two-ply search (then level 5) won 167 of the same 200 (83.5 %); at 0.1 s
 a move on a machine at load 13-19 (some hundreds of nodes a move) it won
-78.5 % of 200, today's level 5 78.0 %; and it loses to level 4 (8 won, 5
+78.5 % of 200, the search 78.0 %; and it loses to level 4 (8 won, 5
 drawn, 17 lost of 30 at 0.1 s a move; 8 won, 11 drawn, 11 lost of 30 at 3,000 nodes): levels must stay
-ordered.
+ordered. Level 5 (:mod:`.tactego_hybrid`) uses its rounds (:func:`_play_out`)
+only among the moves the two-ply search cannot tell apart.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ def _chase(board: list[int], mine: list[tuple[int, int]], known: list[tuple[int,
 
 
 class PlayoutChooser(MoveChooser):
-    """Level 5 by determinized playouts (see the module docstring).
+    """A Tactego player by determinized playouts alone (see the module docstring; no level uses it).
 
     Deterministic for a given view, node budget and random generator: every
     random choice comes from the generator given to :meth:`choose`.
