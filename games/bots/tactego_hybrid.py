@@ -41,11 +41,11 @@ from typing import Any, Mapping
 
 import games
 
-from ..tactego import UNKNOWN, Tactego
-from .base import Budget, Deadline, MoveChooser
-from .tactego import _PLANS, BLIND_PENALTY, _move_squares, _Plan, _score_moves, _squares, _steps, _Tally
+from ..tactego import Tactego
+from .base import Budget, MoveChooser
+from .tactego import _PLANS, _move_squares, _Plan, _Search, _squares, _steps
 from .tactego_playout import PlayoutPlan, _play_out
-from .tactego_search import WIN, OutOfBudget, SearchBoard
+from .tactego_search import WIN
 
 __all__ = ["HybridChooser", "HybridPlan"]
 
@@ -127,59 +127,3 @@ def _share(budget: Budget, share: float) -> Budget:
     nodes = None if budget.nodes is None else max(1, int(budget.nodes * share))
     seconds = None if budget.seconds is None else budget.seconds * share
     return Budget(seconds=seconds, nodes=nodes, clock=budget.clock)
-
-
-class _Search:
-    """Level 5's determinizing two-ply search, returning its tallies instead of one move.
-
-    The same steps as :meth:`DeterminizingChooser._choose <games.bots.tactego.DeterminizingChooser>`:
-    every move at depth 1 on a few samples, the best ``plan.candidates``
-    deeper on fresh samples, every move deeper when all of those lose.
-    """
-
-    def __init__(self, game: Tactego, view: Mapping[str, Any], seat: int, sign: int, moves: list[tuple[int, int]],
-                 steps: tuple[tuple[int, ...], ...], plan: _Plan, rng: random.Random) -> None:
-        self.game, self.view, self.seat, self.sign = game, view, seat, sign
-        self.moves, self.steps, self.plan, self.rng = moves, steps, plan, rng
-        self.known = not any(cell is not None and cell[1] == UNKNOWN for row in view["board"] for cell in row)
-        self.order: list[int] = []
-
-    def _sample(self, deadline: Deadline) -> SearchBoard:
-        return SearchBoard(self.game.sample_state(self.view, self.rng, self.seat), self.steps, deadline)
-
-    def run(self, deadline: Deadline) -> tuple[list[int], _Tally, list[int]]:
-        """``(order, deep, chosen)``: the depth-1 ranking, the deep tally and the moves it covers."""
-        plan, moves, blind = self.plan, self.moves, self.rng if self.plan.blind else None
-        shallow = _Tally(len(moves))
-        every = range(len(moves))
-        for index in range(1 if self.known else plan.first_samples):
-            try:
-                shallow.add(_score_moves(self._sample(deadline), self.sign, moves, every, 1, rng=blind))
-            except OutOfBudget:
-                if index == 0:
-                    shallow.add(_score_moves(self._sample(deadline), self.sign, moves, every, 1, ignore_budget=True))
-                break
-        self.order = order = shallow.ranking()
-        deep = _Tally(len(moves))
-        if not plan.candidates:
-            return order, deep, order[:1]
-        return order, deep, self.more(deadline, deep, order[: plan.candidates])
-
-    def more(self, deadline: Deadline, deep: _Tally, chosen: list[int]) -> list[int]:
-        """Add deep samples of ``chosen`` to ``deep`` until ``deadline`` or the plan's samples run out.
-
-        Returns the moves ``deep`` now covers: every legal move, emptying
-        ``deep`` first, when the first deep sample finds every one of
-        ``chosen`` losing (level 5's ``widen``).
-        """
-        plan, blind = self.plan, self.rng if self.plan.blind else None
-        while deep.count < (1 if self.known else plan.samples) and not deadline.expired():
-            try:
-                deep.add(_score_moves(self._sample(deadline), self.sign, self.moves, chosen, plan.depth, rng=blind))
-            except OutOfBudget:
-                break
-            if plan.widen and len(chosen) < len(self.moves) and deep.count == 1 \
-                    and deep.best(chosen) < -BLIND_PENALTY / 2:
-                chosen = self.order
-                deep.sums, deep.count = [0.0] * len(self.moves), 0
-        return chosen
