@@ -434,3 +434,16 @@ def test_a_server_process_runs_from_the_source_tree_it_is_given(tmp_path: Path) 
         assert greeted["connections"] == 2  # it serves
     finally:
         server.stop()
+
+
+def test_tactego_move_cost_prints_each_players_cpu_a_move_and_the_nodes_a_second_buys() -> None:
+    lines = _benchmark_lines("tactego_move_cost.py", "--positions", "3", "--player", "search:400",
+                             "--player", "playout:400", "--player", "hybrid:400", "--seconds", "0.05")
+    search, playout, hybrid, reached = lines
+    assert re.fullmatch(r"search:400: [\d.]+ ms CPU a move over 3 positions, 1\.00x the first; about [\d,]+ nodes a CPU second", search)
+    assert re.fullmatch(r"playout:400: [\d.]+ ms CPU a move over 3 positions, [\d.]+x the first; about [\d,]+ nodes a CPU second", playout)
+    assert re.fullmatch(r"hybrid:400: [\d.]+ ms CPU a move over 3 positions, [\d.]+x the first; about [\d,]+ nodes a CPU second", hybrid)
+    assert re.fullmatch(r"playout: \d+ nodes \(median \d+\) in 0\.05 s of wall clock a move, 3 positions", reached)
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "tactego_move_cost.py"), "--player", "deep:5"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "a player is search:NODES, playout:NODES or hybrid:NODES, not 'deep:5'" in done.stderr

@@ -12,7 +12,8 @@ import pytest
 import games
 import games.bots
 from games.bots import Budget, MoveChooser
-from games.bots.tactego import GreedyChooser, greedy_chooser, make_chooser, win_chance
+from games.bots.tactego import _PLANS, DeterminizingChooser, GreedyChooser, greedy_chooser, make_chooser, win_chance
+from games.bots.tactego_hybrid import HybridChooser
 from games.bots.tactego_search import SearchBoard
 from games.tactego import TactegoState
 
@@ -54,6 +55,9 @@ def test_every_level_has_a_tactego_chooser() -> None:
         with pytest.raises(ValueError, match="level"):
             make_chooser(level)  # type: ignore[arg-type]
     assert isinstance(greedy_chooser(), GreedyChooser)
+    # level 5 is the two-ply search with playouts among its near-equal moves; 3 and 4 search alone
+    assert isinstance(make_chooser(5), HybridChooser) and make_chooser(5).plan.search == _PLANS[5]
+    assert all(type(make_chooser(level)) is DeterminizingChooser for level in (3, 4))
 
 
 def test_choose_move_works_from_plain_arguments() -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import games
 from games.bots import Budget
-from games.bots.tactego import _steps, make_chooser
+from games.bots.tactego import DeterminizingChooser, _steps
 from games.bots.tactego_search import WIN, SearchBoard
 from games.tactego import TactegoState
 
@@ -112,11 +112,11 @@ def test_level_5_offers_a_piece_to_a_threat_it_cannot_stop_rather_than_give_its_
                          (1, 1), (("10",), ()), None)
     view = state.view(0)
     offers = {"d3-c2", "d3-c3", "d3-c4"}
-    for seed in range(3):
-        assert make_chooser(5).choose(view, Budget(nodes=20000), random.Random(seed)) in offers
+    for seed in range(3):  # level 5's search (level 5 adds playouts to it: tests/games/bots/test_tactego_hybrid.py)
+        assert DeterminizingChooser(5).choose(view, Budget(nodes=20000), random.Random(seed)) in offers
     # both are needed: without the blind opponent every move loses alike; without searching every move, the
     # offers (a piece lost at depth 1) are not among the candidates
     for blind, widen in ((False, True), (True, False)):
-        bot = make_chooser(5)
+        bot = DeterminizingChooser(5)
         bot.plan = dataclasses.replace(bot.plan, blind=blind, widen=widen)
         assert not {bot.choose(view, Budget(nodes=20000), random.Random(seed)) for seed in range(3)} & offers

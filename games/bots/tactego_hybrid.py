@@ -1,0 +1,129 @@
+"""Tactego level 5: two-ply search first, playouts only where the search cannot tell moves apart.
+
+The two-ply search (:class:`~games.bots.tactego.DeterminizingChooser` at
+level 5, which was level 5 until issue 22's sixth session: determinization,
+two plies, one-capture quiescence, the blind opponent, widening) holds its own against searching opponents but sees no further than
+two plies; the playout player (:class:`~games.bots.tactego_playout.PlayoutChooser`)
+sees 30 plies ahead but assumes an opponent that plays like capture-first.
+This chooser does both, in that order:
+
+1. that search runs on :attr:`HybridPlan.search_share` of the budget
+   (the same plan, samples and random draws as ``DeterminizingChooser(5)``);
+2. the searched moves whose mean two-ply value is within
+   :attr:`HybridPlan.margin` of the best (the best always, at most
+   :attr:`HybridPlan.finalists` of them) are the finalists; when there is
+   only one, or the best wins outright, it is played and the rest of the
+   budget buys more search samples (a capture that wins material, the one
+   defence of a threatened flag: the search sees those);
+3. otherwise the rest of the budget plays the finalists out
+   (:func:`~games.bots.tactego_playout._play_out`: one determinization a
+   round, every finalist from it with the same random stream, both sides
+   playing the view-only default policy for up to 30 plies) and the best
+   playout mean is played (ties: the better two-ply value).
+
+It reads only its seat's view, like every Tactego chooser. Nodes are search
+nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
+given random generator.
+
+Measured (docs/BENCHMARKS.md, issue 22, fifth session; 3,000 nodes a move,
+margin 3): against capture-first 177 of 200 games on fresh seeds 52000-52199
+(88.5 %; the search alone 174 of the same 200) and 75 of 80 on the tuning
+seeds (the search alone 64); against level 4, 30 won, 12 drawn and 18 lost
+of 60 (seeds 53000-), where the search alone lost more than it won. About
+1.05x the search's CPU a move at the same node budget.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import games
+
+from ..tactego import Tactego
+from .base import Budget, MoveChooser
+from .tactego import _PLANS, _move_squares, _Plan, _Search, _squares, _steps
+from .tactego_playout import PlayoutPlan, _play_out
+from .tactego_search import WIN
+
+__all__ = ["HybridChooser", "HybridPlan"]
+
+
+@dataclass(frozen=True)
+class HybridPlan:
+    """How the hybrid chooser splits its budget.
+
+    Attributes:
+        search: the two-ply search's plan (level 5's by default).
+        search_share: the share of the budget (nodes and seconds alike, 0 to 1)
+            the search gets before the playouts.
+        margin: a searched move is a finalist when its mean two-ply value is
+            at most this far below the best (in :func:`~.tactego_search.piece_value`
+            units: a 1 is worth 1.04, a 10 is worth 14).
+        finalists: at most this many finalists, best two-ply value first.
+        playout: the playouts' plan (horizon, default policy).
+    """
+
+    search: _Plan = field(default_factory=lambda: _PLANS[5])
+    search_share: float = 0.5
+    margin: float = 3.0
+    finalists: int = 4
+    playout: PlayoutPlan = field(default_factory=PlayoutPlan)
+
+
+class HybridChooser(MoveChooser):
+    """Level-5 search, then playouts among its near-equal moves (see the module docstring).
+
+    Deterministic for a given view, node budget and random generator.
+    """
+
+    game = "tactego"
+
+    def __init__(self, level: int = 5, plan: HybridPlan | None = None) -> None:
+        super().__init__(level)
+        self.plan = plan or HybridPlan()
+        self.last_finalists = 0
+        """How many moves the last choice played out (0: none; for benchmarks and tests)."""
+        self.last_nodes = 0
+        """Nodes (search nodes and playout plies) the last choice spent."""
+
+    def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
+        game: Tactego = games.get("tactego")  # type: ignore[assignment]
+        seat = view["to_move"]
+        sign = 1 if seat == 0 else -1
+        _, names = _squares(view)
+        moves = [_move_squares(move, names) for move in legal]
+        steps = _steps(view["rows"], view["cols"])
+        plan = self.plan
+        whole = budget.start()
+        first = _share(budget, plan.search_share).start()
+        self.last_finalists = 0
+        search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
+        order, deep, chosen = search.run(first)
+        whole.nodes = self.last_nodes = first.nodes
+        if deep.count == 0:
+            chosen = search.more(whole, deep, chosen)
+            self.last_nodes = whole.nodes
+            return legal[deep.ranking(chosen)[0] if deep.count else order[0]]
+        ranked = deep.ranking(chosen)
+        best = deep.sums[ranked[0]] / deep.count
+        finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
+        if best > WIN / 2 or len(finalists) < 2 or whole.expired():
+            chosen = search.more(whole, deep, chosen)
+            self.last_nodes = whole.nodes
+            return legal[deep.ranking(chosen)[0]]
+        self.last_finalists = len(finalists)
+        means = _play_out(game, view, seat, sign, [moves[i] for i in finalists], steps, whole, plan.playout, rng)
+        self.last_nodes = whole.nodes
+        if means is None:
+            return legal[ranked[0]]
+        pick = max(range(len(finalists)), key=lambda k: (means[k], -k))
+        return legal[finalists[pick]]
+
+
+def _share(budget: Budget, share: float) -> Budget:
+    """``budget`` cut to ``share`` of its nodes and seconds (at least one node)."""
+    nodes = None if budget.nodes is None else max(1, int(budget.nodes * share))
+    seconds = None if budget.seconds is None else budget.seconds * share
+    return Budget(seconds=seconds, nodes=nodes, clock=budget.clock)

@@ -1,0 +1,94 @@
+"""Tactego's hybrid chooser: level 5's two-ply search, then playouts among its near-equal moves (issue 22)."""
+
+from __future__ import annotations
+
+import random
+
+import games
+from games.bots import Budget
+from games.bots.tactego import make_chooser
+from games.bots.tactego_hybrid import HybridChooser, HybridPlan
+from games.tactego import TactegoState
+
+from . import tactego_positions
+
+GAME = games.get("tactego")
+PIECES = "10 1\n7 1\n5 2\nF 1"
+
+
+def position(picture: str, lost: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> TactegoState:
+    """A running Red-to-move position of a 10, a 7, two 5s and a flag a side (:func:`tactego_positions.position`)."""
+    state = tactego_positions.position(picture, PIECES, lost=lost)
+    counts = tuple(5 - len(lost[seat]) for seat in (0, 1))
+    return TactegoState(GAME, state.options, "test", state._geometry, state.board, 0, 0, None, None, counts,
+                        (1, 1), lost, None)
+
+
+def opening_view(plies: int = 20) -> dict:
+    """Red's view after ``plies`` of capture-first play from a fixed setup."""
+    state = GAME.new_state({"max_plies": 400}, "hybrid-opening")
+    rng = random.Random(5)
+    for _ in range(plies):
+        state = state.play(make_chooser(2).choose(state.view(state.to_move), Budget(nodes=1), rng))
+    return state.view(state.to_move)
+
+
+def test_a_move_the_search_finds_clearly_best_is_played_without_playouts() -> None:
+    # Blue's seen 7 stands next to Red's 10, far from Blue's 10: taking it wins a piece for nothing.
+    state = position("""
+        rF r5 .  .  r5
+        .  r7 .  r10+ .
+        .  .  .  b7* .
+        .  .  .  .  .
+        b10 .  b5 b5 bF
+    """)
+    bot = HybridChooser()
+    for seed in range(3):
+        assert bot.choose(state.view(0), Budget(nodes=3000), random.Random(seed)) == "d2-d3"
+        assert bot.last_finalists == 0
+
+
+def test_near_equal_quiet_moves_are_played_out_within_the_node_budget() -> None:
+    view = opening_view()
+    bot = HybridChooser()
+    move = bot.choose(view, Budget(nodes=3000), random.Random(2))
+    assert move in view["legal_moves"]
+    assert 2 <= bot.last_finalists <= HybridPlan().finalists
+    assert 3000 <= bot.last_nodes < 3000 + bot.last_finalists * (HybridPlan().playout.horizon + 1)
+
+
+def test_with_no_margin_only_a_tie_is_played_out_and_the_rest_buys_search() -> None:
+    view = opening_view()
+    narrow = HybridChooser(plan=HybridPlan(margin=0.0))
+    narrow.choose(view, Budget(nodes=3000), random.Random(2))
+    wide = HybridChooser(plan=HybridPlan(margin=1000.0, finalists=3))
+    wide.choose(view, Budget(nodes=3000), random.Random(2))
+    assert wide.last_finalists == 3
+    assert narrow.last_finalists < 3 and narrow.last_nodes <= 3000 + 200  # a deep sample's last root move
+
+
+def test_the_same_view_and_generator_give_the_same_move() -> None:
+    view = opening_view(30)
+    moves = {HybridChooser().choose(view, Budget(nodes=2500), random.Random(3)) for _ in range(3)}
+    assert len(moves) == 1 and moves <= set(view["legal_moves"])
+
+
+def test_positions_that_look_the_same_to_the_hybrid_get_the_same_move() -> None:
+    from .test_tactego import _replay, _twin_setup, play_game
+
+    real = play_game(make_chooser(3), make_chooser(2), 21, 300)[:80]
+    twin = _replay(_twin_setup(real, 0), [s.last_move for s in real[1:]])
+    compared = played_out = 0
+    for ply in range(10, len(real), 8):
+        state, other = real[ply], twin[ply]
+        if state.outcome is not None or state.to_move != 0:
+            continue
+        assert other.view(0) == state.view(0) and other.board != state.board
+        bot = HybridChooser()
+        moves = set()
+        for view in (state.view(0), other.view(0)):
+            moves.add(bot.choose(view, Budget(nodes=1500), random.Random(ply)))
+            played_out += bot.last_finalists > 0
+        assert len(moves) == 1
+        compared += 1
+    assert compared >= 3 and played_out >= 2
