@@ -1,7 +1,7 @@
 """Tactego level 5: two-ply search first, playouts only where the search cannot tell moves apart.
 
 The two-ply search (:class:`~games.bots.tactego.DeterminizingChooser` at
-level 5, which was level 5 until issue 22's sixth session: determinization,
+level 5, which was level 5 until issue 22's fifth session: determinization,
 two plies, one-capture quiescence, the blind opponent, widening) holds its own against searching opponents but sees no further than
 two plies; the playout player (:class:`~games.bots.tactego_playout.PlayoutChooser`)
 sees 30 plies ahead but assumes an opponent that plays like capture-first.
