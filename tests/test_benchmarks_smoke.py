@@ -241,7 +241,7 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
     command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
-    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    rows = _markdown_rows(done.stdout)
     for setup in ("floor", "sqlite", "pg", "pg, TCP", "2 nodes, local", "2 nodes, relayed"):
         moves, cpu_us = int(rows[setup][0]), float(rows[setup][1])
         assert moves > 0 and cpu_us > 0, (setup, rows[setup])
@@ -264,7 +264,7 @@ def test_cluster_compare_measures_only_the_setups_asked_beside_another_checkout(
                "--only", "2 nodes, local", "--only", "2 nodes, relayed", "--against", str(ROOT)]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
-    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    rows = _markdown_rows(done.stdout)
     setups = ["2 nodes, local", "2 nodes, local (against)", "2 nodes, relayed", "2 nodes, relayed (against)"]
     assert [row for row in rows if row in (*setups, "floor", "sqlite", "pg")] == setups, rows
     for setup in setups:
@@ -287,7 +287,7 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
                "--floor", "--commits", "20", "--tcp", "--statements"]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
-    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    rows = _markdown_rows(done.stdout)
     assert float(rows["sqlite"][0]) > 0 and float(rows["sqlite"][1]) > 0, rows["sqlite"]
     for setup in ("pg", "pg, TCP"):
         assert float(rows[setup][0]) > 0 and float(rows[setup][2]) > 0, rows[setup]  # moves, PostgreSQL's backends
@@ -298,8 +298,8 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
     assert float(rows["moves"][1].split()[0]) == 0.0, rows["moves"]  # no move row is ever updated
 
 
-def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_version() -> None:
-    """``benchmarks/pg_row_instructions.py`` at tiny counts: a positive count for each version asked."""
+def _need_postgresql_and_valgrind() -> None:
+    """Skip (fail in CI) without PostgreSQL's binaries; skip without valgrind, which CI does not install."""
     import shutil
 
     from tests.pgserver import missing_reason
@@ -311,10 +311,20 @@ def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_vers
         pytest.skip(reason)
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+
+
+def _markdown_rows(text: str) -> dict[str, list[str]]:
+    """A printed Markdown table's rows by their first cell."""
+    return {cells[0]: cells[1:] for line in text.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+
+
+def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_version() -> None:
+    """``benchmarks/pg_row_instructions.py`` at tiny counts: a positive count for each version asked."""
+    _need_postgresql_and_valgrind()
     command = [sys.executable, str(BENCHMARKS / "pg_row_instructions.py"), "--versions", "11", "12", "--rows", "2", "--commits", "1", "3"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    rows = _markdown_rows(done.stdout)
     for version in ("11", "12"):
         assert float(rows[version][0].replace(",", "")) > 0, rows
 
@@ -322,39 +332,19 @@ def test_pg_row_instructions_counts_a_move_rows_instructions_at_each_schema_vers
 def test_pg_row_instructions_over_the_wire_counts_the_writers_backend() -> None:
     """``benchmarks/pg_row_instructions.py --wire`` at tiny counts: PostgreSQL under callgrind as a server, the writer's
     own path; a positive count for each version, and fewer instructions without the CHECK on seat (schema step 13)."""
-    import shutil
-
-    from tests.pgserver import missing_reason
-
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    if shutil.which("valgrind") is None:
-        pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+    _need_postgresql_and_valgrind()
     command = [sys.executable, str(BENCHMARKS / "pg_row_instructions.py"), "--wire", "--versions", "12", "13", "--rows", "4", "--commits", "2", "6"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "the writer's MovesPath over the unix socket" in done.stdout
-    rows = {cells[0]: cells[1:] for line in done.stdout.splitlines() if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])}
+    rows = _markdown_rows(done.stdout)
     counts = {version: float(rows[version][0].replace(",", "")) for version in ("12", "13")}
     assert 0 < counts["13"] < counts["12"], rows
 
 
 def test_pg_writer_instructions_counts_the_servers_side_of_a_group_commit() -> None:
     """``benchmarks/pg_writer_instructions.py`` at tiny counts: every cycle's moves in one commit, a positive count."""
-    import shutil
-
-    from tests.pgserver import missing_reason
-
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    if shutil.which("valgrind") is None:
-        pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
+    _need_postgresql_and_valgrind()
     command = [sys.executable, str(BENCHMARKS / "pg_writer_instructions.py"), "--rows", "3", "--commits", "2", "5"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr

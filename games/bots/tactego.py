@@ -64,7 +64,7 @@ from ..tactego import FLAG, UNKNOWN, Tactego, unseen_ranks
 from .base import Budget, Deadline, MoveChooser
 from .tactego_search import WIN, OutOfBudget, SearchBoard
 
-__all__ = ["DeterminizingChooser", "GreedyChooser", "LEVEL_1_RANDOM_SHARE", "greedy_chooser", "make_chooser"]
+__all__ = ["DeterminizingChooser", "GreedyChooser", "LEVEL_1_RANDOM_SHARE", "choice_setup", "greedy_chooser", "make_chooser"]
 
 
 BLIND_PENALTY = 50.0
@@ -134,6 +134,18 @@ def greedy_chooser() -> MoveChooser:
 # --------------------------------------------------------------------------
 # Reading a view
 # --------------------------------------------------------------------------
+
+
+def choice_setup(view: Mapping[str, Any], legal: list[str]) -> tuple[Tactego, int, int, list[tuple[int, int]], tuple[tuple[int, ...], ...]]:
+    """What every searching chooser starts from: ``(game, seat, sign, moves, steps)``.
+
+    ``sign`` is +1 for Red and -1 for Blue; ``moves`` are ``legal`` as
+    (origin, target) square indices; ``steps`` each square's neighbours.
+    """
+    game: Tactego = games.get("tactego")  # type: ignore[assignment]
+    seat = view["to_move"]
+    _, names = _squares(view)
+    return game, seat, 1 if seat == 0 else -1, [_move_squares(move, names) for move in legal], _steps(view["rows"], view["cols"])
 
 
 def _squares(view: Mapping[str, Any]) -> tuple[list[Any], dict[str, int]]:
@@ -236,11 +248,8 @@ class DeterminizingChooser(MoveChooser):
         self.plan = _PLANS[level]
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
-        game: Tactego = games.get("tactego")  # type: ignore[assignment]
-        seat = view["to_move"]
-        _, names = _squares(view)
-        moves = [_move_squares(move, names) for move in legal]
-        search = _Search(game, view, seat, 1 if seat == 0 else -1, moves, _steps(view["rows"], view["cols"]), self.plan, rng)
+        game, seat, sign, moves, steps = choice_setup(view, legal)
+        search = _Search(game, view, seat, sign, moves, steps, self.plan, rng)
         order, deep, chosen = search.run(budget.start())
         return legal[deep.ranking(chosen)[0] if deep.count else order[0]]
 

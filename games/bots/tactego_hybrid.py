@@ -39,11 +39,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import games
-
-from ..tactego import Tactego
 from .base import Budget, MoveChooser
-from .tactego import _PLANS, _move_squares, _Plan, _Search, _squares, _steps
+from .tactego import _PLANS, _Plan, _Search, choice_setup
 from .tactego_playout import PlayoutPlan, _play_out
 from .tactego_search import WIN
 
@@ -89,12 +86,7 @@ class HybridChooser(MoveChooser):
         """Nodes (search nodes and playout plies) the last choice spent."""
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
-        game: Tactego = games.get("tactego")  # type: ignore[assignment]
-        seat = view["to_move"]
-        sign = 1 if seat == 0 else -1
-        _, names = _squares(view)
-        moves = [_move_squares(move, names) for move in legal]
-        steps = _steps(view["rows"], view["cols"])
+        game, seat, sign, moves, steps = choice_setup(view, legal)
         plan = self.plan
         whole = budget.start()
         first = _share(budget, plan.search_share).start()

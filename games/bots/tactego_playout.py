@@ -46,11 +46,9 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import games
-
 from ..tactego import FLAG, UNKNOWN, Tactego, TactegoState
 from .base import Budget, Deadline, MoveChooser
-from .tactego import _move_squares, _score_moves, _squares, _steps, _Tally
+from .tactego import _score_moves, _squares, _Tally, choice_setup
 from .tactego_search import WIN, OutOfBudget, SearchBoard, piece_value
 
 __all__ = ["PlayoutBoard", "PlayoutChooser", "PlayoutPlan"]
@@ -309,12 +307,7 @@ class PlayoutChooser(MoveChooser):
         """Nodes (search nodes and playout plies) the last choice spent (for benchmarks)."""
 
     def _choose(self, view: Mapping[str, Any], legal: list[str], budget: Budget, rng: random.Random) -> str:
-        game: Tactego = games.get("tactego")  # type: ignore[assignment]
-        seat = view["to_move"]
-        sign = 1 if seat == 0 else -1
-        _, names = _squares(view)
-        moves = [_move_squares(move, names) for move in legal]
-        steps = _steps(view["rows"], view["cols"])
+        game, seat, sign, moves, steps = choice_setup(view, legal)
         deadline = budget.start()
         plan = self.plan
         shallow = _Tally(len(moves))

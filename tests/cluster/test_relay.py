@@ -119,13 +119,18 @@ async def _started_views(players: list[Raw], table: int) -> dict[Raw, dict[str, 
     return views
 
 
-async def test_a_relayed_move_crosses_the_bus_once_each_way_with_both_players_frames_in_one_message(three: Nodes, redis_server: RedisServer) -> None:
+async def _relayed_game(three: Nodes, game: str) -> tuple[Raw, Raw, int, dict[Raw, dict[str, Any]]]:
+    """A ``game`` table made on node a and played by bob and carol from node b: ``(bob, carol, table, start views)``."""
     ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
-    table = (await ann.request("create_table", game="nimble", seat=None))["table"]["id"]
+    table = (await ann.request("create_table", game=game, seat=None))["table"]["id"]
     await until(lambda: _listed_all(bob, {table}), "node b to list the table")
     for seat, player in enumerate((bob, carol)):
         assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
-    views = await _started_views([bob, carol], table)
+    return bob, carol, table, await _started_views([bob, carol], table)
+
+
+async def test_a_relayed_move_crosses_the_bus_once_each_way_with_both_players_frames_in_one_message(three: Nodes, redis_server: RedisServer) -> None:
+    bob, carol, table, views = await _relayed_game(three, "nimble")
     mover, other = (bob, carol) if views[bob].get("legal_moves") else (carol, bob)
     client = aioredis.Redis.from_url(redis_server.url)
     pubsub = client.pubsub()
@@ -204,12 +209,7 @@ def _server_coroutine(coro: object) -> str | None:
 
 
 async def test_relayed_moves_are_answered_on_the_tables_node_without_a_task_each(three: Nodes) -> None:
-    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
-    table = (await ann.request("create_table", game="othello", seat=None))["table"]["id"]
-    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
-    for seat, player in enumerate((bob, carol)):
-        assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
-    views = await _started_views([bob, carol], table)
+    bob, carol, table, views = await _relayed_game(three, "othello")
     loop = asyncio.get_running_loop()
     started: list[str] = []  # the server's coroutines made tasks while the moves are played
 
@@ -241,12 +241,7 @@ async def test_relayed_moves_are_answered_on_the_tables_node_without_a_task_each
 
 
 async def test_a_links_requests_are_answered_in_the_order_sent_even_while_a_move_waits_for_its_commit(three: Nodes) -> None:
-    ann, bob, carol = await three.connect("a", "ann"), await three.connect("b", "bob"), await three.connect("b", "carol")
-    table = (await ann.request("create_table", game="othello", seat=None))["table"]["id"]
-    await until(lambda: _listed_all(bob, {table}), "node b to list the table")
-    for seat, player in enumerate((bob, carol)):
-        assert (await player.request("join_table", table=table, seat=seat))["type"] == "table_joined"
-    views = await _started_views([bob, carol], table)
+    bob, carol, table, views = await _relayed_game(three, "othello")
     mover = bob if views[bob].get("legal_moves") else carol
     frames = b"".join(
         encode_frame(request)

@@ -34,3 +34,15 @@ def position(
         flags = tuple(sum(1 for p in board if p is not None and p.owner == s and p.is_flag) for s in (0, 1))
     return TactegoState(GAME, options, "test", _geometry(len(rows), len(rows[0])), tuple(board), 0, to_move, None,
                         None, counts, flags, lost, None)
+
+
+SMALL_SET = "10 1\n7 1\n5 2\nF 1"
+"""A 10, a 7, two 5s and a flag a side: the pieces option of :func:`small_set_position`."""
+
+
+def small_set_position(picture: str, lost: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> TactegoState:
+    """A running Red-to-move position of :data:`SMALL_SET` pieces a side, ``lost`` naming the ranks each side lost."""
+    state = position(picture, SMALL_SET, lost=lost)
+    counts = tuple(5 - len(lost[seat]) for seat in (0, 1))
+    return TactegoState(GAME, state.options, "test", state._geometry, state.board, 0, 0, None, None, counts,
+                        (1, 1), lost, None)

@@ -13,15 +13,7 @@ from games.tactego import TactegoState
 from . import tactego_positions
 
 GAME = games.get("tactego")
-PIECES = "10 1\n7 1\n5 2\nF 1"
-
-
-def position(picture: str, lost: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> TactegoState:
-    """A running Red-to-move position of a 10, a 7, two 5s and a flag a side (:func:`tactego_positions.position`)."""
-    state = tactego_positions.position(picture, PIECES, lost=lost)
-    counts = tuple(5 - len(lost[seat]) for seat in (0, 1))
-    return TactegoState(GAME, state.options, "test", state._geometry, state.board, 0, 0, None, None, counts,
-                        (1, 1), lost, None)
+position = tactego_positions.small_set_position
 
 
 def playout_board(state: TactegoState) -> PlayoutBoard:
