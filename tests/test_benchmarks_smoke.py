@@ -230,14 +230,9 @@ def test_strength_with_node_budgets_is_reproducible() -> None:
 def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
     """One tiny round of ``benchmarks/cluster_compare.py``: every setup (the relayed one's tables opened on the other node) plays moves."""
     from tests.cluster.redis_server import find_redis_server
-    from tests.pgserver import missing_reason
 
     find_redis_server()  # without redis-server: fails in CI, else skips
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    _need_postgresql()
     command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
@@ -252,14 +247,9 @@ def test_cluster_compare_measures_every_setup_and_reports_the_ratios() -> None:
 def test_cluster_compare_measures_only_the_setups_asked_beside_another_checkout() -> None:
     """``cluster_compare.py --only ... --against TREE``: the two-node setups of both checkouts (here this one twice), nothing else."""
     from tests.cluster.redis_server import find_redis_server
-    from tests.pgserver import missing_reason
 
     find_redis_server()  # without redis-server: fails in CI, else skips
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    _need_postgresql()
     command = [sys.executable, str(BENCHMARKS / "cluster_compare.py"), "--rounds", "1", "--games", "2", "--seconds", "1", "--warmup", "0",
                "--only", "2 nodes, local", "--only", "2 nodes, relayed", "--against", str(ROOT)]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
@@ -276,13 +266,7 @@ def test_cluster_compare_measures_only_the_setups_asked_beside_another_checkout(
 def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None:
     """One tiny round of ``benchmarks/pg_split.py --tcp``: both engines play, PostgreSQL's backend (over its unix socket
     and over TCP) and commits are counted."""
-    from tests.pgserver import missing_reason
-
-    reason = missing_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    _need_postgresql()
     command = [sys.executable, str(BENCHMARKS / "pg_split.py"), "--rounds", "1", "--games", "1", "--seconds", "0.3", "--warmup", "0",
                "--floor", "--commits", "20", "--tcp", "--statements"]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
@@ -298,10 +282,8 @@ def test_pg_split_splits_a_moves_cpu_by_process_and_measures_the_floor() -> None
     assert float(rows["moves"][1].split()[0]) == 0.0, rows["moves"]  # no move row is ever updated
 
 
-def _need_postgresql_and_valgrind() -> None:
-    """Skip (fail in CI) without PostgreSQL's binaries; skip without valgrind, which CI does not install."""
-    import shutil
-
+def _need_postgresql() -> None:
+    """Skip without PostgreSQL's binaries, or fail in CI, which installs them."""
     from tests.pgserver import missing_reason
 
     reason = missing_reason()
@@ -309,6 +291,13 @@ def _need_postgresql_and_valgrind() -> None:
         if os.environ.get("CI"):
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
+
+
+def _need_postgresql_and_valgrind() -> None:
+    """:func:`_need_postgresql`, and skip without valgrind, which CI does not install."""
+    import shutil
+
+    _need_postgresql()
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (CI installs none: callgrind's benchmarks are run by hand)")
 
