@@ -25,7 +25,7 @@ It reads only its seat's view, like every Tactego chooser. Nodes are search
 nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
-Measured (docs/BENCHMARKS.md, issue 22, fifth session; 3,000 nodes a move,
+Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
 margin 3): against capture-first 177 of 200 games on fresh seeds 52000-52199
 (88.5 %; the search alone 174 of the same 200) and 75 of 80 on the tuning
 seeds (the search alone 64); against level 4, 30 won, 12 drawn and 18 lost

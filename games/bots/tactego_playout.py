@@ -29,7 +29,7 @@ list of integers per round (no game states), with the search's neighbour
 tables: about 10 µs a ply, some 90,000 nodes a CPU second, and 3,000 nodes
 cost 1.03x the CPU of the two-ply search at 3,000 (``benchmarks/tactego_move_cost.py``).
 
-Not level 5 by itself (issue 22, fifth session; docs/BENCHMARKS.md): against
+Not level 5 by itself (docs/BENCHMARKS.md, *Tactego level 5*): against
 capture-first it won 186 of 200 games on fresh seeds at 3,000 nodes a move
 (93.0 %), where the two-ply search (then level 5) won 167 of the same 200 (83.5 %); at 0.1 s
 a move on a machine at load 13-19 (some hundreds of nodes a move) it won
