@@ -93,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             )
     finally:
         postgres.destroy()
+    if long_ir <= short_ir or long_commits <= short_commits:
+        raise SystemExit(f"the long loop counted no more than the short one ({long_ir:,} against {short_ir:,} instructions, "
+                         f"{long_commits} against {short_commits} commits): the run-to-run noise (the loop's waits for "
+                         "PostgreSQL) is larger than the difference; run more cycles (--commits)")
     per_commit = (long_ir - short_ir) / (long_commits - short_commits)
     print(f"\n{args.rows} moves a cycle, {short} and {long} cycles ({short_commits} and {long_commits} commits); callgrind, the server's process\n")
     print("| moves a commit | instructions a commit | a move |\n|---|---|---|")

@@ -334,7 +334,9 @@ def test_pg_row_instructions_over_the_wire_counts_the_writers_backend() -> None:
 def test_pg_writer_instructions_counts_the_servers_side_of_a_group_commit() -> None:
     """``benchmarks/pg_writer_instructions.py`` at tiny counts: every cycle's moves in one commit, a positive count."""
     _need_postgresql_and_valgrind()
-    command = [sys.executable, str(BENCHMARKS / "pg_writer_instructions.py"), "--rows", "3", "--commits", "2", "5"]
+    # 2 against 5 cycles once counted fewer instructions for the long loop: its waits for PostgreSQL spin the event
+    # loop a varying number of times, a few million instructions a run, so the long loop is made long enough to show
+    command = [sys.executable, str(BENCHMARKS / "pg_writer_instructions.py"), "--rows", "3", "--commits", "2", "40"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     [row] = [[c.strip() for c in line.strip("|").split("|")] for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| moves")]
