@@ -53,6 +53,7 @@ from redis.exceptions import RedisError
 
 from protocol import Message
 
+from ..core.turn_flush import TurnFlush
 from .bus import Subscriber, View
 from .local import LocalBus
 from .redis_inbox import RedisInbox
@@ -154,8 +155,7 @@ class RedisBus(LocalBus):
         self._seq: dict[str, int] = {}  # channel -> the last number this node published on it
         self._last: dict[tuple[str, str], int] = {}  # (channel, origin) -> the last number received
         self._outbox: list[bytes] = []  # packed PUBLISH commands waiting for the end of the turn
-        self._flush_due = False  # a flush of the outbox is scheduled
-        self._loop: asyncio.AbstractEventLoop | None = None  # looked up once: get_running_loop() costs a getpid() call
+        self._turn = TurnFlush(self.flush)  # the outbox goes at the end of the turn
         self._resubscribe = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
@@ -175,7 +175,6 @@ class RedisBus(LocalBus):
             await self._disconnect()
             raise BusUnavailable(f"cannot reach Redis at {self.url}: {exc}") from None
         self.connected = True
-        self._loop = asyncio.get_running_loop()
         self._tasks = [
             asyncio.create_task(self._receive_loop()),
             asyncio.create_task(self._subscription_loop()),
@@ -303,25 +302,19 @@ class RedisBus(LocalBus):
     def publish_remote_now(self, messages: Iterable[tuple[str, bytes]]) -> None:
         """Publish each ``(topic, frame)`` to the topic's subscribers on the other nodes only, written now with any
         messages waiting for the end of the turn (the caller is the end of its turn: no callback is scheduled for them)."""
-        due, self._flush_due = self._flush_due, True
-        try:
+        def write() -> None:
             for topic, frame in messages:
                 self._send(channel(topic), frame)
-        finally:
-            self._flush_due = due
-        self.flush()
+
+        self._turn.held(write)
 
     def _send(self, name: str, frame: bytes) -> None:
         seq = self._seq[name] = self._seq.get(name, 0) + 1  # counted even when dropped: receivers see the gap
         if not self.connected or len(self._outbox) >= MAX_OUTBOX:
             self.dropped += 1
             return
-        if not self._flush_due:
-            self._flush_due = True
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            loop.call_soon(self.flush)
+        if not self._turn.due:
+            self._turn.schedule()
         self._outbox.append(_pack(("PUBLISH", name, msgpack.packb((self.node, seq, frame)))))
 
     def flush(self) -> None:
@@ -332,7 +325,7 @@ class RedisBus(LocalBus):
         written (not connected, or more than :data:`MAX_UNSENT_BYTES` not taken
         yet) are dropped and counted in :attr:`dropped`; receivers see the gap.
         """
-        self._flush_due = False
+        self._turn.due = False
         batch = self._outbox
         if not batch:
             return

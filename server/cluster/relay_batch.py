@@ -16,7 +16,6 @@ players' pushes cross in one Redis message, with no wrapper per frame.
 
 from __future__ import annotations
 
-import asyncio
 import struct
 import weakref
 from typing import Any, Callable
@@ -24,6 +23,7 @@ from typing import Any, Callable
 import msgpack
 
 from ..bus.redis import RedisBus
+from ..core.turn_flush import TurnFlush
 from .players import node_topic
 
 __all__ = ["BATCH", "RECORD", "OPEN", "REQUEST", "CLOSE", "FRAMES", "GONE", "MESSAGE", "Mail", "read_batch"]
@@ -61,18 +61,13 @@ class Mail:
         self._bus = bus
         self._head = BATCH + bytes([len(bus.node.encode())]) + bus.node.encode()
         self._pending: dict[str, list[bytes]] = {}  # node -> its batch so far
-        self._flush_due = False  # a flush is scheduled, or comes once the caller's writing ends (flush_after)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._turn = TurnFlush(self.flush)
 
     def put(self, node: str, kind: int, link: int, payload: bytes = b"") -> None:
         """Send ``node`` a record of ``kind`` about ``link`` (``payload``: bytes, up to 4 GiB) with this turn's batch."""
         pending = self._pending
-        if not self._flush_due:
-            self._flush_due = True
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            loop.call_soon(self.flush)
+        if not self._turn.due:
+            self._turn.schedule()
         parts = pending.get(node)
         if parts is None:
             parts = pending[node] = [self._head]
@@ -86,16 +81,11 @@ class Mail:
     def flush_after(self, write: Callable[[], None]) -> None:
         """Call ``write``, then publish every node's batch at once: what ``write`` puts schedules no flush of its own
         (the end of a turn that writes to many links: one bus write, no further loop turn)."""
-        due, self._flush_due = self._flush_due, True
-        try:
-            write()
-        finally:
-            self._flush_due = due
-        self.flush()
+        self._turn.held(write)
 
     def flush(self) -> None:
         """Publish every node's batch now (one write to Redis for all of them)."""
-        self._flush_due = False
+        self._turn.due = False
         pending = self._pending
         if not pending:
             return
