@@ -1,10 +1,18 @@
-"""The build's one part pyproject.toml cannot say: the optional C accelerator of the Othello engine.
+"""The build's one part pyproject.toml cannot say: the optional C accelerators.
 
-``games/_othello_accel.c`` is built when a C compiler and Python's headers are
-there; ``optional=True`` lets the install go on without it, and
-``games/othello.py`` then runs its pure-Python primitives.
+``games/_othello_accel.c`` (the Othello engine's move generation, flips, rows
+and names) and ``server/tables/_othello_views.c`` (an Othello position's view
+written as MessagePack for every move's fan-out) are built when a C compiler
+and Python's headers are there; ``optional=True`` lets the install go on
+without them, and ``games/othello.py`` and ``server/tables/othello_views.py``
+then run their pure-Python paths, which give the same results.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("games._othello_accel", ["games/_othello_accel.c"], optional=True)])
+setup(
+    ext_modules=[
+        Extension("games._othello_accel", ["games/_othello_accel.c"], optional=True),
+        Extension("server.tables._othello_views", ["server/tables/_othello_views.c"], optional=True),
+    ]
+)

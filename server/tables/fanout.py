@@ -10,7 +10,9 @@ move's, in a game that hides nothing, once for all (:func:`send_moved`).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
+
+from msgspec import Raw
 
 import games
 from protocol import Message, encode_message
@@ -56,7 +58,10 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     of instructions). In a game that hides nothing (:attr:`games.Game.public_views`)
     one view is made and encoded once for every receiver; the seat choosing a
     move gets that frame with its ``legal_moves`` added to the view, spliced in
-    (:func:`_with_legal_moves`) where it can be, else encoded whole.
+    (:func:`_with_legal_moves`) where it can be, else encoded whole. At a
+    table with a :attr:`Table.view_map` (Othello 8x8, :mod:`.othello_views`)
+    the views of a game that goes on are written from the bitboards instead of
+    built as dicts and encoded (:func:`_othello_frames`): the same bytes.
     ``forced_pass``: whether the server plays a pass next in ``ply.state`` (as
     for :func:`server.tables.table.view_of`); ``clock``: the clocks to show
     (:meth:`Table.clock_snapshot`), or ``None``; ``running``: the caller knows
@@ -65,9 +70,14 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
     to fold in and is skipped.
     """
     bus, topic, state = table.bus, table.topic, ply.state
-    table_id, seat, move, number, forced = table.id, ply.seat, ply.move, ply.ply, ply.forced
     current = state is table.state and not running  # the last ply of a game that may be over: Table.view_for folds that in
     frames: dict[View, tuple[bytes, Message]] = {}
+    view_map = table.view_map
+    if view_map is not None and not current and not forced_pass:  # Othello 8x8, its views written in C
+        _othello_frames(view_map, bus.views(topic), frames, table, ply, state, clock)
+        bus.publish_views(topic, frames)
+        return
+    table_id, seat, move, number, forced = table.id, ply.seat, ply.move, ply.ply, ply.forced
     if table.game.public_views:
         if current:
             public = table.view_for(None, forced_pass)
@@ -99,6 +109,33 @@ def send_moved(table: Table, ply: Played, forced_pass: bool, clock: dict[str, An
             message = Moved(table=table_id, seat=seat, move=move, ply=number, forced=forced, view=seen, clock=clock)
             frames[view] = (encode_message(message), message)
     bus.publish_views(topic, frames)
+
+
+def _othello_frames(view_map: Callable[..., bytes], views: Iterable[View], frames: dict[View, tuple[bytes, Message]],
+                    table: Table, ply: Played, state: games.State, clock: dict[str, Any] | None) -> None:
+    """:func:`send_moved`'s frames of an 8x8 Othello game that goes on, its views written by ``view_map`` (:mod:`.othello_views`).
+
+    The same bytes as the dicts' path: one frame for every view but the seat to
+    move's, whose view lists its legal moves.
+    """
+    # The seat to move: the move's plan told it (Table.plan_turn), where this is the position planned.
+    to_move = table._planned_to_move if table._planned is state else state.to_move
+    black, white, number, last = state.black, state.white, state.ply, state.last_move  # type: ignore[attr-defined]
+    public = view_map(black, white, number, to_move, last, None)
+    message = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=Raw(public), clock=clock)  # type: ignore[arg-type]
+    body = _encode(message)
+    shared = (_pack_header(len(body)) + body, message)
+    for view in views:
+        if view is None or view != to_move:
+            frames[view] = shared
+            continue
+        seen = view_map(black, white, number, to_move, last, state.legal_moves())
+        if message.forced or message.clock is not None:  # the view is not the body's last entry
+            chosen = Moved(table=table.id, seat=ply.seat, move=ply.move, ply=ply.ply, forced=ply.forced, view=Raw(seen), clock=clock)  # type: ignore[arg-type]
+            frames[view] = (encode_message(chosen), chosen)
+        else:  # the same body with the other view at its end
+            size = len(body) - len(public) + len(seen)
+            frames[view] = (b"".join((_pack_header(size), body[: len(body) - len(public)], seen)), message)
 
 
 _VIEW_KEY = _encode("view")

@@ -37,6 +37,7 @@ from ..core.errors import RequestError
 from ..core.session import Session
 from .endings import TableEndings
 from .offers import TableOffers
+from . import othello_views
 from .played import Played
 from .seating import TableSeating
 from .tablelock import TableLock
@@ -102,6 +103,8 @@ class Table(TableSeating, TableOffers, TableEndings, TableClock):
         self.rated = False  # whether the game changes the players' ratings (server.ratings.rated)
         self.seat_ratings: list[SeatRating | None] = [None, None]  # at a rated table: each seated player's rating
         self.rating_changes: list[RatingChange] | None = None  # once a rated game is over: each seat's change
+        self.view_map = othello_views.view_map if othello_views.applies(game.name, options) else None
+        """Writes this table's views as MessagePack from the position's bitboards (:mod:`.othello_views`); ``None``: dicts."""
         self._planned: State | None = None  # the last position a plan led to, and its seat to move (a property
         self._planned_to_move: int | None = None  # read saved on the next move, if that position is the table's then)
 

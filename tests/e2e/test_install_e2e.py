@@ -108,13 +108,15 @@ def test_wheel_holds_every_package_file_and_nothing_else(installed: Installed) -
     assert {name.split("/")[0] for name in in_wheel} == set(PACKAGES), "only the product's packages: no tests, no benchmarks"
 
 
-def test_the_installed_othello_engine_runs_its_c_accelerator_where_a_compiler_is(installed: Installed) -> None:
+def test_the_installed_othello_engine_and_view_writer_run_in_c_where_a_compiler_is(installed: Installed) -> None:
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler here: the engine runs in pure Python")
     done = _run([installed.python, "-c", "from games import othello; print(othello.accelerated(), othello._othello_accel.__file__)"],
                 cwd=installed.outside)  # fmt: skip
     accelerated, path = done.stdout.split()
     assert accelerated == "True" and Path(path).is_relative_to(installed.venv)
+    done = _run([installed.python, "-c", "from server.tables import _othello_views; print(_othello_views.__file__)"], cwd=installed.outside)
+    assert Path(done.stdout.strip()).is_relative_to(installed.venv), "the fan-out's Othello view writer is built beside it"
 
 
 def test_installed_parlour_imports_from_the_environment_not_the_checkout(installed: Installed) -> None:

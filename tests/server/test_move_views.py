@@ -23,7 +23,7 @@ from games import othello
 from protocol.codec import ENCODER
 from protocol.messages import Moved
 from server.app import Server
-from server.tables import fanout
+from server.tables import fanout, othello_views
 
 from .conftest import Raw, RawFactory
 
@@ -131,17 +131,26 @@ async def test_tactego_seats_never_get_each_others_or_the_spectators_bytes(serve
     assert turn == 5
 
 
-async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_frames(server: Server, raw: RawFactory, pure_engine: None) -> None:
-    """To its end: the plies after which the server plays a pass, the passes, and the last move (issue 21's running path)."""
+@pytest.mark.parametrize(("size", "seed", "passes", "time_control"), [(6, 1, 2, None), (8, 2, 2, None), (8, 2, 2, "5+3")])
+async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_frames(
+    server: Server, raw: RawFactory, pure_engine: None, size: int, seed: int, passes: int, time_control: str | None
+) -> None:
+    """To its end: the plies after which the server plays a pass, the passes, and the last move (issue 21's running path).
+
+    On 8x8 the views of a game that goes on are written in C where it was built (:mod:`server.tables.othello_views`),
+    the seat to move's spliced in (untimed) or encoded whole (timed: the clock follows the view).
+    """
     ann, bob, fan = [await raw() for _ in range(3)]
     for connection, name in ((ann, "ann"), (bob, "bob"), (fan, "fan")):
         await connection.hello(name)
-    table = (await ann.request("create_table", game="othello", options={"size": 6}))["table"]["id"]
+    timed = {} if time_control is None else {"time_control": time_control}
+    table = (await ann.request("create_table", game="othello", options={"size": size}, **timed))["table"]["id"]
+    assert (server.tables[table].view_map is not None) == (size == 8 and othello_views.view_map is not None)
     await fan.request("watch_table", table=table)
     await bob.request("join_table", table=table)
     for connection in (ann, bob, fan):
         await connection.sync()
-    rng, moves, received = random.Random(1), [], {name: [] for name in ("ann", "bob", "fan")}
+    rng, moves, received = random.Random(seed), [], {name: [] for name in ("ann", "bob", "fan")}
     players, state = (ann, bob), server.tables[table].state
     while state.outcome is None:
         move = rng.choice(state.legal_moves())
@@ -159,7 +168,7 @@ async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_fra
         moves.append(move)
         state = after
     othello.use_accelerator(False)
-    pure, index = games.get("othello").new_state({"size": 6}), 0
+    pure, index = games.get("othello").new_state({"size": size}), 0
     for move in moves:
         pure = pure.play(move)
         plies = [pure]
@@ -177,7 +186,9 @@ async def test_a_whole_othello_game_with_forced_passes_gets_the_pure_engines_fra
                 assert body == expected_moved(body, view_of_seat[seat]), (name, index, move)
             index += 1
     assert pure.outcome is not None and index == len(received["fan"])
-    assert sum(msgpack.unpackb(body).get("forced", False) for body in received["fan"]) == 2, "seed 1 holds two forced passes"
+    assert sum(msgpack.unpackb(body).get("forced", False) for body in received["fan"]) == passes, "the seed's forced passes"
+    if time_control is not None:
+        assert all("clock" in msgpack.unpackb(body) for body in received["fan"])
 
 
 @settings(max_examples=300, deadline=None)
