@@ -73,35 +73,52 @@ static int put_short_str(Writer *out, PyObject *text, const char *what)
     return 1;
 }
 
-/* Read a bitboard: a non-negative int below 2**64 (else an exception is set and 0 returned). */
+/* Read a bitboard: a non-negative int below 2**64 (else an exception is set and 0 returned).
+ * Checked by sign and bit count, then read by its digits (PyLong_AsUnsignedLongLong goes through a byte array). */
 static int read_board(PyObject *value, uint64_t *board)
 {
     if (!PyLong_Check(value)) {
         PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s", Py_TYPE(value)->tp_name);
         return 0;
     }
-    unsigned long long read = PyLong_AsUnsignedLongLong(value);
-    if (read == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
+    if (_PyLong_Sign(value) < 0 || _PyLong_NumBits(value) > 64) {
         PyErr_SetString(PyExc_ValueError, "a bitboard must be an int from 0 to 2**64 - 1");
         return 0;
     }
-    *board = (uint64_t)read;
+    *board = PyLong_AsUnsignedLongLongMask(value);
     return 1;
 }
 
-/* The eight rows, top first: 'X' for black, 'O' for white, '.' for empty (games.othello's board texts). */
+/* By a row's byte of discs (bit c: column c): the eight columns' offsets from '.' as one word, byte c for column c. */
+static uint64_t black_offsets[256], white_offsets[256];
+
+static void fill_offsets(void)
+{
+    for (int byte = 0; byte < 256; byte++) {
+        uint64_t black = 0, white = 0;
+        for (int c = 0; c < 8; c++) {
+            if (byte >> c & 1) {
+                black |= (uint64_t)('X' - '.') << (8 * c);
+                white |= (uint64_t)('O' - '.') << (8 * c);
+            }
+        }
+        black_offsets[byte] = black;
+        white_offsets[byte] = white;
+    }
+}
+
+/* The eight rows, top first: 'X' for black, 'O' for white, '.' for empty (games.othello's board texts).
+ * A row's text is '.' in every byte plus each colour's offsets (black and white never share a square). */
 static void put_rows(Writer *out, uint64_t black, uint64_t white)
 {
-    unsigned char row[9];
-    row[0] = 0xa8;
-    for (int r = 0; r < 8; r++) {
-        for (int c = 0; c < 8; c++) {
-            uint64_t square = (uint64_t)1 << (8 * r + c);
-            row[1 + c] = black & square ? 'X' : white & square ? 'O' : '.';
-        }
-        put(out, row, 9);
+    unsigned char *row = out->bytes + out->size;
+    for (int r = 0; r < 8; r++, row += 9) {
+        uint64_t text = 0x2e2e2e2e2e2e2e2eULL + black_offsets[(black >> (8 * r)) & 255] + white_offsets[(white >> (8 * r)) & 255];
+        row[0] = 0xa8;
+        for (int c = 0; c < 8; c++)
+            row[1 + c] = (unsigned char)(text >> (8 * c));
     }
+    out->size += 72;
 }
 
 PyDoc_STRVAR(view_doc,
@@ -223,5 +240,6 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__othello_views(void)
 {
+    fill_offsets();
     return PyModule_Create(&module);
 }
