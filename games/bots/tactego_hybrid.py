@@ -39,12 +39,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..tactego import FLAG, UNKNOWN, unseen_ranks
 from .base import Budget, MoveChooser
-from .tactego import _PLANS, _Plan, _Search, choice_setup
+from .tactego import _PLANS, _Plan, _Search, _squares, choice_setup
 from .tactego_playout import PlayoutPlan, _play_out
 from .tactego_search import WIN
 
-__all__ = ["HybridChooser", "HybridPlan"]
+__all__ = ["HybridChooser", "HybridPlan", "SURE_WIN"]
+
+SURE_WIN = 0.9 * WIN
+"""A mean two-ply value above this is a win in every sample (one sample short of it costs about WIN / samples)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,9 @@ class HybridPlan:
             at most this far below the best (in :func:`~.tactego_search.piece_value`
             units: a 1 is worth 1.04, a 10 is worth 14).
         finalists: at most this many finalists, best two-ply value first.
+        caution: no move takes our strongest piece next to a never-fought
+            enemy piece that may equal or outrank it (:func:`_exposing`)
+            unless it wins in every sample or every searched move does so.
         playout: the playouts' plan (horizon, default policy).
     """
 
@@ -66,6 +73,7 @@ class HybridPlan:
     search_share: float = 0.5
     margin: float = 3.0
     finalists: int = 4
+    caution: bool = True
     playout: PlayoutPlan = field(default_factory=PlayoutPlan)
 
 
@@ -94,17 +102,21 @@ class HybridChooser(MoveChooser):
         search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
         order, deep, chosen = search.run(first)
         whole.nodes = self.last_nodes = first.nodes
+        exposing = _exposing(view, seat, moves, steps) if plan.caution else set()
         if deep.count == 0:
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
-            return legal[deep.ranking(chosen)[0] if deep.count else order[0]]
+            return legal[_cautious(deep.ranking(chosen), deep.sums, deep.count, exposing) if deep.count
+                         else _cautious(order, [0.0] * len(order), 1, exposing)]
         ranked = deep.ranking(chosen)
+        if exposing:
+            ranked = [i for i in ranked if i not in exposing or deep.sums[i] / deep.count > SURE_WIN] or ranked
         best = deep.sums[ranked[0]] / deep.count
         finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
         if best > WIN / 2 or len(finalists) < 2 or whole.expired():
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
-            return legal[deep.ranking(chosen)[0]]
+            return legal[_cautious(deep.ranking(chosen), deep.sums, deep.count, exposing)]
         self.last_finalists = len(finalists)
         means = _play_out(game, view, seat, sign, [moves[i] for i in finalists], steps, whole, plan.playout, rng)
         self.last_nodes = whole.nodes
@@ -112,6 +124,42 @@ class HybridChooser(MoveChooser):
             return legal[ranked[0]]
         pick = max(range(len(finalists)), key=lambda k: (means[k], -k))
         return legal[finalists[pick]]
+
+
+def _exposing(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
+              steps: tuple[tuple[int, ...], ...]) -> set[int]:
+    """Indices of ``moves`` that take ``seat``'s strongest piece next to a never-fought enemy piece
+    (other than the one it takes) that may equal or outrank it, from what ``seat`` sees.
+
+    An enemy piece that equals ours wins when it attacks first, and one that
+    outranks ours wins either way: while such a rank is unseen, our
+    strongest piece is safe only away from the enemy's unknown pieces.
+    Empty when no unseen rank equals or outranks it (say once the enemy's
+    strongest has fought).
+    """
+    cells, _ = _squares(view)
+    ours = [int(cell[1]) for cell in cells if cell is not None and cell[0] == seat and cell[1] != FLAG]
+    if not ours:
+        return set()
+    top = max(ours)
+    if not any(rank != FLAG and int(rank) >= top for rank in unseen_ranks(view, seat)):
+        return set()
+    found = set()
+    for index, (origin, target) in enumerate(moves):
+        if int(cells[origin][1]) != top:
+            continue
+        if any(j != target and j != origin and cells[j] is not None and cells[j][0] != seat and cells[j][1] == UNKNOWN
+               for j in steps[target]):
+            found.add(index)
+    return found
+
+
+def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:
+    """The first of ``ranked`` not in ``exposing`` (or won in every sample: mean above :data:`SURE_WIN`), else the first."""
+    for index in ranked:
+        if index not in exposing or sums[index] / count > SURE_WIN:
+            return index
+    return ranked[0]
 
 
 def _share(budget: Budget, share: float) -> Budget:
