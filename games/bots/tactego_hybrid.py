@@ -16,8 +16,9 @@ This chooser does both, in that order:
    first wins, and while the enemy's strongest rank has not fought any of
    its hidden pieces may be it: the search's mean values such a step by
    the flag it may find there, not by the piece that alone can stop the
-   enemy's strongest, whose loss the next two plies do not show (level 5
-   won 64 % of the tuning games where its 10 fell first, 95 % of the rest);
+   enemy's strongest, whose loss the next two plies do not show (without
+   it, level 5 won 64 % of the tuning games where its 10 fell first, 95 %
+   of the rest);
 2. the searched moves whose mean two-ply value is within
    :attr:`HybridPlan.margin` of the best (the best always, at most
    :attr:`HybridPlan.finalists` of them) are the finalists; when there is
@@ -35,11 +36,13 @@ nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
 Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
-margin 3): against capture-first 177 of 200 games on fresh seeds 52000-52199
-(88.5 %; the search alone 174 of the same 200) and 75 of 80 on the tuning
-seeds (the search alone 64); against level 4, 30 won, 12 drawn and 18 lost
-of 60 (seeds 53000-), where the search alone lost more than it won. About
-1.05x the search's CPU a move at the same node budget.
+margin 3): against capture-first 183 of 200 games on fresh seeds 54000-54199
+(91.5 %; without the caution 176 of the same 200) and 171 of 200 on the
+tuning seeds 44000-44199 (without it 164); against level 4, 46 won, 33 drawn
+and 41 lost of 120 (seeds 53000- and 53100-; without it 50-29-41). Without
+the caution: 177 of 200 on seeds 52000-52199, the search alone 174, which
+lost more than it won against level 4. About 1.05x the search's CPU a move
+at the same node budget.
 """
 
 from __future__ import annotations
