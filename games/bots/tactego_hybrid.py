@@ -9,6 +9,16 @@ This chooser does both, in that order:
 
 1. that search runs on :attr:`HybridPlan.search_share` of the budget
    (the same plan, samples and random draws as ``DeterminizingChooser(5)``);
+   a move that takes our strongest piece next to a never-fought enemy
+   piece that may equal or outrank it (:func:`_exposing`) is set aside
+   unless it wins in every sample or every searched move does so
+   (:attr:`HybridPlan.caution`). Of two equal pieces the one that attacks
+   first wins, and while the enemy's strongest rank has not fought any of
+   its hidden pieces may be it: the search's mean values such a step by
+   the flag it may find there, not by the piece that alone can stop the
+   enemy's strongest, whose loss the next two plies do not show (without
+   it, level 5 won 64 % of the tuning games where its 10 fell first, 95 %
+   of the rest);
 2. the searched moves whose mean two-ply value is within
    :attr:`HybridPlan.margin` of the best (the best always, at most
    :attr:`HybridPlan.finalists` of them) are the finalists; when there is
@@ -26,11 +36,13 @@ nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
 Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
-margin 3): against capture-first 177 of 200 games on fresh seeds 52000-52199
-(88.5 %; the search alone 174 of the same 200) and 75 of 80 on the tuning
-seeds (the search alone 64); against level 4, 30 won, 12 drawn and 18 lost
-of 60 (seeds 53000-), where the search alone lost more than it won. About
-1.05x the search's CPU a move at the same node budget.
+margin 3): against capture-first 183 of 200 games on fresh seeds 54000-54199
+(91.5 %; without the caution 176 of the same 200) and 171 of 200 on the
+tuning seeds 44000-44199 (without it 164); against level 4, 46 won, 33 drawn
+and 41 lost of 120 (seeds 53000- and 53100-; without it 50-29-41). Without
+the caution: 177 of 200 on seeds 52000-52199, the search alone 174, which
+lost more than it won against level 4. About 1.05x the search's CPU a move
+at the same node budget.
 """
 
 from __future__ import annotations
@@ -39,12 +51,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..tactego import FLAG, UNKNOWN, unseen_ranks
 from .base import Budget, MoveChooser
-from .tactego import _PLANS, _Plan, _Search, choice_setup
+from .tactego import _PLANS, _Plan, _Search, _squares, choice_setup
 from .tactego_playout import PlayoutPlan, _play_out
 from .tactego_search import WIN
 
-__all__ = ["HybridChooser", "HybridPlan"]
+__all__ = ["HybridChooser", "HybridPlan", "SURE_WIN"]
+
+SURE_WIN = 0.9 * WIN
+"""A mean two-ply value above this is a win in every sample (one sample short of it costs about WIN / samples)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +75,9 @@ class HybridPlan:
             at most this far below the best (in :func:`~.tactego_search.piece_value`
             units: a 1 is worth 1.04, a 10 is worth 14).
         finalists: at most this many finalists, best two-ply value first.
+        caution: no move takes our strongest piece next to a never-fought
+            enemy piece that may equal or outrank it (:func:`_exposing`)
+            unless it wins in every sample or every searched move does so.
         playout: the playouts' plan (horizon, default policy).
     """
 
@@ -66,6 +85,7 @@ class HybridPlan:
     search_share: float = 0.5
     margin: float = 3.0
     finalists: int = 4
+    caution: bool = True
     playout: PlayoutPlan = field(default_factory=PlayoutPlan)
 
 
@@ -94,17 +114,21 @@ class HybridChooser(MoveChooser):
         search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
         order, deep, chosen = search.run(first)
         whole.nodes = self.last_nodes = first.nodes
+        exposing = _exposing(view, seat, moves, steps) if plan.caution else set()
         if deep.count == 0:
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
-            return legal[deep.ranking(chosen)[0] if deep.count else order[0]]
+            return legal[_cautious(deep.ranking(chosen), deep.sums, deep.count, exposing) if deep.count
+                         else _cautious(order, [0.0] * len(order), 1, exposing)]
         ranked = deep.ranking(chosen)
+        if exposing:
+            ranked = [i for i in ranked if i not in exposing or deep.sums[i] / deep.count > SURE_WIN] or ranked
         best = deep.sums[ranked[0]] / deep.count
         finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
         if best > WIN / 2 or len(finalists) < 2 or whole.expired():
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
-            return legal[deep.ranking(chosen)[0]]
+            return legal[_cautious(deep.ranking(chosen), deep.sums, deep.count, exposing)]
         self.last_finalists = len(finalists)
         means = _play_out(game, view, seat, sign, [moves[i] for i in finalists], steps, whole, plan.playout, rng)
         self.last_nodes = whole.nodes
@@ -112,6 +136,42 @@ class HybridChooser(MoveChooser):
             return legal[ranked[0]]
         pick = max(range(len(finalists)), key=lambda k: (means[k], -k))
         return legal[finalists[pick]]
+
+
+def _exposing(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
+              steps: tuple[tuple[int, ...], ...]) -> set[int]:
+    """Indices of ``moves`` that take ``seat``'s strongest piece next to a never-fought enemy piece
+    (other than the one it takes) that may equal or outrank it, from what ``seat`` sees.
+
+    An enemy piece that equals ours wins when it attacks first, and one that
+    outranks ours wins either way: while such a rank is unseen, our
+    strongest piece is safe only away from the enemy's unknown pieces.
+    Empty when no unseen rank equals or outranks it (say once the enemy's
+    strongest has fought).
+    """
+    cells, _ = _squares(view)
+    ours = [int(cell[1]) for cell in cells if cell is not None and cell[0] == seat and cell[1] != FLAG]
+    if not ours:
+        return set()
+    top = max(ours)
+    if not any(rank != FLAG and int(rank) >= top for rank in unseen_ranks(view, seat)):
+        return set()
+    found = set()
+    for index, (origin, target) in enumerate(moves):
+        if int(cells[origin][1]) != top:
+            continue
+        if any(j != target and j != origin and cells[j] is not None and cells[j][0] != seat and cells[j][1] == UNKNOWN
+               for j in steps[target]):
+            found.add(index)
+    return found
+
+
+def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:
+    """The first of ``ranked`` not in ``exposing`` (or won in every sample: mean above :data:`SURE_WIN`), else the first."""
+    for index in ranked:
+        if index not in exposing or sums[index] / count > SURE_WIN:
+            return index
+    return ranked[0]
 
 
 def _share(budget: Budget, share: float) -> Budget:

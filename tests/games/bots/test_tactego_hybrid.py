@@ -6,8 +6,9 @@ import random
 
 import games
 from games.bots import Budget
-from games.bots.tactego import make_chooser
-from games.bots.tactego_hybrid import HybridChooser, HybridPlan
+from games.bots.tactego import choice_setup, make_chooser
+from games.bots.tactego_hybrid import HybridChooser, HybridPlan, _exposing
+from games.tactego import DEFAULT_PIECES
 
 from . import tactego_positions
 
@@ -50,7 +51,7 @@ def test_near_equal_quiet_moves_are_played_out_within_the_node_budget() -> None:
 
 def test_with_no_margin_only_a_tie_is_played_out_and_the_rest_buys_search() -> None:
     view = opening_view()
-    narrow = HybridChooser(plan=HybridPlan(margin=0.0))
+    narrow = HybridChooser(plan=HybridPlan(margin=0.0, caution=False))  # with it, four moves tie here
     narrow.choose(view, Budget(nodes=3000), random.Random(2))
     wide = HybridChooser(plan=HybridPlan(margin=1000.0, finalists=3))
     wide.choose(view, Budget(nodes=3000), random.Random(2))
@@ -83,3 +84,46 @@ def test_positions_that_look_the_same_to_the_hybrid_get_the_same_move() -> None:
         assert len(moves) == 1
         compared += 1
     assert compared >= 3 and played_out >= 2
+
+
+# Red (level 5) after 32 plies of a game against capture-first (seed 44028): Red's 10 fought, Blue's never did
+# (Blue lost its 9 and a 5). Taking the 6 on c5 leaves Red's 10 next to nothing hidden; stepping to c4, d4 (next
+# to c5), c6, d6 or e6 puts it next to Blue's never-fought pieces, the 10 among them maybe (on d7: where Red's 10
+# went, to e6, it took it).
+RAID = """
+    r8  .   rF  r8+ .   .   .   .
+    r6+ r5  r5+ r7+ r9  r6+ .   .
+    .   r7+ r7+ .   r6+ r6+ r5+ r5+
+    .   .   .   .   .   .   .   .
+    .   .   b6+ r10* .  .   b7+ b7+
+    .   .   .   .   .   .   b6+ .
+    b6  bF  b6+ b10 .   b5  .   .
+    b8  .   b7  .   b5  .   b8  b5
+"""
+
+
+def raid_view() -> dict:
+    state = tactego_positions.position(RAID, DEFAULT_PIECES, lost=((), ("9", "5")))
+    return state.view(0)
+
+
+def test_moves_taking_the_strongest_piece_next_to_a_hidden_piece_that_may_match_it_are_exposing() -> None:
+    view = raid_view()
+    game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
+    exposing = {view["legal_moves"][i] for i in _exposing(view, seat, moves, steps)}
+    assert {"d5-c6", "d5-d6", "d5-e6"} <= exposing
+    assert not exposing & {"d5-c5", "d5-e5", "d5-e4", "b3-b4"}  # taking c5 leaves no hidden neighbour
+    # once Blue's 10 has fought, nothing hidden can match Red's 10
+    seen = tactego_positions.position(RAID.replace("b10 ", "b10* "), DEFAULT_PIECES, lost=((), ("9", "5"))).view(0)
+    assert not _exposing(seen, seat, moves, steps)
+
+
+def test_level_5_keeps_its_strongest_piece_away_from_hidden_pieces_that_may_match_it() -> None:
+    view = raid_view()
+    game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
+    exposing = {view["legal_moves"][i] for i in _exposing(view, seat, moves, steps)}
+    for seed in range(3):
+        assert make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) not in exposing
+    # without the caution the search goes for the flag it hopes is next to d6 or e6
+    careless = HybridChooser(plan=HybridPlan(caution=False))
+    assert {careless.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(3)} & exposing
