@@ -274,8 +274,11 @@ class _Search:
     def _sample(self, deadline: Deadline) -> SearchBoard:
         return SearchBoard(self.game.sample_state(self.view, self.rng, self.seat), self.steps, deadline)
 
-    def run(self, deadline: Deadline) -> tuple[list[int], _Tally, list[int]]:
-        """``(order, deep, chosen)``: the depth-1 ranking, the deep tally and the moves it covers."""
+    def run(self, deadline: Deadline, extra: Iterable[int] = ()) -> tuple[list[int], _Tally, list[int]]:
+        """``(order, deep, chosen)``: the depth-1 ranking, the deep tally and the moves it covers.
+
+        ``extra`` move indices are searched deeper as well as the plan's best candidates.
+        """
         plan, moves, blind = self.plan, self.moves, self.rng if self.plan.blind else None
         shallow = _Tally(len(moves))
         every = range(len(moves))
@@ -290,7 +293,9 @@ class _Search:
         deep = _Tally(len(moves))
         if not plan.candidates:
             return order, deep, order[:1]
-        return order, deep, self.more(deadline, deep, order[: plan.candidates])
+        chosen = order[: plan.candidates]
+        chosen += [index for index in extra if index not in chosen]
+        return order, deep, self.more(deadline, deep, chosen)
 
     def more(self, deadline: Deadline, deep: _Tally, chosen: list[int]) -> list[int]:
         """Add deep samples of ``chosen`` to ``deep`` until ``deadline`` or the plan's samples run out.

@@ -78,6 +78,10 @@ class HybridPlan:
         caution: no move takes our strongest piece next to a never-fought
             enemy piece that may equal or outrank it (:func:`_exposing`)
             unless it wins in every sample or every searched move does so.
+        hunt: once the enemy's strongest piece has fought and ours equals or
+            outranks it, the first of :func:`_hunting`'s moves whose mean
+            two-ply value is within ``margin`` of the best is played (unless
+            the best wins outright); those moves are searched deep as well.
         playout: the playouts' plan (horizon, default policy).
     """
 
@@ -86,6 +90,7 @@ class HybridPlan:
     margin: float = 3.0
     finalists: int = 4
     caution: bool = True
+    hunt: bool = True
     playout: PlayoutPlan = field(default_factory=PlayoutPlan)
 
 
@@ -112,9 +117,10 @@ class HybridChooser(MoveChooser):
         first = _share(budget, plan.search_share).start()
         self.last_finalists = 0
         search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
-        order, deep, chosen = search.run(first)
-        whole.nodes = self.last_nodes = first.nodes
         exposing = _exposing(view, seat, moves, steps) if plan.caution else set()
+        hunting = [i for i in _hunting(view, seat, moves, steps) if i not in exposing] if plan.hunt else []
+        order, deep, chosen = search.run(first, hunting)
+        whole.nodes = self.last_nodes = first.nodes
         if deep.count == 0:
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
@@ -125,6 +131,10 @@ class HybridChooser(MoveChooser):
             ranked = [i for i in ranked if i not in exposing or deep.sums[i] / deep.count > SURE_WIN] or ranked
         best = deep.sums[ranked[0]] / deep.count
         finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
+        hunt = [i for i in hunting if i in chosen and deep.sums[i] / deep.count >= best - plan.margin]
+        if hunt and best <= WIN / 2:
+            self.last_nodes = whole.nodes
+            return legal[hunt[0]]
         if best > WIN / 2 or len(finalists) < 2 or whole.expired():
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
@@ -164,6 +174,53 @@ def _exposing(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
                for j in steps[target]):
             found.add(index)
     return found
+
+
+def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
+             steps: tuple[tuple[int, ...], ...]) -> list[int]:
+    """Indices of ``moves`` that take ``seat``'s strongest piece at the enemy's strongest once that has fought,
+    best first, from what ``seat`` sees.
+
+    The hunted pieces are the enemy's fought pieces of its highest rank
+    when no unseen enemy rank outranks them and our strongest equals or
+    outranks them. A piece of ours of that strength next to one takes it
+    (the attacker wins between equals). Otherwise our strongest steps
+    closer: an equal piece to no nearer than two squares (the hunted piece
+    would attack first), a stronger one as near as it likes; onto an empty
+    square or a fought piece it beats; nearest the hunted piece first, then
+    nearest our flag. Empty when there is nothing to hunt or no such step.
+    """
+    cells, _ = _squares(view)
+    cols = view["cols"]
+    ours = [int(cell[1]) for cell in cells if cell is not None and cell[0] == seat and cell[1] != FLAG]
+    known = [int(cell[1]) for cell in cells
+             if cell is not None and cell[0] != seat and cell[1] not in (UNKNOWN, FLAG)]
+    if not ours or not known:
+        return []
+    top, prey = max(ours), max(known)
+    if top < prey or any(rank != FLAG and int(rank) > prey for rank in unseen_ranks(view, seat)):
+        return []
+    hunted = [j for j, cell in enumerate(cells) if cell is not None and cell[0] != seat and cell[1] == str(prey)]
+    flags = [j for j, cell in enumerate(cells) if cell is not None and cell[0] == seat and cell[1] == FLAG]
+    closest = 2 if top == prey else 1
+
+    def gap(square: int, others: list[int]) -> int:
+        return min((max(abs(square // cols - j // cols), abs(square % cols - j % cols)) for j in others), default=0)
+
+    attacks, steps_in = [], []
+    for index, (origin, target) in enumerate(moves):
+        if int(cells[origin][1]) != top:
+            continue
+        if target in hunted:
+            attacks.append(index)
+            continue
+        cell = cells[target]
+        if cell is not None and (cell[1] == UNKNOWN or (cell[1] != FLAG and int(cell[1]) > top)):
+            continue
+        near = gap(target, hunted)
+        if closest <= near < gap(origin, hunted):
+            steps_in.append((near, gap(target, flags), index))
+    return attacks + [index for _, _, index in sorted(steps_in)]
 
 
 def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:

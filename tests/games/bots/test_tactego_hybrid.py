@@ -7,7 +7,7 @@ import random
 import games
 from games.bots import Budget
 from games.bots.tactego import choice_setup, make_chooser
-from games.bots.tactego_hybrid import HybridChooser, HybridPlan, _exposing
+from games.bots.tactego_hybrid import HybridChooser, HybridPlan, _exposing, _hunting
 from games.tactego import DEFAULT_PIECES
 
 from . import tactego_positions
@@ -127,3 +127,63 @@ def test_level_5_keeps_its_strongest_piece_away_from_hidden_pieces_that_may_matc
     # without the caution the search goes for the flag it hopes is next to d6 or e6
     careless = HybridChooser(plan=HybridPlan(caution=False))
     assert {careless.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(3)} & exposing
+
+
+
+# Blue (level 5) after 68 plies of a game against capture-first (seed 54019): Red's 10 fought (on f4), Blue's 10
+# (on d8) never did. Red's 10 went on to take five pieces and Blue's flag on b7 while Blue's 10 stood by. An equal
+# piece wins only by attacking first: Blue's 10 comes to two squares from Red's and waits for it to step near.
+HUNT = """
+    .   .   .   b8* .   .    .   r7
+    .   .   .   .   .   .    .   rF
+    .   .   .   .   .   .    .   .
+    .   .   .   .   .   r10* .   r5+
+    r9+ .   b9* b5+ b7+ b6+  .   .
+    .   .   .   b6+ .   .    .   .
+    b5+ bF  b7+ b7+ .   .    .   r8*
+    .   b5  .   b10+ .  .    .   .
+"""
+RED_LOST = ("8", "7", "7", "6", "6", "6", "6", "5", "5", "5")
+BLUE_LOST = ("8", "6", "6", "5")
+
+
+def hunting_moves(picture: str, red_lost: tuple[str, ...] = RED_LOST) -> list[str]:
+    """Blue's hunting moves (:func:`_hunting`) in ``picture``, Blue to move."""
+    view = tactego_positions.position(picture, DEFAULT_PIECES, to_move=1, lost=(red_lost, BLUE_LOST)).view(1)
+    game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
+    return [view["legal_moves"][i] for i in _hunting(view, seat, moves, steps)]
+
+
+def board(rows: dict[int, str]) -> str:
+    """:data:`HUNT` with the rows numbered in ``rows`` (1 to 8) replaced."""
+    lines = HUNT.strip("\n").splitlines()
+    for number, row in rows.items():
+        lines[number - 1] = row
+    return "\n".join(lines)
+
+
+def test_an_equal_piece_steps_to_two_squares_from_the_enemys_fought_strongest_and_takes_it_when_next_to_it() -> None:
+    assert hunting_moves(HUNT) == ["d8-e7"]  # three squares from f4; e8 and c8 are no nearer, c7 and d7 are Blue's
+    already = board({6: ". . . b6+ b10+ . . .", 8: ". b5 . . . . . ."})
+    assert hunting_moves(already) == []  # any nearer would be next to Red's 10
+    beside = board({5: "r9+ . b9* b5+ b7+ b6+ b10+ .", 8: ". b5 . . . . . ."})
+    assert hunting_moves(beside) == ["g5-f4"]
+    # Red's 10 not seen (its 9 has): nothing is hunted, any hidden piece may be the 10
+    assert hunting_moves(HUNT.replace("r10*", "r10+").replace("r9+", "r9*")) == []
+
+
+def test_a_stronger_piece_may_step_next_to_the_enemys_fought_strongest() -> None:
+    stronger = {4: ". . . . . r9* . r5+", 5: "r6+ . b9* b5+ b7+ b6+ . .", 6: ". . . b6+ . . b10+ .",
+                8: ". b5 . . . . . ."}
+    red_lost = ("10", "8", "7", "7", "6", "6", "6", "5", "5", "5")
+    assert hunting_moves(board(stronger), red_lost)[0] == "g6-g5"
+    assert hunting_moves(board({**stronger, 4: ". . . . . r10* . r5+", 5: "r9+ . b9* b5+ b7+ b6+ . ."})) == []
+
+
+def test_level_5_brings_its_strongest_piece_towards_the_enemys_fought_strongest() -> None:
+    view = tactego_positions.position(HUNT, DEFAULT_PIECES, to_move=1, lost=(RED_LOST, BLUE_LOST)).view(1)
+    hunted = {make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(1, 4)}
+    assert hunted == {"d8-e7"}
+    # without the hunt the search sees no reason to (no capture happens within its two plies)
+    idle = HybridChooser(plan=HybridPlan(hunt=False))
+    assert "d8-e7" not in {idle.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(1, 4)}
