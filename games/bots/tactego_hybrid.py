@@ -79,9 +79,10 @@ class HybridPlan:
             enemy piece that may equal or outrank it (:func:`_exposing`)
             unless it wins in every sample or every searched move does so.
         hunt: once the enemy's strongest piece has fought and ours equals or
-            outranks it, the first of :func:`_hunting`'s moves whose mean
-            two-ply value is within ``margin`` of the best is played (unless
-            the best wins outright); those moves are searched deep as well.
+            outranks it, a capture of it (:func:`_hunting`) is played, else
+            the first step towards it whose mean two-ply value is within
+            ``margin`` of the best, unless the best wins outright; those
+            moves are searched deep as well.
         playout: the playouts' plan (horizon, default policy).
     """
 
@@ -118,7 +119,8 @@ class HybridChooser(MoveChooser):
         self.last_finalists = 0
         search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
         exposing = _exposing(view, seat, moves, steps) if plan.caution else set()
-        hunting = [i for i in _hunting(view, seat, moves, steps) if i not in exposing] if plan.hunt else []
+        taking, closing = _hunting(view, seat, moves, steps) if plan.hunt else ([], [])
+        hunting = [i for i in taking + closing if i not in exposing]
         order, deep, chosen = search.run(first, hunting)
         whole.nodes = self.last_nodes = first.nodes
         if deep.count == 0:
@@ -131,7 +133,7 @@ class HybridChooser(MoveChooser):
             ranked = [i for i in ranked if i not in exposing or deep.sums[i] / deep.count > SURE_WIN] or ranked
         best = deep.sums[ranked[0]] / deep.count
         finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
-        hunt = [i for i in hunting if i in chosen and deep.sums[i] / deep.count >= best - plan.margin]
+        hunt = [i for i in hunting if i in chosen and (i in taking or deep.sums[i] / deep.count >= best - plan.margin)]
         if hunt and best <= WIN / 2:
             self.last_nodes = whole.nodes
             return legal[hunt[0]]
@@ -177,9 +179,9 @@ def _exposing(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
 
 
 def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
-             steps: tuple[tuple[int, ...], ...]) -> list[int]:
+             steps: tuple[tuple[int, ...], ...]) -> tuple[list[int], list[int]]:
     """Indices of ``moves`` that take ``seat``'s strongest piece at the enemy's strongest once that has fought,
-    best first, from what ``seat`` sees.
+    from what ``seat`` sees: ``(taking, closing)``, the captures of it and the steps towards it, best first.
 
     The hunted pieces are the enemy's fought pieces of its highest rank
     when no unseen enemy rank outranks them and our strongest equals or
@@ -188,7 +190,7 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
     closer: an equal piece to no nearer than two squares (the hunted piece
     would attack first), a stronger one as near as it likes; onto an empty
     square or a fought piece it beats; nearest the hunted piece first, then
-    nearest our flag. Empty when there is nothing to hunt or no such step.
+    nearest our flag. Both empty when there is nothing to hunt.
     """
     cells, _ = _squares(view)
     cols = view["cols"]
@@ -196,10 +198,10 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
     known = [int(cell[1]) for cell in cells
              if cell is not None and cell[0] != seat and cell[1] not in (UNKNOWN, FLAG)]
     if not ours or not known:
-        return []
+        return [], []
     top, prey = max(ours), max(known)
     if top < prey or any(rank != FLAG and int(rank) > prey for rank in unseen_ranks(view, seat)):
-        return []
+        return [], []
     hunted = [j for j, cell in enumerate(cells) if cell is not None and cell[0] != seat and cell[1] == str(prey)]
     flags = [j for j, cell in enumerate(cells) if cell is not None and cell[0] == seat and cell[1] == FLAG]
     closest = 2 if top == prey else 1
@@ -220,7 +222,7 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
         near = gap(target, hunted)
         if closest <= near < gap(origin, hunted):
             steps_in.append((near, gap(target, flags), index))
-    return attacks + [index for _, _, index in sorted(steps_in)]
+    return attacks, [index for _, _, index in sorted(steps_in)]
 
 
 def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:

@@ -151,7 +151,8 @@ def hunting_moves(picture: str, red_lost: tuple[str, ...] = RED_LOST) -> list[st
     """Blue's hunting moves (:func:`_hunting`) in ``picture``, Blue to move."""
     view = tactego_positions.position(picture, DEFAULT_PIECES, to_move=1, lost=(red_lost, BLUE_LOST)).view(1)
     game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
-    return [view["legal_moves"][i] for i in _hunting(view, seat, moves, steps)]
+    taking, closing = _hunting(view, seat, moves, steps)
+    return [view["legal_moves"][i] for i in taking + closing]
 
 
 def board(rows: dict[int, str]) -> str:
