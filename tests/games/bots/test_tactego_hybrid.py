@@ -188,3 +188,26 @@ def test_level_5_brings_its_strongest_piece_towards_the_enemys_fought_strongest(
     # without the hunt the search sees no reason to (no capture happens within its two plies)
     idle = HybridChooser(plan=HybridPlan(hunt=False))
     assert "d8-e7" not in {idle.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(1, 4)}
+
+
+# Red (level 5) after 58 plies of a game against capture-first (seed 54132): Blue's 10 has just fought, on e4, next
+# to Red's 10 (d4). Whoever attacks first wins; the search went on raiding with its 8 (a flag guessed next to h6
+# outweighs a 10) and Blue's 10 took Red's, then its flag.
+FACE_TO_FACE = """
+    .   r5  r5  .    r5+  .   .   .
+    .   .   rF  r6+  .    .   .   .
+    .   .   r6+ r7+  r7+  r7+ .   .
+    .   .   .   r10* b10* .   .   .
+    b8+ .   .   .    .    .   .   r8*
+    .   .   .   .    .    b6+ .   .
+    b5  .   .   b5+  bF   .   .   b6
+    .   .   .   b6   .    .   .   b5
+"""
+
+
+def test_level_5_takes_the_enemys_fought_strongest_when_its_own_equal_stands_next_to_it() -> None:
+    lost = (("9", "8", "6", "6", "5"), ("9", "8", "7", "7", "7", "6", "5"))
+    view = tactego_positions.position(FACE_TO_FACE, DEFAULT_PIECES, lost=lost).view(0)
+    assert {make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(3)} == {"d4-e4"}
+    idle = HybridChooser(plan=HybridPlan(hunt=False))
+    assert "d4-e4" not in {idle.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(3)}
