@@ -19,13 +19,21 @@ This chooser does both, in that order:
    enemy's strongest, whose loss the next two plies do not show (without
    it, level 5 won 64 % of the tuning games where its 10 fell first, 95 %
    of the rest);
-2. the searched moves whose mean two-ply value is within
+2. once the enemy's strongest piece has fought and ours equals or
+   outranks it, ours hunts it (:func:`_hunting`, :attr:`HybridPlan.hunt`):
+   it takes it when next to it, whatever the search's mean says (the mean
+   of a raid values the flag it may find over a 10 the next ply loses),
+   else steps towards it (an equal piece to no nearer than two squares:
+   there the hunted piece, which attacks whatever stands next to it, must
+   step near and be taken, or pass) when that step's mean is within
+   :attr:`HybridPlan.margin` of the best and nothing wins outright;
+3. the searched moves whose mean two-ply value is within
    :attr:`HybridPlan.margin` of the best (the best always, at most
    :attr:`HybridPlan.finalists` of them) are the finalists; when there is
    only one, or the best wins outright, it is played and the rest of the
    budget buys more search samples (a capture that wins material, the one
    defence of a threatened flag: the search sees those);
-3. otherwise the rest of the budget plays the finalists out
+4. otherwise the rest of the budget plays the finalists out
    (:func:`~games.bots.tactego_playout._play_out`: one determinization a
    round, every finalist from it with the same random stream, both sides
    playing the view-only default policy for up to 30 plies) and the best
@@ -186,11 +194,16 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
     The hunted pieces are the enemy's fought pieces of its highest rank
     when no unseen enemy rank outranks them and our strongest equals or
     outranks them. A piece of ours of that strength next to one takes it
-    (the attacker wins between equals). Otherwise our strongest steps
-    closer: an equal piece to no nearer than two squares (the hunted piece
-    would attack first), a stronger one as near as it likes; onto an empty
-    square or a fought piece it beats; nearest the hunted piece first, then
-    nearest our flag. Both empty when there is nothing to hunt.
+    (the attacker wins between equals). Otherwise our strongest heads for
+    the squares between a hunted piece and our flag (on a shortest king
+    path from one to the other, not held by our other pieces, no nearer the
+    hunted piece than two squares for an equal piece, which would attack
+    first, or one for a stronger): the steps that come nearer such a
+    square, nearest first, then nearest the hunted piece. With no such
+    square (no flag left, or all held by our other pieces) it steps nearer
+    the hunted piece under the same limit, nearest first, then nearest our
+    flag. Steps go onto an empty square or a fought piece no stronger than
+    ours. Both lists are empty when there is nothing to hunt.
     """
     cells, _ = _squares(view)
     cols = view["cols"]
@@ -207,8 +220,11 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
     closest = 2 if top == prey else 1
 
     def gap(square: int, others: list[int]) -> int:
-        return min((max(abs(square // cols - j // cols), abs(square % cols - j % cols)) for j in others), default=0)
+        return min((_king_gap(square, j, cols) for j in others), default=0)
 
+    between = [t for t in range(len(cells)) for e in hunted for f in flags
+               if (cells[t] is None or cells[t][0] != seat or cells[t][1] == str(top))
+               and gap(t, [e]) >= closest and gap(t, [e]) + gap(t, [f]) == gap(e, [f])]
     attacks, steps_in = [], []
     for index, (origin, target) in enumerate(moves):
         if int(cells[origin][1]) != top:
@@ -220,9 +236,19 @@ def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
         if cell is not None and (cell[1] == UNKNOWN or (cell[1] != FLAG and int(cell[1]) > top)):
             continue
         near = gap(target, hunted)
-        if closest <= near < gap(origin, hunted):
+        if near < closest:
+            continue
+        if between:
+            if gap(target, between) < gap(origin, between):
+                steps_in.append((gap(target, between), near, index))
+        elif near < gap(origin, hunted):
             steps_in.append((near, gap(target, flags), index))
     return attacks, [index for _, _, index in sorted(steps_in)]
+
+
+def _king_gap(a: int, b: int, cols: int) -> int:
+    """King moves between squares ``a`` and ``b`` (row-major indices, ``cols`` a row)."""
+    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))
 
 
 def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:

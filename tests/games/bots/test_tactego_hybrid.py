@@ -132,7 +132,8 @@ def test_level_5_keeps_its_strongest_piece_away_from_hidden_pieces_that_may_matc
 
 # Blue (level 5) after 68 plies of a game against capture-first (seed 54019): Red's 10 fought (on f4), Blue's 10
 # (on d8) never did. Red's 10 went on to take five pieces and Blue's flag on b7 while Blue's 10 stood by. An equal
-# piece wins only by attacking first: Blue's 10 comes to two squares from Red's and waits for it to step near.
+# piece wins only by attacking first: Blue's 10 should stand between Red's and its flag, two squares from Red's 10,
+# so that Red's 10 (which attacks whatever stands next to it) steps next to it on its way and is taken.
 HUNT = """
     .   .   .   b8* .   .    .   r7
     .   .   .   .   .   .    .   rF
@@ -145,14 +146,8 @@ HUNT = """
 """
 RED_LOST = ("8", "7", "7", "6", "6", "6", "6", "5", "5", "5")
 BLUE_LOST = ("8", "6", "6", "5")
-
-
-def hunting_moves(picture: str, red_lost: tuple[str, ...] = RED_LOST) -> list[str]:
-    """Blue's hunting moves (:func:`_hunting`) in ``picture``, Blue to move."""
-    view = tactego_positions.position(picture, DEFAULT_PIECES, to_move=1, lost=(red_lost, BLUE_LOST)).view(1)
-    game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
-    taking, closing = _hunting(view, seat, moves, steps)
-    return [view["legal_moves"][i] for i in taking + closing]
+FAR = {7: "b5+ bF b7+ b7+ . . . r8*", 8: ". b5 . . . . . b10+"}
+"""Blue's 10 on h8, far from f4 and from c6, the one free square between f4 and Blue's flag."""
 
 
 def board(rows: dict[int, str]) -> str:
@@ -163,31 +158,38 @@ def board(rows: dict[int, str]) -> str:
     return "\n".join(lines)
 
 
-def test_an_equal_piece_steps_to_two_squares_from_the_enemys_fought_strongest_and_takes_it_when_next_to_it() -> None:
-    assert hunting_moves(HUNT) == ["d8-e7"]  # three squares from f4; e8 and c8 are no nearer, c7 and d7 are Blue's
-    already = board({6: ". . . b6+ b10+ . . .", 8: ". b5 . . . . . ."})
-    assert hunting_moves(already) == []  # any nearer would be next to Red's 10
+def blue_view(picture: str, red_lost: tuple[str, ...] = RED_LOST) -> dict:
+    return tactego_positions.position(picture, DEFAULT_PIECES, to_move=1, lost=(red_lost, BLUE_LOST)).view(1)
+
+
+def hunting_moves(picture: str, red_lost: tuple[str, ...] = RED_LOST) -> tuple[list[str], list[str]]:
+    """Blue's ``(taking, closing)`` moves (:func:`_hunting`) in ``picture``, Blue to move."""
+    view = blue_view(picture, red_lost)
+    game, seat, sign, moves, steps = choice_setup(view, view["legal_moves"])
+    taking, closing = _hunting(view, seat, moves, steps)
+    return [view["legal_moves"][i] for i in taking], [view["legal_moves"][i] for i in closing]
+
+
+def test_an_equal_piece_heads_between_the_enemys_fought_strongest_and_its_flag_and_takes_it_when_next_to_it() -> None:
+    # towards c6 (h8-h7 would take a seen 8 and come nearer f4, but no nearer c6)
+    assert hunting_moves(board(FAR)) == ([], ["h8-g7", "h8-g8"])
+    assert hunting_moves(board({6: ". . b10+ b6+ . . . .", 8: ". b5 . . . . . ."})) == ([], [])  # there already
+    assert hunting_moves(HUNT) == ([], [])  # no step of d8's comes nearer c6
+    # from g6 (two squares from f4) to f6 or f7, nearer c6; not to g5, next to f4
+    assert hunting_moves(board({6: ". . . b6+ . . b10+ .", 8: ". b5 . . . . . ."})) == ([], ["g6-f6", "g6-f7"])
     beside = board({5: "r9+ . b9* b5+ b7+ b6+ b10+ .", 8: ". b5 . . . . . ."})
-    assert hunting_moves(beside) == ["g5-f4"]
+    assert hunting_moves(beside)[0] == ["g5-f4"]
     # Red's 10 not seen (its 9 has): nothing is hunted, any hidden piece may be the 10
-    assert hunting_moves(HUNT.replace("r10*", "r10+").replace("r9+", "r9*")) == []
+    assert hunting_moves(HUNT.replace("r10*", "r10+").replace("r9+", "r9*")) == ([], [])
 
 
-def test_a_stronger_piece_may_step_next_to_the_enemys_fought_strongest() -> None:
-    stronger = {4: ". . . . . r9* . r5+", 5: "r6+ . b9* b5+ b7+ b6+ . .", 6: ". . . b6+ . . b10+ .",
-                8: ". b5 . . . . . ."}
-    red_lost = ("10", "8", "7", "7", "6", "6", "6", "5", "5", "5")
-    assert hunting_moves(board(stronger), red_lost)[0] == "g6-g5"
-    assert hunting_moves(board({**stronger, 4: ". . . . . r10* . r5+", 5: "r9+ . b9* b5+ b7+ b6+ . ."})) == []
-
-
-def test_level_5_brings_its_strongest_piece_towards_the_enemys_fought_strongest() -> None:
-    view = tactego_positions.position(HUNT, DEFAULT_PIECES, to_move=1, lost=(RED_LOST, BLUE_LOST)).view(1)
-    hunted = {make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(1, 4)}
-    assert hunted == {"d8-e7"}
+def test_level_5_brings_its_strongest_piece_between_the_enemys_fought_strongest_and_its_flag() -> None:
+    view = blue_view(board(FAR))
+    closing = {"h8-g7", "h8-g8"}
+    assert {make_chooser(5).choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(2)} <= closing
     # without the hunt the search sees no reason to (no capture happens within its two plies)
     idle = HybridChooser(plan=HybridPlan(hunt=False))
-    assert "d8-e7" not in {idle.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(1, 4)}
+    assert not {idle.choose(view, Budget(nodes=3000), random.Random(seed)) for seed in range(4)} & closing
 
 
 # Red (level 5) after 58 plies of a game against capture-first (seed 54132): Blue's 10 has just fought, on e4, next
