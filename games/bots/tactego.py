@@ -29,14 +29,15 @@ Levels:
    less :data:`BLIND_PENALTY`, and when every candidate is so valued all
    legal moves are searched (a piece offered to the threat, away from the
    flag, is a loss at depth 1).
-   That search gets half the budget, and its strongest piece does not
-   step next to a hidden enemy piece that may match it; where it cannot
+   That search gets half the budget, its strongest piece does not
+   step next to a hidden enemy piece that may match it, and hunts the
+   enemy's strongest once that has fought; where it cannot
    tell its best moves apart (two or more within a margin, none winning
    outright) the other half plays them out 30 plies deep
    (:mod:`.tactego_hybrid`, :class:`~.tactego_hybrid.HybridChooser`),
-   else it buys more search: 183 of 200 against capture-first at 3,000
-   nodes a move on fresh seeds (main's level 5 before the caution 176 of
-   the same 200), and 46 won, 33 drawn, 41 lost of 120 against level 4.
+   else it buys more search: 187 of 200 against capture-first at 3,000
+   nodes a move on fresh seeds (main's level 5 before the hunt 185 of
+   the same 200), and 50 won, 32 drawn, 38 lost of 120 against level 4.
 
 Measured on the default 8 x 8 board (level 5 against capture-first, seats
 alternating; a search runs about 40,000 nodes a second): 71 of 80 games at

@@ -23,10 +23,11 @@ This chooser does both, in that order:
    outranks it, ours hunts it (:func:`_hunting`, :attr:`HybridPlan.hunt`):
    it takes it when next to it, whatever the search's mean says (the mean
    of a raid values the flag it may find over a 10 the next ply loses),
-   else steps towards it (an equal piece to no nearer than two squares:
-   there the hunted piece, which attacks whatever stands next to it, must
-   step near and be taken, or pass) when that step's mean is within
-   :attr:`HybridPlan.margin` of the best and nothing wins outright;
+   else heads for the squares between it and our flag (an equal piece no
+   nearer than two squares to it: the hunted piece attacks first what
+   stands next to it, and on its way to the flag steps next to ours, to be
+   taken) when that step's mean is within :attr:`HybridPlan.margin` of the
+   best and nothing wins outright;
 3. the searched moves whose mean two-ply value is within
    :attr:`HybridPlan.margin` of the best (the best always, at most
    :attr:`HybridPlan.finalists` of them) are the finalists; when there is
@@ -44,13 +45,12 @@ nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
 Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
-margin 3): against capture-first 183 of 200 games on fresh seeds 54000-54199
-(91.5 %; without the caution 176 of the same 200) and 171 of 200 on the
-tuning seeds 44000-44199 (without it 164); against level 4, 46 won, 33 drawn
-and 41 lost of 120 (seeds 53000- and 53100-; without it 50-29-41). Without
-the caution: 177 of 200 on seeds 52000-52199, the search alone 174, which
-lost more than it won against level 4. About 1.05x the search's CPU a move
-at the same node budget.
+margin 3): against capture-first 187 of 200 games on fresh seeds 55000-55199
+(93.5 %; without the hunt 185 of the same 200) and 87 of 100 on the tuning
+seeds 45000-45099 (without it 85); against level 4, 50 won, 32 drawn and 38
+lost of 120 (seeds 53000- and 53100-; without it 46-33-41). The caution
+before it: 183 of 200 on seeds 54000-54199 where the player without it won
+176. About 1.05x the search's CPU a move at the same node budget.
 """
 
 from __future__ import annotations
