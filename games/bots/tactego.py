@@ -29,14 +29,15 @@ Levels:
    less :data:`BLIND_PENALTY`, and when every candidate is so valued all
    legal moves are searched (a piece offered to the threat, away from the
    flag, is a loss at depth 1).
-   That search gets half the budget, and its strongest piece does not
-   step next to a hidden enemy piece that may match it; where it cannot
+   That search gets half the budget, its strongest piece does not
+   step next to a hidden enemy piece that may match it, and hunts the
+   enemy's strongest once that has fought; where it cannot
    tell its best moves apart (two or more within a margin, none winning
    outright) the other half plays them out 30 plies deep
    (:mod:`.tactego_hybrid`, :class:`~.tactego_hybrid.HybridChooser`),
-   else it buys more search: 183 of 200 against capture-first at 3,000
-   nodes a move on fresh seeds (main's level 5 before the caution 176 of
-   the same 200), and 46 won, 33 drawn, 41 lost of 120 against level 4.
+   else it buys more search: 187 of 200 against capture-first at 3,000
+   nodes a move on fresh seeds (main's level 5 before the hunt 185 of
+   the same 200), and 50 won, 32 drawn, 38 lost of 120 against level 4.
 
 Measured on the default 8 x 8 board (level 5 against capture-first, seats
 alternating; a search runs about 40,000 nodes a second): 71 of 80 games at
@@ -274,8 +275,11 @@ class _Search:
     def _sample(self, deadline: Deadline) -> SearchBoard:
         return SearchBoard(self.game.sample_state(self.view, self.rng, self.seat), self.steps, deadline)
 
-    def run(self, deadline: Deadline) -> tuple[list[int], _Tally, list[int]]:
-        """``(order, deep, chosen)``: the depth-1 ranking, the deep tally and the moves it covers."""
+    def run(self, deadline: Deadline, extra: Iterable[int] = ()) -> tuple[list[int], _Tally, list[int]]:
+        """``(order, deep, chosen)``: the depth-1 ranking, the deep tally and the moves it covers.
+
+        ``extra`` move indices are searched deeper as well as the plan's best candidates.
+        """
         plan, moves, blind = self.plan, self.moves, self.rng if self.plan.blind else None
         shallow = _Tally(len(moves))
         every = range(len(moves))
@@ -290,7 +294,9 @@ class _Search:
         deep = _Tally(len(moves))
         if not plan.candidates:
             return order, deep, order[:1]
-        return order, deep, self.more(deadline, deep, order[: plan.candidates])
+        chosen = order[: plan.candidates]
+        chosen += [index for index in extra if index not in chosen]
+        return order, deep, self.more(deadline, deep, chosen)
 
     def more(self, deadline: Deadline, deep: _Tally, chosen: list[int]) -> list[int]:
         """Add deep samples of ``chosen`` to ``deep`` until ``deadline`` or the plan's samples run out.

@@ -19,13 +19,22 @@ This chooser does both, in that order:
    enemy's strongest, whose loss the next two plies do not show (without
    it, level 5 won 64 % of the tuning games where its 10 fell first, 95 %
    of the rest);
-2. the searched moves whose mean two-ply value is within
+2. once the enemy's strongest piece has fought and ours equals or
+   outranks it, ours hunts it (:func:`_hunting`, :attr:`HybridPlan.hunt`):
+   it takes it when next to it, whatever the search's mean says (the mean
+   of a raid values the flag it may find over a 10 the next ply loses),
+   else heads for the squares between it and our flag (an equal piece no
+   nearer than two squares to it: the hunted piece attacks first what
+   stands next to it, and on its way to the flag steps next to ours, to be
+   taken) when that step's mean is within :attr:`HybridPlan.margin` of the
+   best and nothing wins outright;
+3. the searched moves whose mean two-ply value is within
    :attr:`HybridPlan.margin` of the best (the best always, at most
    :attr:`HybridPlan.finalists` of them) are the finalists; when there is
    only one, or the best wins outright, it is played and the rest of the
    budget buys more search samples (a capture that wins material, the one
    defence of a threatened flag: the search sees those);
-3. otherwise the rest of the budget plays the finalists out
+4. otherwise the rest of the budget plays the finalists out
    (:func:`~games.bots.tactego_playout._play_out`: one determinization a
    round, every finalist from it with the same random stream, both sides
    playing the view-only default policy for up to 30 plies) and the best
@@ -36,13 +45,12 @@ nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
 Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
-margin 3): against capture-first 183 of 200 games on fresh seeds 54000-54199
-(91.5 %; without the caution 176 of the same 200) and 171 of 200 on the
-tuning seeds 44000-44199 (without it 164); against level 4, 46 won, 33 drawn
-and 41 lost of 120 (seeds 53000- and 53100-; without it 50-29-41). Without
-the caution: 177 of 200 on seeds 52000-52199, the search alone 174, which
-lost more than it won against level 4. About 1.05x the search's CPU a move
-at the same node budget.
+margin 3): against capture-first 187 of 200 games on fresh seeds 55000-55199
+(93.5 %; without the hunt 185 of the same 200) and 87 of 100 on the tuning
+seeds 45000-45099 (without it 85); against level 4, 50 won, 32 drawn and 38
+lost of 120 (seeds 53000- and 53100-; without it 46-33-41). The caution
+before it: 183 of 200 on seeds 54000-54199 where the player without it won
+176. About 1.05x the search's CPU a move at the same node budget.
 """
 
 from __future__ import annotations
@@ -78,6 +86,11 @@ class HybridPlan:
         caution: no move takes our strongest piece next to a never-fought
             enemy piece that may equal or outrank it (:func:`_exposing`)
             unless it wins in every sample or every searched move does so.
+        hunt: once the enemy's strongest piece has fought and ours equals or
+            outranks it, a capture of it (:func:`_hunting`) is played, else
+            the first step towards it whose mean two-ply value is within
+            ``margin`` of the best, unless the best wins outright; those
+            moves are searched deep as well.
         playout: the playouts' plan (horizon, default policy).
     """
 
@@ -86,6 +99,7 @@ class HybridPlan:
     margin: float = 3.0
     finalists: int = 4
     caution: bool = True
+    hunt: bool = True
     playout: PlayoutPlan = field(default_factory=PlayoutPlan)
 
 
@@ -112,9 +126,11 @@ class HybridChooser(MoveChooser):
         first = _share(budget, plan.search_share).start()
         self.last_finalists = 0
         search = _Search(game, view, seat, sign, moves, steps, plan.search, rng)
-        order, deep, chosen = search.run(first)
-        whole.nodes = self.last_nodes = first.nodes
         exposing = _exposing(view, seat, moves, steps) if plan.caution else set()
+        taking, closing = _hunting(view, seat, moves, steps) if plan.hunt else ([], [])
+        hunting = [i for i in taking + closing if i not in exposing]
+        order, deep, chosen = search.run(first, hunting)
+        whole.nodes = self.last_nodes = first.nodes
         if deep.count == 0:
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
@@ -125,6 +141,10 @@ class HybridChooser(MoveChooser):
             ranked = [i for i in ranked if i not in exposing or deep.sums[i] / deep.count > SURE_WIN] or ranked
         best = deep.sums[ranked[0]] / deep.count
         finalists = [i for i in ranked if deep.sums[i] / deep.count >= best - plan.margin][: plan.finalists]
+        hunt = [i for i in hunting if i in chosen and (i in taking or deep.sums[i] / deep.count >= best - plan.margin)]
+        if hunt and best <= WIN / 2:
+            self.last_nodes = whole.nodes
+            return legal[hunt[0]]
         if best > WIN / 2 or len(finalists) < 2 or whole.expired():
             chosen = search.more(whole, deep, chosen)
             self.last_nodes = whole.nodes
@@ -164,6 +184,71 @@ def _exposing(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
                for j in steps[target]):
             found.add(index)
     return found
+
+
+def _hunting(view: Mapping[str, Any], seat: int, moves: list[tuple[int, int]],
+             steps: tuple[tuple[int, ...], ...]) -> tuple[list[int], list[int]]:
+    """Indices of ``moves`` that take ``seat``'s strongest piece at the enemy's strongest once that has fought,
+    from what ``seat`` sees: ``(taking, closing)``, the captures of it and the steps towards it, best first.
+
+    The hunted pieces are the enemy's fought pieces of its highest rank
+    when no unseen enemy rank outranks them and our strongest equals or
+    outranks them. A piece of ours of that strength next to one takes it
+    (the attacker wins between equals). Otherwise our strongest heads for
+    the squares between a hunted piece and our flag (on a shortest king
+    path from one to the other, not held by our other pieces, no nearer the
+    hunted piece than two squares for an equal piece, which would attack
+    first, or one for a stronger): the steps that come nearer such a
+    square, nearest first, then nearest the hunted piece. With no such
+    square (no flag left, or all held by our other pieces) it steps nearer
+    the hunted piece under the same limit, nearest first, then nearest our
+    flag. Steps go onto an empty square or a fought piece no stronger than
+    ours. Both lists are empty when there is nothing to hunt.
+    """
+    cells, _ = _squares(view)
+    cols = view["cols"]
+    ours = [int(cell[1]) for cell in cells if cell is not None and cell[0] == seat and cell[1] != FLAG]
+    known = [int(cell[1]) for cell in cells
+             if cell is not None and cell[0] != seat and cell[1] not in (UNKNOWN, FLAG)]
+    if not ours or not known:
+        return [], []
+    top, prey = max(ours), max(known)
+    if top < prey or any(rank != FLAG and int(rank) > prey for rank in unseen_ranks(view, seat)):
+        return [], []
+    hunted = [j for j, cell in enumerate(cells) if cell is not None and cell[0] != seat and cell[1] == str(prey)]
+    flags = [j for j, cell in enumerate(cells) if cell is not None and cell[0] == seat and cell[1] == FLAG]
+    closest = 2 if top == prey else 1
+
+    def gap(square: int, others: list[int]) -> int:
+        return min((_king_gap(square, j, cols) for j in others), default=0)
+
+    between = [t for t in range(len(cells)) for e in hunted for f in flags
+               if (cells[t] is None or cells[t][0] != seat or cells[t][1] == str(top))
+               and gap(t, [e]) >= closest and gap(t, [e]) + gap(t, [f]) == gap(e, [f])]
+    attacks, steps_in = [], []
+    for index, (origin, target) in enumerate(moves):
+        if int(cells[origin][1]) != top:
+            continue
+        if target in hunted:
+            attacks.append(index)
+            continue
+        cell = cells[target]
+        if cell is not None and (cell[1] == UNKNOWN or (cell[1] != FLAG and int(cell[1]) > top)):
+            continue
+        near = gap(target, hunted)
+        if near < closest:
+            continue
+        if between:
+            if gap(target, between) < gap(origin, between):
+                steps_in.append((gap(target, between), near, index))
+        elif near < gap(origin, hunted):
+            steps_in.append((near, gap(target, flags), index))
+    return attacks, [index for _, _, index in sorted(steps_in)]
+
+
+def _king_gap(a: int, b: int, cols: int) -> int:
+    """King moves between squares ``a`` and ``b`` (row-major indices, ``cols`` a row)."""
+    return max(abs(a // cols - b // cols), abs(a % cols - b % cols))
 
 
 def _cautious(ranked: list[int], sums: list[float], count: int, exposing: set[int]) -> int:
