@@ -11,6 +11,8 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "_bitboard_arg.h"
+
 #define MAX_SIZE 8
 
 /* One direction of a dumb7fill: a shift amount and the squares a run may cross. */
@@ -47,23 +49,6 @@ static const Geometry *geometry(int size)
         geo->ready = 1;
     }
     return geo;
-}
-
-/* Read a bitboard argument: a non-negative int below 2**64 (else an exception is set and 0 returned).
- * Checked by sign and bit count, then read digit by digit: PyLong_AsUnsignedLongLong goes through a byte
- * array and costs several times as much, and a move reads about eight bitboards. */
-static int read_board(PyObject *value, uint64_t *board)
-{
-    if (!PyLong_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s", Py_TYPE(value)->tp_name);
-        return 0;
-    }
-    if (_PyLong_Sign(value) < 0 || _PyLong_NumBits(value) > 64) {
-        PyErr_Format(PyExc_ValueError, "a bitboard must be an int from 0 to 2**64 - 1, not %R", value);
-        return 0;
-    }
-    *board = PyLong_AsUnsignedLongLongMask(value);
-    return 1;
 }
 
 /* Read a board size argument: an int from 1 to 8. */
@@ -174,11 +159,7 @@ PyDoc_STRVAR(rows_doc,
 static PyObject *rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t black, white;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "rows() takes 3 arguments (black, white, texts), not %zd", nargs);
-        return NULL;
-    }
-    if (!read_board(args[0], &black) || !read_board(args[1], &white))
+    if (!read_black_white(args, nargs, 3, "rows() takes 3 arguments (black, white, texts)", &black, &white))
         return NULL;
     PyObject *texts = args[2];
     if (!PyTuple_Check(texts) || PyTuple_GET_SIZE(texts) != 256) {

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_bitboard_arg.h" /* games/, on this extension's include path (setup.py) */
+
 /* Longer than any view: 9 + 1 entries, eight rows of 9 bytes, and at most 64 legal moves of 31 bytes. */
 #define CAPACITY 4096
 
@@ -73,22 +75,6 @@ static int put_short_str(Writer *out, PyObject *text, const char *what)
     return 1;
 }
 
-/* Read a bitboard: a non-negative int below 2**64 (else an exception is set and 0 returned).
- * Checked by sign and bit count, then read by its digits (PyLong_AsUnsignedLongLong goes through a byte array). */
-static int read_board(PyObject *value, uint64_t *board)
-{
-    if (!PyLong_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s", Py_TYPE(value)->tp_name);
-        return 0;
-    }
-    if (_PyLong_Sign(value) < 0 || _PyLong_NumBits(value) > 64) {
-        PyErr_SetString(PyExc_ValueError, "a bitboard must be an int from 0 to 2**64 - 1");
-        return 0;
-    }
-    *board = PyLong_AsUnsignedLongLongMask(value);
-    return 1;
-}
-
 /* By a row's byte of discs (bit c: column c): the eight columns' offsets from '.' as one word, byte c for column c. */
 static uint64_t black_offsets[256], white_offsets[256];
 
@@ -134,11 +120,7 @@ PyDoc_STRVAR(view_doc,
 static PyObject *view(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t black, white;
-    if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "view() takes 6 arguments (black, white, ply, to_move, last_move, legal_moves), not %zd", nargs);
-        return NULL;
-    }
-    if (!read_board(args[0], &black) || !read_board(args[1], &white))
+    if (!read_black_white(args, nargs, 6, "view() takes 6 arguments (black, white, ply, to_move, last_move, legal_moves)", &black, &white))
         return NULL;
     if (black & white) {
         PyErr_SetString(PyExc_ValueError, "black and white share a square");
@@ -228,14 +210,10 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    "server.tables._othello_views",
-    "The MessagePack view of an 8x8 Othello position in a game that goes on, written from its bitboards.",
-    -1,
-    methods,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
+    .m_name = "server.tables._othello_views",
+    .m_doc = "The MessagePack view of an 8x8 Othello position in a game that goes on, written from its bitboards.",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__othello_views(void)
