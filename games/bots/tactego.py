@@ -35,9 +35,10 @@ Levels:
    tell its best moves apart (two or more within a margin, none winning
    outright) the other half plays them out 30 plies deep
    (:mod:`.tactego_hybrid`, :class:`~.tactego_hybrid.HybridChooser`),
-   else it buys more search: 187 of 200 against capture-first at 3,000
-   nodes a move on fresh seeds (main's level 5 before the hunt 185 of
-   the same 200), and 50 won, 32 drawn, 38 lost of 120 against level 4.
+   else it buys more search: 190 of 200 against capture-first at its
+   default 1 s a move and 193 of 200 at 90,000 nodes, on fresh seeds;
+   187 of 200 at 3,000 nodes (main's level 5 before the hunt 185 of the
+   same 200), and 50 won, 32 drawn, 38 lost of 120 against level 4.
 
 Measured on the default 8 x 8 board (level 5 against capture-first, seats
 alternating; a search runs about 40,000 nodes a second): 71 of 80 games at

@@ -44,13 +44,16 @@ It reads only its seat's view, like every Tactego chooser. Nodes are search
 nodes and playout plies alike, so ``Budget(nodes=N)`` is deterministic for a
 given random generator.
 
-Measured (docs/BENCHMARKS.md, *Tactego level 5*; 3,000 nodes a move,
-margin 3): against capture-first 187 of 200 games on fresh seeds 55000-55199
-(93.5 %; without the hunt 185 of the same 200) and 87 of 100 on the tuning
-seeds 45000-45099 (without it 85); against level 4, 50 won, 32 drawn and 38
-lost of 120 (seeds 53000- and 53100-; without it 46-33-41). The caution
-before it: 183 of 200 on seeds 54000-54199 where the player without it won
-176. About 1.05x the search's CPU a move at the same node budget.
+Measured (docs/BENCHMARKS.md, *Tactego level 5*): at the default budget
+against capture-first, 190 of 200 games at 1 s a move on fresh seeds
+57200-57399 and 193 of 200 at 90,000 nodes on seeds 57000-57199 (383 of
+400, 95.8 %). At 3,000 nodes a move (margin 3): against capture-first
+187 of 200 games on fresh seeds 55000-55199 (93.5 %; without the hunt 185
+of the same 200) and 87 of 100 on the tuning seeds 45000-45099 (without it
+85); against level 4, 50 won, 32 drawn and 38 lost of 120 (seeds 53000-
+and 53100-; without it 46-33-41). The caution before it: 183 of 200 on
+seeds 54000-54199 where the player without it won 176. About 1.05x the
+search's CPU a move at the same node budget.
 """
 
 from __future__ import annotations
