@@ -194,9 +194,11 @@ class Budgets:
     nodes: int | None = None
     time_scale: float = 1.0
     """With ``seconds`` ``None``: each level's default times this (0.1: level 5 at 0.1 s, level 4 at 0.05 s)."""
+    player_scale: float = 1.0
+    """The tested player's time budget times this as well (2: what a search twice as fast would gain)."""
 
-    def for_player(self, player: Player) -> Budget:
-        """The budget ``player`` thinks with for one move."""
+    def for_player(self, player: Player, tested: bool = False) -> Budget:
+        """The budget ``player`` thinks with for one move (``tested``: the match's tested player)."""
         if self.seconds == 0:
             seconds = None
         elif self.seconds is not None:
@@ -204,6 +206,8 @@ class Budgets:
         else:
             level = player.level if player.kind in ("level", "previous") else MAX_LEVEL
             seconds = default_seconds(level) * self.time_scale
+        if seconds is not None and tested:
+            seconds *= self.player_scale
         return Budget(seconds=seconds, nodes=self.nodes)
 
 
@@ -264,7 +268,7 @@ def play_game(match: Match, index: int, seed: int, budgets: Budgets) -> GameResu
     seat_of_player = index % 2
     sides = {seat_of_player: match.player, 1 - seat_of_player: match.opponent}
     choosers = {seat: side.build(match.game) for seat, side in sides.items()}
-    budgets_by_seat = {seat: budgets.for_player(side) for seat, side in sides.items()}
+    budgets_by_seat = {seat: budgets.for_player(side, tested=seat == seat_of_player) for seat, side in sides.items()}
     state = games.get(match.game).new_state(dict(match.options), game_seed)
     if match.game == "othello" and (match.opponent.kind in ("previous", "commit") or match.opponent.tables):
         openings = othello_openings()
@@ -294,7 +298,7 @@ def play_openspiel_match(match: Match, games_to_play: int, seed: int, budgets: B
     """
     import openspiel_opponent
 
-    budget = budgets.for_player(match.player)
+    budget = budgets.for_player(match.player, tested=True)
     played = openspiel_opponent.play_against_mcts(
         match.game, lambda: match.player.build(match.game), games=games_to_play, simulations=match.opponent.strength,
         seed=seed, seconds=budget.seconds, nodes=budget.nodes, opponent=match.opponent.opponent,
@@ -524,6 +528,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--time-scale", type=float, default=1.0,
                         help="without --seconds: each level's default seconds times this (default 1; 0.1 keeps "
                              "the levels' ratios at a tenth of the time)")
+    parser.add_argument("--player-time-scale", type=float, default=1.0,
+                        help="the tested player's time a move times this as well, its opponent's unchanged "
+                             "(default 1; 2: what a search twice as fast would gain)")
     parser.add_argument("--levels", default=f"{MIN_LEVEL}-{MAX_LEVEL}", help="levels to measure, e.g. 1-5 or 1,3,5 (default: all)")
     parser.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="a game option (with a single --game), e.g. --option size=6")
@@ -569,8 +576,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.opening_plies < 0:
         parser.error("--opening-plies must not be negative")
     if args.games < 1 or args.jobs < 1 or (args.nodes is not None and args.nodes < 1) or (args.seconds or 0) < 0 \
-            or args.time_scale <= 0:
-        parser.error("--games, --jobs, --nodes and --time-scale must be positive, --seconds not negative")
+            or args.time_scale <= 0 or args.player_time_scale <= 0:
+        parser.error("--games, --jobs, --nodes, --time-scale and --player-time-scale must be positive, "
+                     "--seconds not negative")
     try:
         args.levels = _levels(args.levels)
     except ValueError as exc:
@@ -628,7 +636,8 @@ def _solver_check(positions: int, seed: int, max_empties: int = 12) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status (1 when no game could be measured)."""
     args = parse_args(argv)
-    budgets = Budgets(seconds=args.seconds, nodes=args.nodes, time_scale=args.time_scale)
+    budgets = Budgets(seconds=args.seconds, nodes=args.nodes, time_scale=args.time_scale,
+                      player_scale=args.player_time_scale)
     notes: list[str] = []
     matches: list[Match] = []
     for game in args.game or games.names():
@@ -656,6 +665,8 @@ def main(argv: list[str] | None = None) -> int:
                    "each level's default seconds") if args.seconds is None else (
         "no time limit" if args.seconds == 0 else f"{args.seconds:g} s")
     nodes_text = "" if args.nodes is None else f", at most {args.nodes} nodes"
+    if args.player_time_scale != 1 and args.seconds != 0:
+        nodes_text += f", the tested player's time x {args.player_time_scale:g}"
     if args.opening_plies:
         nodes_text += f", {args.opening_plies} random opening plies per pair of games"
     print(f"strength: {args.games} games a match, colours alternating, {budget_text} a move{nodes_text}, "

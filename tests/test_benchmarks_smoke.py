@@ -217,6 +217,18 @@ def test_tactego_losses_goes_back_from_a_loss_to_the_board_before_it() -> None:
     assert lines[-1] == "counts: flag 1"
 
 
+def test_strength_player_time_scale_gives_only_the_tested_player_more_time() -> None:
+    import strength
+
+    budgets = strength.Budgets(time_scale=0.1, player_scale=2)
+    tested = budgets.for_player(strength.Player("level", 5), tested=True)
+    opponent = budgets.for_player(strength.Player("previous", 5))
+    assert (tested.seconds, opponent.seconds) == pytest.approx((0.2, 0.1))
+    assert strength.Budgets(seconds=0, nodes=500, player_scale=2).for_player(strength.Player("level", 5), tested=True).nodes == 500
+    done = _strength("--games", "2", "--levels", "5", "--only", "greedy", "--player-time-scale", "0")
+    assert done.returncode == 2 and "--player-time-scale must be positive" in done.stderr
+
+
 def test_strength_with_node_budgets_is_reproducible() -> None:
     first, second = _strength("--games", "4"), _strength("--games", "4", "--jobs", "2")
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
