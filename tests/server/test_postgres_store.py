@@ -438,17 +438,27 @@ async def test_a_writer_connection_ended_while_idle_costs_no_write(own_postgres:
         assert store.sessions() == {"a": "ann", "b": "bob"}
 
 
+async def _until_a_backend_waits_for_a_lock(url: str, seconds: float = 30.0) -> None:
+    """Return once some connection to ``url``'s database waits for a lock; ``AssertionError`` after ``seconds``."""
+    waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    deadline = asyncio.get_running_loop().time() + seconds
+    while run_sql(url, waiting) == [(0,)]:
+        assert asyncio.get_running_loop().time() < deadline, "the writer never waited for the other transaction's row"
+        await asyncio.sleep(0.02)
+
+
 async def test_a_write_that_postgresql_rolls_back_as_a_deadlock_victim_is_run_again(postgres_url: str) -> None:
     mute = "INSERT INTO mutes (owner_key, muted_key) VALUES (?, ?)"
     unmute = "DELETE FROM mutes WHERE owner_key = ? AND muted_key = ?"
     async with PostgresStore.open(postgres_url) as store:
         await store.write((mute, ("ann", "bob")), (mute, ("cat", "dan")))
         other = psycopg.connect(postgres_url)  # another process's transaction, locking the same rows the other way round
+        other.execute("SET deadlock_timeout = '60s'")  # only the writer's backend looks for the cycle, so it is the victim
         other.execute("DELETE FROM mutes WHERE owner_key = 'cat'")  # holds cat's row
         writing = asyncio.ensure_future(store.write((unmute, ("ann", "bob")), (unmute, ("cat", "dan"))))  # ann's, then waits for cat's
-        await asyncio.sleep(0.3)
+        await _until_a_backend_waits_for_a_lock(postgres_url)
         blocked = asyncio.ensure_future(asyncio.to_thread(other.execute, "DELETE FROM mutes WHERE owner_key = 'ann'"))  # waits for ann's
-        await blocked  # PostgreSQL ended the first waiter's transaction (the writer's) after deadlock_timeout
+        await blocked  # PostgreSQL ended the writer's transaction after the writer's deadlock_timeout (1 s)
         other.commit()
         other.close()
         await writing  # run again once the other transaction is over: nothing of it was lost
