@@ -23,6 +23,10 @@ Four steps, each one function:
    ``--min-count`` times are zeroed.
    With ``--alone`` the tables and a mobility weight per stage are fitted
    to the labels themselves (no hand-weighted evaluation at play time).
+   ``--tie`` fits one entry per class of configurations a board symmetry
+   makes equal (a row and its mirror image: twice the data per entry);
+   ``--stage-blend W`` lets a position train the neighbouring stages'
+   tables too, at ``W`` times the rate.
 4. :func:`compare`: the held-out error of the fitted evaluation beside the
    hand-weighted one's.
 5. :func:`bootstrap` (``--bootstrap-rounds``): the same positions relabelled
@@ -42,21 +46,27 @@ wall time on the loaded 2-core machine; a 4-ply relabelling 4.4 ms of CPU a
 position); the fit is under 0.5 s of CPU per 10,000 positions and epoch.
 Games can be played in several runs (``--first-game``, each run keeping its
 ``--labelled`` file) and fitted as one data set (several ``--labelled``
-files). The shipped tables: 6,398 games, 171,248 positions: the first 1,600
-games as one run (15 minutes with ``--jobs 2``), games 1,600-6,397 in two
-niced jobs in 31 minutes (load average 3-12), the fit 61 s; then one
-bootstrapping round searching those tables (4 plies, exact to 12 empties),
-fitted with ``--epochs 34 --min-count 0`` (the rare entries kept: 5.45 discs
-held out where zeroing those seen fewer than 20 times left 5.69). A
-bootstrapping round costs a search of the tables per position: 6.0 ms of CPU
+files). The shipped tables: 15,998 games, 426,047 positions, in three runs:
+games 0-6,397 (the tables before them: 171,248 positions, relabelled by a
+4-ply round of the tables fitted to hand-weighted labels), 6,398-9,597
+(505 s of self-play with ``--jobs 2``, 84,913 positions, a 4-ply round of
+those tables: 539 s) and 9,598-15,997 (934 s, 169,886 positions, a 4-ply
+round of tables fitted with ``--tie --stage-blend 0.5`` to the first run:
+622 s), every
+round exact to 12 empties; then one fit of all three rounds' labels with
+``--tie --stage-blend 0.3 --epochs 45 --min-count 0`` (354 s): 5.13 discs
+held out, where the tables before them leave 6.14 (on the first two runs'
+held-out games 5.09 against 5.84; the first run alone fitted with ``--tie``
+5.57, with ``--stage-blend 0.5`` too 5.35). A bootstrapping round costs a search of the tables per position: 6.0 ms of CPU
 at 4 plies (623 nodes), 22.5 ms at 5, 71 ms at 6 (6,844 nodes); a solve 44-49
-ms at 11-12 empties, 240 ms at 13, 520 ms at 14. One 4-ply round over the
-shipped 171,248 positions, exact to 12 empties: some 14 minutes of CPU (49
-minutes of wall time for two jobs at load average 8-11), so the whole run from
-scratch (about 27 minutes of self-play, 4 of hand-weighted relabelling, 7 of
-bootstrapping and 2-4 of fitting with two jobs) stays under the hour on an
-idle 2-core machine; a 6-ply round (12 times the 4-ply one's CPU) does not:
-use ``--bootstrap-every``.
+ms at 11-12 empties, 240 ms at 13, 520 ms at 14. Self-play is about 7 games
+a second with two jobs, a 4-ply round about 270 positions a second. The
+whole data set from scratch (some 40 minutes of self-play, 4 of
+hand-weighted relabelling, 20 of bootstrapping rounds, 6 of fitting) takes
+some 70 minutes on an idle 2-core machine; the first 6,398 games alone (the
+tables before these, with ``--tie``: 60 % of 200 games against them at
+7,000 nodes a move) take under 40. A 6-ply round (12 times the 4-ply one's
+CPU) does not fit the hour: use ``--bootstrap-every``.
 
 Usage::
 
@@ -65,7 +75,13 @@ Usage::
     python benchmarks/othello_train.py --labelled a.pkl b.pkl                  # the tables before them
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --alone --out /tmp/alone.bin
     python benchmarks/othello_train.py --labelled a.pkl b.pkl --bootstrap-rounds 1 --exact-to 12 \
-        --bootstrap-from old.bin --epochs 34 --min-count 0 --relabelled c.pkl  # the shipped tables
+        --bootstrap-from old.bin --epochs 34 --min-count 0 --relabelled c.pkl  # the tables before the shipped
+    python benchmarks/othello_train.py --games 3200 --first-game 6398 --relabel-depth 0 --labelled n.pkl \
+        --bootstrap-rounds 1 --bootstrap-from c.bin --exact-to 12 --relabelled nb.pkl --epochs 1 --out n.bin
+    python benchmarks/othello_train.py --games 6400 --first-game 9598 --relabel-depth 0 --labelled n2.pkl \
+        --bootstrap-rounds 1 --bootstrap-from tied.bin --exact-to 12 --relabelled nb2.pkl --epochs 1 --out n2.bin
+    python benchmarks/othello_train.py --labelled c.pkl --bootstrap-rounds 1 --exact-to 12 \
+        --relabelled c.pkl nb.pkl nb2.pkl --tie --stage-blend 0.3 --epochs 45 --min-count 0  # the shipped tables
     python benchmarks/othello_train.py --labelled c.pkl --bootstrap-rounds 1 --bootstrap-depth 5 --exact-to 12 \
         --bootstrap-from e30.bin --bootstrap-every 3 --bootstrap-keep-rest --bootstrap-limit 33000 \
         --min-count 0 --epochs 36 --out /tmp/d5.bin  # a second round on a share (e30.bin: c.pkl, --epochs 30); lost
@@ -91,7 +107,7 @@ from games.bots import Budget  # noqa: E402
 from games.bots.othello_board import board  # noqa: E402
 from games.bots.othello_eval import LIMIT, evaluator, hand_terms, trained_evaluator  # noqa: E402
 from games.bots.othello_patterns import (  # noqa: E402
-    DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights)
+    DATA_FILE, PATTERNS, STAGES, TABLE_SIZES, PatternWeights, feature_vector, save_weights, symmetric_indices)
 from games.bots.othello_search import INFINITY, SCALE, Searcher  # noqa: E402
 
 MOBILITY_RATE = 0.0002
@@ -271,8 +287,24 @@ def load_labelled(paths: list[Path]) -> list[Sample]:
     return merged
 
 
-def _features(samples: list[Sample]) -> list[tuple[int, tuple[int, ...], int, int]]:
-    return [(*feature_vector(own, opp), label) for own, opp, label, _ in samples]
+def _features(samples: list[Sample], tie: bool = False) -> list[tuple[int, tuple[int, ...], int, int]]:
+    """``(stage, indices, mobility, label)`` per sample; with ``tie``, each index its symmetry class's
+    (:func:`symmetric_indices`)."""
+    features = [(*feature_vector(own, opp), label) for own, opp, label, _ in samples]
+    if not tie:
+        return features
+    classes = [symmetric_indices(pattern.name) for pattern in PATTERNS]
+    return [(stage, tuple(map(list.__getitem__, classes, indices)), mob, label)
+            for stage, indices, mob, label in features]
+
+
+def _untie(tables: list[dict[str, list[float]]]) -> None:
+    """Give every entry its symmetry class's value (after a fit with ``tie``, only the classes' entries were fitted)."""
+    for name in TABLE_SIZES:
+        classes = symmetric_indices(name)
+        for stage_tables in tables:
+            table = stage_tables[name]
+            table[:] = [table[c] for c in classes]
 
 
 def _split(samples: list[Sample], held_out: float = 0.1) -> tuple[list[Sample], list[Sample]]:
@@ -310,7 +342,8 @@ def residuals(samples: list[Sample], permille: int) -> list[Sample]:
 
 
 def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
-        min_count: int = 0, mobility_rate: float = 0.0) -> tuple[PatternWeights, dict[str, float]]:
+        min_count: int = 0, mobility_rate: float = 0.0, tie: bool = False,
+        stage_blend: float = 0.0) -> tuple[PatternWeights, dict[str, float]]:
     """Fit the tables by SGD on squared error; keep the epoch with the lowest held-out error.
 
     ``mobility_rate`` (0: the mobility weight stays 0, as when the tables
@@ -319,11 +352,23 @@ def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
     Entries seen in fewer than ``min_count`` training positions are set to 0
     afterwards (a rare pattern's entry is mostly its few positions' noise).
 
+    With ``tie``, the configurations a board symmetry makes equal
+    (:func:`symmetric_indices`) share one entry: a mirrored edge learns from
+    the edge's positions too (the counts are the class's).
+
+    With ``stage_blend`` > 0, a position also trains the two neighbouring
+    stages' tables, at that share of the rate (each stage's tables see the
+    positions a few discs either side of it, as Logistello's did).
+
     Returns the weights (rounded to ints) and the errors: ``train_rmse`` and
     ``test_rmse`` in discs, and the position counts.
     """
     train_samples, test_samples = _split(samples)
-    train, test = _features(train_samples), _features(test_samples)
+    train, test = _features(train_samples, tie), _features(test_samples, tie)
+    weighted = [(stage, indices, mob, label, rate) for stage, indices, mob, label in train]
+    if stage_blend:
+        weighted += [(near, indices, mob, label, rate * stage_blend) for stage, indices, mob, label in train
+                     for near in (stage - 1, stage + 1) if 0 <= near < STAGES]
     tables = [{name: [0.0] * size for name, size in TABLE_SIZES.items()} for _ in range(STAGES)]
     mobility, bias = [0.0] * STAGES, [0.0] * STAGES
     best = (_error(test, tables, mobility, bias), _snapshot(tables, mobility, bias), 0)
@@ -331,11 +376,11 @@ def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
     names = [pattern.name for pattern in PATTERNS]
     copies, getitem = _per_copy(tables), list.__getitem__
     for epoch in range(1, epochs + 1):
-        rng.shuffle(train)
-        for stage, indices, mob, label in train:
+        rng.shuffle(weighted)
+        for stage, indices, mob, label, stage_rate in weighted:
             stage_copies = copies[stage]
             error = label - (bias[stage] + mobility[stage] * mob + sum(map(getitem, stage_copies, indices)))
-            step = rate * error
+            step = stage_rate * error
             for table, index in zip(stage_copies, indices):
                 table[index] += step
             bias[stage] += step
@@ -355,9 +400,12 @@ def fit(samples: list[Sample], epochs: int, seed: int, rate: float = 0.001,
             for index, count in enumerate(counts):
                 if count < min_count:
                     table[index] = 0.0
+    if tie:
+        _untie(tables)
     info = {"positions": len(samples), "train_positions": len(train), "test_positions": len(test),
             "train_rmse": round(_error(train, tables, mobility, bias), 3), "test_rmse": round(best[0], 3),
-            "epoch": best[2], "min_count": min_count}
+            "epoch": best[2], "min_count": min_count, **({"tied": True} if tie else {}),
+            **({"stage_blend": stage_blend} if stage_blend else {})}
     weights = PatternWeights(
         tables=tuple({name: [_int16(v) for v in table] for name, table in stage.items()} for stage in tables),
         mobility=tuple(round(m) for m in mobility), bias=tuple(round(b) for b in bias), info=info)
@@ -414,6 +462,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alone", action="store_true",
                         help="fit the tables and a mobility weight alone, not as a correction of the hand-weighted "
                              "evaluation (cheaper to evaluate: no hand-weighted terms)")
+    parser.add_argument("--tie", action="store_true",
+                        help="configurations a board symmetry makes equal share one table entry in the fit")
+    parser.add_argument("--stage-blend", type=float, default=0.0,
+                        help="a position also trains the neighbouring stages' tables at this share of the rate")
     parser.add_argument("--bootstrap-rounds", type=int, default=0,
                         help="then relabel the positions this many times by searches of the last fitted tables and "
                              "refit (default 0)")
@@ -429,8 +481,9 @@ def main(argv: list[str] | None = None) -> int:
                              "order (default: all it keeps)")
     parser.add_argument("--exact-to", type=int, default=0,
                         help="bootstrapping solves positions with this many empties or fewer (default: --solve-at)")
-    parser.add_argument("--relabelled", type=Path,
-                        help="keep the last bootstrapping round's labels here, or reuse them if the file exists")
+    parser.add_argument("--relabelled", type=Path, nargs="+",
+                        help="keep the last bootstrapping round's labels here, or reuse them if the file exists; "
+                             "several existing files (rounds over separate runs' games) are fitted as one data set")
     parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"the data file written (default {DATA_FILE})")
     args = parser.parse_args(argv)
     reuse = bool(args.labelled) and all(path.exists() for path in args.labelled)
@@ -476,8 +529,11 @@ def _bootstrap_rounds(samples: list[Sample], args: argparse.Namespace) -> list[t
     """
     if not args.bootstrap_rounds:
         return []
-    if args.relabelled is not None and args.relabelled.exists():
-        return [(pickle.loads(args.relabelled.read_bytes()), args.bootstrap_depth)]
+    if args.relabelled and all(path.exists() for path in args.relabelled):
+        return [(load_labelled(args.relabelled), args.bootstrap_depth)]
+    if args.relabelled and len(args.relabelled) > 1:
+        raise SystemExit("several --relabelled files are read, never written: "
+                         + ", ".join(str(path) for path in args.relabelled if not path.exists()) + " missing")
     tables = args.bootstrap_from
     if tables is None:
         tables = _round_path(args.out, 0)
@@ -491,8 +547,8 @@ def _bootstrap_rounds(samples: list[Sample], args: argparse.Namespace) -> list[t
         if number < args.bootstrap_rounds - 1:
             tables = _round_path(args.out, number + 1)
             _fit_and_save(relabelled, args, tables, time.perf_counter(), args.bootstrap_depth)
-    if args.relabelled is not None:
-        args.relabelled.write_bytes(pickle.dumps(rounds[-1][0]))
+    if args.relabelled:
+        args.relabelled[0].write_bytes(pickle.dumps(rounds[-1][0]))
     return rounds
 
 
@@ -501,10 +557,12 @@ def _fit_and_save(samples: list[Sample], args: argparse.Namespace, out: Path, st
     """Fit tables to ``samples`` as ``args`` ask (correction or ``--alone``), record the run in their header, write ``out``."""
     if args.alone:
         permille = 0
-        weights, info = fit(samples, args.epochs, args.seed, min_count=args.min_count, mobility_rate=MOBILITY_RATE)
+        weights, info = fit(samples, args.epochs, args.seed, min_count=args.min_count, mobility_rate=MOBILITY_RATE,
+                            tie=args.tie, stage_blend=args.stage_blend)
     else:
         permille = hand_permille(samples)
-        weights, info = fit(residuals(samples, permille), args.epochs, args.seed, min_count=args.min_count)
+        weights, info = fit(residuals(samples, permille), args.epochs, args.seed, min_count=args.min_count,
+                            tie=args.tie, stage_blend=args.stage_blend)
     weights = PatternWeights(weights.tables, weights.mobility, weights.bias, info, permille)
     info.update(compare(samples, weights))
     info.update({"games": len({s[3] for s in samples}), "nodes_per_move": args.nodes, "solve_at": args.solve_at,

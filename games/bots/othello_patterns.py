@@ -49,6 +49,7 @@ __all__ = [
     "pattern_indices",
     "save_weights",
     "stage_of",
+    "symmetric_indices",
 ]
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "othello_patterns.bin"
@@ -180,6 +181,32 @@ def feature_vector(own: int, opp: int) -> tuple[int, tuple[int, ...], int]:
     moves = board(8).moves
     return (stage_of((own | opp).bit_count()), pattern_indices(own, opp),
             moves(own, opp).bit_count() - moves(opp, own).bit_count())
+
+
+def symmetric_indices(name: str) -> list[int]:
+    """Map every index of pattern ``name``'s table to the smallest index a board symmetry makes it equal to.
+
+    A symmetry of the board that maps the pattern's squares onto themselves
+    (a row reversed, an edge mirrored with its X-squares swapped, a 3x3
+    corner transposed) turns one configuration of those squares into
+    another, and a position is worth what its mirror image is worth: the
+    two entries should be one. Returns ``TABLE_SIZES[name]`` indices, each
+    the smallest of its class (a 2x5 corner, which no symmetry keeps in
+    place, maps every index to itself). For training: one entry per class
+    sees the data of all of them (``benchmarks/othello_train.py --tie``).
+
+    Raises:
+        KeyError: if ``name`` is not one of :data:`TABLE_SIZES`.
+    """
+    shape = dict(_SHAPES)[name]
+    digit_of = {square: digit for digit, square in enumerate(shape)}
+    moves = [[digit_of[symmetry(r, c)] for r, c in shape] for symmetry in _SYMMETRIES
+             if {symmetry(r, c) for r, c in shape} == set(shape)]  # digit k goes to digit moved[k]
+    classes = []
+    for index in range(3 ** len(shape)):
+        digits = [index // 3 ** k % 3 for k in range(len(shape))]
+        classes.append(min(sum(d * 3 ** to for d, to in zip(digits, moved)) for moved in moves))
+    return classes
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,6 +247,40 @@ def test_the_training_script_fits_tables_alone_with_a_mobility_weight_when_asked
     assert isinstance(evaluate(0x0000000810000000, 0x0000001008000000), int)
 
 
+def test_the_training_script_ties_mirror_images_and_blends_neighbouring_stages_when_asked(tmp_path: Path) -> None:
+    import othello_train  # noqa: PLC0415
+
+    from games.bots import othello_patterns  # noqa: PLC0415
+
+    out = tmp_path / "tied.bin"
+    assert othello_train.main(["--games", "3", "--jobs", "1", "--nodes", "40", "--solve-at", "6", "--relabel-depth",
+                               "1", "--epochs", "1", "--tie", "--stage-blend", "0.5", "--out", str(out)]) == 0
+    assert othello_patterns.load_weights(out).info["tied"] is True
+    rng, samples = random.Random(3), []
+    for number in range(300):  # labels a symmetric function of the position can learn: the disc margin
+        own, opp = _early_position(rng)
+        samples.append((own, opp, 100 * (own.bit_count() - opp.bit_count()), number))
+    weights, info = othello_train.fit(samples, epochs=3, seed=1, tie=True, stage_blend=0.5)
+    assert info["tied"] is True and info["stage_blend"] == 0.5 and info["epoch"] >= 1
+    for name in othello_patterns.TABLE_SIZES:
+        classes = othello_patterns.symmetric_indices(name)
+        for table in (stage_tables[name] for stage_tables in weights.tables):
+            assert all(table[index] == table[classes[index]] for index in range(len(table)))
+    stages = {othello_patterns.stage_of((own | opp).bit_count()) for own, opp, _, number in samples if number % 10}
+    learnt = {stage for stage, tables in enumerate(weights.tables) if any(any(t) for t in tables.values())}
+    assert learnt - stages  # a stage without positions of its own learnt from its neighbours'
+
+
+def _early_position(rng: random.Random) -> tuple[int, int]:
+    """A position of 4-14 random plies from the start, the side to move's discs first (few stages, some empty)."""
+    state = games.get("othello").new_state({"size": 8})
+    for _ in range(rng.randrange(4, 15)):
+        if state.outcome is not None:
+            break
+        state = state.play(rng.choice(state.legal_moves()))
+    return (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
+
+
 def test_the_training_script_fits_games_played_in_separate_runs_as_one_data_set(tmp_path: Path) -> None:
     import othello_train  # noqa: PLC0415
 
@@ -344,6 +378,13 @@ def test_the_training_script_bootstraps_rounds_of_tables_searching_their_predece
     again = tmp_path / "again.bin"
     assert othello_train.main([*small[:-1], str(again), "--bootstrap-rounds", "2", "--relabelled", str(kept)]) == 0
     assert again.read_bytes().split(b"\n", 1)[1] == out.read_bytes().split(b"\n", 1)[1]  # the labels reused
+    low, high, both = tmp_path / "low.pkl", tmp_path / "high.pkl", tmp_path / "both.bin"
+    low.write_bytes(pickle.dumps([sample for sample in labels if sample[3] < 2]))  # as two runs' rounds
+    high.write_bytes(pickle.dumps([sample for sample in labels if sample[3] >= 2]))
+    assert othello_train.main([*small[:-1], str(both), "--bootstrap-rounds", "1", "--relabelled", str(low), str(high)]) == 0
+    assert othello_patterns.load_weights(both).info["positions"] == len(labels)
+    with pytest.raises(SystemExit, match="missing"):
+        othello_train.main([*small, "--bootstrap-rounds", "1", "--relabelled", str(low), str(tmp_path / "none.pkl")])
 
 
 def test_strength_reports_a_long_match_every_ten_games(capsys: pytest.CaptureFixture[str]) -> None:
